@@ -1,0 +1,14 @@
+//! Measurement: streaming statistics per flow, per queue and per port, and the tables a run
+//! returns.
+
+pub mod drops;
+pub mod flow_stats;
+pub mod histogram;
+pub mod jitter;
+pub mod queue_stats;
+pub mod results;
+
+pub use drops::{DropCounters, DropReason};
+pub use flow_stats::FlowStats;
+pub use queue_stats::QueueStats;
+pub use results::Results;

@@ -1,0 +1,61 @@
+//! Why a packet left the network without being delivered.
+//!
+//! Every drop is recorded with a reason and a place (the port, and the class within its
+//! discipline). The list grows with the models; each reason has a stable name used in
+//! result column names (`dropped_<name>_packets`).
+
+/// The reason a packet was dropped.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DropReason {
+    /// The queue (or band/class) was at its limit when the packet arrived.
+    TailDrop,
+}
+
+impl DropReason {
+    /// Every reason, in the order result columns list them.
+    pub const ALL: [DropReason; 1] = [DropReason::TailDrop];
+
+    /// Stable snake-case name used in result columns.
+    pub const fn name(self) -> &'static str {
+        match self {
+            DropReason::TailDrop => "tail",
+        }
+    }
+
+    /// Position in [`DropReason::ALL`], for counter arrays.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Packets and bytes dropped, per reason.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DropCounters {
+    packets: [u64; DropReason::ALL.len()],
+    bytes: [u64; DropReason::ALL.len()],
+}
+
+impl DropCounters {
+    /// Counts one dropped packet of `size_bytes`.
+    #[inline]
+    pub fn record(&mut self, reason: DropReason, size_bytes: u32) {
+        self.packets[reason.index()] += 1;
+        self.bytes[reason.index()] += size_bytes as u64;
+    }
+
+    /// Packets dropped for `reason`.
+    pub fn packets(&self, reason: DropReason) -> u64 {
+        self.packets[reason.index()]
+    }
+
+    /// Packets dropped for any reason.
+    pub fn total_packets(&self) -> u64 {
+        self.packets.iter().sum()
+    }
+
+    /// Bytes dropped for any reason.
+    pub fn total_bytes(&self) -> u64 {
+        self.bytes.iter().sum()
+    }
+}

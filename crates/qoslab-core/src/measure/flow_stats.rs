@@ -1,0 +1,96 @@
+//! Per-flow counters and one-way delay statistics, streaming and in constant memory.
+//!
+//! Only packets created after the warm-up count (`Packet::counted`); each of them ends as
+//! received, dropped or still in flight when the run stops, and the identity
+//! `sent = received + dropped + in_flight` is checked per flow after every run.
+
+use super::drops::{DropCounters, DropReason};
+use super::histogram::Histogram;
+use super::jitter::Jitter;
+use crate::packet::Packet;
+use crate::time::SimTime;
+
+/// Streaming statistics of one flow.
+#[derive(Clone, Debug)]
+pub struct FlowStats {
+    /// Packets created by the source (after the warm-up).
+    pub sent_packets: u64,
+    /// Bytes (layer 3) created by the source.
+    pub sent_bytes: u64,
+    /// Packets delivered to the destination.
+    pub received_packets: u64,
+    /// Bytes (layer 3) delivered to the destination.
+    pub received_bytes: u64,
+    /// Packets dropped on the way, by reason.
+    pub drops: DropCounters,
+    delay_sum_ns: u128,
+    delay_min_ns: u64,
+    delay_max_ns: u64,
+    delay_histogram: Histogram,
+    /// Jitter estimators.
+    pub jitter: Jitter,
+}
+
+impl FlowStats {
+    /// Empty statistics for a flow with the given nominal interval (for deviation jitter).
+    pub fn new(nominal_interval_ns: u64, gap_threshold_ns: u64) -> Self {
+        FlowStats {
+            sent_packets: 0,
+            sent_bytes: 0,
+            received_packets: 0,
+            received_bytes: 0,
+            drops: DropCounters::default(),
+            delay_sum_ns: 0,
+            delay_min_ns: u64::MAX,
+            delay_max_ns: 0,
+            delay_histogram: Histogram::default(),
+            jitter: Jitter::new(nominal_interval_ns, gap_threshold_ns),
+        }
+    }
+
+    /// The source created `packet`.
+    #[inline]
+    pub fn on_sent(&mut self, packet: &Packet) {
+        self.sent_packets += 1;
+        self.sent_bytes += packet.size_bytes as u64;
+    }
+
+    /// `packet` reached its destination at `now`.
+    #[inline]
+    pub fn on_received(&mut self, packet: &Packet, now: SimTime) {
+        let delay_ns = now.since(packet.created);
+        self.received_packets += 1;
+        self.received_bytes += packet.size_bytes as u64;
+        self.delay_sum_ns += delay_ns as u128;
+        self.delay_min_ns = self.delay_min_ns.min(delay_ns);
+        self.delay_max_ns = self.delay_max_ns.max(delay_ns);
+        self.delay_histogram.record(delay_ns);
+        self.jitter.record(packet.created, now);
+    }
+
+    /// `packet` was dropped for `reason`.
+    #[inline]
+    pub fn on_dropped(&mut self, packet: &Packet, reason: DropReason) {
+        self.drops.record(reason, packet.size_bytes);
+    }
+
+    /// Mean one-way delay of received packets, ns (`None` if none arrived).
+    pub fn delay_mean_ns(&self) -> Option<f64> {
+        (self.received_packets > 0).then(|| self.delay_sum_ns as f64 / self.received_packets as f64)
+    }
+
+    /// Smallest one-way delay, ns.
+    pub fn delay_min_ns(&self) -> Option<u64> {
+        (self.received_packets > 0).then_some(self.delay_min_ns)
+    }
+
+    /// Largest one-way delay, ns.
+    pub fn delay_max_ns(&self) -> Option<u64> {
+        (self.received_packets > 0).then_some(self.delay_max_ns)
+    }
+
+    /// One-way delay quantile, ns (within 0.4 %, see [`Histogram`]).
+    pub fn delay_quantile_ns(&self, q: f64) -> Option<f64> {
+        self.delay_histogram.quantile(q)
+    }
+}

@@ -1,0 +1,180 @@
+//! Counters of one queue (a class of a discipline, or a whole port), with the time-weighted
+//! backlog.
+//!
+//! Identities (checked after every run by [`QueueStats::check`]):
+//! * `arrivals = enqueued + dropped_on_arrival`
+//! * `backlog = enqueued − dequeued − dropped_from_queue`
+//!   (counted from the start of the run; the warm-up only resets the reported counters)
+//!
+//! The mean backlog is the time integral of the backlog over the measured window divided
+//! by its length; it is updated at every change, so it is exact, not sampled.
+
+use super::drops::{DropCounters, DropReason};
+use crate::time::SimTime;
+
+/// Counters of one queue.
+#[derive(Clone, Debug, Default)]
+pub struct QueueStats {
+    /// Packets accepted into the queue.
+    pub enqueued_packets: u64,
+    /// Bytes accepted into the queue.
+    pub enqueued_bytes: u64,
+    /// Packets handed on towards the wire.
+    pub dequeued_packets: u64,
+    /// Bytes handed on towards the wire.
+    pub dequeued_bytes: u64,
+    /// Arriving packets refused.
+    pub dropped_on_arrival: DropCounters,
+    /// Packets removed from the queue after being accepted.
+    pub dropped_from_queue: DropCounters,
+    /// Packets held now.
+    pub backlog_packets: u64,
+    /// Bytes held now.
+    pub backlog_bytes: u64,
+    /// Largest backlog in the measured window, packets.
+    pub max_backlog_packets: u64,
+    /// Largest backlog in the measured window, bytes.
+    pub max_backlog_bytes: u64,
+    area_packet_ns: u128,
+    area_byte_ns: u128,
+    last_change: SimTime,
+    window_start: SimTime,
+    // Lifetime totals for the identities, never reset.
+    life_enqueued: u64,
+    life_dequeued: u64,
+    life_dropped_from_queue: u64,
+}
+
+impl QueueStats {
+    #[inline]
+    fn advance(&mut self, now: SimTime) {
+        let dt = now.since(self.last_change) as u128;
+        self.area_packet_ns += self.backlog_packets as u128 * dt;
+        self.area_byte_ns += self.backlog_bytes as u128 * dt;
+        self.last_change = now;
+    }
+
+    #[inline]
+    fn grew(&mut self) {
+        self.max_backlog_packets = self.max_backlog_packets.max(self.backlog_packets);
+        self.max_backlog_bytes = self.max_backlog_bytes.max(self.backlog_bytes);
+    }
+
+    /// A packet of `size_bytes` was accepted.
+    #[inline]
+    pub fn on_enqueue(&mut self, now: SimTime, size_bytes: u32) {
+        self.advance(now);
+        self.enqueued_packets += 1;
+        self.enqueued_bytes += size_bytes as u64;
+        self.life_enqueued += 1;
+        self.backlog_packets += 1;
+        self.backlog_bytes += size_bytes as u64;
+        self.grew();
+    }
+
+    /// A packet of `size_bytes` left towards the wire.
+    #[inline]
+    pub fn on_dequeue(&mut self, now: SimTime, size_bytes: u32) {
+        self.advance(now);
+        self.dequeued_packets += 1;
+        self.dequeued_bytes += size_bytes as u64;
+        self.life_dequeued += 1;
+        self.backlog_packets -= 1;
+        self.backlog_bytes -= size_bytes as u64;
+    }
+
+    /// An arriving packet was refused.
+    #[inline]
+    pub fn on_drop_arrival(&mut self, reason: DropReason, size_bytes: u32) {
+        self.dropped_on_arrival.record(reason, size_bytes);
+    }
+
+    /// Starts the measured window at `now`: counters restart, the backlog is kept.
+    pub fn start_window(&mut self, now: SimTime) {
+        *self = QueueStats {
+            backlog_packets: self.backlog_packets,
+            backlog_bytes: self.backlog_bytes,
+            max_backlog_packets: self.backlog_packets,
+            max_backlog_bytes: self.backlog_bytes,
+            last_change: now,
+            window_start: now,
+            life_enqueued: self.life_enqueued,
+            life_dequeued: self.life_dequeued,
+            life_dropped_from_queue: self.life_dropped_from_queue,
+            ..QueueStats::default()
+        };
+    }
+
+    /// Closes the measured window at `now` (call once, at the end of the run).
+    pub fn close_window(&mut self, now: SimTime) {
+        self.advance(now);
+    }
+
+    /// Time-average backlog over the measured window, packets.
+    pub fn mean_backlog_packets(&self) -> f64 {
+        let window = self.last_change.since(self.window_start);
+        if window == 0 {
+            return self.backlog_packets as f64;
+        }
+        self.area_packet_ns as f64 / window as f64
+    }
+
+    /// Time-average backlog over the measured window, bytes.
+    pub fn mean_backlog_bytes(&self) -> f64 {
+        let window = self.last_change.since(self.window_start);
+        if window == 0 {
+            return self.backlog_bytes as f64;
+        }
+        self.area_byte_ns as f64 / window as f64
+    }
+
+    /// Packets dropped in the window, on arrival or from the queue.
+    pub fn dropped_packets(&self) -> u64 {
+        self.dropped_on_arrival.total_packets() + self.dropped_from_queue.total_packets()
+    }
+
+    /// Bytes dropped in the window, on arrival or from the queue.
+    pub fn dropped_bytes(&self) -> u64 {
+        self.dropped_on_arrival.total_bytes() + self.dropped_from_queue.total_bytes()
+    }
+
+    /// Packets dropped in the window for `reason`.
+    pub fn dropped_for(&self, reason: DropReason) -> u64 {
+        self.dropped_on_arrival.packets(reason) + self.dropped_from_queue.packets(reason)
+    }
+
+    /// Checks the backlog identity over the whole run against the packets actually held.
+    pub fn check(&self, held_packets: u64) -> Result<(), String> {
+        let expected = self.life_enqueued - self.life_dequeued - self.life_dropped_from_queue;
+        if expected != self.backlog_packets || held_packets != self.backlog_packets {
+            return Err(format!(
+                "queue backlog identity broken: enqueued − dequeued − dropped = {expected}, \
+                 counted backlog {}, packets actually held {held_packets}",
+                self.backlog_packets
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_weighted_mean_and_window() {
+        let mut q = QueueStats::default();
+        q.on_enqueue(SimTime(0), 100);
+        q.on_enqueue(SimTime(10), 100); // backlog 1 for 10 ns
+        q.start_window(SimTime(10)); // window starts with backlog 2
+        q.on_dequeue(SimTime(20), 100); // 2 for 10 ns
+        q.on_dequeue(SimTime(40), 100); // 1 for 20 ns
+        q.close_window(SimTime(50)); // 0 for 10 ns
+        assert_eq!(q.mean_backlog_packets(), (2.0 * 10.0 + 20.0) / 40.0);
+        assert_eq!(q.max_backlog_packets, 2);
+        assert_eq!(q.enqueued_packets, 0);
+        assert_eq!(q.dequeued_packets, 2);
+        assert!(q.check(0).is_ok());
+        assert!(q.check(1).is_err());
+    }
+}

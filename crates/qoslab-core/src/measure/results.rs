@@ -1,0 +1,295 @@
+//! The tables a run returns: one row per flow, per class of every discipline, per port, and
+//! the run's totals. Rows are flat records whose column names carry their units
+//! (`_ms`, `_bps`, `_pct`, `_packets`, `_bytes`); `docs/results.md` documents each column.
+//! Serialized with a fixed field order, so equal runs give byte-identical JSON.
+
+use super::drops::DropReason;
+use super::queue_stats::QueueStats;
+use crate::classify::matcher::format_ipv4;
+use crate::packet::Protocol;
+use crate::sim::Simulation;
+use crate::time::NS_PER_MS;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// Run-wide facts and totals (all packets, warm-up included).
+#[derive(Clone, Debug, Serialize)]
+pub struct RunRecord {
+    /// Scenario name.
+    pub scenario: String,
+    /// Master seed.
+    pub seed: u64,
+    /// Replication number.
+    pub replication: u64,
+    /// Measured time, s.
+    pub duration_s: f64,
+    /// Warm-up, s.
+    pub warmup_s: f64,
+    /// Events processed.
+    pub events: u64,
+    /// Frame transmissions completed on all links.
+    pub packet_hops: u64,
+    /// Packets created.
+    pub created_packets: u64,
+    /// Packets delivered.
+    pub delivered_packets: u64,
+    /// Packets dropped.
+    pub dropped_packets: u64,
+    /// Packets still in the network at the end.
+    pub in_flight_packets: u64,
+    /// qoslab version that produced the results.
+    pub qoslab_version: &'static str,
+}
+
+/// Per-flow results over the measured window.
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowRecord {
+    pub flow: String,
+    pub from: String,
+    pub to: String,
+    pub src_addr: String,
+    pub dst_addr: String,
+    pub protocol: String,
+    pub src_port: u16,
+    pub dst_port: u16,
+    pub dscp: u8,
+    pub pattern: &'static str,
+    pub packet_size_bytes: u32,
+    pub bottleneck: String,
+    pub sent_packets: u64,
+    pub sent_bytes: u64,
+    pub received_packets: u64,
+    pub received_bytes: u64,
+    pub dropped_packets: u64,
+    pub dropped_bytes: u64,
+    #[serde(flatten)]
+    pub dropped_by_reason: Map<String, Value>,
+    pub in_flight_packets: u64,
+    pub loss_pct: Option<f64>,
+    pub offered_l3_bps: f64,
+    pub delivered_l3_bps: f64,
+    pub offered_l2_bps: f64,
+    pub delivered_l2_bps: f64,
+    pub delay_min_ms: Option<f64>,
+    pub delay_mean_ms: Option<f64>,
+    pub delay_p50_ms: Option<f64>,
+    pub delay_p95_ms: Option<f64>,
+    pub delay_p99_ms: Option<f64>,
+    pub delay_max_ms: Option<f64>,
+    pub jitter_rfc3550_ms: Option<f64>,
+    pub jitter_avg_ms: Option<f64>,
+    pub jitter_max_ms: Option<f64>,
+}
+
+/// Per-class results of a port's discipline over the measured window.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClassRecord {
+    pub port: String,
+    pub qdisc: &'static str,
+    pub class: String,
+    pub enqueued_packets: u64,
+    pub enqueued_bytes: u64,
+    pub dequeued_packets: u64,
+    pub dequeued_bytes: u64,
+    pub dropped_packets: u64,
+    pub dropped_bytes: u64,
+    #[serde(flatten)]
+    pub dropped_by_reason: Map<String, Value>,
+    pub queue_mean_packets: f64,
+    pub queue_max_packets: u64,
+    pub queue_mean_bytes: f64,
+    pub queue_max_bytes: u64,
+}
+
+/// Per-port results over the measured window.
+#[derive(Clone, Debug, Serialize)]
+pub struct PortRecord {
+    pub port: String,
+    pub node: String,
+    pub peer: String,
+    pub qdisc: &'static str,
+    pub rate_bps: u64,
+    pub l2_overhead_bytes: u32,
+    pub propagation_ms: f64,
+    pub mtu_bytes: u32,
+    pub tx_ring_packets: u32,
+    pub enqueued_packets: u64,
+    pub dropped_packets: u64,
+    #[serde(flatten)]
+    pub dropped_by_reason: Map<String, Value>,
+    pub sent_packets: u64,
+    pub sent_bytes: u64,
+    pub throughput_l3_bps: f64,
+    pub throughput_l2_bps: f64,
+    pub utilisation_pct: f64,
+    pub queue_mean_packets: f64,
+    pub queue_max_packets: u64,
+}
+
+/// Everything a run returns.
+#[derive(Clone, Debug, Serialize)]
+pub struct Results {
+    /// Run facts and totals.
+    pub run: RunRecord,
+    /// One row per flow.
+    pub flows: Vec<FlowRecord>,
+    /// One row per class of every port's discipline.
+    pub classes: Vec<ClassRecord>,
+    /// One row per egress port.
+    pub ports: Vec<PortRecord>,
+}
+
+impl Results {
+    /// Pretty JSON; byte-identical for equal runs.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("results serialize")
+    }
+}
+
+fn ms(ns: f64) -> f64 {
+    ns / NS_PER_MS as f64
+}
+
+fn bps(bytes: u64, window_ns: u64) -> f64 {
+    if window_ns == 0 {
+        0.0
+    } else {
+        bytes as f64 * 8.0 * 1e9 / window_ns as f64
+    }
+}
+
+fn by_reason(count: impl Fn(DropReason) -> u64) -> Map<String, Value> {
+    DropReason::ALL
+        .iter()
+        .map(|r| (format!("dropped_{}_packets", r.name()), Value::from(count(*r))))
+        .collect()
+}
+
+fn class_record(port: &str, qdisc: &'static str, class: String, q: &QueueStats) -> ClassRecord {
+    ClassRecord {
+        port: port.to_owned(),
+        qdisc,
+        class,
+        enqueued_packets: q.enqueued_packets,
+        enqueued_bytes: q.enqueued_bytes,
+        dequeued_packets: q.dequeued_packets,
+        dequeued_bytes: q.dequeued_bytes,
+        dropped_packets: q.dropped_packets(),
+        dropped_bytes: q.dropped_bytes(),
+        dropped_by_reason: by_reason(|r| q.dropped_for(r)),
+        queue_mean_packets: q.mean_backlog_packets(),
+        queue_max_packets: q.max_backlog_packets,
+        queue_mean_bytes: q.mean_backlog_bytes(),
+        queue_max_bytes: q.max_backlog_bytes,
+    }
+}
+
+/// Builds the result tables of a finished simulation.
+pub(crate) fn build_results(sim: &Simulation) -> Results {
+    use crate::qdisc::Qdisc;
+    let window_ns = sim.run.end.since(sim.run.warmup_end);
+    let node_name = |i: u32| sim.nodes[i as usize].name.clone();
+    let flows = sim
+        .flows
+        .iter()
+        .zip(&sim.flow_stats)
+        .zip(&sim.sources)
+        .map(|((info, s), source)| {
+            let bottleneck = &sim.ports[info.bottleneck_port as usize].config;
+            let l2 = bottleneck.l2_overhead_bytes as u64;
+            let dropped = s.drops.total_packets();
+            let t = &source.template;
+            FlowRecord {
+                flow: info.name.clone(),
+                from: node_name(info.from),
+                to: node_name(info.to),
+                src_addr: format_ipv4(t.src_addr),
+                dst_addr: format_ipv4(t.dst_addr),
+                protocol: Protocol(t.protocol).name(),
+                src_port: t.src_port,
+                dst_port: t.dst_port,
+                dscp: t.dscp,
+                pattern: info.pattern,
+                packet_size_bytes: info.size_bytes,
+                bottleneck: bottleneck.name.clone(),
+                sent_packets: s.sent_packets,
+                sent_bytes: s.sent_bytes,
+                received_packets: s.received_packets,
+                received_bytes: s.received_bytes,
+                dropped_packets: dropped,
+                dropped_bytes: s.drops.total_bytes(),
+                dropped_by_reason: by_reason(|r| s.drops.packets(r)),
+                in_flight_packets: s.sent_packets - s.received_packets - dropped,
+                loss_pct: (s.sent_packets > 0).then(|| 100.0 * dropped as f64 / s.sent_packets as f64),
+                offered_l3_bps: bps(s.sent_bytes, window_ns),
+                delivered_l3_bps: bps(s.received_bytes, window_ns),
+                offered_l2_bps: bps(s.sent_bytes + s.sent_packets * l2, window_ns),
+                delivered_l2_bps: bps(s.received_bytes + s.received_packets * l2, window_ns),
+                delay_min_ms: s.delay_min_ns().map(|d| ms(d as f64)),
+                delay_mean_ms: s.delay_mean_ns().map(ms),
+                delay_p50_ms: s.delay_quantile_ns(0.50).map(ms),
+                delay_p95_ms: s.delay_quantile_ns(0.95).map(ms),
+                delay_p99_ms: s.delay_quantile_ns(0.99).map(ms),
+                delay_max_ms: s.delay_max_ns().map(|d| ms(d as f64)),
+                jitter_rfc3550_ms: (s.received_packets > 1).then(|| ms(s.jitter.rfc3550_ns())),
+                jitter_avg_ms: (s.received_packets > 1).then(|| ms(s.jitter.mean_deviation_ns())),
+                jitter_max_ms: (s.received_packets > 1).then(|| ms(s.jitter.max_deviation_ns() as f64)),
+            }
+        })
+        .collect();
+    let mut classes = Vec::new();
+    let mut ports = Vec::new();
+    for port in &sim.ports {
+        let c = &port.config;
+        let kind = port.qdisc.kind();
+        for (name, q) in port.qdisc.class_names().into_iter().zip(&port.class_stats) {
+            classes.push(class_record(&c.name, kind, name, q));
+        }
+        let q = &port.queue_stats;
+        ports.push(PortRecord {
+            port: c.name.clone(),
+            node: node_name(c.node),
+            peer: node_name(c.peer),
+            qdisc: kind,
+            rate_bps: c.rate_bps,
+            l2_overhead_bytes: c.l2_overhead_bytes,
+            propagation_ms: ms(c.propagation_ns as f64),
+            mtu_bytes: c.mtu_bytes,
+            tx_ring_packets: c.tx_ring_packets,
+            enqueued_packets: q.enqueued_packets,
+            dropped_packets: q.dropped_packets(),
+            dropped_by_reason: by_reason(|r| q.dropped_for(r)),
+            sent_packets: port.wire.sent_packets,
+            sent_bytes: port.wire.sent_bytes,
+            throughput_l3_bps: bps(port.wire.sent_bytes, window_ns),
+            throughput_l2_bps: bps(port.wire.sent_l2_bytes, window_ns),
+            utilisation_pct: if window_ns == 0 {
+                0.0
+            } else {
+                100.0 * port.wire.busy_ns as f64 / window_ns as f64
+            },
+            queue_mean_packets: q.mean_backlog_packets(),
+            queue_max_packets: q.max_backlog_packets,
+        });
+    }
+    let t = &sim.totals;
+    Results {
+        run: RunRecord {
+            scenario: sim.run.scenario.clone(),
+            seed: sim.run.seed,
+            replication: sim.run.replication,
+            duration_s: window_ns as f64 / 1e9,
+            warmup_s: sim.run.warmup_end.as_secs_f64(),
+            events: t.events,
+            packet_hops: t.packet_hops,
+            created_packets: t.created,
+            delivered_packets: t.delivered,
+            dropped_packets: t.dropped,
+            in_flight_packets: t.created - t.delivered - t.dropped,
+            qoslab_version: env!("CARGO_PKG_VERSION"),
+        },
+        flows,
+        classes,
+        ports,
+    }
+}

@@ -1,0 +1,86 @@
+//! Layer-2 framing overhead added to every IP packet on a link.
+//!
+//! Serialization time counts the whole frame: IP packet + this overhead. Presets
+//! (`qos-behaviour.md` A.10, from Cisco's voice bandwidth tables):
+//! * `hdlc`, `ppp`: 7 bytes — 6 bytes of header and FCS plus one flag (Cisco's tables use
+//!   this for MLPPP/FRF.12 and it reproduces them exactly; the Cisco HDLC layout itself is
+//!   assumed to cost the same: address, control, 2-byte type, 2-byte FCS, flag).
+//! * `ethernet`: 18 bytes — 14-byte header + 4-byte FCS, without preamble and gap.
+//! * `ethernet-wire`: 38 bytes — also the 8-byte preamble/SFD and 12-byte inter-frame gap,
+//!   i.e. the time an Ethernet frame really occupies the wire.
+//! * `none`: 0. Any other byte count can be written as `"12B"`.
+//!
+//! Bit stuffing on synchronous serial links is data-dependent and not modelled, as in
+//! Cisco's tables.
+
+use crate::units::parse_size_bytes;
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer};
+use std::borrow::Cow;
+
+/// Per-frame layer-2 overhead in bytes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct L2Overhead(pub u32);
+
+const PRESETS: [(&str, u32); 5] =
+    [("hdlc", 7), ("ppp", 7), ("ethernet", 18), ("ethernet-wire", 38), ("none", 0)];
+
+impl L2Overhead {
+    /// Parses a preset name or a byte count.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        if let Some((_, bytes)) = PRESETS.iter().find(|(name, _)| *name == text) {
+            return Ok(L2Overhead(*bytes));
+        }
+        let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
+        match parse_size_bytes(text) {
+            Ok(b) if b <= 1024 => Ok(L2Overhead(b as u32)),
+            Ok(_) => Err(format!("`{text}` is too much framing for one frame (at most 1024B)")),
+            Err(_) => Err(format!(
+                "unknown variant `{text}`, expected one of {}, or a byte count like \"12B\"",
+                names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+            )),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for L2Overhead {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        L2Overhead::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+impl JsonSchema for L2Overhead {
+    fn schema_name() -> Cow<'static, str> {
+        "L2Overhead".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "framing preset (hdlc, ppp: 7 B; ethernet: 18 B; ethernet-wire: 38 B; none) or bytes (\"12B\")",
+            "type": "string"
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_and_bytes() {
+        assert_eq!(L2Overhead::parse("hdlc"), Ok(L2Overhead(7)));
+        assert_eq!(L2Overhead::parse("ppp"), Ok(L2Overhead(7)));
+        assert_eq!(L2Overhead::parse("ethernet"), Ok(L2Overhead(18)));
+        assert_eq!(L2Overhead::parse("ethernet-wire"), Ok(L2Overhead(38)));
+        assert_eq!(L2Overhead::parse("12B"), Ok(L2Overhead(12)));
+        assert!(L2Overhead::parse("atm").unwrap_err().contains("`hdlc`"));
+    }
+
+    #[test]
+    fn cisco_voice_table_reproduced() {
+        // G.711 20 ms: (160 + 40 + L2) B × 8 × 50 pps; 82.8 kbit/s on MLPPP, 87.2 on Ethernet.
+        let kbps = |l2: L2Overhead| (160 + 40 + l2.0) * 8 * 50;
+        assert_eq!(kbps(L2Overhead::parse("ppp").unwrap()), 82_800);
+        assert_eq!(kbps(L2Overhead::parse("ethernet").unwrap()), 87_200);
+    }
+}

@@ -1,0 +1,228 @@
+//! The egress port: queuing discipline → transmit ring → serializer → propagation.
+//!
+//! ```text
+//!  enqueue ──► qdisc ──► transmit ring (FIFO, `tx_ring` packets) ──► wire (rate) ──► peer
+//! ```
+//!
+//! **What `tx_ring` counts.** The ring size is the number of packets the hardware queue
+//! holds *including the frame being serialized*. With `tx_ring: 1` the discipline is asked
+//! for a packet only when the wire falls idle, so a priority packet waits at most for the
+//! residue of the frame on the wire. With `tx_ring: 2` one more frame may already be
+//! committed behind it, adding up to one more maximum-size frame time; and so on. IOS and
+//! Linux both poll the software queue only when the ring has room (`qos-behaviour.md` A.0).
+//! Default: 2 — the smallest ring on Cisco's per-VC table for links under 2 Mbit/s
+//! (the serial-port default is not documented; set it per link).
+//!
+//! Serialization time = (IP size + L2 overhead) × 8 / rate, rounded up to the nanosecond.
+//! Frames arrive at the peer one propagation delay after their last bit left, in order.
+
+use crate::engine::{Event, EventQueue};
+use crate::measure::{FlowStats, QueueStats};
+use crate::packet::Packet;
+use crate::qdisc::{AnyQdisc, Dequeue, Qdisc, QdiscCtx};
+use crate::time::{transmission_ns, SimTime};
+use std::collections::VecDeque;
+
+/// Default transmit ring size, packets (including the frame on the wire).
+pub const DEFAULT_TX_RING_PACKETS: u32 = 2;
+
+/// Static facts of a port.
+#[derive(Clone, Debug)]
+pub struct PortConfig {
+    /// `node->peer`.
+    pub name: String,
+    /// Sending node index.
+    pub node: u32,
+    /// Receiving node index.
+    pub peer: u32,
+    /// Physical rate, bit/s (> 0).
+    pub rate_bps: u64,
+    /// Per-frame layer-2 overhead, bytes.
+    pub l2_overhead_bytes: u32,
+    /// Propagation delay, ns.
+    pub propagation_ns: u64,
+    /// Largest IP packet the link carries, bytes.
+    pub mtu_bytes: u32,
+    /// Transmit ring size, packets, including the frame on the wire (≥ 1).
+    pub tx_ring_packets: u32,
+}
+
+/// Counters of what the port put on the wire in the measured window.
+#[derive(Clone, Debug, Default)]
+pub struct WireCounters {
+    /// Frames whose transmission completed.
+    pub sent_packets: u64,
+    /// Their IP bytes.
+    pub sent_bytes: u64,
+    /// Their bytes including layer-2 overhead.
+    pub sent_l2_bytes: u64,
+    /// Time the wire was busy, ns.
+    pub busy_ns: u64,
+}
+
+/// The run's shared state a port works with during one event.
+pub struct PortEnv<'a> {
+    /// Current time.
+    pub now: SimTime,
+    /// The future event list.
+    pub events: &'a mut EventQueue,
+    /// Per-flow statistics (drops are charged to flows).
+    pub flows: &'a mut [FlowStats],
+    /// The run's dropped-packet total.
+    pub dropped_packets: &'a mut u64,
+}
+
+/// An egress port.
+#[derive(Clone, Debug)]
+pub struct Port {
+    /// Static facts.
+    pub config: PortConfig,
+    /// The queuing discipline.
+    pub qdisc: AnyQdisc,
+    /// Per-class counters of the discipline.
+    pub class_stats: Vec<QueueStats>,
+    /// Totals over the discipline's classes.
+    pub queue_stats: QueueStats,
+    /// Wire counters.
+    pub wire: WireCounters,
+    index: u32,
+    ring: VecDeque<Packet>,
+    on_wire: Option<(Packet, SimTime)>,
+    propagating: VecDeque<Packet>,
+    wake_at: Option<SimTime>,
+    window_start: SimTime,
+}
+
+impl Port {
+    /// A port with index `index` in the network's port list.
+    pub fn new(index: u32, config: PortConfig, qdisc: AnyQdisc) -> Self {
+        let classes = qdisc.class_names().len();
+        Port {
+            ring: VecDeque::with_capacity(config.tx_ring_packets as usize),
+            config,
+            qdisc,
+            class_stats: vec![QueueStats::default(); classes],
+            queue_stats: QueueStats::default(),
+            wire: WireCounters::default(),
+            index,
+            on_wire: None,
+            propagating: VecDeque::new(),
+            wake_at: None,
+            window_start: SimTime::ZERO,
+        }
+    }
+
+    /// Frame time of `packet` on this link, ns.
+    #[inline]
+    pub fn frame_ns(&self, size_bytes: u32) -> u64 {
+        let bits = (size_bytes as u64 + self.config.l2_overhead_bytes as u64) * 8;
+        transmission_ns(bits, self.config.rate_bps)
+    }
+
+    fn ctx<'a>(
+        now: SimTime,
+        rate_bps: u64,
+        class_stats: &'a mut [QueueStats],
+        queue_stats: &'a mut QueueStats,
+        env: &'a mut PortEnv,
+    ) -> QdiscCtx<'a> {
+        QdiscCtx::new(now, rate_bps, class_stats, queue_stats, env.flows, env.dropped_packets)
+    }
+
+    /// A packet arrives for transmission.
+    #[inline]
+    pub fn enqueue(&mut self, packet: Packet, env: &mut PortEnv) {
+        let mut ctx =
+            Self::ctx(env.now, self.config.rate_bps, &mut self.class_stats, &mut self.queue_stats, env);
+        self.qdisc.enqueue(packet, &mut ctx);
+        self.service(env);
+    }
+
+    /// Moves packets from the discipline into the ring while it has room, and starts the
+    /// wire if it is idle.
+    fn service(&mut self, env: &mut PortEnv) {
+        let slots = self.config.tx_ring_packets as usize;
+        while self.ring.len() + usize::from(self.on_wire.is_some()) < slots {
+            let mut ctx =
+                Self::ctx(env.now, self.config.rate_bps, &mut self.class_stats, &mut self.queue_stats, env);
+            match self.qdisc.dequeue(&mut ctx) {
+                Dequeue::Packet(packet) => self.ring.push_back(packet),
+                Dequeue::NotBefore(at) => {
+                    if self.wake_at.is_none_or(|w| at < w) {
+                        self.wake_at = Some(at);
+                        env.events.schedule(at, Event::PortWake(self.index));
+                    }
+                    break;
+                }
+                Dequeue::Empty => break,
+            }
+        }
+        if self.on_wire.is_none() {
+            if let Some(packet) = self.ring.pop_front() {
+                let done = env.now.after(self.frame_ns(packet.size_bytes));
+                self.on_wire = Some((packet, env.now));
+                env.events.schedule(done, Event::TransmitDone(self.index));
+            }
+        }
+    }
+
+    /// The discipline's wake-up time arrived.
+    pub fn wake(&mut self, env: &mut PortEnv) {
+        if self.wake_at.is_some_and(|w| w <= env.now) {
+            self.wake_at = None;
+        }
+        self.service(env);
+    }
+
+    /// The frame on the wire finished: it starts propagating, the next one starts.
+    #[inline]
+    pub fn transmit_done(&mut self, env: &mut PortEnv) {
+        let (packet, started) = self.on_wire.take().expect("TransmitDone with an idle wire");
+        self.wire.sent_packets += 1;
+        self.wire.sent_bytes += packet.size_bytes as u64;
+        self.wire.sent_l2_bytes += (packet.size_bytes + self.config.l2_overhead_bytes) as u64;
+        self.wire.busy_ns += env.now.since(started.max(self.window_start));
+        self.propagating.push_back(packet);
+        env.events.schedule(env.now.after(self.config.propagation_ns), Event::LinkArrival(self.index));
+        self.service(env);
+    }
+
+    /// The oldest propagating frame reaches the peer.
+    #[inline]
+    pub fn take_arrival(&mut self) -> Packet {
+        self.propagating.pop_front().expect("LinkArrival with nothing propagating")
+    }
+
+    /// Whether the wire is idle while the discipline or ring still holds packets — a
+    /// work-conservation violation unless the discipline is deliberately holding them back.
+    pub fn idle_with_backlog(&self) -> bool {
+        self.on_wire.is_none()
+            && self.wake_at.is_none()
+            && (self.qdisc.len_packets() > 0 || !self.ring.is_empty())
+    }
+
+    /// Packets held anywhere in the port: discipline, ring, wire, propagating.
+    pub fn packets_held(&self) -> u64 {
+        (self.qdisc.len_packets()
+            + self.ring.len()
+            + usize::from(self.on_wire.is_some())
+            + self.propagating.len()) as u64
+    }
+
+    /// Starts the measured window.
+    pub fn start_window(&mut self, now: SimTime) {
+        self.window_start = now;
+        self.wire = WireCounters::default();
+        self.queue_stats.start_window(now);
+        self.class_stats.iter_mut().for_each(|c| c.start_window(now));
+    }
+
+    /// Closes the measured window at the end of the run.
+    pub fn close_window(&mut self, now: SimTime) {
+        if let Some((_, started)) = self.on_wire {
+            self.wire.busy_ns += now.since(started.max(self.window_start));
+        }
+        self.queue_stats.close_window(now);
+        self.class_stats.iter_mut().for_each(|c| c.close_window(now));
+    }
+}

@@ -1,0 +1,184 @@
+//! Queuing disciplines: the contract every discipline implements, and the registry that
+//! builds one from its scenario `kind`.
+//!
+//! A discipline sits between the routing decision and the transmit ring of an egress port.
+//! The port offers it every arriving packet (`enqueue`) and asks it for a packet whenever
+//! the ring has room (`dequeue`). A discipline only decides; all counting goes through
+//! [`QdiscCtx`], which records every enqueue, dequeue and drop (with its reason) per class.
+//! Dispatch is static: [`AnyQdisc`] is an enum over the concrete disciplines, so the
+//! per-packet path has no virtual calls.
+//!
+//! Adding a discipline: a file here with its header essay, `KIND`, params, state and unit
+//! tests; a variant in [`PolicySpec`] and [`AnyQdisc`]; a page in `docs/qdisc/`; tests
+//! against theory or a hand-computed trace; an example (see `docs/adding-a-qdisc.md`).
+
+pub mod ctx;
+pub mod fifo;
+pub mod packet_queue;
+pub mod prio;
+
+pub use ctx::QdiscCtx;
+pub use fifo::{Fifo, FifoParams};
+pub use packet_queue::{PacketQueue, QueueLimit};
+pub use prio::{Prio, PrioParams};
+
+use crate::packet::Packet;
+use crate::scenario::error::Issue;
+use crate::scenario::tagged::kind_enum;
+use crate::time::SimTime;
+
+/// The answer to "give me the next packet to transmit".
+#[derive(Debug, PartialEq, Eq)]
+pub enum Dequeue {
+    /// Send this packet next.
+    Packet(Packet),
+    /// Packets are held, but none may leave before this instant (shapers).
+    NotBefore(SimTime),
+    /// Nothing to send.
+    Empty,
+}
+
+/// What every discipline does.
+pub trait Qdisc {
+    /// Names of the discipline's classes (bands, queues), in index order, for results.
+    fn class_names(&self) -> Vec<String>;
+    /// Accepts `packet` or drops it, through `ctx`.
+    fn enqueue(&mut self, packet: Packet, ctx: &mut QdiscCtx);
+    /// The next packet to hand to the transmit ring.
+    fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Dequeue;
+    /// Packets held now.
+    fn len_packets(&self) -> usize;
+}
+
+kind_enum! {
+    /// An interface output policy as written in a scenario.
+    pub enum PolicySpec {
+        /// First in, first out with tail drop.
+        "fifo" => Fifo(FifoParams),
+        /// Strict priority bands.
+        "prio" => Prio(PrioParams),
+    }
+}
+
+impl PolicySpec {
+    /// The default output policy of an interface: a 40-packet FIFO.
+    pub fn default_output() -> Self {
+        PolicySpec::Fifo(FifoParams { limit: None })
+    }
+
+    /// Builds the discipline; `at` is the key path for errors.
+    pub fn build(&self, at: &str, node_address: &dyn Fn(&str) -> Option<u32>) -> Result<AnyQdisc, Issue> {
+        Ok(match self {
+            PolicySpec::Fifo(p) => AnyQdisc::Fifo(Fifo::new(p)),
+            PolicySpec::Prio(p) => AnyQdisc::Prio(Prio::build(p, at, node_address)?),
+        })
+    }
+}
+
+/// Any discipline, statically dispatched.
+#[derive(Clone, Debug)]
+pub enum AnyQdisc {
+    /// FIFO.
+    Fifo(Fifo),
+    /// Strict priority.
+    Prio(Prio),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $q:ident => $body:expr) => {
+        match $self {
+            AnyQdisc::Fifo($q) => $body,
+            AnyQdisc::Prio($q) => $body,
+        }
+    };
+}
+
+impl AnyQdisc {
+    /// The scenario `kind` of the discipline.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AnyQdisc::Fifo(_) => Fifo::KIND,
+            AnyQdisc::Prio(_) => Prio::KIND,
+        }
+    }
+}
+
+impl Qdisc for AnyQdisc {
+    fn class_names(&self) -> Vec<String> {
+        dispatch!(self, q => q.class_names())
+    }
+    #[inline]
+    fn enqueue(&mut self, packet: Packet, ctx: &mut QdiscCtx) {
+        dispatch!(self, q => q.enqueue(packet, ctx))
+    }
+    #[inline]
+    fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Dequeue {
+        dispatch!(self, q => q.dequeue(ctx))
+    }
+    fn len_packets(&self) -> usize {
+        dispatch!(self, q => q.len_packets())
+    }
+}
+
+/// Helpers for disciplines' unit tests: packets and a context with its own counters.
+#[cfg(test)]
+pub mod testing {
+    use super::QdiscCtx;
+    use crate::measure::{FlowStats, QueueStats};
+    use crate::packet::{protocol, Packet};
+    use crate::time::SimTime;
+
+    /// A UDP packet with the given id, size and DSCP, belonging to flow 0.
+    pub fn packet(id: u64, size_bytes: u32, dscp: u8) -> Packet {
+        Packet {
+            id,
+            created: SimTime::ZERO,
+            flow: 0,
+            dst_node: 0,
+            size_bytes,
+            src_addr: 0,
+            dst_addr: 0,
+            src_port: 0,
+            dst_port: 0,
+            protocol: protocol::UDP,
+            dscp,
+            counted: true,
+        }
+    }
+
+    /// Counters a discipline under test writes into.
+    pub struct Harness {
+        /// Per-class counters.
+        pub classes: Vec<QueueStats>,
+        /// Port totals.
+        pub port: QueueStats,
+        /// One flow.
+        pub flows: Vec<FlowStats>,
+        /// Packets dropped.
+        pub dropped: u64,
+    }
+
+    /// A harness for a discipline with `classes` classes.
+    pub fn harness(classes: usize) -> Harness {
+        Harness {
+            classes: vec![QueueStats::default(); classes],
+            port: QueueStats::default(),
+            flows: vec![FlowStats::new(0, u64::MAX)],
+            dropped: 0,
+        }
+    }
+
+    impl Harness {
+        /// A context at time 0 on a 1 Mbit/s link.
+        pub fn ctx(&mut self) -> QdiscCtx<'_> {
+            QdiscCtx::new(
+                SimTime::ZERO,
+                1_000_000,
+                &mut self.classes,
+                &mut self.port,
+                &mut self.flows,
+                &mut self.dropped,
+            )
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! A bounded FIFO of packets, the building block of every discipline's queues, and the
+//! limit it enforces.
+
+use crate::packet::Packet;
+use crate::units::parse_size_bytes;
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer};
+use std::borrow::Cow;
+use std::collections::VecDeque;
+
+/// How much a queue may hold.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum QueueLimit {
+    /// At most this many packets (IOS hold queues count packets).
+    Packets(u32),
+    /// At most this many bytes of IP packets.
+    Bytes(u64),
+    /// No limit (for analytical models such as M/D/1 with an infinite buffer).
+    Unlimited,
+}
+
+impl<'de> Deserialize<'de> for QueueLimit {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let limit = match serde_json::Value::deserialize(d)? {
+            serde_json::Value::Number(n) => match n.as_u64() {
+                Some(p) if p > 0 && p <= u32::MAX as u64 => Ok(QueueLimit::Packets(p as u32)),
+                _ => Err(format!("`{n}` is not a valid packet count: use a whole number above 0")),
+            },
+            serde_json::Value::String(s) if s == "unlimited" => Ok(QueueLimit::Unlimited),
+            serde_json::Value::String(s) => {
+                let t = s.trim();
+                let packets = t
+                    .strip_suffix("packets")
+                    .or_else(|| t.strip_suffix('p'))
+                    .map(|n| n.trim().parse::<u32>());
+                match packets {
+                    Some(Ok(p)) if p > 0 => Ok(QueueLimit::Packets(p)),
+                    Some(_) => Err(format!("`{s}` is not a valid packet count")),
+                    None => match parse_size_bytes(t) {
+                        Ok(b) if b > 0 => Ok(QueueLimit::Bytes(b)),
+                        Ok(_) => Err("a queue limit of 0 bytes can hold nothing".into()),
+                        Err(e) => Err(format!(
+                            "{e}; a queue limit is a packet count (40), bytes (\"64kB\") or \"unlimited\""
+                        )),
+                    },
+                }
+            }
+            other => {
+                Err(format!("expected a packet count (40), bytes (\"64kB\") or \"unlimited\", found {other}"))
+            }
+        };
+        limit.map_err(serde::de::Error::custom)
+    }
+}
+
+impl JsonSchema for QueueLimit {
+    fn schema_name() -> Cow<'static, str> {
+        "QueueLimit".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "packets (40 or \"40p\"), bytes (\"64kB\"), or \"unlimited\"",
+            "oneOf": [
+                {"type": "integer", "minimum": 1},
+                {"type": "string"}
+            ]
+        })
+    }
+}
+
+/// A FIFO of packets with a limit and a byte count.
+#[derive(Clone, Debug)]
+pub struct PacketQueue {
+    packets: VecDeque<Packet>,
+    bytes: u64,
+    limit: QueueLimit,
+}
+
+impl PacketQueue {
+    /// An empty queue. Storage for a packet-limited queue is reserved up front, so the hot
+    /// path never grows it.
+    pub fn new(limit: QueueLimit) -> Self {
+        let capacity = match limit {
+            QueueLimit::Packets(p) => p as usize,
+            QueueLimit::Bytes(_) | QueueLimit::Unlimited => 64,
+        };
+        PacketQueue { packets: VecDeque::with_capacity(capacity), bytes: 0, limit }
+    }
+
+    /// Whether a packet of `size_bytes` would exceed the limit (tail drop test).
+    #[inline]
+    pub fn is_full_for(&self, size_bytes: u32) -> bool {
+        match self.limit {
+            QueueLimit::Packets(p) => self.packets.len() >= p as usize,
+            QueueLimit::Bytes(b) => self.bytes + size_bytes as u64 > b,
+            QueueLimit::Unlimited => false,
+        }
+    }
+
+    /// Appends a packet (the caller checked the limit).
+    #[inline]
+    pub fn push(&mut self, packet: Packet) {
+        self.bytes += packet.size_bytes as u64;
+        self.packets.push_back(packet);
+    }
+
+    /// Removes the oldest packet.
+    #[inline]
+    pub fn pop(&mut self) -> Option<Packet> {
+        let packet = self.packets.pop_front()?;
+        self.bytes -= packet.size_bytes as u64;
+        Some(packet)
+    }
+
+    /// Packets held.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.packets.len()
+    }
+
+    /// Whether nothing is held.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.packets.is_empty()
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The configured limit.
+    pub fn limit(&self) -> QueueLimit {
+        self.limit
+    }
+}

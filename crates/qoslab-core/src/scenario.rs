@@ -1,0 +1,93 @@
+//! Scenarios: the YAML document, its validation with precise error locations, overrides,
+//! the JSON Schema, and building a runnable simulation.
+
+pub mod build;
+pub mod error;
+pub mod one_or_many;
+pub mod overrides;
+pub mod spec;
+pub mod suggest;
+pub mod tagged;
+pub mod yaml;
+
+pub use error::ScenarioError;
+pub use overrides::Override;
+pub use spec::ScenarioSpec;
+
+use crate::sim::Simulation;
+use error::{from_serde_message, Issue};
+use tagged::{append_path, path_string, unmark};
+use yaml::PositionIndex;
+
+/// Reads a scenario without building it (for `validate`-style checks of the document).
+pub fn parse(
+    text: &str,
+    origin: &str,
+    overrides: &[Override],
+) -> Result<(ScenarioSpec, Located), ScenarioError> {
+    let (mut document, index) = yaml::parse(text).map_err(|e| ScenarioError {
+        origin: origin.to_owned(),
+        position: Some(e.position),
+        key_path: String::new(),
+        message: e.message,
+        hint: None,
+    })?;
+    let located = Located { origin: origin.to_owned(), index, overrides: overrides.to_vec() };
+    for change in overrides {
+        overrides::apply(&mut document, change).map_err(|issue| located.error(issue))?;
+    }
+    let spec = serde_path_to_error::deserialize::<_, ScenarioSpec>(document).map_err(|e| {
+        let (inner_path, message) = unmark(&e.inner().to_string());
+        let path = append_path(&path_string(e.path()), &inner_path);
+        located.error(from_serde_message(path, &message))
+    })?;
+    Ok((spec, located))
+}
+
+/// Reads, validates and builds a scenario. `origin` names the source in error messages;
+/// `seed` replaces the scenario's seed when given.
+pub fn load(
+    text: &str,
+    origin: &str,
+    overrides: &[Override],
+    seed: Option<u64>,
+) -> Result<Simulation, ScenarioError> {
+    let (spec, located) = parse(text, origin, overrides)?;
+    build::build(&spec, seed).map_err(|issue| located.error(issue))
+}
+
+/// What turns a key path into a place in the source: the origin, the positions of the
+/// document's keys, and the overrides (whose values have no position in the file).
+pub struct Located {
+    origin: String,
+    index: PositionIndex,
+    overrides: Vec<Override>,
+}
+
+impl Located {
+    /// Places `issue`: in the file, or in the `--set` that supplied the value.
+    pub fn error(&self, issue: Issue) -> ScenarioError {
+        let from_override = self.overrides.iter().rev().find(|o| {
+            let path = o.normalized_path();
+            issue.key_path == path
+                || issue.key_path.starts_with(&format!("{path}."))
+                || issue.key_path.starts_with(&format!("{path}["))
+        });
+        match from_override {
+            Some(o) => ScenarioError {
+                origin: format!("{} (--set {}={})", self.origin, o.key_path, o.value),
+                position: None,
+                key_path: issue.key_path,
+                message: issue.message,
+                hint: issue.hint,
+            },
+            None => issue.locate(&self.origin, &self.index),
+        }
+    }
+}
+
+/// The JSON Schema of the scenario format, as pretty JSON.
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(ScenarioSpec);
+    serde_json::to_string_pretty(&schema).expect("the schema serializes")
+}

@@ -1,0 +1,269 @@
+//! From a deserialized scenario to a runnable [`Simulation`]: every cross-reference and
+//! value the types cannot check is checked here, each problem reported at its key path.
+
+use super::error::{join_path, Issue};
+use super::spec::{NodeKind, PolicyRef, ScenarioSpec};
+use crate::classify::matcher::{format_ipv4, parse_ipv4};
+use crate::engine::Rng;
+use crate::measure::FlowStats;
+use crate::net::l2::L2Overhead;
+use crate::net::port::{Port, PortConfig, DEFAULT_TX_RING_PACKETS};
+use crate::net::routing::RoutingTable;
+use crate::net::Node;
+use crate::packet::{protocol, Packet};
+use crate::qdisc::{AnyQdisc, PolicySpec};
+use crate::sim::{FlowInfo, RunInfo, Simulation};
+use crate::time::{SimTime, NS_PER_S};
+use crate::traffic::source::{DEFAULT_DST_PORT, DEFAULT_SRC_PORT_BASE};
+use crate::traffic::Source;
+use std::collections::BTreeMap;
+
+/// Default link MTU, bytes.
+const DEFAULT_MTU_BYTES: u64 = 1500;
+/// Smallest MTU an IPv4 link may have (RFC 791).
+const MIN_MTU_BYTES: u64 = 68;
+/// Default layer-2 framing: Ethernet header + FCS.
+const DEFAULT_L2: L2Overhead = L2Overhead(18);
+
+fn check_ring(ring: Option<u32>, at: String) -> Result<Option<u32>, Issue> {
+    match ring {
+        Some(0) => Err(Issue::at(at, "a transmit ring must hold at least the frame on the wire")
+            .hint("use 1 or more (1 = only the frame being sent)")),
+        other => Ok(other),
+    }
+}
+
+/// Builds a simulation from `spec`; `seed` replaces the scenario's seed when given.
+pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue> {
+    // Run control.
+    if spec.run.duration.0 == 0 {
+        return Err(Issue::at("run.duration", "must be greater than zero").hint("write e.g. `60s`"));
+    }
+    let warmup_ns = spec.run.warmup.map_or(0, |w| w.0);
+    let run = RunInfo {
+        scenario: spec.name.clone(),
+        seed: seed.or(spec.run.seed).unwrap_or(1),
+        replication: spec.run.replication.unwrap_or(0),
+        warmup_end: SimTime(warmup_ns),
+        end: SimTime(
+            warmup_ns
+                .checked_add(spec.run.duration.0)
+                .ok_or_else(|| Issue::at("run.duration", "too long"))?,
+        ),
+    };
+    let gap_threshold_ns = spec.run.jitter_gap_threshold.map_or(NS_PER_S, |d| d.0);
+
+    // Nodes, in name order (the map is sorted), with addresses.
+    if spec.topology.nodes.is_empty() {
+        return Err(Issue::at("topology.nodes", "no nodes").hint("define at least two nodes"));
+    }
+    let mut nodes = Vec::new();
+    let mut by_name = BTreeMap::new();
+    for (i, (name, node)) in spec.topology.nodes.iter().enumerate() {
+        let at = format!("topology.nodes.{name}");
+        let address = match &node.address {
+            Some(text) => parse_ipv4(text).ok_or_else(|| {
+                Issue::at(join_path(&at, "address"), format!("`{text}` is not an IPv4 address"))
+                    .hint("write a.b.c.d")
+            })?,
+            None => u32::from_be_bytes([10, 0, (i / 250) as u8, (i % 250 + 1) as u8]),
+        };
+        if let Some(other) = nodes.iter().find(|n: &&Node| n.address == address) {
+            return Err(Issue::at(
+                join_path(&at, "address"),
+                format!("address {} is also used by `{}`", format_ipv4(address), other.name),
+            ));
+        }
+        by_name.insert(name.as_str(), i as u32);
+        nodes.push(Node { name: name.clone(), kind: node.kind, address });
+    }
+    let node_names = || spec.topology.nodes.keys().map(String::as_str);
+    let node_index = |name: &str, at: String| -> Result<u32, Issue> {
+        by_name.get(name).copied().ok_or_else(|| Issue::unknown_name(at, "node", name, node_names()))
+    };
+    let node_address = |name: &str| by_name.get(name).map(|&i| nodes[i as usize].address);
+
+    // Policies: every named policy is built once, so an unused one is still checked.
+    let mut policies: BTreeMap<&str, AnyQdisc> = BTreeMap::new();
+    for (name, policy) in &spec.policies {
+        policies.insert(name, policy.build(&format!("policies.{name}"), &node_address)?);
+    }
+
+    // Links → two ports each: a->b, then b->a.
+    let mut port_configs = Vec::new();
+    for (i, link) in spec.topology.links.iter().enumerate() {
+        let at = format!("topology.links[{i}]");
+        let a = node_index(&link.between[0], format!("{at}.between[0]"))?;
+        let b = node_index(&link.between[1], format!("{at}.between[1]"))?;
+        if a == b {
+            return Err(Issue::at(format!("{at}.between"), "a link must join two different nodes"));
+        }
+        if let Some(j) = spec.topology.links[..i].iter().position(|l| {
+            let mut x = l.between.clone();
+            let mut y = link.between.clone();
+            x.sort();
+            y.sort();
+            x == y
+        }) {
+            return Err(Issue::at(
+                format!("{at}.between"),
+                format!(
+                    "`{}` and `{}` are already joined by topology.links[{j}]",
+                    link.between[0], link.between[1]
+                ),
+            )
+            .hint("parallel links are not supported: use one link with the combined rate"));
+        }
+        if link.rate.0 == 0 {
+            return Err(Issue::at(format!("{at}.rate"), "a link rate must be above zero")
+                .hint("write e.g. `128kbps`"));
+        }
+        let mtu = link.mtu.map_or(DEFAULT_MTU_BYTES, |m| m.0);
+        if !(MIN_MTU_BYTES..=65_535).contains(&mtu) {
+            return Err(Issue::at(format!("{at}.mtu"), format!("{mtu} B is not a usable IPv4 MTU"))
+                .hint("use 68B to 65535B"));
+        }
+        let ring = check_ring(link.tx_ring, format!("{at}.tx_ring"))?.unwrap_or(DEFAULT_TX_RING_PACKETS);
+        for (from, to) in [(a, b), (b, a)] {
+            port_configs.push(PortConfig {
+                name: format!("{}->{}", nodes[from as usize].name, nodes[to as usize].name),
+                node: from,
+                peer: to,
+                rate_bps: link.rate.0,
+                l2_overhead_bytes: link.l2.unwrap_or(DEFAULT_L2).0,
+                propagation_ns: link.delay.map_or(0, |d| d.0),
+                mtu_bytes: mtu as u32,
+                tx_ring_packets: ring,
+            });
+        }
+    }
+    let port_index = |name: &str| port_configs.iter().position(|p| p.name == name);
+
+    // Interfaces: output policies and per-direction ring sizes.
+    let mut outputs: Vec<Option<AnyQdisc>> = vec![None; port_configs.len()];
+    let mut rings: Vec<Option<u32>> = vec![None; port_configs.len()];
+    for (key, interface) in &spec.interfaces {
+        let at = format!("interfaces.{key}");
+        let p = port_index(key).ok_or_else(|| {
+            Issue::unknown_name(&at, "interface", key, port_configs.iter().map(|p| p.name.as_str()))
+        })?;
+        rings[p] = check_ring(interface.tx_ring, join_path(&at, "tx_ring"))?;
+        outputs[p] = match &interface.output {
+            None => None,
+            Some(PolicyRef::Named(name)) => Some(policies.get(name.as_str()).cloned().ok_or_else(|| {
+                Issue::unknown_name(
+                    join_path(&at, "output"),
+                    "policy",
+                    name,
+                    spec.policies.keys().map(String::as_str),
+                )
+            })?),
+            Some(PolicyRef::Inline(policy)) => Some(policy.build(&join_path(&at, "output"), &node_address)?),
+        };
+    }
+    let ports: Vec<Port> = port_configs
+        .iter()
+        .cloned()
+        .zip(outputs)
+        .zip(rings)
+        .enumerate()
+        .map(|(i, ((mut config, output), ring))| {
+            config.tx_ring_packets = ring.unwrap_or(config.tx_ring_packets);
+            let qdisc = output.unwrap_or_else(|| {
+                PolicySpec::default_output().build("", &node_address).expect("the default FIFO builds")
+            });
+            Port::new(i as u32, config, qdisc)
+        })
+        .collect();
+
+    // Routing.
+    let edges: Vec<(u32, u32)> = port_configs.iter().map(|p| (p.node, p.peer)).collect();
+    let forwards: Vec<bool> = nodes.iter().map(|n| n.kind == NodeKind::Router).collect();
+    let mut routes = RoutingTable::shortest_paths(nodes.len(), &edges, &forwards);
+    for (i, route) in spec.topology.routes.iter().enumerate() {
+        let at = format!("topology.routes[{i}]");
+        let from = node_index(&route.at, format!("{at}.at"))?;
+        let to = node_index(&route.to, format!("{at}.to"))?;
+        let via = node_index(&route.via, format!("{at}.via"))?;
+        let p = edges.iter().position(|&e| e == (from, via)).ok_or_else(|| {
+            Issue::at(format!("{at}.via"), format!("`{}` is not a neighbour of `{}`", route.via, route.at))
+                .hint("`via` must be at the other end of a link from `at`")
+        })?;
+        routes.set(from, to, p as u32);
+    }
+
+    // Flows.
+    let mut sources = Vec::new();
+    let mut flows = Vec::new();
+    let mut flow_stats = Vec::new();
+    for (i, flow) in spec.traffic.iter().enumerate() {
+        let at = format!("traffic[{i}]");
+        if let Some(j) = spec.traffic[..i].iter().position(|f| f.name == flow.name) {
+            return Err(Issue::at(
+                format!("{at}.name"),
+                format!("flow name `{}` is already used by traffic[{j}]", flow.name),
+            ));
+        }
+        let from = node_index(&flow.from, format!("{at}.from"))?;
+        let to = node_index(&flow.to, format!("{at}.to"))?;
+        if from == to {
+            return Err(Issue::at(format!("{at}.to"), "a flow must go to another node"));
+        }
+        let path = routes.path(from, to, &edges).map_err(|why| {
+            Issue::at(format!("{at}.to"), format!("no route from `{}` to `{}` ({why})", flow.from, flow.to))
+                .hint(
+                    "connect them with links through routers (hosts do not forward), or fix topology.routes",
+                )
+        })?;
+        let pattern = flow.pattern.compile(&format!("{at}.pattern"))?;
+        if let Some(&p) = path.iter().find(|&&p| pattern.size_bytes > port_configs[p as usize].mtu_bytes) {
+            let port = &port_configs[p as usize];
+            return Err(Issue::at(
+                format!("{at}.pattern"),
+                format!(
+                    "{} B packets exceed the {} B MTU of {}",
+                    pattern.size_bytes, port.mtu_bytes, port.name
+                ),
+            )
+            .hint(
+                "IP fragmentation is not modelled: use packets no larger than the smallest MTU on the path",
+            ));
+        }
+        let bottleneck_port =
+            *path.iter().min_by_key(|&&p| port_configs[p as usize].rate_bps).expect("a path has a port");
+        let start = flow.start.map_or(0, |s| s.0);
+        let stop = flow.stop.map_or(run.end.0, |s| s.0);
+        if start >= stop {
+            return Err(Issue::at(format!("{at}.stop"), "the flow stops before it starts"));
+        }
+        let protocol = flow.protocol.map_or(protocol::UDP, |p| p.0);
+        let mut rng = Rng::for_stream(run.seed, run.replication, &flow.name);
+        let mut generator = pattern.generator;
+        let first = generator.first(SimTime(start), flow.pattern.starts_off(), &mut rng);
+        let template = Packet {
+            id: 0,
+            created: SimTime::ZERO,
+            flow: i as u32,
+            dst_node: to,
+            size_bytes: pattern.size_bytes,
+            src_addr: nodes[from as usize].address,
+            dst_addr: nodes[to as usize].address,
+            src_port: flow.src_port.unwrap_or(DEFAULT_SRC_PORT_BASE.saturating_add(i as u16)),
+            dst_port: flow.dst_port.unwrap_or(DEFAULT_DST_PORT),
+            protocol,
+            dscp: flow.dscp.map_or(0, |d| d.0),
+            counted: false,
+        };
+        sources.push((Source { template, generator, rng, stop: SimTime(stop), first_port: path[0] }, first));
+        flows.push(FlowInfo {
+            name: flow.name.clone(),
+            from,
+            to,
+            pattern: flow.pattern.kind(),
+            size_bytes: pattern.size_bytes,
+            bottleneck_port,
+        });
+        flow_stats.push(FlowStats::new(pattern.nominal_interval_ns, gap_threshold_ns));
+    }
+    Ok(Simulation::new(run, nodes, ports, routes, sources, flows, flow_stats))
+}

@@ -1,0 +1,168 @@
+//! Errors in a scenario, each naming the place (file, line, column and key path) and a fix.
+
+use super::suggest::nearest;
+use super::yaml::{Position, PositionIndex};
+use std::fmt;
+
+/// A problem in a scenario: where it is, what is wrong, how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// The file (or `<dict>`, `<string>`) the scenario came from.
+    pub origin: String,
+    /// Line and column in that file, when known.
+    pub position: Option<Position>,
+    /// Key path of the offending value, e.g. `topology.links[2].rate`; empty for the whole
+    /// document.
+    pub key_path: String,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it, when there is something specific to say.
+    pub hint: Option<String>,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.origin)?;
+        if let Some(p) = self.position {
+            write!(f, ":{}:{}", p.line, p.column)?;
+        }
+        if !self.key_path.is_empty() {
+            write!(f, ": {}", self.key_path)?;
+        }
+        write!(f, ": {}", self.message)?;
+        if let Some(hint) = &self.hint {
+            write!(f, ". {hint}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// A problem found before its position is known: a key path, a message and maybe a hint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Issue {
+    /// Key path of the offending value.
+    pub key_path: String,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it.
+    pub hint: Option<String>,
+}
+
+impl Issue {
+    /// A problem at `key_path`.
+    pub fn at(key_path: impl Into<String>, message: impl Into<String>) -> Self {
+        Issue { key_path: key_path.into(), message: message.into(), hint: None }
+    }
+
+    /// Adds how to fix it.
+    pub fn hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// An unknown name (node, policy, band ...) with the nearest known one suggested.
+    pub fn unknown_name<'a>(
+        key_path: impl Into<String>,
+        what: &str,
+        name: &str,
+        known: impl IntoIterator<Item = &'a str> + Clone,
+    ) -> Self {
+        let listing: Vec<&str> = known.clone().into_iter().collect();
+        let hint = match nearest(name, known) {
+            Some(best) => format!("did you mean `{best}`? (known: {})", listing.join(", ")),
+            None if listing.is_empty() => format!("define the {what} first"),
+            None => format!("known {what}s: {}", listing.join(", ")),
+        };
+        Issue::at(key_path, format!("unknown {what} `{name}`")).hint(hint)
+    }
+
+    /// Places the issue in `origin` using the positions of the document's key paths.
+    pub fn locate(self, origin: &str, index: &PositionIndex) -> ScenarioError {
+        ScenarioError {
+            origin: origin.to_owned(),
+            position: index.find(&self.key_path),
+            key_path: self.key_path,
+            message: self.message,
+            hint: self.hint,
+        }
+    }
+}
+
+/// Words quoted in backticks after "expected" in a serde message (the valid names).
+fn expected_names(message: &str) -> Vec<&str> {
+    let Some(start) = message.find("expected") else {
+        return Vec::new();
+    };
+    message[start..].split('`').skip(1).step_by(2).collect()
+}
+
+/// Turns a serde message (`unknown field `rat`, expected one of ...`) into an issue with a
+/// suggestion, at `key_path`.
+pub fn from_serde_message(key_path: String, message: &str) -> Issue {
+    for (prefix, what) in [("unknown field `", "key"), ("unknown variant `", "value")] {
+        if let Some(rest) = message.strip_prefix(prefix) {
+            let wrong = rest.split('`').next().unwrap_or_default();
+            let names = expected_names(rest);
+            let key_path = if what == "key" && !key_path.ends_with(wrong) {
+                join_path(&key_path, wrong)
+            } else {
+                key_path
+            };
+            let hint = match nearest(wrong, names.iter().copied()) {
+                Some(best) => format!("did you mean `{best}`? (valid: {})", names.join(", ")),
+                None => format!("valid {what}s here: {}", names.join(", ")),
+            };
+            return Issue::at(key_path, format!("unknown {what} `{wrong}`")).hint(hint);
+        }
+    }
+    if let Some(field) = message.strip_prefix("missing field `").and_then(|r| r.split('`').next()) {
+        return Issue::at(key_path, format!("missing key `{field}`")).hint(format!("add `{field}:` here"));
+    }
+    Issue::at(key_path, message.to_owned())
+}
+
+/// `parent.key`, or `key` at the top level.
+pub fn join_path(parent: &str, key: &str) -> String {
+    if parent.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{parent}.{key}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_field_gets_a_suggestion_and_its_own_path() {
+        let issue = from_serde_message(
+            "topology.links[0]".into(),
+            "unknown field `rat`, expected one of `between`, `rate`, `delay`",
+        );
+        assert_eq!(issue.key_path, "topology.links[0].rat");
+        assert_eq!(issue.message, "unknown key `rat`");
+        assert!(issue.hint.unwrap().starts_with("did you mean `rate`?"));
+    }
+
+    #[test]
+    fn unknown_variant_lists_valid_values() {
+        let issue = from_serde_message("l2".into(), "unknown variant `atm`, expected `hdlc` or `ppp`");
+        assert_eq!(issue.message, "unknown value `atm`");
+        assert_eq!(issue.hint.unwrap(), "valid values here: hdlc, ppp");
+    }
+
+    #[test]
+    fn display_has_file_line_column_path_and_hint() {
+        let e = ScenarioError {
+            origin: "s.yaml".into(),
+            position: Some(Position { line: 4, column: 7 }),
+            key_path: "run.duration".into(),
+            message: "must be greater than zero".into(),
+            hint: Some("write e.g. `60s`".into()),
+        };
+        assert_eq!(e.to_string(), "s.yaml:4:7: run.duration: must be greater than zero. write e.g. `60s`");
+    }
+}

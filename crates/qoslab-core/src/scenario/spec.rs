@@ -1,0 +1,147 @@
+//! The scenario document: what a YAML scenario may contain.
+//!
+//! Every struct rejects unknown keys, so a typo is an error with a suggestion rather than a
+//! silently ignored setting. Quantities are unit strings (see [`crate::units`]). The JSON
+//! Schema printed by `qoslab schema` is generated from these types.
+
+use crate::net::l2::L2Overhead;
+use crate::qdisc::PolicySpec;
+use crate::traffic::FlowSpec;
+use crate::units::{Duration, Rate, Size};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// A whole scenario.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioSpec {
+    /// Short name, used in result files.
+    pub name: String,
+    /// One line on what the scenario shows.
+    pub description: Option<String>,
+    /// Run length, warm-up and randomness.
+    pub run: RunSpec,
+    /// Nodes and links.
+    pub topology: TopologySpec,
+    /// Named interface policies that `interfaces` refer to.
+    #[serde(default)]
+    pub policies: BTreeMap<String, PolicySpec>,
+    /// Per-interface settings, keyed `node->peer` (the egress from `node` towards `peer`).
+    #[serde(default)]
+    pub interfaces: BTreeMap<String, InterfaceSpec>,
+    /// The flows.
+    pub traffic: Vec<FlowSpec>,
+}
+
+/// Run control.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunSpec {
+    /// Measured time, after the warm-up.
+    pub duration: Duration,
+    /// Time simulated before measuring starts (default 0 s).
+    pub warmup: Option<Duration>,
+    /// Master seed of all random streams (default 1).
+    pub seed: Option<u64>,
+    /// Replication number, varies the random streams under one seed (default 0).
+    pub replication: Option<u64>,
+    /// Inter-arrival deviations above this are silences, not jitter (default 1 s, as the
+    /// LMR VoIP thesis' analysis script).
+    pub jitter_gap_threshold: Option<Duration>,
+}
+
+/// What a node is.
+#[derive(Copy, Clone, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeKind {
+    /// An end system: sends and receives, never forwards.
+    Host,
+    /// Forwards packets between its links.
+    Router,
+}
+
+/// A node.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    /// `host` or `router`.
+    pub kind: NodeKind,
+    /// IPv4 address used by classification (default 10.0.x.y from the node's position).
+    pub address: Option<String>,
+}
+
+/// Nodes, links and static routes.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TopologySpec {
+    /// Nodes by name.
+    pub nodes: BTreeMap<String, NodeSpec>,
+    /// Full-duplex point-to-point links.
+    pub links: Vec<LinkSpec>,
+    /// Static routes that replace the computed shortest paths.
+    #[serde(default)]
+    pub routes: Vec<RouteSpec>,
+}
+
+/// A full-duplex point-to-point link; both directions share its settings.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// The two nodes it joins.
+    pub between: [String; 2],
+    /// Physical bit rate of each direction.
+    pub rate: Rate,
+    /// Propagation delay of each direction (default 0 s).
+    pub delay: Option<Duration>,
+    /// Layer-2 framing per frame: `hdlc`, `ppp`, `ethernet`, `ethernet-wire`, `none` or
+    /// bytes (default `ethernet`).
+    pub l2: Option<L2Overhead>,
+    /// Largest IP packet (default 1500 B).
+    pub mtu: Option<Size>,
+    /// Transmit ring size in packets, counting the frame on the wire (default 2).
+    pub tx_ring: Option<u32>,
+}
+
+/// A static route: at node `at`, traffic for `to` leaves towards neighbour `via`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RouteSpec {
+    /// The node whose forwarding decision this sets.
+    pub at: String,
+    /// The destination node.
+    pub to: String,
+    /// The neighbour to send it to.
+    pub via: String,
+}
+
+/// Settings of one egress interface.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InterfaceSpec {
+    /// Output queuing: the name of an entry in `policies`, or a policy written inline.
+    pub output: Option<PolicyRef>,
+    /// Transmit ring size for this direction only (overrides the link's).
+    pub tx_ring: Option<u32>,
+}
+
+/// A policy by name or inline.
+#[derive(Clone, Debug, JsonSchema)]
+#[serde(untagged)]
+pub enum PolicyRef {
+    /// The name of an entry in `policies`.
+    Named(String),
+    /// A policy written in place.
+    Inline(PolicySpec),
+}
+
+impl<'de> Deserialize<'de> for PolicyRef {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(name) => Ok(PolicyRef::Named(name)),
+            other => crate::scenario::tagged::nested(other)
+                .map(PolicyRef::Inline)
+                .map_err(serde::de::Error::custom),
+        }
+    }
+}

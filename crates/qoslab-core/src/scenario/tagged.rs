@@ -1,0 +1,216 @@
+//! Path-preserving deserialization for nested values, and `kind:`-tagged enums.
+//!
+//! Scenario objects that come in several kinds (`{kind: fifo, limit: 40}`) are read by
+//! looking at `kind` first and then deserializing the rest as that kind's parameters.
+//! serde's own internally tagged enums buffer the value and lose the key path of any error
+//! inside; here the inner value is deserialized on its own with its path tracked, and the
+//! inner path travels inside the error message (between two `PATH_MARK` characters) until
+//! the loader joins it to the outer path. The marker never reaches a user.
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+const PATH_MARK: char = '\u{1}';
+
+/// A serde path as `a.b[2].c`.
+pub fn path_string(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for segment in path {
+        match segment {
+            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            Segment::Map { key } => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            Segment::Enum { .. } | Segment::Unknown => {}
+        }
+    }
+    out
+}
+
+/// Joins a path and a (possibly path-marked) message into a path-marked message.
+fn mark(path: &str, message: &str) -> String {
+    let (inner_path, inner_message) = unmark(message);
+    let full = append_path(path, &inner_path);
+    format!("{PATH_MARK}{full}{PATH_MARK}{inner_message}")
+}
+
+/// Splits a path-marked message into (path, message); unmarked messages have an empty path.
+pub fn unmark(message: &str) -> (String, String) {
+    if let Some(rest) = message.strip_prefix(PATH_MARK) {
+        if let Some((path, msg)) = rest.split_once(PATH_MARK) {
+            return (path.to_owned(), msg.to_owned());
+        }
+    }
+    (String::new(), message.to_owned())
+}
+
+/// Appends an inner key path to a path: `a.b` + `[2].c` → `a.b[2].c`.
+pub fn append_path(outer: &str, inner: &str) -> String {
+    match (outer.is_empty(), inner.is_empty()) {
+        (true, _) => inner.to_owned(),
+        (false, true) => outer.to_owned(),
+        (false, false) if inner.starts_with('[') => format!("{outer}{inner}"),
+        (false, false) => format!("{outer}.{inner}"),
+    }
+}
+
+/// Deserializes `value` as `T`, keeping the key path of any error inside it.
+pub fn nested<T: DeserializeOwned>(value: Value) -> Result<T, String> {
+    serde_path_to_error::deserialize(value).map_err(|e| mark(&path_string(e.path()), &e.inner().to_string()))
+}
+
+/// Removes `kind` from an object and checks it against `kinds`.
+pub fn split_kind(value: Value, kinds: &[&str]) -> Result<(String, Value), String> {
+    let quoted = kinds.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+    let Value::Object(mut map) = value else {
+        return Err(format!(
+            "expected a mapping with `kind: ...` (one of {quoted}), found {}",
+            describe(&value)
+        ));
+    };
+    match map.remove("kind") {
+        Some(Value::String(kind)) if kinds.contains(&kind.as_str()) => Ok((kind, Value::Object(map))),
+        Some(Value::String(kind)) => {
+            Err(mark("kind", &format!("unknown variant `{kind}`, expected one of {quoted}")))
+        }
+        Some(other) => Err(mark("kind", &format!("expected a string, found {}", describe(&other)))),
+        None => Err(format!("missing field `kind`, expected one of {quoted}")),
+    }
+}
+
+fn describe(value: &Value) -> String {
+    match value {
+        Value::Null => "nothing".into(),
+        Value::Bool(b) => format!("boolean `{b}`"),
+        Value::Number(n) => format!("number `{n}`"),
+        Value::String(s) => format!("string `{s}`"),
+        Value::Array(_) => "a list".into(),
+        Value::Object(_) => "a mapping".into(),
+    }
+}
+
+/// Adds `kind: <const>` as a required property to an object schema.
+pub fn with_kind(mut schema: schemars::Schema, kind: &str) -> schemars::Schema {
+    let object = schema.ensure_object();
+    let properties = object.entry("properties").or_insert_with(|| Value::Object(Default::default()));
+    if let Value::Object(p) = properties {
+        p.insert("kind".into(), serde_json::json!({ "const": kind }));
+    }
+    let required = object.entry("required").or_insert_with(|| Value::Array(Vec::new()));
+    if let Value::Array(r) = required {
+        r.insert(0, Value::from("kind"));
+    }
+    schema
+}
+
+/// Declares an enum read from `{kind: NAME, ...params}`, one variant per kind.
+macro_rules! kind_enum {
+    ($(#[$meta:meta])* pub enum $name:ident {
+        $($(#[$vmeta:meta])* $kind:literal => $variant:ident($params:ty),)+
+    }) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug)]
+        pub enum $name {
+            $($(#[$vmeta])* $variant($params),)+
+        }
+
+        impl $name {
+            /// The accepted `kind` values.
+            pub const KINDS: &'static [&'static str] = &[$($kind),+];
+
+            /// This value's `kind`.
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $(Self::$variant(_) => $kind,)+
+                }
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                use serde::de::Error;
+                let value = serde_json::Value::deserialize(d)?;
+                let (kind, rest) = $crate::scenario::tagged::split_kind(value, Self::KINDS)
+                    .map_err(D::Error::custom)?;
+                match kind.as_str() {
+                    $($kind => $crate::scenario::tagged::nested(rest).map(Self::$variant),)+
+                    _ => unreachable!("split_kind checked the kind"),
+                }
+                .map_err(D::Error::custom)
+            }
+        }
+
+        impl schemars::JsonSchema for $name {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+            fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                let variants = vec![$(
+                    $crate::scenario::tagged::with_kind(
+                        <$params as schemars::JsonSchema>::json_schema(generator), $kind,
+                    ).to_value(),
+                )+];
+                schemars::json_schema!({ "oneOf": variants })
+            }
+        }
+    };
+}
+pub(crate) use kind_enum;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Deserialize, schemars::JsonSchema, Clone, Debug)]
+    #[serde(deny_unknown_fields)]
+    pub struct Inner {
+        pub size: u32,
+    }
+
+    kind_enum! {
+        /// Test enum.
+        pub enum Shape {
+            "small" => Small(Inner),
+            "large" => Large(Inner),
+        }
+    }
+
+    #[derive(Deserialize, Debug)]
+    struct Outer {
+        shapes: Vec<Shape>,
+    }
+
+    fn error_of(json: serde_json::Value) -> (String, String) {
+        let err = nested::<Outer>(json).unwrap_err();
+        unmark(&err)
+    }
+
+    #[test]
+    fn inner_paths_survive() {
+        let (path, msg) = error_of(
+            serde_json::json!({"shapes": [{"kind": "small", "size": 1}, {"kind": "large", "size": "x"}]}),
+        );
+        assert_eq!(path, "shapes[1].size");
+        assert!(msg.starts_with("invalid type"), "{msg}");
+        let (path, msg) = error_of(serde_json::json!({"shapes": [{"kind": "smal", "size": 1}]}));
+        assert_eq!(path, "shapes[0].kind");
+        assert!(msg.contains("unknown variant `smal`"), "{msg}");
+        let (path, msg) = error_of(serde_json::json!({"shapes": [{"size": 1}]}));
+        assert_eq!(path, "shapes[0]");
+        assert!(msg.contains("missing field `kind`"), "{msg}");
+    }
+
+    #[test]
+    fn kinds_parse() {
+        let outer: Outer = nested(serde_json::json!({"shapes": [{"kind": "large", "size": 3}]})).unwrap();
+        assert_eq!(outer.shapes[0].kind(), "large");
+        assert!(matches!(&outer.shapes[0], Shape::Large(Inner { size: 3 })));
+        let Shape::Small(small) = Shape::Small(Inner { size: 1 }) else { unreachable!() };
+        assert_eq!(small.size, 1);
+    }
+}

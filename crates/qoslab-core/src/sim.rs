@@ -1,0 +1,253 @@
+//! A runnable simulation: the network, its sources, the event list and the run loop.
+//!
+//! The loop pops the earliest event and hands it to the model; nothing else advances time.
+//! Nodes interact only through link events (a frame's arrival one propagation delay after
+//! its last bit left), the property a future parallel engine over partitioned topologies
+//! needs. At the end of every run the invariants are checked — packet conservation over the
+//! whole network, the backlog identity of every queue, per-flow accounting and work
+//! conservation — and a violation fails the run.
+
+use crate::engine::{Event, EventQueue};
+use crate::measure::results::{build_results, Results};
+use crate::measure::FlowStats;
+use crate::net::port::{Port, PortEnv};
+use crate::net::routing::RoutingTable;
+use crate::net::Node;
+use crate::qdisc::Qdisc;
+use crate::time::SimTime;
+use crate::traffic::Source;
+use std::fmt;
+
+/// Facts about a flow needed for its results row.
+#[derive(Clone, Debug)]
+pub struct FlowInfo {
+    /// Flow name.
+    pub name: String,
+    /// Sending node index.
+    pub from: u32,
+    /// Receiving node index.
+    pub to: u32,
+    /// Pattern kind.
+    pub pattern: &'static str,
+    /// IP packet size, bytes.
+    pub size_bytes: u32,
+    /// The slowest port on the path (first one on ties).
+    pub bottleneck_port: u32,
+}
+
+/// What a run was asked to do.
+#[derive(Clone, Debug)]
+pub struct RunInfo {
+    /// Scenario name.
+    pub scenario: String,
+    /// Master seed.
+    pub seed: u64,
+    /// Replication number.
+    pub replication: u64,
+    /// Warm-up end (measured window start).
+    pub warmup_end: SimTime,
+    /// End of the run.
+    pub end: SimTime,
+}
+
+/// A broken invariant: the model has a bug, and the run's numbers cannot be trusted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunError {
+    /// What was found.
+    pub message: String,
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invariant violated, results discarded: {}", self.message)
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// Run-wide packet totals (all packets, warm-up included).
+#[derive(Clone, Debug, Default)]
+pub struct Totals {
+    /// Packets created by sources.
+    pub created: u64,
+    /// Packets that reached their destination.
+    pub delivered: u64,
+    /// Packets dropped anywhere.
+    pub dropped: u64,
+    /// Frames whose transmission completed on some link.
+    pub packet_hops: u64,
+    /// Events processed.
+    pub events: u64,
+    /// Times a port's wire fell idle while packets waited (must stay 0).
+    pub work_conservation_violations: u64,
+}
+
+/// A built scenario, ready to run.
+pub struct Simulation {
+    pub(crate) run: RunInfo,
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) ports: Vec<Port>,
+    pub(crate) routes: RoutingTable,
+    pub(crate) sources: Vec<Source>,
+    pub(crate) flows: Vec<FlowInfo>,
+    pub(crate) flow_stats: Vec<FlowStats>,
+    pub(crate) events: EventQueue,
+    pub(crate) totals: Totals,
+    now: SimTime,
+}
+
+impl Simulation {
+    /// Assembles a simulation and schedules its first events.
+    pub(crate) fn new(
+        run: RunInfo,
+        nodes: Vec<Node>,
+        ports: Vec<Port>,
+        routes: RoutingTable,
+        sources: Vec<(Source, SimTime)>,
+        flows: Vec<FlowInfo>,
+        flow_stats: Vec<FlowStats>,
+    ) -> Self {
+        let mut events = EventQueue::new();
+        // Scheduled first, so it precedes every other event at the same instant.
+        events.schedule(run.warmup_end, Event::WarmupEnd);
+        let mut runnable = Vec::with_capacity(sources.len());
+        for (i, (source, first)) in sources.into_iter().enumerate() {
+            if first < source.stop {
+                events.schedule(first, Event::SourceEmit(i as u32));
+            }
+            runnable.push(source);
+        }
+        Simulation {
+            run,
+            nodes,
+            ports,
+            routes,
+            sources: runnable,
+            flows,
+            flow_stats,
+            events,
+            totals: Totals::default(),
+            now: SimTime::ZERO,
+        }
+    }
+
+    /// The current simulated time, ns.
+    pub fn now_ns(&self) -> u64 {
+        self.now.0
+    }
+
+    /// When the run ends (warm-up + duration), ns.
+    pub fn end_ns(&self) -> u64 {
+        self.run.end.0
+    }
+
+    /// Processes every event before `until_ns` (and before the end of the run).
+    pub fn advance(&mut self, until_ns: u64) {
+        let until = SimTime(until_ns.min(self.run.end.0));
+        while let Some(at) = self.events.peek_time() {
+            if at >= until {
+                break;
+            }
+            let (at, event) = self.events.pop().expect("peeked");
+            self.now = at;
+            self.dispatch(event);
+        }
+        self.now = self.now.max(until);
+    }
+
+    #[inline]
+    fn dispatch(&mut self, event: Event) {
+        self.totals.events += 1;
+        let now = self.now;
+        let mut env = PortEnv {
+            now,
+            events: &mut self.events,
+            flows: &mut self.flow_stats,
+            dropped_packets: &mut self.totals.dropped,
+        };
+        match event {
+            Event::SourceEmit(i) => {
+                let source = &mut self.sources[i as usize];
+                let counted = now >= self.run.warmup_end;
+                let packet = source.packet(self.totals.created, now, counted);
+                self.totals.created += 1;
+                if counted {
+                    env.flows[packet.flow as usize].on_sent(&packet);
+                }
+                if let Some(next) = source.next_emission() {
+                    env.events.schedule(next, Event::SourceEmit(i));
+                }
+                let port = source.first_port;
+                self.ports[port as usize].enqueue(packet, &mut env);
+            }
+            Event::TransmitDone(p) => {
+                self.totals.packet_hops += 1;
+                let port = &mut self.ports[p as usize];
+                port.transmit_done(&mut env);
+                if port.idle_with_backlog() {
+                    self.totals.work_conservation_violations += 1;
+                }
+            }
+            Event::LinkArrival(p) => {
+                let port = &mut self.ports[p as usize];
+                let packet = port.take_arrival();
+                let node = port.config.peer;
+                if node == packet.dst_node {
+                    self.totals.delivered += 1;
+                    if packet.counted {
+                        env.flows[packet.flow as usize].on_received(&packet, now);
+                    }
+                } else {
+                    let next = self.routes.next_port(node, packet.dst_node);
+                    self.ports[next as usize].enqueue(packet, &mut env);
+                }
+            }
+            Event::PortWake(p) => self.ports[p as usize].wake(&mut env),
+            Event::WarmupEnd => self.ports.iter_mut().for_each(|p| p.start_window(now)),
+        }
+    }
+
+    /// Runs to the end, checks the invariants and returns the results.
+    pub fn finish(mut self) -> Result<Results, RunError> {
+        self.advance(self.run.end.0);
+        self.now = self.run.end;
+        let end = self.run.end;
+        self.ports.iter_mut().for_each(|p| p.close_window(end));
+        self.check_invariants()?;
+        Ok(build_results(&self))
+    }
+
+    fn check_invariants(&self) -> Result<(), RunError> {
+        let fail = |message: String| Err(RunError { message });
+        let held: u64 = self.ports.iter().map(Port::packets_held).sum();
+        let t = &self.totals;
+        if t.created != t.delivered + t.dropped + held {
+            return fail(format!(
+                "packet conservation: created {} != delivered {} + dropped {} + in flight {held}",
+                t.created, t.delivered, t.dropped
+            ));
+        }
+        for port in &self.ports {
+            let queued = port.qdisc.len_packets() as u64;
+            port.queue_stats.check(queued).or_else(|e| fail(format!("port {}: {e}", port.config.name)))?;
+        }
+        for (info, stats) in self.flows.iter().zip(&self.flow_stats) {
+            if stats.received_packets + stats.drops.total_packets() > stats.sent_packets {
+                return fail(format!(
+                    "flow {}: received {} + dropped {} exceeds sent {}",
+                    info.name,
+                    stats.received_packets,
+                    stats.drops.total_packets(),
+                    stats.sent_packets
+                ));
+            }
+        }
+        if t.work_conservation_violations > 0 {
+            return fail(format!(
+                "work conservation: a link fell idle {} times while packets waited",
+                t.work_conservation_violations
+            ));
+        }
+        Ok(())
+    }
+}

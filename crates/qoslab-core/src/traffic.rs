@@ -1,0 +1,10 @@
+//! Traffic: open-loop sources (CBR, codec presets, floods, Poisson, ON-OFF) and the flows
+//! that carry them.
+
+pub mod codec;
+pub mod distribution;
+pub mod pattern;
+pub mod source;
+
+pub use pattern::{Pattern, PatternSpec};
+pub use source::{FlowSpec, Source};

@@ -1,0 +1,79 @@
+//! A traffic flow as written in a scenario, and the running source that emits its packets.
+//!
+//! Sources are open loop: they emit on their schedule whatever happens downstream. Each has
+//! its own random stream, keyed on (seed, replication, flow name) — see
+//! [`crate::engine::rng`]. `start` and `stop` are instants since the run began, warm-up
+//! included; packets created before the warm-up ends travel normally but do not count in the
+//! flow's statistics.
+
+use super::pattern::{Generator, PatternSpec};
+use crate::classify::dscp::Dscp;
+use crate::engine::Rng;
+use crate::packet::{Packet, Protocol};
+use crate::time::SimTime;
+use crate::units::Duration;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// First source port given to flows that do not set one (+ the flow's index).
+pub const DEFAULT_SRC_PORT_BASE: u16 = 49_152;
+/// Destination port of flows that do not set one (iperf's default).
+pub const DEFAULT_DST_PORT: u16 = 5_001;
+
+/// A flow as written in a scenario.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    /// Unique flow name (also keys its random stream).
+    pub name: String,
+    /// Sending node.
+    pub from: String,
+    /// Receiving node.
+    pub to: String,
+    /// IP protocol written in the headers: `udp` (default), `tcp`, `icmp` or a number. The
+    /// source stays open loop whatever the protocol says.
+    pub protocol: Option<Protocol>,
+    /// Source port (default 49152 + the flow's position).
+    pub src_port: Option<u16>,
+    /// Destination port (default 5001).
+    pub dst_port: Option<u16>,
+    /// DSCP marking (default 0, best effort).
+    pub dscp: Option<Dscp>,
+    /// When the first packet may leave, since the run began (default 0 s).
+    pub start: Option<Duration>,
+    /// When the source stops, since the run began (default: the end of the run).
+    pub stop: Option<Duration>,
+    /// The emission pattern.
+    pub pattern: PatternSpec,
+}
+
+/// A running source.
+#[derive(Clone, Debug)]
+pub struct Source {
+    /// Header fields every packet of the flow carries (id, time and `counted` are set per
+    /// packet).
+    pub template: Packet,
+    /// Emission schedule.
+    pub generator: Generator,
+    /// The flow's random stream.
+    pub rng: Rng,
+    /// No packet is emitted at or after this instant.
+    pub stop: SimTime,
+    /// The egress port at the sending node.
+    pub first_port: u32,
+}
+
+impl Source {
+    /// The packet emitted at `now` with id `id`.
+    #[inline]
+    pub fn packet(&self, id: u64, now: SimTime, counted: bool) -> Packet {
+        Packet { id, created: now, counted, ..self.template }
+    }
+
+    /// The next emission time after the current one, or `None` once the source stops.
+    #[inline]
+    pub fn next_emission(&mut self) -> Option<SimTime> {
+        let at = self.generator.next(&mut self.rng);
+        (at < self.stop).then_some(at)
+    }
+}

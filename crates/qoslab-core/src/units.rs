@@ -1,0 +1,213 @@
+//! Quantities with units as they appear in scenarios: `"128kbps"`, `"20ms"`, `"1500B"`, `"5%"`.
+//!
+//! Numbers are parsed as exact decimals (never through a float), so `"1.5Mbps"` is exactly
+//! 1 500 000 bit/s and `"0.1ms"` exactly 100 000 ns. A value that is not a whole number of
+//! the base unit (bit/s, ns, byte) is rejected rather than rounded. Prefixes are decimal
+//! (k = 1000) except the binary byte prefixes `KiB`, `MiB`, `GiB`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer};
+use std::borrow::Cow;
+use std::fmt;
+
+/// Splits `"1.5Mbps"` into (`"1.5"`, `"Mbps"`), tolerating one space between them.
+fn split_number(text: &str) -> Result<(&str, &str), String> {
+    let text = text.trim();
+    let end = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
+    if end == 0 {
+        return Err(format!("`{text}` does not start with a number"));
+    }
+    Ok((&text[..end], text[end..].trim_start()))
+}
+
+/// `number × multiplier` for a decimal string, exactly, or an error if it is fractional.
+fn scale_decimal(number: &str, multiplier: u64, base_unit: &str) -> Result<u64, String> {
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    if whole.is_empty() && fraction.is_empty() || fraction.contains('.') {
+        return Err(format!("`{number}` is not a number"));
+    }
+    let digits = format!("{whole}{fraction}");
+    let mantissa: u128 = digits.parse().map_err(|_| format!("`{number}` is too large"))?;
+    let scale = 10u128
+        .checked_pow(fraction.len() as u32)
+        .ok_or_else(|| format!("`{number}` has too many decimals"))?;
+    let scaled =
+        mantissa.checked_mul(multiplier as u128).ok_or_else(|| format!("`{number}` is too large"))?;
+    if scaled % scale != 0 {
+        return Err(format!("`{number}` is not a whole number of {base_unit} in this unit"));
+    }
+    u64::try_from(scaled / scale).map_err(|_| format!("`{number}` is too large"))
+}
+
+/// Parses a bit rate into bit/s: `bps`, `kbps`, `Mbps`, `Gbps` (also `bit/s`, `kbit/s`, ...).
+pub fn parse_rate_bps(text: &str) -> Result<u64, String> {
+    let (number, unit) = split_number(text)?;
+    let multiplier = match unit.to_ascii_lowercase().as_str() {
+        "bps" | "bit/s" | "b/s" => 1,
+        "kbps" | "kbit/s" | "kb/s" => 1_000,
+        "mbps" | "mbit/s" | "mb/s" => 1_000_000,
+        "gbps" | "gbit/s" | "gb/s" => 1_000_000_000,
+        "" => return Err(format!("`{text}` has no unit: write e.g. `{number}kbps`")),
+        _ => return Err(format!("unknown rate unit `{unit}` in `{text}` (use bps, kbps, Mbps or Gbps)")),
+    };
+    scale_decimal(number, multiplier, "bit/s")
+}
+
+/// Parses a duration into nanoseconds: `ns`, `us` (or `µs`), `ms`, `s`, `min`, `h`.
+pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
+    let (number, unit) = split_number(text)?;
+    let multiplier = match unit {
+        "ns" => 1,
+        "us" | "µs" => 1_000,
+        "ms" => 1_000_000,
+        "s" => 1_000_000_000,
+        "min" => 60_000_000_000,
+        "h" => 3_600_000_000_000,
+        "" => return Err(format!("`{text}` has no unit: write e.g. `{number}ms`")),
+        _ => return Err(format!("unknown time unit `{unit}` in `{text}` (use ns, us, ms, s, min or h)")),
+    };
+    scale_decimal(number, multiplier, "nanoseconds")
+}
+
+/// Parses a size into bytes: `B`, `kB`/`KB` (1000), `MB`, `GB`, `KiB`, `MiB`, `GiB`.
+pub fn parse_size_bytes(text: &str) -> Result<u64, String> {
+    let (number, unit) = split_number(text)?;
+    let multiplier = match unit {
+        "B" | "bytes" | "byte" => 1,
+        "kB" | "KB" => 1_000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        "KiB" => 1_024,
+        "MiB" => 1_048_576,
+        "GiB" => 1_073_741_824,
+        "" => return Err(format!("`{text}` has no unit: write e.g. `{number}B`")),
+        _ => return Err(format!("unknown size unit `{unit}` in `{text}` (use B, kB, MB, KiB or MiB)")),
+    };
+    scale_decimal(number, multiplier, "bytes")
+}
+
+/// Parses a percentage into parts per million: `"5%"` → 50 000, `"12.5%"` → 125 000.
+pub fn parse_percent_ppm(text: &str) -> Result<u64, String> {
+    let (number, unit) = split_number(text)?;
+    if unit != "%" {
+        return Err(format!("`{text}` is not a percentage: write e.g. `{number}%`"));
+    }
+    scale_decimal(number, 10_000, "parts per million")
+}
+
+/// Declares a serde newtype that deserializes from a unit string with `parse`.
+macro_rules! unit_newtype {
+    ($(#[$doc:meta])* $name:ident, $parse:path, $pattern:literal, $example:literal) => {
+        $(#[$doc])*
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $name(pub u64);
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let text = UnitText::deserialize(deserializer)?;
+                $parse(&text.0).map($name).map_err(serde::de::Error::custom)
+            }
+        }
+
+        impl JsonSchema for $name {
+            fn schema_name() -> Cow<'static, str> {
+                stringify!($name).into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({
+                    "type": "string",
+                    "pattern": $pattern,
+                    "examples": [$example],
+                })
+            }
+        }
+    };
+}
+
+/// A unit string; a bare number is refused with a hint, because units are never implied.
+struct UnitText(String);
+
+impl<'de> Deserialize<'de> for UnitText {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = UnitText;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a quantity with its unit as a string, e.g. \"128kbps\", \"20ms\", \"1500B\"")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<UnitText, E> {
+                Ok(UnitText(v.to_owned()))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<UnitText, E> {
+                Err(E::custom(format!(
+                    "`{v}` has no unit: write it as a string with a unit, e.g. \"{v}ms\", \"{v}kbps\" or \"{v}B\""
+                )))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<UnitText, E> {
+                Err(E::custom(format!(
+                    "`{v}` is negative or has no unit: quantities are positive strings with a unit"
+                )))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<UnitText, E> {
+                Err(E::custom(format!("`{v}` has no unit: write it as a string with a unit, e.g. \"{v}s\"")))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+unit_newtype!(
+    /// A bit rate in bit/s, written `"128kbps"`, `"1.5Mbps"`.
+    Rate, parse_rate_bps, "^[0-9]*\\.?[0-9]+ ?([kMGkmg]?bps|[kMG]?bit/s)$", "128kbps"
+);
+unit_newtype!(
+    /// A duration in nanoseconds, written `"20ms"`, `"1.5s"`.
+    Duration, parse_duration_ns, "^[0-9]*\\.?[0-9]+ ?(ns|us|µs|ms|s|min|h)$", "20ms"
+);
+unit_newtype!(
+    /// A size in bytes, written `"1500B"`, `"64kB"`.
+    Size, parse_size_bytes, "^[0-9]*\\.?[0-9]+ ?(B|bytes?|kB|KB|MB|GB|KiB|MiB|GiB)$", "1500B"
+);
+unit_newtype!(
+    /// A percentage in parts per million, written `"5%"`.
+    Percent, parse_percent_ppm, "^[0-9]*\\.?[0-9]+ ?%$", "5%"
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates() {
+        assert_eq!(parse_rate_bps("128kbps"), Ok(128_000));
+        assert_eq!(parse_rate_bps("1.5Mbps"), Ok(1_500_000));
+        assert_eq!(parse_rate_bps("38.4 kbit/s"), Ok(38_400));
+        assert_eq!(parse_rate_bps("10Gbps"), Ok(10_000_000_000));
+        assert!(parse_rate_bps("0.5bps").unwrap_err().contains("whole number"));
+        assert!(parse_rate_bps("128").unwrap_err().contains("no unit"));
+        assert!(parse_rate_bps("128kbs").unwrap_err().contains("unknown rate unit"));
+        assert!(parse_rate_bps("fast").unwrap_err().contains("does not start with a number"));
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration_ns("20ms"), Ok(20_000_000));
+        assert_eq!(parse_duration_ns("0.1ms"), Ok(100_000));
+        assert_eq!(parse_duration_ns("1.5s"), Ok(1_500_000_000));
+        assert_eq!(parse_duration_ns("2min"), Ok(120_000_000_000));
+        assert_eq!(parse_duration_ns("250us"), Ok(250_000));
+        assert!(parse_duration_ns("0.5ns").is_err());
+        assert!(parse_duration_ns("-1s").is_err());
+        assert!(parse_duration_ns("1.2.3s").is_err());
+    }
+
+    #[test]
+    fn sizes_and_percent() {
+        assert_eq!(parse_size_bytes("1500B"), Ok(1500));
+        assert_eq!(parse_size_bytes("1.5kB"), Ok(1500));
+        assert_eq!(parse_size_bytes("64KiB"), Ok(65_536));
+        assert_eq!(parse_percent_ppm("5%"), Ok(50_000));
+        assert_eq!(parse_percent_ppm("12.5%"), Ok(125_000));
+        assert!(parse_percent_ppm("5").is_err());
+    }
+}

@@ -1,0 +1,15 @@
+//! Helpers shared by the integration tests.
+
+use qoslab_core::{load, Override, Results};
+
+/// Runs a scenario written as YAML text, with `key=value` overrides.
+pub fn run_yaml(text: &str, overrides: &[&str]) -> Results {
+    let overrides: Vec<Override> = overrides.iter().map(|o| Override::parse(o).unwrap()).collect();
+    let sim = load(text, "<test>", &overrides, None).unwrap_or_else(|e| panic!("{e}"));
+    sim.finish().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The flow row called `name`.
+pub fn flow<'a>(results: &'a Results, name: &str) -> &'a qoslab_core::measure::results::FlowRecord {
+    results.flows.iter().find(|f| f.flow == name).unwrap_or_else(|| panic!("no flow {name}"))
+}
