@@ -194,8 +194,12 @@ impl Simulation {
                 let node = port.config.peer;
                 if node == packet.dst_node {
                     self.totals.delivered += 1;
+                    let stats = &mut env.flows[packet.flow as usize];
                     if packet.counted {
-                        env.flows[packet.flow as usize].on_received(&packet, now);
+                        stats.on_received(&packet, now);
+                    }
+                    if now >= self.run.warmup_end {
+                        stats.on_arrival_in_window(&packet);
                     }
                 } else {
                     let next = self.routes.next_port(node, packet.dst_node);

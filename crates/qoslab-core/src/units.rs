@@ -14,6 +14,9 @@ use std::fmt;
 fn split_number(text: &str) -> Result<(&str, &str), String> {
     let text = text.trim();
     let end = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
+    if text.starts_with('-') {
+        return Err(format!("`{text}` is negative: rates, durations and sizes are positive"));
+    }
     if end == 0 {
         return Err(format!("`{text}` does not start with a number"));
     }
@@ -197,7 +200,7 @@ mod tests {
         assert_eq!(parse_duration_ns("2min"), Ok(120_000_000_000));
         assert_eq!(parse_duration_ns("250us"), Ok(250_000));
         assert!(parse_duration_ns("0.5ns").is_err());
-        assert!(parse_duration_ns("-1s").is_err());
+        assert!(parse_duration_ns("-1s").unwrap_err().contains("negative"));
         assert!(parse_duration_ns("1.2.3s").is_err());
     }
 

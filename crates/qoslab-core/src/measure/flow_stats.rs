@@ -21,6 +21,11 @@ pub struct FlowStats {
     pub received_packets: u64,
     /// Bytes (layer 3) delivered to the destination.
     pub received_bytes: u64,
+    /// Packets that arrived during the measured window, whenever they were created (the
+    /// receiver's view, for throughput).
+    pub arrived_in_window_packets: u64,
+    /// Their bytes (layer 3).
+    pub arrived_in_window_bytes: u64,
     /// Packets dropped on the way, by reason.
     pub drops: DropCounters,
     delay_sum_ns: u128,
@@ -39,6 +44,8 @@ impl FlowStats {
             sent_bytes: 0,
             received_packets: 0,
             received_bytes: 0,
+            arrived_in_window_packets: 0,
+            arrived_in_window_bytes: 0,
             drops: DropCounters::default(),
             delay_sum_ns: 0,
             delay_min_ns: u64::MAX,
@@ -66,6 +73,13 @@ impl FlowStats {
         self.delay_max_ns = self.delay_max_ns.max(delay_ns);
         self.delay_histogram.record(delay_ns);
         self.jitter.record(packet.created, now);
+    }
+
+    /// `packet` arrived during the measured window (counted or not).
+    #[inline]
+    pub fn on_arrival_in_window(&mut self, packet: &Packet) {
+        self.arrived_in_window_packets += 1;
+        self.arrived_in_window_bytes += packet.size_bytes as u64;
     }
 
     /// `packet` was dropped for `reason`.

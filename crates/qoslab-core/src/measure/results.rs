@@ -222,9 +222,12 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
                 in_flight_packets: s.sent_packets - s.received_packets - dropped,
                 loss_pct: (s.sent_packets > 0).then(|| 100.0 * dropped as f64 / s.sent_packets as f64),
                 offered_l3_bps: bps(s.sent_bytes, window_ns),
-                delivered_l3_bps: bps(s.received_bytes, window_ns),
+                delivered_l3_bps: bps(s.arrived_in_window_bytes, window_ns),
                 offered_l2_bps: bps(s.sent_bytes + s.sent_packets * l2, window_ns),
-                delivered_l2_bps: bps(s.received_bytes + s.received_packets * l2, window_ns),
+                delivered_l2_bps: bps(
+                    s.arrived_in_window_bytes + s.arrived_in_window_packets * l2,
+                    window_ns,
+                ),
                 delay_min_ms: s.delay_min_ns().map(|d| ms(d as f64)),
                 delay_mean_ms: s.delay_mean_ns().map(ms),
                 delay_p50_ms: s.delay_quantile_ns(0.50).map(ms),
@@ -262,7 +265,11 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
             sent_packets: port.wire.sent_packets,
             sent_bytes: port.wire.sent_bytes,
             throughput_l3_bps: bps(port.wire.sent_bytes, window_ns),
-            throughput_l2_bps: bps(port.wire.sent_l2_bytes, window_ns),
+            throughput_l2_bps: if window_ns == 0 {
+                0.0
+            } else {
+                port.sent_l2_bits() * 1e9 / window_ns as f64
+            },
             utilisation_pct: if window_ns == 0 {
                 0.0
             } else {

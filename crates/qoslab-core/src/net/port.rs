@@ -54,9 +54,8 @@ pub struct WireCounters {
     pub sent_packets: u64,
     /// Their IP bytes.
     pub sent_bytes: u64,
-    /// Their bytes including layer-2 overhead.
-    pub sent_l2_bytes: u64,
-    /// Time the wire was busy, ns.
+    /// Time the wire was busy, ns (frames straddling the window edges count only for
+    /// their part inside it).
     pub busy_ns: u64,
 }
 
@@ -180,7 +179,6 @@ impl Port {
         let (packet, started) = self.on_wire.take().expect("TransmitDone with an idle wire");
         self.wire.sent_packets += 1;
         self.wire.sent_bytes += packet.size_bytes as u64;
-        self.wire.sent_l2_bytes += (packet.size_bytes + self.config.l2_overhead_bytes) as u64;
         self.wire.busy_ns += env.now.since(started.max(self.window_start));
         self.propagating.push_back(packet);
         env.events.schedule(env.now.after(self.config.propagation_ns), Event::LinkArrival(self.index));
@@ -215,6 +213,12 @@ impl Port {
         self.wire = WireCounters::default();
         self.queue_stats.start_window(now);
         self.class_stats.iter_mut().for_each(|c| c.start_window(now));
+    }
+
+    /// Layer-2 bits put on the wire in the window: busy time × rate, so frames straddling
+    /// the window edges count only for their part inside it.
+    pub fn sent_l2_bits(&self) -> f64 {
+        self.wire.busy_ns as f64 * self.config.rate_bps as f64 / 1e9
     }
 
     /// Closes the measured window at the end of the run.

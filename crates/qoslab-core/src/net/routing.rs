@@ -8,6 +8,21 @@
 /// Marks "no route" in the next-hop table.
 pub const NO_ROUTE: u32 = u32::MAX;
 
+/// Why a path cannot be followed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PathError {
+    /// Node `at` has no route to the destination.
+    NoRoute {
+        /// The node index.
+        at: u32,
+    },
+    /// The routes lead back to a port already used, first noticed at node `at`.
+    Loop {
+        /// The node index.
+        at: u32,
+    },
+}
+
 /// A next-hop table: for each (node, destination) the egress port index.
 #[derive(Clone, Debug)]
 pub struct RoutingTable {
@@ -69,18 +84,17 @@ impl RoutingTable {
         self.next_port[node as usize * self.nodes + dst as usize] = port;
     }
 
-    /// The ports a packet crosses from `src` to `dst`, or `Err(reason)` when there is no
-    /// route or the routes loop.
-    pub fn path(&self, src: u32, dst: u32, ports: &[(u32, u32)]) -> Result<Vec<u32>, String> {
+    /// The ports a packet crosses from `src` to `dst`, or where it gets stuck.
+    pub fn path(&self, src: u32, dst: u32, ports: &[(u32, u32)]) -> Result<Vec<u32>, PathError> {
         let mut path = Vec::new();
         let mut at = src;
         while at != dst {
             let p = self.next_port(at, dst);
             if p == NO_ROUTE {
-                return Err(format!("no route at node #{at}"));
+                return Err(PathError::NoRoute { at });
             }
             if path.contains(&p) || path.len() > self.nodes {
-                return Err("the routes form a loop".to_owned());
+                return Err(PathError::Loop { at });
             }
             path.push(p);
             at = ports[p as usize].1;
@@ -113,7 +127,7 @@ mod tests {
         // Router 0 and router 2 are joined only through host 1.
         let ports = duplex(&[(0, 1), (1, 2)]);
         let table = RoutingTable::shortest_paths(3, &ports, &[true, false, true]);
-        assert!(table.path(0, 2, &ports).is_err());
+        assert_eq!(table.path(0, 2, &ports), Err(PathError::NoRoute { at: 0 }));
         assert_eq!(table.path(0, 1, &ports), Ok(vec![0]));
     }
 
@@ -125,6 +139,6 @@ mod tests {
         table.set(1, 3, 2); // via node 2
         assert_eq!(table.path(0, 3, &ports), Ok(vec![0, 2, 4]));
         table.set(2, 3, 3); // 2 sends back to 1: loop
-        assert!(table.path(0, 3, &ports).unwrap_err().contains("loop"));
+        assert_eq!(table.path(0, 3, &ports), Err(PathError::Loop { at: 1 }));
     }
 }

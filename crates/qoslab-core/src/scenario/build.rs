@@ -8,7 +8,7 @@ use crate::engine::Rng;
 use crate::measure::FlowStats;
 use crate::net::l2::L2Overhead;
 use crate::net::port::{Port, PortConfig, DEFAULT_TX_RING_PACKETS};
-use crate::net::routing::RoutingTable;
+use crate::net::routing::{PathError, RoutingTable};
 use crate::net::Node;
 use crate::packet::{protocol, Packet};
 use crate::qdisc::{AnyQdisc, PolicySpec};
@@ -209,11 +209,23 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
         if from == to {
             return Err(Issue::at(format!("{at}.to"), "a flow must go to another node"));
         }
-        let path = routes.path(from, to, &edges).map_err(|why| {
-            Issue::at(format!("{at}.to"), format!("no route from `{}` to `{}` ({why})", flow.from, flow.to))
-                .hint(
-                    "connect them with links through routers (hosts do not forward), or fix topology.routes",
-                )
+        let path = routes.path(from, to, &edges).map_err(|why| match why {
+            PathError::NoRoute { at: stuck } => Issue::at(
+                format!("{at}.to"),
+                format!(
+                    "no route from `{}` to `{}` (stuck at `{}`)",
+                    flow.from, flow.to, nodes[stuck as usize].name
+                ),
+            )
+            .hint("connect them with links through routers (hosts do not forward), or fix topology.routes"),
+            PathError::Loop { at: looping } => Issue::at(
+                format!("{at}.to"),
+                format!(
+                    "the routes from `{}` to `{}` loop (back at `{}`)",
+                    flow.from, flow.to, nodes[looping as usize].name
+                ),
+            )
+            .hint("fix topology.routes so that each hop gets closer to the destination"),
         })?;
         let pattern = flow.pattern.compile(&format!("{at}.pattern"))?;
         if let Some(&p) = path.iter().find(|&&p| pattern.size_bytes > port_configs[p as usize].mtu_bytes) {

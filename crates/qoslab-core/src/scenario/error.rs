@@ -31,7 +31,11 @@ impl fmt::Display for ScenarioError {
         }
         write!(f, ": {}", self.message)?;
         if let Some(hint) = &self.hint {
-            write!(f, ". {hint}")?;
+            // The hint is a sentence of its own.
+            let mut chars = hint.chars();
+            if let Some(first) = chars.next() {
+                write!(f, ". {}{}", first.to_uppercase(), chars.as_str())?;
+            }
         }
         Ok(())
     }
@@ -82,7 +86,8 @@ impl Issue {
     pub fn locate(self, origin: &str, index: &PositionIndex) -> ScenarioError {
         ScenarioError {
             origin: origin.to_owned(),
-            position: index.find(&self.key_path),
+            // The document as a whole has no useful position.
+            position: if self.key_path.is_empty() { None } else { index.find(&self.key_path) },
             key_path: self.key_path,
             message: self.message,
             hint: self.hint,
@@ -163,6 +168,6 @@ mod tests {
             message: "must be greater than zero".into(),
             hint: Some("write e.g. `60s`".into()),
         };
-        assert_eq!(e.to_string(), "s.yaml:4:7: run.duration: must be greater than zero. write e.g. `60s`");
+        assert_eq!(e.to_string(), "s.yaml:4:7: run.duration: must be greater than zero. Write e.g. `60s`");
     }
 }

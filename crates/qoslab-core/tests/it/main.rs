@@ -1,4 +1,7 @@
 //! Integration tests of qoslab-core: one test binary, modules by topic.
 
+mod analytical;
+mod bad_inputs;
 mod common;
+mod determinism;
 mod example;
