@@ -5,3 +5,4 @@ mod bad_inputs;
 mod common;
 mod determinism;
 mod example;
+mod traffic;
