@@ -33,6 +33,21 @@ pub fn parse(
         hint: None,
     })?;
     let located = Located { origin: origin.to_owned(), index, overrides: overrides.to_vec() };
+    match &document {
+        serde_json::Value::Object(_) => {}
+        serde_json::Value::Null => {
+            return Err(located.error(
+                Issue::at("", "the scenario is empty")
+                    .hint("a scenario is a mapping with `name:`, `run:`, `topology:` and `traffic:`"),
+            ))
+        }
+        _ => {
+            return Err(located.error(
+                Issue::at("", "a scenario must be a mapping of keys, not a list or a single value")
+                    .hint("start with `name:`, `run:`, `topology:` and `traffic:`"),
+            ))
+        }
+    }
     for change in overrides {
         overrides::apply(&mut document, change).map_err(|issue| located.error(issue))?;
     }

@@ -103,8 +103,10 @@ impl FlowStats {
         (self.received_packets > 0).then_some(self.delay_max_ns)
     }
 
-    /// One-way delay quantile, ns (within 0.4 %, see [`Histogram`]).
+    /// One-way delay quantile, ns (within 0.4 %, see [`Histogram`]), never outside the
+    /// observed minimum and maximum.
     pub fn delay_quantile_ns(&self, q: f64) -> Option<f64> {
-        self.delay_histogram.quantile(q)
+        let estimate = self.delay_histogram.quantile(q)?;
+        Some(estimate.clamp(self.delay_min_ns as f64, self.delay_max_ns as f64))
     }
 }

@@ -3,6 +3,7 @@
 
 use super::error::{join_path, Issue};
 use super::spec::{NodeKind, PolicyRef, ScenarioSpec};
+use super::suggest::nearest;
 use crate::classify::matcher::{format_ipv4, parse_ipv4};
 use crate::engine::Rng;
 use crate::measure::FlowStats;
@@ -137,29 +138,46 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
             });
         }
     }
-    let port_index = |name: &str| port_configs.iter().position(|p| p.name == name);
 
     // Interfaces: output policies and per-direction ring sizes.
     let mut outputs: Vec<Option<AnyQdisc>> = vec![None; port_configs.len()];
     let mut rings: Vec<Option<u32>> = vec![None; port_configs.len()];
-    for (key, interface) in &spec.interfaces {
-        let at = format!("interfaces.{key}");
-        let p = port_index(key).ok_or_else(|| {
-            Issue::unknown_name(&at, "interface", key, port_configs.iter().map(|p| p.name.as_str()))
-        })?;
-        rings[p] = check_ring(interface.tx_ring, join_path(&at, "tx_ring"))?;
-        outputs[p] = match &interface.output {
-            None => None,
-            Some(PolicyRef::Named(name)) => Some(policies.get(name.as_str()).cloned().ok_or_else(|| {
-                Issue::unknown_name(
-                    join_path(&at, "output"),
-                    "policy",
-                    name,
-                    spec.policies.keys().map(String::as_str),
-                )
-            })?),
-            Some(PolicyRef::Inline(policy)) => Some(policy.build(&join_path(&at, "output"), &node_address)?),
-        };
+    for (node, by_peer) in &spec.interfaces {
+        let from = node_index(node, format!("interfaces.{node}"))?;
+        for (peer, interface) in by_peer {
+            let at = format!("interfaces.{node}.{peer}");
+            let neighbours = || {
+                port_configs.iter().filter(|p| p.node == from).map(|p| nodes[p.peer as usize].name.as_str())
+            };
+            let p = port_configs
+                .iter()
+                .position(|p| p.node == from && nodes[p.peer as usize].name == *peer)
+                .ok_or_else(|| {
+                    let listing = neighbours().collect::<Vec<_>>().join(", ");
+                    let issue = Issue::at(&at, format!("`{peer}` is not a neighbour of `{node}`"));
+                    match nearest(peer, neighbours()) {
+                        Some(best) => issue.hint(format!("did you mean `{best}`? (neighbours: {listing})")),
+                        None => issue.hint(format!("the neighbours of `{node}` are: {listing}")),
+                    }
+                })?;
+            rings[p] = check_ring(interface.tx_ring, join_path(&at, "tx_ring"))?;
+            outputs[p] = match &interface.output {
+                None => None,
+                Some(PolicyRef::Named(name)) => {
+                    Some(policies.get(name.as_str()).cloned().ok_or_else(|| {
+                        Issue::unknown_name(
+                            join_path(&at, "output"),
+                            "policy",
+                            name,
+                            spec.policies.keys().map(String::as_str),
+                        )
+                    })?)
+                }
+                Some(PolicyRef::Inline(policy)) => {
+                    Some(policy.build(&join_path(&at, "output"), &node_address)?)
+                }
+            };
+        }
     }
     let ports: Vec<Port> = port_configs
         .iter()

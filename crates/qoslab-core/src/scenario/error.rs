@@ -74,10 +74,14 @@ impl Issue {
         known: impl IntoIterator<Item = &'a str> + Clone,
     ) -> Self {
         let listing: Vec<&str> = known.clone().into_iter().collect();
+        let plural = match what.strip_suffix('y') {
+            Some(stem) => format!("{stem}ies"),
+            None => format!("{what}s"),
+        };
         let hint = match nearest(name, known) {
             Some(best) => format!("did you mean `{best}`? (known: {})", listing.join(", ")),
             None if listing.is_empty() => format!("define the {what} first"),
-            None => format!("known {what}s: {}", listing.join(", ")),
+            None => format!("known {plural}: {}", listing.join(", ")),
         };
         Issue::at(key_path, format!("unknown {what} `{name}`")).hint(hint)
     }
@@ -86,8 +90,13 @@ impl Issue {
     pub fn locate(self, origin: &str, index: &PositionIndex) -> ScenarioError {
         ScenarioError {
             origin: origin.to_owned(),
-            // The document as a whole has no useful position.
-            position: if self.key_path.is_empty() { None } else { index.find(&self.key_path) },
+            // The document as a whole has no useful position, and neither has text that did
+            // not come from a file (`<dict>`, `<string>`: one-line JSON, say).
+            position: if self.key_path.is_empty() || origin.starts_with('<') {
+                None
+            } else {
+                index.find(&self.key_path)
+            },
             key_path: self.key_path,
             message: self.message,
             hint: self.hint,
@@ -157,6 +166,14 @@ mod tests {
         let issue = from_serde_message("l2".into(), "unknown variant `atm`, expected `hdlc` or `ppp`");
         assert_eq!(issue.message, "unknown value `atm`");
         assert_eq!(issue.hint.unwrap(), "valid values here: hdlc, ppp");
+    }
+
+    #[test]
+    fn unknown_names_list_the_known_ones() {
+        let issue = Issue::unknown_name("interfaces.x.output", "policy", "zzz", ["fifo", "pq"]);
+        assert_eq!(issue.hint.unwrap(), "known policies: fifo, pq");
+        let issue = Issue::unknown_name("x", "node", "r9", ["a", "b"]);
+        assert_eq!(issue.hint.unwrap(), "known nodes: a, b");
     }
 
     #[test]

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 /// One `key.path=value` change.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Override {
-    /// Where, e.g. `interfaces.r1->r2.output`.
+    /// Where, e.g. `interfaces.r1.r2.output`.
     pub key_path: String,
     /// The new value, as YAML text.
     pub value: String,
@@ -57,7 +57,11 @@ pub fn apply(document: &mut Value, change: &Override) -> Result<(), Issue> {
     let mut node = document;
     let mut walked = String::new();
     for part in parents {
-        walked = if walked.is_empty() { (*part).to_owned() } else { format!("{walked}.{part}") };
+        walked = match (part.parse::<usize>(), walked.is_empty()) {
+            (Ok(i), _) => format!("{walked}[{i}]"),
+            (Err(_), true) => (*part).to_owned(),
+            (Err(_), false) => format!("{walked}.{part}"),
+        };
         node = step(node, part, &walked, true)?;
     }
     match node {
@@ -112,7 +116,7 @@ mod tests {
             "run.seed=7",
             "traffic.0.dscp=EF",
             "traffic[0].start=1s",
-            "interfaces.r1->r2.output=pq",
+            "interfaces.r1.r2.output=pq",
             "run.duration='30s'",
         ] {
             apply(&mut doc, &Override::parse(text).unwrap()).unwrap();
@@ -121,7 +125,7 @@ mod tests {
         assert_eq!(doc["run"]["duration"], json!("30s"));
         assert_eq!(doc["traffic"][0]["dscp"], json!("EF"));
         assert_eq!(doc["traffic"][0]["start"], json!("1s"));
-        assert_eq!(doc["interfaces"]["r1->r2"]["output"], json!("pq"));
+        assert_eq!(doc["interfaces"]["r1"]["r2"]["output"], json!("pq"));
     }
 
     #[test]
@@ -131,6 +135,7 @@ mod tests {
         let mut doc = json!({"traffic": [{"dscp": 0}], "name": "x"});
         let err = apply(&mut doc, &Override::parse("traffic.3.dscp=EF").unwrap()).unwrap_err();
         assert!(err.message.contains("past the end"), "{}", err.message);
+        assert_eq!(err.key_path, "traffic[3]");
         let err = apply(&mut doc, &Override::parse("name.first=EF").unwrap()).unwrap_err();
         assert!(err.message.contains("not a mapping"), "{}", err.message);
         assert_eq!(Override::parse("traffic.0.dscp=1").unwrap().normalized_path(), "traffic[0].dscp");

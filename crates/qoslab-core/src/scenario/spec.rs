@@ -27,9 +27,10 @@ pub struct ScenarioSpec {
     /// Named interface policies that `interfaces` refer to.
     #[serde(default)]
     pub policies: BTreeMap<String, PolicySpec>,
-    /// Per-interface settings, keyed `node->peer` (the egress from `node` towards `peer`).
+    /// Per-interface settings by node, then by neighbour: `interfaces: {r1: {r2: {...}}}`
+    /// sets the egress of `r1` towards `r2` (the port named `r1->r2` in results).
     #[serde(default)]
-    pub interfaces: BTreeMap<String, InterfaceSpec>,
+    pub interfaces: BTreeMap<String, BTreeMap<String, InterfaceSpec>>,
     /// The flows.
     pub traffic: Vec<FlowSpec>,
 }
@@ -117,12 +118,37 @@ pub struct RouteSpec {
 
 /// Settings of one egress interface.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, try_from = "serde_json::Value")]
 pub struct InterfaceSpec {
     /// Output queuing: the name of an entry in `policies`, or a policy written inline.
     pub output: Option<PolicyRef>,
     /// Transmit ring size for this direction only (overrides the link's).
     pub tx_ring: Option<u32>,
+}
+
+/// The same fields, read without the shape check below.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InterfaceFields {
+    output: Option<PolicyRef>,
+    tx_ring: Option<u32>,
+}
+
+impl TryFrom<serde_json::Value> for InterfaceSpec {
+    type Error = String;
+
+    /// Settings must be a mapping; anything else usually means the two-level
+    /// `interfaces: {NODE: {NEIGHBOUR: {...}}}` layout was written with one level.
+    fn try_from(value: serde_json::Value) -> Result<Self, String> {
+        if !value.is_object() {
+            return Err(format!(
+                "expected the settings of one interface, e.g. `{{output: fifo}}`, found {value}; \
+                 interfaces are written `interfaces: {{NODE: {{NEIGHBOUR: {{output: POLICY}}}}}}`"
+            ));
+        }
+        crate::scenario::tagged::nested::<InterfaceFields>(value)
+            .map(|f| InterfaceSpec { output: f.output, tx_ring: f.tx_ring })
+    }
 }
 
 /// A policy by name or inline.

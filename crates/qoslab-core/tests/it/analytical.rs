@@ -16,7 +16,7 @@ topology:
   links:
     - {{between: [tx, rx], {link}}}
 interfaces:
-  tx->rx: {{output: {policy}}}
+  tx: {{rx: {{output: {policy}}}}}
 traffic:
 {flows}"
     )

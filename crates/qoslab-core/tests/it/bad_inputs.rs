@@ -32,12 +32,12 @@ fn each_bad_input_gives_its_error() {
 #[test]
 fn overridden_values_are_blamed_on_the_override() {
     let example = include_str!("../../../../examples/voice-vs-flood.yaml");
-    let bad = qoslab_core::Override::parse("interfaces.r1->r2.output=qp").unwrap();
+    let bad = qoslab_core::Override::parse("interfaces.r1.r2.output=qp").unwrap();
     let error = load(example, "ex.yaml", &[bad], None).err().expect("rejected");
     let shown = error.to_string();
     assert!(
         shown.starts_with(
-            "ex.yaml (--set interfaces.r1->r2.output=qp): interfaces.r1->r2.output: unknown policy `qp`"
+            "ex.yaml (--set interfaces.r1.r2.output=qp): interfaces.r1.r2.output: unknown policy `qp`"
         ),
         "{shown}"
     );

@@ -16,7 +16,7 @@ fn fifo_hurts_voice() {
 
 #[test]
 fn pq_protects_voice_within_the_theoretical_bound() {
-    let pq = run_yaml(EXAMPLE, &["interfaces.r1->r2.output=pq"]);
+    let pq = run_yaml(EXAMPLE, &["interfaces.r1.r2.output=pq"]);
     let voice = flow(&pq, "voice");
     assert_eq!(voice.dropped_packets, 0);
     // Bound: voice frame (157 B at 128 kbit/s = 9.8125 ms) + two 1507-byte frames in the

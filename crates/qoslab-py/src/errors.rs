@@ -1,0 +1,41 @@
+//! The one place where core errors become Python exceptions.
+
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::PyErr;
+
+pyo3::create_exception!(
+    qoslab,
+    ScenarioError,
+    PyValueError,
+    "A scenario that cannot be loaded: the message names the file, line, column and key path, \
+     says what is wrong and how to fix it."
+);
+
+pyo3::create_exception!(
+    qoslab,
+    RunError,
+    PyRuntimeError,
+    "A run that broke one of the simulator's invariants, such as packet conservation."
+);
+
+/// A scenario problem as a `ScenarioError` carrying the core's one-paragraph message.
+pub fn scenario_error(error: qoslab_core::ScenarioError) -> PyErr {
+    ScenarioError::new_err(error.to_string())
+}
+
+/// A malformed `--set` as a `ScenarioError`.
+pub fn bad_override(message: String) -> PyErr {
+    ScenarioError::new_err(format!("--set: {message}"))
+}
+
+/// A failed run as a `RunError` carrying the core's message.
+pub fn run_error(error: qoslab_core::RunError) -> PyErr {
+    RunError::new_err(error.to_string())
+}
+
+/// The error for using a simulation after `finish()` has consumed it.
+pub fn already_finished() -> PyErr {
+    PyRuntimeError::new_err(
+        "this simulation has already finished; create a new Simulation to run the scenario again",
+    )
+}

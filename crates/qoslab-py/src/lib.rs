@@ -1,0 +1,56 @@
+//! Python bindings for qoslab: the `qoslab._core` extension module.
+//!
+//! Everything here converts between Python and `qoslab_core`; the behaviour lives in the core
+//! and the ergonomics (CLI, DataFrames, files) in the `qoslab` Python package.
+
+mod errors;
+mod simulation;
+
+use errors::{bad_override, scenario_error};
+use pyo3::prelude::*;
+use qoslab_core::Override;
+
+/// `(key.path, value)` pairs from Python as core overrides.
+fn core_overrides(pairs: Vec<(String, String)>) -> Vec<Override> {
+    pairs.into_iter().map(|(key_path, value)| Override { key_path, value }).collect()
+}
+
+/// The JSON Schema of the scenario format, as pretty-printed JSON text.
+#[pyfunction]
+fn json_schema() -> String {
+    qoslab_core::json_schema()
+}
+
+/// Splits one `key.path=value` override into its key path and value.
+#[pyfunction]
+fn parse_override(text: &str) -> PyResult<(String, String)> {
+    let change = Override::parse(text).map_err(bad_override)?;
+    Ok((change.key_path, change.value))
+}
+
+/// The numbers of nodes, links and flows in a scenario document (read, not built).
+#[pyfunction]
+#[pyo3(signature = (text, origin, overrides = Vec::new()))]
+fn scenario_counts(
+    text: &str,
+    origin: &str,
+    overrides: Vec<(String, String)>,
+) -> PyResult<(usize, usize, usize)> {
+    let overrides = core_overrides(overrides);
+    let (spec, _) = qoslab_core::scenario::parse(text, origin, &overrides).map_err(scenario_error)?;
+    Ok((spec.topology.nodes.len(), spec.topology.links.len(), spec.traffic.len()))
+}
+
+/// The `qoslab._core` module.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", qoslab_core::VERSION)?;
+    m.add("HEADLINE_SCENARIO", qoslab_core::bench::HEADLINE_SCENARIO)?;
+    m.add("HEADLINE_VARIANTS", qoslab_core::bench::HEADLINE_VARIANTS.to_vec())?;
+    m.add("ScenarioError", m.py().get_type::<errors::ScenarioError>())?;
+    m.add("RunError", m.py().get_type::<errors::RunError>())?;
+    m.add_function(wrap_pyfunction!(json_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_override, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_counts, m)?)?;
+    m.add_class::<simulation::Simulation>()
+}

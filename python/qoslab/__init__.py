@@ -1,0 +1,26 @@
+"""qoslab: a deterministic, packet-level laboratory for network queuing and QoS.
+
+The simulator itself is written in Rust; this package loads scenarios, runs them and
+returns the measurements as pandas DataFrames.
+
+    import qoslab
+
+    results = qoslab.run("examples/voice-vs-flood.yaml", **{"interfaces.r1.r2.output": "pq"})
+    print(results.flows[["flow", "loss_pct", "delay_p99_ms"]])
+    results.write("results/voice-vs-flood-pq")
+"""
+
+from qoslab._core import RunError, ScenarioError, __version__
+from qoslab.results import Results
+from qoslab.run import Summary, run, schema, validate
+
+__all__ = [
+    "Results",
+    "RunError",
+    "ScenarioError",
+    "Summary",
+    "__version__",
+    "run",
+    "schema",
+    "validate",
+]

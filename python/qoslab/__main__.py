@@ -1,0 +1,5 @@
+"""`python -m qoslab`: the command-line interface."""
+
+from qoslab.cli import main
+
+raise SystemExit(main())

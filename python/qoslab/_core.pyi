@@ -1,0 +1,68 @@
+"""The simulator core, compiled from Rust. Use the ``qoslab`` package rather than this module."""
+
+__version__: str
+"""Version of the simulator core."""
+
+HEADLINE_SCENARIO: str
+"""The headline benchmark scenario (FIFO on its bottleneck), as YAML text."""
+
+HEADLINE_VARIANTS: list[tuple[str, list[str]]]
+"""The benchmark's variants: a name and the ``key.path=value`` overrides that select it."""
+
+class ScenarioError(ValueError):
+    """A scenario that cannot be loaded.
+
+    The message is one paragraph: ``file:line:column: key.path: what is wrong. How to fix
+    it.``
+    """
+
+class RunError(RuntimeError):
+    """A run that broke one of the simulator's invariants, such as packet conservation."""
+
+def json_schema() -> str:
+    """The JSON Schema of the scenario format, as pretty-printed JSON text."""
+
+def parse_override(text: str) -> tuple[str, str]:
+    """Split one ``key.path=value`` override; raise ``ScenarioError`` if it has no ``=``."""
+
+def scenario_counts(
+    text: str, origin: str, overrides: list[tuple[str, str]] = ...
+) -> tuple[int, int, int]:
+    """The numbers of nodes, links and flows in a scenario document (read, not built)."""
+
+class Simulation:
+    """A scenario parsed, validated and built, ready to run.
+
+    Raises ``ScenarioError`` if the scenario cannot be loaded. ``origin`` names the scenario
+    in error messages (a file name, or ``"<dict>"``). ``overrides`` are ``(key.path, value)``
+    pairs applied to the document before validation, each value read as a YAML scalar.
+    ``seed``, when given, replaces the scenario's master seed.
+    """
+
+    def __init__(
+        self,
+        text: str,
+        origin: str,
+        overrides: list[tuple[str, str]] = ...,
+        seed: int | None = None,
+    ) -> None: ...
+    @property
+    def now_ns(self) -> int:
+        """Simulated time reached so far, in nanoseconds."""
+
+    @property
+    def end_ns(self) -> int:
+        """Simulated time at which the run ends (warm-up plus duration), in nanoseconds."""
+
+    def advance(self, until_ns: int) -> None:
+        """Process every event before ``until_ns`` (at most to ``end_ns``), releasing the GIL.
+
+        Afterwards ``now_ns`` is ``until_ns``, or ``end_ns`` if that comes first.
+        """
+
+    def finish(self) -> str:
+        """Run to the end, check the invariants and return the results as JSON text.
+
+        Raises ``RunError`` if an invariant is broken. The simulation is spent afterwards:
+        any further call raises ``RuntimeError``.
+        """

@@ -1,0 +1,59 @@
+"""The ``qoslab`` command: one module per sub-command, each with ``add_parser`` and ``main``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from qoslab import RunError, ScenarioError, __version__
+from qoslab.cli import bench, run, schema, validate
+
+COMMANDS = (run, validate, schema, bench)
+
+EXIT_RUN_FAILED = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``qoslab`` command."""
+    top = argparse.ArgumentParser(
+        prog="qoslab",
+        description="A deterministic packet-level laboratory for network queuing and QoS.",
+    )
+    top.add_argument("--version", action="version", version=f"qoslab {__version__}")
+    commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in COMMANDS:
+        command.add_parser(commands)
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``qoslab`` command with ``argv`` (default: the process arguments).
+
+    Returns the exit status: 0 on success, 1 if a run failed or its files could not be
+    written, 2 for bad input (a scenario
+    error, a missing file, a malformed ``--set``; argparse exits with 2 itself for bad
+    options), 130 when interrupted.
+    """
+    args = parser().parse_args(argv)
+    try:
+        return args.main(args)
+    except ScenarioError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except RunError as error:
+        print(f"run failed: {error}", file=sys.stderr)
+        return EXIT_RUN_FAILED
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader of stdout has gone (as in `qoslab schema | head`): stop quietly.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_RUN_FAILED
+    except OSError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_RUN_FAILED

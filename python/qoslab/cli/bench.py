@@ -1,0 +1,70 @@
+"""``qoslab bench``: the headline benchmark, simulated packets per wall-clock second.
+
+The scenario is the one ``cargo bench`` measures: a 10 Mbit/s serial link between two
+routers carries one G.711 voice flow and eight 1500-byte UDP floods offering 1.5 times the
+link rate between them. It runs once with FIFO and once with priority queuing (voice in the
+high band) on the bottleneck.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from rich.table import Table
+
+from qoslab._core import HEADLINE_SCENARIO, HEADLINE_VARIANTS, Simulation, parse_override
+from qoslab.cli.common import stdout_console
+
+HEADINGS = (
+    "queuing",
+    "simulated s",
+    "packets",
+    "packet-hops",
+    "wall s",
+    "packets/s",
+    "packet-hops/s",
+)
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    command = commands.add_parser(
+        "bench",
+        help="measure simulation speed on the built-in congested-link scenario",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    command.add_argument(
+        "--seconds",
+        type=float,
+        metavar="S",
+        help="simulated seconds per run (default: the scenario's 60 s)",
+    )
+    command.set_defaults(main=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    table = Table(title="qoslab bench", title_justify="left")
+    for heading in HEADINGS:
+        table.add_column(heading, justify="left" if heading == "queuing" else "right")
+    for variant, changes in HEADLINE_VARIANTS:
+        overrides = [parse_override(change) for change in changes]
+        if args.seconds is not None:
+            overrides.append(("run.duration", f"{args.seconds:g}s"))
+        simulation = Simulation(HEADLINE_SCENARIO, "<headline>", overrides)
+        started_s = time.perf_counter()
+        run = json.loads(simulation.finish())["run"]
+        wall_s = time.perf_counter() - started_s
+        packets, hops = run["created_packets"], run["packet_hops"]
+        table.add_row(
+            variant,
+            f"{run['warmup_s'] + run['duration_s']:g}",
+            f"{packets:,}",
+            f"{hops:,}",
+            f"{wall_s:.3f}",
+            f"{packets / wall_s:,.0f}",
+            f"{hops / wall_s:,.0f}",
+        )
+    stdout_console().print(table)
+    return 0

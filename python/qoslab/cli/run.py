@@ -1,0 +1,124 @@
+"""``qoslab run``: run a scenario, print the per-flow table and write the result files."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+from rich import box
+from rich.markup import escape
+from rich.table import Table
+
+import qoslab
+from qoslab.cli.common import add_override_options, stdout_console
+
+FLOW_COLUMNS = {
+    "flow": "flow",
+    "sent_packets": "sent\npackets",
+    "received_packets": "received\npackets",
+    "loss_pct": "loss\n%",
+    "delay_mean_ms": "delay mean\nms",
+    "delay_p99_ms": "delay p99\nms",
+    "delay_max_ms": "delay max\nms",
+    "jitter_rfc3550_ms": "jitter\nms",
+    "delivered_l3_bps": "delivered\nkbit/s",
+}
+"""Columns of the printed flow table (those present in the results), with their headings."""
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    command = commands.add_parser(
+        "run",
+        help="run a scenario and report per-flow delay, jitter and loss",
+        description="Run a scenario, print its per-flow measurements and write the result "
+        "files (results.json, and flows, classes and ports as CSV and Parquet).",
+    )
+    command.add_argument("scenario", metavar="SCENARIO", help="scenario file (YAML)")
+    add_override_options(command)
+    command.add_argument(
+        "--seed", type=int, metavar="N", help="master seed, replacing the scenario's run.seed"
+    )
+    command.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        metavar="DIR",
+        help="directory for the result files (default: results/<scenario name>)",
+    )
+    command.set_defaults(main=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    started_s = time.perf_counter()
+    results = qoslab.run(args.scenario, seed=args.seed, set=args.set, progress=sys.stderr.isatty())
+    wall_s = time.perf_counter() - started_s
+    directory = args.output or Path("results") / str(results.run["scenario"])
+    results.write(directory)
+
+    console = stdout_console()
+    console.print(_headline(results.run, wall_s))
+    console.print(flow_table(results))
+    for line in port_lines(results):
+        console.print(line, markup=False)
+    console.print(f"results written to {directory}", markup=False)
+    return 0
+
+
+def _headline(run: dict[str, object], wall_s: float) -> str:
+    return (
+        f"[bold]{escape(str(run['scenario']))}[/bold]  seed {run['seed']}, "
+        f"{run['duration_s']:g} s measured after {run['warmup_s']:g} s warm-up, "
+        f"{run['created_packets']:,} packets in {wall_s:.2f} s"
+    )
+
+
+def flow_table(results: qoslab.Results) -> Table:
+    """The per-flow measurements as a table for the terminal."""
+    columns = [column for column in FLOW_COLUMNS if column in results.flows.columns]
+    table = Table(box=box.SIMPLE_HEAD)
+    for column in columns:
+        table.add_column(FLOW_COLUMNS[column], justify="left" if column == "flow" else "right")
+    for record in results.flows.to_dict("records"):
+        table.add_row(*(_cell(column, record[column]) for column in columns))
+    return table
+
+
+def port_lines(results: qoslab.Results) -> list[str]:
+    """One line per port that carried traffic or dropped packets."""
+    lines = []
+    for port in results.ports.to_dict("records"):
+        busy_pct = port.get("utilisation_pct", 0.0)
+        dropped = port.get("dropped_packets", 0)
+        if not busy_pct and not dropped:
+            continue
+        line = f"port {port['port']}"
+        if "qdisc" in port and "rate_bps" in port:
+            line += f" ({port['qdisc']}, {format_rate(port['rate_bps'])})"
+        line += f": {busy_pct:.1f} % busy"
+        if "dropped_packets" in port:
+            line += f", {dropped:,} packets dropped"
+        lines.append(line)
+    return lines
+
+
+def format_rate(rate_bps: float) -> str:
+    """A bit rate in the largest unit that keeps it at least 1, e.g. ``128 kbit/s``."""
+    for unit, scale in (("Gbit/s", 1e9), ("Mbit/s", 1e6), ("kbit/s", 1e3)):
+        if rate_bps >= scale:
+            return f"{rate_bps / scale:g} {unit}"
+    return f"{rate_bps:g} bit/s"
+
+
+def _cell(column: str, value: object) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if column.endswith("_bps"):
+        return f"{value / 1000:,.1f}"
+    if isinstance(value, float):
+        return f"{value:,.2f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)

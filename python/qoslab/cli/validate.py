@@ -1,0 +1,29 @@
+"""``qoslab validate``: check a scenario without running it."""
+
+from __future__ import annotations
+
+import argparse
+
+import qoslab
+from qoslab.cli.common import add_override_options
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    command = commands.add_parser(
+        "validate",
+        help="check a scenario file without running it",
+        description="Check a scenario file: its syntax, keys, units and references. Prints "
+        "where the first problem is and how to fix it.",
+    )
+    command.add_argument("file", metavar="FILE", help="scenario file (YAML)")
+    add_override_options(command)
+    command.set_defaults(main=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    summary = qoslab.validate(args.file, set=args.set)
+    print(
+        f"{args.file}: valid ({summary.nodes} nodes, {summary.links} links, "
+        f"{summary.flows} flows, {summary.simulated_s:g} s to simulate)"
+    )
+    return 0

@@ -1,0 +1,70 @@
+"""The measurements of one run as pandas DataFrames, and their files."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pandas as pd
+
+TABLES = ("flows", "classes", "ports")
+"""The tables of a results document, each a list of flat records."""
+
+
+class Results:
+    """The measurements of one run.
+
+    Built from the JSON document the simulator returns. ``run`` holds the run's own facts
+    (scenario name, seed, simulated time, event and packet counts, qoslab version);
+    ``flows``, ``classes`` (one row per queue class of each port) and ``ports`` are
+    DataFrames with one column per measurement, each name ending in its unit (``_ms``,
+    ``_bps``, ``_pct``, ``_packets``, ``_bytes``).
+    """
+
+    def __init__(self, json_text: str) -> None:
+        document = json.loads(json_text)
+        self._json_text = json_text
+        self._flow_records = {record["flow"]: record for record in document["flows"]}
+        self.run: dict[str, object] = document["run"]
+        self.flows = pd.DataFrame.from_records(document["flows"])
+        self.classes = pd.DataFrame.from_records(document["classes"])
+        self.ports = pd.DataFrame.from_records(document["ports"])
+
+    def __repr__(self) -> str:
+        return (
+            f"<Results {self.run.get('scenario')!r} seed={self.run.get('seed')} "
+            f"flows={len(self.flows)} ports={len(self.ports)}>"
+        )
+
+    def to_json(self) -> str:
+        """The results document exactly as the simulator wrote it."""
+        return self._json_text
+
+    def flow(self, name: str) -> dict[str, object]:
+        """The measurements of the flow called ``name``, as a dict of column to value."""
+        try:
+            return dict(self._flow_records[name])
+        except KeyError:
+            known = ", ".join(self._flow_records) or "none"
+            raise KeyError(f"no flow named {name!r} (flows: {known})") from None
+
+    def write(self, directory: str | os.PathLike[str]) -> list[Path]:
+        """Write ``results.json`` and each table as CSV and Parquet into ``directory``.
+
+        The directory is created if needed; existing files of the same names are replaced.
+        Returns the paths written.
+        """
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        json_path = directory / "results.json"
+        json_path.write_text(self._json_text, encoding="utf-8")
+        written = [json_path]
+        for table in TABLES:
+            frame: pd.DataFrame = getattr(self, table)
+            csv_path = directory / f"{table}.csv"
+            parquet_path = directory / f"{table}.parquet"
+            frame.to_csv(csv_path, index=False)
+            frame.to_parquet(parquet_path, index=False)
+            written += [csv_path, parquet_path]
+        return written

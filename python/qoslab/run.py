@@ -1,0 +1,207 @@
+"""Loading and running scenarios from files or dicts."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    Progress,
+    TaskProgressColumn,
+    TextColumn,
+    TimeRemainingColumn,
+)
+
+from qoslab._core import ScenarioError, Simulation, json_schema, parse_override, scenario_counts
+from qoslab.results import Results
+
+Scenario = str | os.PathLike[str] | Mapping[str, object]
+"""A scenario: the path of a YAML file, or the scenario document as a dict."""
+
+Assignments = Mapping[str, object] | Iterable[str] | None
+"""Overrides: ``{"key.path": value}`` or ``["key.path=value", ...]``."""
+
+PROGRESS_STEPS = 200
+"""How many pieces a run is advanced in, so it can show progress and be interrupted."""
+
+PROGRESS_DELAY_S = 1.0
+"""Wall time a run may take before its progress bar appears."""
+
+NS_PER_S = 1_000_000_000
+MAX_SEED = 2**64 - 1
+
+
+def run(
+    scenario: Scenario,
+    *,
+    seed: int | None = None,
+    set: Assignments = None,
+    progress: bool = False,
+    **overrides: object,
+) -> Results:
+    """Run a scenario to the end and return its measurements.
+
+    ``scenario`` is the path of a YAML scenario file or the scenario document as a dict (as
+    loaded from YAML or JSON).
+
+    Overrides change the document before it is validated, exactly like ``--set`` on the
+    command line. Key paths separate keys with ``.`` and address list elements by index
+    (``traffic.0.dscp``); each value is read as a YAML scalar, so ``"pq"``, ``"128kbps"``,
+    ``2`` and ``True`` all work. Give them as ``set={"key.path": value}``, as
+    ``set=["key.path=value", ...]``, or as keyword arguments, where ``__`` stands for ``.``
+    (``run__seed=2``) and any key path can be passed by unpacking a dict::
+
+        qoslab.run("examples/voice-vs-flood.yaml", **{"interfaces.r1.r2.output": "pq"})
+
+    ``seed`` replaces the scenario's master seed. With ``progress=True`` a progress bar is
+    drawn on stderr once a run has taken more than a second of wall time. Interrupting a run
+    (Ctrl-C) raises ``KeyboardInterrupt`` within one step of the run.
+
+    Raises ``ScenarioError`` for a scenario that cannot be loaded (a missing file, a bad key
+    or value) and ``RunError`` if the simulator finds one of its invariants broken.
+    """
+    simulation = load(scenario, seed=seed, set=set, **overrides)
+    return Results(_drive(simulation, progress=progress))
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a valid scenario contains."""
+
+    nodes: int
+    links: int
+    flows: int
+    simulated_s: float
+    """Simulated time of a run: warm-up plus duration."""
+
+
+def validate(
+    scenario: Scenario,
+    *,
+    set: Assignments = None,
+    **overrides: object,
+) -> Summary:
+    """Check a scenario without running it and say what it contains.
+
+    Takes the same scenario and override arguments as :func:`run` and raises
+    ``ScenarioError`` with a message naming the file, line, column and key path of the first
+    problem found.
+    """
+    text, origin = _scenario_text(scenario)
+    pairs = _pairs(set, overrides)
+    simulation = Simulation(text, origin, pairs)
+    nodes, links, flows = scenario_counts(text, origin, pairs)
+    return Summary(nodes, links, flows, simulation.end_ns / NS_PER_S)
+
+
+def schema() -> dict[str, object]:
+    """The JSON Schema of the scenario format, as a dict."""
+    return json.loads(json_schema())
+
+
+def load(
+    scenario: Scenario,
+    *,
+    seed: int | None = None,
+    set: Assignments = None,
+    **overrides: object,
+) -> Simulation:
+    """Parse, validate and build a scenario (see :func:`run` for the arguments)."""
+    text, origin = _scenario_text(scenario)
+    pairs = _pairs(set, overrides)
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise ScenarioError(f"seed {seed}: out of range. Use a whole number from 0 to {MAX_SEED}")
+    return Simulation(text, origin, pairs, seed)
+
+
+def _pairs(assignments: Assignments, keywords: Mapping[str, object]) -> list[tuple[str, str]]:
+    """All overrides as (key path, YAML value) pairs: ``set=`` first, then keywords."""
+    return _assignments(assignments) + [
+        (key.replace("__", "."), _yaml_scalar(value)) for key, value in keywords.items()
+    ]
+
+
+def _assignments(assignments: Assignments) -> list[tuple[str, str]]:
+    if assignments is None:
+        return []
+    if isinstance(assignments, str):
+        return [parse_override(assignments)]
+    if isinstance(assignments, Mapping):
+        return [(str(key), _yaml_scalar(value)) for key, value in assignments.items()]
+    return [parse_override(text) for text in assignments]
+
+
+def _yaml_scalar(value: object) -> str:
+    """A Python value written as the YAML scalar the core reads back."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _scenario_text(scenario: Scenario) -> tuple[str, str]:
+    """The scenario's text and the origin named in its error messages."""
+    if isinstance(scenario, Mapping):
+        try:
+            return json.dumps(scenario), "<dict>"
+        except (TypeError, ValueError) as error:
+            raise ScenarioError(
+                f"<dict>: {error}. Use only dicts, lists, strings, numbers, booleans and None"
+            ) from None
+    path = Path(scenario)
+    try:
+        return path.read_text(encoding="utf-8"), os.fspath(scenario)
+    except FileNotFoundError:
+        raise ScenarioError(
+            f"{path}: no such file. Check the name; a relative path is read from the "
+            f"current directory, {Path.cwd()}"
+        ) from None
+    except IsADirectoryError:
+        raise ScenarioError(f"{path}: is a directory. Give the path of a .yaml file") from None
+    except UnicodeDecodeError as error:
+        raise ScenarioError(
+            f"{path}: not UTF-8 text (byte {error.start}). Save the scenario as UTF-8"
+        ) from None
+    except OSError as error:
+        raise ScenarioError(f"{path}: cannot be read: {error.strerror}") from None
+
+
+def _drive(simulation: Simulation, *, progress: bool) -> str:
+    """Advance the simulation to its end in steps and return the results JSON."""
+    end_ns = simulation.end_ns
+    started_s = time.perf_counter()
+    bar: Progress | None = None
+    try:
+        for step in range(1, PROGRESS_STEPS + 1):
+            until_ns = end_ns * step // PROGRESS_STEPS
+            simulation.advance(until_ns)
+            if progress and bar is None and time.perf_counter() - started_s > PROGRESS_DELAY_S:
+                bar = _progress_bar()
+                bar.add_task("simulating", total=end_ns / NS_PER_S)
+            if bar is not None:
+                bar.update(bar.task_ids[0], completed=until_ns / NS_PER_S)
+        return simulation.finish()
+    finally:
+        if bar is not None:
+            bar.stop()
+
+
+def _progress_bar() -> Progress:
+    bar = Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.completed:.1f} of {task.total:.1f} s simulated"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    bar.start()
+    return bar

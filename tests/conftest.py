@@ -1,0 +1,59 @@
+"""Shared fixtures: the example scenarios and a small scenario built as a dict."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+@pytest.fixture(scope="session")
+def examples_dir() -> Path:
+    return EXAMPLES
+
+
+@pytest.fixture(scope="session")
+def voice_vs_flood(examples_dir: Path) -> Path:
+    """The voice-versus-flood example: FIFO on a 128 kbit/s link, PQ one override away."""
+    return examples_dir / "voice-vs-flood.yaml"
+
+
+def small_scenario(*, pattern: dict[str, object] | None = None) -> dict[str, object]:
+    """Two hosts through one router, one flow from ``a`` to ``b``; 2 s after 0.5 s warm-up."""
+    return {
+        "name": "small",
+        "run": {"duration": "2s", "warmup": "500ms", "seed": 1},
+        "topology": {
+            "nodes": {"a": {"kind": "host"}, "r": {"kind": "router"}, "b": {"kind": "host"}},
+            "links": [
+                {"between": ["a", "r"], "rate": "10Mbps", "l2": "ethernet"},
+                {"between": ["r", "b"], "rate": "1Mbps", "l2": "hdlc", "delay": "2ms"},
+            ],
+        },
+        "policies": {"short": {"kind": "fifo", "limit": 10}},
+        "interfaces": {"r": {"b": {"output": "short"}}},
+        "traffic": [
+            {
+                "name": "data",
+                "from": "a",
+                "to": "b",
+                "protocol": "udp",
+                "dst_port": 9000,
+                "pattern": pattern or {"kind": "cbr", "rate_pps": 100, "size": "500B"},
+            }
+        ],
+    }
+
+
+@pytest.fixture
+def make_scenario():
+    """The small-scenario builder (see :func:`small_scenario`); each call gives a fresh dict."""
+    return small_scenario
+
+
+@pytest.fixture
+def pq() -> dict[str, str]:
+    """The override that puts priority queuing on the bottleneck of voice-vs-flood."""
+    return {"interfaces.r1.r2.output": "pq"}

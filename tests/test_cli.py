@@ -1,0 +1,159 @@
+"""The command line, in-process through ``qoslab.cli.main`` and as ``python -m qoslab``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import qoslab
+from qoslab.cli import main
+
+BAD_SCENARIO = """\
+name: typo
+run: {duration: 1s}
+topology:
+  nodes: {a: {kind: host}, b: {kind: host}}
+  links:
+    - {between: [a, b], rat: 1Mbps}
+traffic: []
+"""
+
+
+def qoslab_process(*args: object, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "qoslab", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.fixture
+def bad_scenario(tmp_path):
+    path = tmp_path / "typo.yaml"
+    path.write_text(BAD_SCENARIO)
+    return path
+
+
+def test_run_prints_the_flow_table_and_bottleneck(voice_vs_flood, tmp_path, capsys):
+    assert main(["run", str(voice_vs_flood), "-o", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "voice-vs-flood" in out
+    table_rows = [line.split() for line in out.splitlines()]
+    assert ["voice", "3,000"] in [row[:2] for row in table_rows]
+    assert "flood" in [row[0] for row in table_rows if row]
+    assert "port r1->r2 (fifo, 128 kbit/s)" in out
+
+
+def test_run_writes_the_result_files_to_the_output_directory(voice_vs_flood, tmp_path):
+    out = tmp_path / "fifo"
+    assert main(["run", str(voice_vs_flood), "-o", str(out)]) == 0
+    assert sorted(path.name for path in out.iterdir()) == [
+        "classes.csv",
+        "classes.parquet",
+        "flows.csv",
+        "flows.parquet",
+        "ports.csv",
+        "ports.parquet",
+        "results.json",
+    ]
+    assert json.loads((out / "results.json").read_text())["run"]["scenario"] == "voice-vs-flood"
+
+
+def test_run_writes_under_results_by_default(voice_vs_flood, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", str(voice_vs_flood)]) == 0
+    assert (tmp_path / "results" / "voice-vs-flood" / "flows.parquet").is_file()
+
+
+def test_set_switches_the_bottleneck_to_priority_queuing(voice_vs_flood, tmp_path, capsys):
+    args = ["run", str(voice_vs_flood), "-o", str(tmp_path)]
+    assert main([*args, "--set", "interfaces.r1.r2.output=pq"]) == 0
+    assert "port r1->r2 (prio, 128 kbit/s)" in capsys.readouterr().out
+    flows = json.loads((tmp_path / "results.json").read_text())["flows"]
+    assert {flow["flow"]: flow["loss_pct"] for flow in flows}["voice"] == 0.0
+
+
+def test_seed_option_reaches_the_results(voice_vs_flood, tmp_path):
+    assert main(["run", str(voice_vs_flood), "--seed", "9", "-o", str(tmp_path)]) == 0
+    assert json.loads((tmp_path / "results.json").read_text())["run"]["seed"] == 9
+
+
+def test_validate_summarises_a_good_scenario(voice_vs_flood, capsys):
+    assert main(["validate", str(voice_vs_flood)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"{voice_vs_flood}: valid (6 nodes, 5 links, 2 flows")
+
+
+def test_validate_reports_where_a_bad_scenario_is_wrong(bad_scenario, capsys):
+    assert main(["validate", str(bad_scenario)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad_scenario}:6:" in err
+    assert "topology.links[0].rat" in err
+    assert "did you mean `rate`" in err.lower()
+
+
+def test_schema_is_json_with_properties(capsys):
+    assert main(["schema"]) == 0
+    assert "traffic" in json.loads(capsys.readouterr().out)["properties"]
+
+
+def test_bench_runs_both_disciplines(capsys):
+    assert main(["bench", "--seconds", "1"]) == 0
+    rows = {line.split()[1]: line for line in capsys.readouterr().out.splitlines() if "│" in line}
+    assert {"fifo", "pq"} <= set(rows)
+
+
+def test_module_entry_point_runs_a_scenario(voice_vs_flood, tmp_path):
+    result = qoslab_process("run", voice_vs_flood, "-o", tmp_path / "out", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "voice" in result.stdout
+    assert (tmp_path / "out" / "results.json").is_file()
+
+
+def test_version_option(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"qoslab {qoslab.__version__}"
+
+
+@pytest.mark.parametrize(
+    ("args", "fragments"),
+    [
+        pytest.param(["run", "missing.yaml"], ["missing.yaml", "no such file"], id="missing file"),
+        pytest.param(
+            ["validate", "{bad}"],
+            ["topology.links[0].rat", "did you mean `rate`"],
+            id="unknown key",
+        ),
+        pytest.param(
+            ["run", "{example}", "--set", "topology.links.2.rate=128kbs"],
+            ["topology.links[2].rate", "kbs", "kbps"],
+            id="bad unit",
+        ),
+        pytest.param(
+            ["run", "{example}", "--set", "interfaces.r1.r2.output"],
+            ["--set", "key.path=value"],
+            id="set without equals",
+        ),
+        pytest.param(
+            ["run", "{example}", "--seed", "-1"], ["seed -1", "out of range"], id="negative seed"
+        ),
+    ],
+)
+def test_bad_input_exits_2_with_the_message_and_no_traceback(
+    args, fragments, voice_vs_flood, bad_scenario, tmp_path
+):
+    args = [arg.format(example=voice_vs_flood, bad=bad_scenario) for arg in args]
+    result = qoslab_process(*args, cwd=tmp_path)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+    for fragment in fragments:
+        assert fragment.lower() in result.stderr.lower()
