@@ -89,9 +89,9 @@ pub struct Packet {
     pub src_addr: u32,
     /// IPv4 destination address.
     pub dst_addr: u32,
-    /// Transport source port (0 when the protocol has none).
+    /// Transport source port.
     pub src_port: u16,
-    /// Transport destination port (0 when the protocol has none).
+    /// Transport destination port.
     pub dst_port: u16,
     /// IP protocol number.
     pub protocol: u8,

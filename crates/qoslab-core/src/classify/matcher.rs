@@ -156,6 +156,23 @@ fn compile_prefixes(
 impl MatchSpec {
     /// Compiles the condition; `node_address` resolves node names used as addresses.
     pub fn compile(&self, path: &str, node_address: &dyn Fn(&str) -> Option<u32>) -> Result<Matcher, Issue> {
+        // A list that names nothing would silently match nothing (or, read the other way,
+        // everything): refuse it instead.
+        let lengths = [
+            ("dscp", self.dscp.as_ref().map(|l| l.0.len())),
+            ("precedence", self.precedence.as_ref().map(|l| l.0.len())),
+            ("protocol", self.protocol.as_ref().map(|l| l.0.len())),
+            ("src", self.src.as_ref().map(|l| l.0.len())),
+            ("dst", self.dst.as_ref().map(|l| l.0.len())),
+            ("src_port", self.src_port.as_ref().map(|l| l.0.len())),
+            ("dst_port", self.dst_port.as_ref().map(|l| l.0.len())),
+            ("any", self.any.as_ref().map(Vec::len)),
+            ("all", self.all.as_ref().map(Vec::len)),
+        ];
+        if let Some((key, _)) = lengths.iter().find(|(_, len)| *len == Some(0)) {
+            return Err(Issue::at(join_path(path, key), format!("an empty `{key}:` list is ambiguous"))
+                .hint("list at least one value, or leave the key out to match any value"));
+        }
         let mut dscp_mask = u64::MAX;
         if let Some(OneOrMany(values)) = &self.dscp {
             dscp_mask &= values.iter().fold(0, |m, d| m | 1u64 << d.0);
@@ -184,10 +201,6 @@ impl MatchSpec {
                 .collect()
         };
         let any = compile_list(&self.any, "any")?;
-        if self.any.as_ref().is_some_and(|a| a.is_empty()) {
-            return Err(Issue::at(join_path(path, "any"), "an empty `any:` list matches nothing")
-                .hint("list at least one condition, or write `match: {}` to match every packet"));
-        }
         Ok(Matcher {
             dscp_mask,
             protocols,
@@ -298,7 +311,9 @@ mod tests {
         let cases = [
             ("{src: nowhere}", "m.src[0]", "neither an address"),
             ("{dst: 10.0.0.0/33}", "m.dst[0]", "bad prefix length"),
-            ("{any: []}", "m.any", "matches nothing"),
+            ("{any: []}", "m.any", "empty `any:` list"),
+            ("{dscp: []}", "m.dscp", "empty `dscp:` list"),
+            ("{dst_port: []}", "m.dst_port", "empty `dst_port:` list"),
             ("{length: {min: 300B, max: 200B}}", "m.length", "larger than"),
             ("{all: [{src: x}]}", "m.all[0].src[0]", "neither an address"),
         ];

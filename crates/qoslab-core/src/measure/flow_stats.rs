@@ -1,8 +1,10 @@
 //! Per-flow counters and one-way delay statistics, streaming and in constant memory.
 //!
 //! Only packets created after the warm-up count (`Packet::counted`); each of them ends as
-//! received, dropped or still in flight when the run stops, and the identity
-//! `sent = received + dropped + in_flight` is checked per flow after every run.
+//! received, dropped or still in flight when the run stops. In-flight packets are what
+//! remains (`sent − received − dropped`); after every run the check that this is never
+//! negative guards against counting a packet twice, and the network-wide conservation
+//! check counts the packets really held in queues and on links.
 
 use super::drops::{DropCounters, DropReason};
 use super::histogram::Histogram;

@@ -60,12 +60,6 @@ impl Histogram {
         self.total
     }
 
-    /// Forgets everything counted (used when the warm-up ends).
-    pub fn clear(&mut self) {
-        self.counts.fill(0);
-        self.total = 0;
-    }
-
     /// The `q`-quantile (0 ≤ q ≤ 1) as the midpoint of the bucket holding the value of
     /// rank ⌈q·n⌉ (nearest-rank definition), or `None` when empty.
     pub fn quantile(&self, q: f64) -> Option<f64> {

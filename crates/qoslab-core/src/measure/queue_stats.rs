@@ -1,10 +1,10 @@
 //! Counters of one queue (a class of a discipline, or a whole port), with the time-weighted
 //! backlog.
 //!
-//! Identities (checked after every run by [`QueueStats::check`]):
-//! * `arrivals = enqueued + dropped_on_arrival`
-//! * `backlog = enqueued − dequeued − dropped_from_queue`
-//!   (counted from the start of the run; the warm-up only resets the reported counters)
+//! Every arriving packet is either enqueued or dropped on arrival, and each is counted.
+//! Identity checked after every run by [`QueueStats::check`], over the whole run (the
+//! warm-up only resets the reported counters): `backlog = enqueued − dequeued`, and the
+//! backlog equals the packets the queue really holds.
 //!
 //! The mean backlog is the time integral of the backlog over the measured window divided
 //! by its length; it is updated at every change, so it is exact, not sampled.
@@ -23,10 +23,8 @@ pub struct QueueStats {
     pub dequeued_packets: u64,
     /// Bytes handed on towards the wire.
     pub dequeued_bytes: u64,
-    /// Arriving packets refused.
-    pub dropped_on_arrival: DropCounters,
-    /// Packets removed from the queue after being accepted.
-    pub dropped_from_queue: DropCounters,
+    /// Arriving packets refused, by reason.
+    pub dropped: DropCounters,
     /// Packets held now.
     pub backlog_packets: u64,
     /// Bytes held now.
@@ -42,7 +40,6 @@ pub struct QueueStats {
     // Lifetime totals for the identities, never reset.
     life_enqueued: u64,
     life_dequeued: u64,
-    life_dropped_from_queue: u64,
 }
 
 impl QueueStats {
@@ -86,7 +83,7 @@ impl QueueStats {
     /// An arriving packet was refused.
     #[inline]
     pub fn on_drop_arrival(&mut self, reason: DropReason, size_bytes: u32) {
-        self.dropped_on_arrival.record(reason, size_bytes);
+        self.dropped.record(reason, size_bytes);
     }
 
     /// Starts the measured window at `now`: counters restart, the backlog is kept.
@@ -100,7 +97,6 @@ impl QueueStats {
             window_start: now,
             life_enqueued: self.life_enqueued,
             life_dequeued: self.life_dequeued,
-            life_dropped_from_queue: self.life_dropped_from_queue,
             ..QueueStats::default()
         };
     }
@@ -128,27 +124,27 @@ impl QueueStats {
         self.area_byte_ns as f64 / window as f64
     }
 
-    /// Packets dropped in the window, on arrival or from the queue.
+    /// Packets dropped in the window.
     pub fn dropped_packets(&self) -> u64 {
-        self.dropped_on_arrival.total_packets() + self.dropped_from_queue.total_packets()
+        self.dropped.total_packets()
     }
 
-    /// Bytes dropped in the window, on arrival or from the queue.
+    /// Bytes dropped in the window.
     pub fn dropped_bytes(&self) -> u64 {
-        self.dropped_on_arrival.total_bytes() + self.dropped_from_queue.total_bytes()
+        self.dropped.total_bytes()
     }
 
     /// Packets dropped in the window for `reason`.
     pub fn dropped_for(&self, reason: DropReason) -> u64 {
-        self.dropped_on_arrival.packets(reason) + self.dropped_from_queue.packets(reason)
+        self.dropped.packets(reason)
     }
 
     /// Checks the backlog identity over the whole run against the packets actually held.
     pub fn check(&self, held_packets: u64) -> Result<(), String> {
-        let expected = self.life_enqueued - self.life_dequeued - self.life_dropped_from_queue;
+        let expected = self.life_enqueued - self.life_dequeued;
         if expected != self.backlog_packets || held_packets != self.backlog_packets {
             return Err(format!(
-                "queue backlog identity broken: enqueued − dequeued − dropped = {expected}, \
+                "queue backlog identity broken: enqueued − dequeued = {expected}, \
                  counted backlog {}, packets actually held {held_packets}",
                 self.backlog_packets
             ));

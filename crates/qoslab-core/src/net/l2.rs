@@ -45,8 +45,13 @@ impl L2Overhead {
 
 impl<'de> Deserialize<'de> for L2Overhead {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(d)?;
-        L2Overhead::parse(&text).map_err(serde::de::Error::custom)
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(text) => L2Overhead::parse(&text),
+            other => Err(format!(
+                "`{other}` has no unit: write a byte count such as \"{other}B\", or a preset (hdlc, ppp, ethernet, ethernet-wire, none)"
+            )),
+        }
+        .map_err(serde::de::Error::custom)
     }
 }
 

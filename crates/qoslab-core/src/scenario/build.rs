@@ -26,6 +26,19 @@ const MIN_MTU_BYTES: u64 = 68;
 /// Default layer-2 framing: Ethernet header + FCS.
 const DEFAULT_L2: L2Overhead = L2Overhead(18);
 
+/// Node and policy names become parts of key paths (`interfaces.r1.r2.output`, `--set`),
+/// so they are restricted to characters that need no quoting there or in a shell.
+fn check_name(name: &str, what: &str, at: &str) -> Result<(), Issue> {
+    let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if valid {
+        Ok(())
+    } else {
+        Err(Issue::at(at, format!("{what} name `{name}` has characters that key paths cannot carry"))
+            .hint("use letters, digits, `-` and `_`, starting with a letter or digit"))
+    }
+}
+
 fn check_ring(ring: Option<u32>, at: String) -> Result<Option<u32>, Issue> {
     match ring {
         Some(0) => Err(Issue::at(at, "a transmit ring must hold at least the frame on the wire")
@@ -56,12 +69,14 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
 
     // Nodes, in name order (the map is sorted), with addresses.
     if spec.topology.nodes.is_empty() {
-        return Err(Issue::at("topology.nodes", "no nodes").hint("define at least two nodes"));
+        return Err(Issue::at("topology.nodes", "no nodes")
+            .hint("define the nodes under `topology.nodes`, e.g. `a: {kind: host}`"));
     }
     let mut nodes = Vec::new();
     let mut by_name = BTreeMap::new();
     for (i, (name, node)) in spec.topology.nodes.iter().enumerate() {
         let at = format!("topology.nodes.{name}");
+        check_name(name, "node", &at)?;
         let address = match &node.address {
             Some(text) => parse_ipv4(text).ok_or_else(|| {
                 Issue::at(join_path(&at, "address"), format!("`{text}` is not an IPv4 address"))
@@ -87,6 +102,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
     // Policies: every named policy is built once, so an unused one is still checked.
     let mut policies: BTreeMap<&str, AnyQdisc> = BTreeMap::new();
     for (name, policy) in &spec.policies {
+        check_name(name, "policy", &format!("policies.{name}"))?;
         policies.insert(name, policy.build(&format!("policies.{name}"), &node_address)?);
     }
 
@@ -203,6 +219,13 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
         let from = node_index(&route.at, format!("{at}.at"))?;
         let to = node_index(&route.to, format!("{at}.to"))?;
         let via = node_index(&route.via, format!("{at}.via"))?;
+        if via != to && nodes[via as usize].kind == NodeKind::Host {
+            return Err(Issue::at(
+                format!("{at}.via"),
+                format!("`{}` is a host, and hosts do not forward", route.via),
+            )
+            .hint("send the traffic via a router (or via the destination itself)"));
+        }
         let p = edges.iter().position(|&e| e == (from, via)).ok_or_else(|| {
             Issue::at(format!("{at}.via"), format!("`{}` is not a neighbour of `{}`", route.via, route.at))
                 .hint("`via` must be at the other end of a link from `at`")

@@ -26,8 +26,8 @@ use serde::Deserialize;
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CbrParams {
-    /// Packets per second (give this or `rate`).
-    pub rate_pps: Option<u64>,
+    /// Packets per second, up to six decimals (give this or `rate`).
+    pub rate_pps: Option<f64>,
     /// Bit rate of IP packets (give this or `rate_pps`).
     pub rate: Option<Rate>,
     /// IP packet size.
@@ -184,10 +184,18 @@ impl PatternSpec {
             PatternSpec::Cbr(p) => {
                 let size = check_size(p.size, at)?;
                 let clock = match (p.rate_pps, p.rate) {
-                    (Some(0), None) => {
-                        return Err(Issue::at(join_path(at, "rate_pps"), "must be above zero"))
+                    (Some(pps), None) => {
+                        // Exact for up to six decimals: interval = 10^15 / (pps · 10^6) ns.
+                        let micro_pps = (pps * 1e6).round();
+                        if !(pps.is_finite() && micro_pps >= 1.0) || (pps * 1e6 - micro_pps).abs() > 1e-3 {
+                            return Err(Issue::at(
+                                join_path(at, "rate_pps"),
+                                format!("`{pps}` is not a usable packet rate"),
+                            )
+                            .hint("give a positive rate with at most six decimals, e.g. 12.5"));
+                        }
+                        cbr_clock(NS_PER_S as u128 * 1_000_000, micro_pps as u128)
                     }
-                    (Some(pps), None) => cbr_clock(NS_PER_S as u128, pps as u128),
                     (None, Some(Rate(0))) => {
                         return Err(Issue::at(join_path(at, "rate"), "must be above zero")
                             .hint("write e.g. `64kbps`"))

@@ -3,6 +3,7 @@
 mod analytical;
 mod bad_inputs;
 mod common;
+mod defaults;
 mod determinism;
 mod example;
 mod traffic;
