@@ -3,6 +3,7 @@
 
 pub mod codec;
 pub mod distribution;
+pub mod flow_rate;
 pub mod pattern;
 pub mod source;
 

@@ -171,10 +171,6 @@ unit_newtype!(
     /// A size in bytes, written `"1500B"`, `"64kB"`.
     Size, parse_size_bytes, "a decimal number and B, kB, MB, GB, KiB, MiB or GiB", "1500B"
 );
-unit_newtype!(
-    /// A percentage in parts per million, written `"5%"`.
-    Percent, parse_percent_ppm, "a decimal number and %", "5%"
-);
 
 #[cfg(test)]
 mod tests {

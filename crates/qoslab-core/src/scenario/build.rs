@@ -268,7 +268,10 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
             )
             .hint("fix topology.routes so that each hop gets closer to the destination"),
         })?;
-        let pattern = flow.pattern.compile(&format!("{at}.pattern"))?;
+        let bottleneck_port =
+            *path.iter().min_by_key(|&&p| port_configs[p as usize].rate_bps).expect("a path has a port");
+        let bottleneck_bps = port_configs[bottleneck_port as usize].rate_bps;
+        let pattern = flow.pattern.compile(&format!("{at}.pattern"), bottleneck_bps)?;
         if let Some(&p) = path.iter().find(|&&p| pattern.size_bytes > port_configs[p as usize].mtu_bytes) {
             let port = &port_configs[p as usize];
             return Err(Issue::at(
@@ -282,8 +285,6 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
                 "IP fragmentation is not modelled: use packets no larger than the smallest MTU on the path",
             ));
         }
-        let bottleneck_port =
-            *path.iter().min_by_key(|&&p| port_configs[p as usize].rate_bps).expect("a path has a port");
         let start = flow.start.map_or(0, |s| s.0);
         let stop = flow.stop.map_or(run.end.0, |s| s.0);
         if start >= stop {

@@ -14,11 +14,12 @@
 
 use super::codec::{Codec, IP_UDP_RTP_HEADER_BYTES};
 use super::distribution::DurationDist;
+use super::flow_rate::FlowRate;
 use crate::engine::Rng;
 use crate::scenario::error::{join_path, Issue};
 use crate::scenario::tagged::kind_enum;
 use crate::time::{SimTime, NS_PER_S};
-use crate::units::{Duration, Rate, Size};
+use crate::units::{Duration, Size};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -28,8 +29,9 @@ use serde::Deserialize;
 pub struct CbrParams {
     /// Packets per second, up to six decimals (give this or `rate`).
     pub rate_pps: Option<f64>,
-    /// Bit rate of IP packets (give this or `rate_pps`).
-    pub rate: Option<Rate>,
+    /// Bit rate of IP packets, or a share of the bottleneck (`"150%"`); give this or
+    /// `rate_pps`.
+    pub rate: Option<FlowRate>,
     /// IP packet size.
     pub size: Size,
 }
@@ -50,8 +52,8 @@ pub struct CodecParams {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FloodParams {
-    /// Offered bit rate of IP packets.
-    pub rate: Rate,
+    /// Offered bit rate of IP packets, or a share of the bottleneck (`"150%"`).
+    pub rate: FlowRate,
     /// IP packet size (default 1500 B).
     pub size: Option<Size>,
 }
@@ -62,8 +64,8 @@ pub struct FloodParams {
 pub struct PoissonParams {
     /// Mean packets per second (give this or `rate`).
     pub rate_pps: Option<f64>,
-    /// Mean bit rate (give this or `rate_pps`).
-    pub rate: Option<Rate>,
+    /// Mean bit rate, or a share of the bottleneck (`"50%"`); give this or `rate_pps`.
+    pub rate: Option<FlowRate>,
     /// IP packet size.
     pub size: Size,
 }
@@ -176,8 +178,15 @@ fn cbr_clock(interval_num: u128, interval_den: u128) -> CbrClock {
 }
 
 impl PatternSpec {
-    /// Compiles the pattern found at key path `at`.
-    pub fn compile(&self, at: &str) -> Result<Pattern, Issue> {
+    /// Compiles the pattern found at key path `at`, for a flow whose slowest link runs at
+    /// `bottleneck_bps`.
+    pub fn compile(&self, at: &str, bottleneck_bps: u64) -> Result<Pattern, Issue> {
+        let resolve =
+            |rate: FlowRate| match rate.bps(bottleneck_bps) {
+                0 => Err(Issue::at(join_path(at, "rate"), "must be above zero")
+                    .hint("write e.g. `64kbps` or `150%`")),
+                bps => Ok(bps),
+            };
         let rate_pair_error =
             || Issue::at(at, "give exactly one of `rate_pps` (packets/s) and `rate` (bit/s)");
         match self {
@@ -196,11 +205,9 @@ impl PatternSpec {
                         }
                         cbr_clock(NS_PER_S as u128 * 1_000_000, micro_pps as u128)
                     }
-                    (None, Some(Rate(0))) => {
-                        return Err(Issue::at(join_path(at, "rate"), "must be above zero")
-                            .hint("write e.g. `64kbps`"))
+                    (None, Some(rate)) => {
+                        cbr_clock(size as u128 * 8 * NS_PER_S as u128, resolve(rate)? as u128)
                     }
-                    (None, Some(rate)) => cbr_clock(size as u128 * 8 * NS_PER_S as u128, rate.0 as u128),
                     _ => return Err(rate_pair_error()),
                 };
                 Ok(Pattern {
@@ -225,12 +232,7 @@ impl PatternSpec {
             }
             PatternSpec::Flood(p) => {
                 let size = check_size(p.size.unwrap_or(Size(1500)), at)?;
-                if p.rate.0 == 0 {
-                    return Err(
-                        Issue::at(join_path(at, "rate"), "must be above zero").hint("write e.g. `2Mbps`")
-                    );
-                }
-                let clock = cbr_clock(size as u128 * 8 * NS_PER_S as u128, p.rate.0 as u128);
+                let clock = cbr_clock(size as u128 * 8 * NS_PER_S as u128, resolve(p.rate)? as u128);
                 Ok(Pattern {
                     size_bytes: size,
                     nominal_interval_ns: clock.interval_ns(),
@@ -241,7 +243,7 @@ impl PatternSpec {
                 let size = check_size(p.size, at)?;
                 let pps = match (p.rate_pps, p.rate) {
                     (Some(pps), None) => pps,
-                    (None, Some(rate)) => rate.0 as f64 / (size as f64 * 8.0),
+                    (None, Some(rate)) => resolve(rate)? as f64 / (size as f64 * 8.0),
                     _ => return Err(rate_pair_error()),
                 };
                 if !(pps.is_finite() && pps > 0.0) {
@@ -268,7 +270,7 @@ impl PatternSpec {
                 if p.on.mean_ns() == 0.0 {
                     return Err(Issue::at(join_path(at, "on"), "ON periods of zero length send nothing"));
                 }
-                let inner = p.during_on.compile(&inner_at)?;
+                let inner = p.during_on.compile(&inner_at, bottleneck_bps)?;
                 Ok(Pattern {
                     size_bytes: inner.size_bytes,
                     nominal_interval_ns: inner.nominal_interval_ns,
