@@ -5,6 +5,7 @@
 //! hot path never allocates per packet. Sizes are layer-3 (IP header included); layer-2
 //! framing is added by the link at serialization time.
 
+use crate::scenario::scalar::{parse_scalar, Numbers};
 use crate::time::SimTime;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
@@ -51,12 +52,7 @@ impl Protocol {
 
 impl<'de> Deserialize<'de> for Protocol {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match serde_json::Value::deserialize(d)? {
-            serde_json::Value::Number(n) => Protocol::parse(&n.to_string()),
-            serde_json::Value::String(s) => Protocol::parse(&s),
-            other => Err(format!("expected a protocol name or number, found {other}")),
-        }
-        .map_err(serde::de::Error::custom)
+        parse_scalar(d, Numbers::AsText, Protocol::parse)
     }
 }
 

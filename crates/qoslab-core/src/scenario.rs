@@ -5,6 +5,7 @@ pub mod build;
 pub mod error;
 pub mod one_or_many;
 pub mod overrides;
+pub mod scalar;
 pub mod spec;
 pub mod suggest;
 pub mod tagged;

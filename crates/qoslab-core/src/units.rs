@@ -5,10 +5,10 @@
 //! the base unit (bit/s, ns, byte) is rejected rather than rounded. Prefixes are decimal
 //! (k = 1000) except the binary byte prefixes `KiB`, `MiB`, `GiB`.
 
+use crate::scenario::scalar::{parse_scalar, Numbers};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use std::borrow::Cow;
-use std::fmt;
 
 /// Splits `"1.5Mbps"` into (`"1.5"`, `"Mbps"`), ignoring spaces around and between them.
 fn split_number(text: &str) -> Result<(&str, &str), String> {
@@ -100,15 +100,14 @@ pub fn parse_percent_ppm(text: &str) -> Result<u64, String> {
 
 /// Declares a serde newtype that deserializes from a unit string with `parse`.
 macro_rules! unit_newtype {
-    ($(#[$doc:meta])* $name:ident, $parse:path, $units:literal, $example:literal) => {
+    ($(#[$doc:meta])* $name:ident, $parse:path, $units:literal, $example:literal, $how:literal) => {
         $(#[$doc])*
         #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub struct $name(pub u64);
 
         impl<'de> Deserialize<'de> for $name {
             fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let text = UnitText::deserialize(deserializer)?;
-                $parse(&text.0).map($name).map_err(serde::de::Error::custom)
+                parse_scalar(deserializer, Numbers::NeedUnit($how), $parse).map($name)
             }
         }
 
@@ -127,49 +126,20 @@ macro_rules! unit_newtype {
     };
 }
 
-/// A unit string; a bare number is refused with a hint, because units are never implied.
-struct UnitText(String);
-
-impl<'de> Deserialize<'de> for UnitText {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl serde::de::Visitor<'_> for Visitor {
-            type Value = UnitText;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a quantity with its unit as a string, e.g. \"128kbps\", \"20ms\", \"1500B\"")
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<UnitText, E> {
-                Ok(UnitText(v.to_owned()))
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<UnitText, E> {
-                Err(E::custom(format!(
-                    "`{v}` has no unit: write it as a string with a unit, e.g. \"{v}ms\", \"{v}kbps\" or \"{v}B\""
-                )))
-            }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<UnitText, E> {
-                Err(E::custom(format!(
-                    "`{v}` is negative or has no unit: quantities are positive strings with a unit"
-                )))
-            }
-            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<UnitText, E> {
-                Err(E::custom(format!("`{v}` has no unit: write it as a string with a unit, e.g. \"{v}s\"")))
-            }
-        }
-        deserializer.deserialize_any(Visitor)
-    }
-}
-
 unit_newtype!(
     /// A bit rate in bit/s, written `"128kbps"`, `"1.5Mbps"`.
-    Rate, parse_rate_bps, "a decimal number and bps, kbps, Mbps or Gbps (also bit/s forms)", "128kbps"
+    Rate, parse_rate_bps, "a decimal number and bps, kbps, Mbps or Gbps (also bit/s forms)", "128kbps",
+    "write it as a string with a unit, e.g. \"{n}kbps\""
 );
 unit_newtype!(
     /// A duration in nanoseconds, written `"20ms"`, `"1.5s"`.
-    Duration, parse_duration_ns, "a decimal number and ns, us, ms, s, min or h", "20ms"
+    Duration, parse_duration_ns, "a decimal number and ns, us, ms, s, min or h", "20ms",
+    "write it as a string with a unit, e.g. \"{n}s\" or \"{n}ms\""
 );
 unit_newtype!(
     /// A size in bytes, written `"1500B"`, `"64kB"`.
-    Size, parse_size_bytes, "a decimal number and B, kB, MB, GB, KiB, MiB or GiB", "1500B"
+    Size, parse_size_bytes, "a decimal number and B, kB, MB, GB, KiB, MiB or GiB", "1500B",
+    "write it as a string with a unit, e.g. \"{n}B\""
 );
 
 #[cfg(test)]

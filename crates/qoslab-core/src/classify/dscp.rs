@@ -6,6 +6,7 @@
 //! are IOS's: routine 0, priority 1, immediate 2, flash 3, flash-override 4, critical 5,
 //! internet 6, network 7.
 
+use crate::scenario::scalar::{parse_scalar, Numbers};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use std::borrow::Cow;
@@ -51,26 +52,13 @@ pub fn parse_precedence(text: &str) -> Result<u8, String> {
         })
 }
 
-/// Accepts a number or a string and hands the text to `parse`.
-fn number_or_name<'de, D: Deserializer<'de>>(
-    d: D,
-    parse: fn(&str) -> Result<u8, String>,
-) -> Result<u8, D::Error> {
-    match serde_json::Value::deserialize(d)? {
-        serde_json::Value::Number(n) => parse(&n.to_string()),
-        serde_json::Value::String(s) => parse(&s),
-        other => Err(format!("expected a name or a number, found {other}")),
-    }
-    .map_err(serde::de::Error::custom)
-}
-
 /// A DSCP (0–63), written as a number or a name (`EF`, `AF41`, `CS3`, `BE`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Dscp(pub u8);
 
 impl<'de> Deserialize<'de> for Dscp {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        number_or_name(d, parse_dscp).map(Dscp)
+        parse_scalar(d, Numbers::AsText, parse_dscp).map(Dscp)
     }
 }
 
@@ -95,7 +83,7 @@ pub struct Precedence(pub u8);
 
 impl<'de> Deserialize<'de> for Precedence {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        number_or_name(d, parse_precedence).map(Precedence)
+        parse_scalar(d, Numbers::AsText, parse_precedence).map(Precedence)
     }
 }
 

@@ -11,6 +11,7 @@ use super::dscp::{Dscp, Precedence};
 use crate::packet::{Packet, Protocol};
 use crate::scenario::error::{join_path, Issue};
 use crate::scenario::one_or_many::OneOrMany;
+use crate::scenario::scalar::{parse_scalar, Numbers};
 use crate::units::Size;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
@@ -20,23 +21,24 @@ use std::borrow::Cow;
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct PortRange(pub u16, pub u16);
 
+impl PortRange {
+    /// Parses `5060` or `16384-32767`.
+    pub fn parse(text: &str) -> Result<PortRange, String> {
+        let port =
+            |s: &str| s.trim().parse::<u16>().map_err(|_| format!("`{s}` is not a port number (0-65535)"));
+        match text.split_once('-') {
+            Some((low, high)) => match (port(low)?, port(high)?) {
+                (l, h) if l <= h => Ok(PortRange(l, h)),
+                _ => Err(format!("port range `{text}` runs backwards: write low-high")),
+            },
+            None => port(text).map(|p| PortRange(p, p)),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for PortRange {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let parse_port =
-            |s: &str| s.trim().parse::<u16>().map_err(|_| format!("`{s}` is not a port number (0-65535)"));
-        let range = match serde_json::Value::deserialize(d)? {
-            serde_json::Value::Number(n) => parse_port(&n.to_string()).map(|p| PortRange(p, p)),
-            serde_json::Value::String(s) => match s.split_once('-') {
-                Some((low, high)) => match (parse_port(low), parse_port(high)) {
-                    (Ok(l), Ok(h)) if l <= h => Ok(PortRange(l, h)),
-                    (Ok(_), Ok(_)) => Err(format!("port range `{s}` runs backwards: write low-high")),
-                    (Err(e), _) | (_, Err(e)) => Err(e),
-                },
-                None => parse_port(&s).map(|p| PortRange(p, p)),
-            },
-            other => Err(format!("expected a port or a range \"low-high\", found {other}")),
-        };
-        range.map_err(serde::de::Error::custom)
+        parse_scalar(d, Numbers::AsText, PortRange::parse)
     }
 }
 
@@ -304,6 +306,14 @@ mod tests {
             assert_eq!(compile(yaml).unwrap().matches(&p), expected, "{yaml}");
         }
         assert!(Matcher::everything().matches(&p));
+    }
+
+    #[test]
+    fn port_ranges() {
+        assert_eq!(PortRange::parse("5060"), Ok(PortRange(5060, 5060)));
+        assert_eq!(PortRange::parse("16384-32767"), Ok(PortRange(16384, 32767)));
+        assert!(PortRange::parse("20-10").unwrap_err().contains("backwards"));
+        assert!(PortRange::parse("70000").unwrap_err().contains("not a port"));
     }
 
     #[test]

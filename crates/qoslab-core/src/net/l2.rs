@@ -13,6 +13,7 @@
 //! Bit stuffing on synchronous serial links is data-dependent and not modelled, as in
 //! Cisco's tables.
 
+use crate::scenario::scalar::{parse_scalar, Numbers};
 use crate::units::parse_size_bytes;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
@@ -45,13 +46,9 @@ impl L2Overhead {
 
 impl<'de> Deserialize<'de> for L2Overhead {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match serde_json::Value::deserialize(d)? {
-            serde_json::Value::String(text) => L2Overhead::parse(&text),
-            other => Err(format!(
-                "`{other}` has no unit: write a byte count such as \"{other}B\", or a preset (hdlc, ppp, ethernet, ethernet-wire, none)"
-            )),
-        }
-        .map_err(serde::de::Error::custom)
+        let how =
+            "write a byte count such as \"{n}B\", or a preset (hdlc, ppp, ethernet, ethernet-wire, none)";
+        parse_scalar(d, Numbers::NeedUnit(how), L2Overhead::parse)
     }
 }
 

@@ -2,6 +2,7 @@
 //! limit it enforces.
 
 use crate::packet::Packet;
+use crate::scenario::scalar::{parse_scalar, Numbers};
 use crate::units::parse_size_bytes;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
@@ -19,37 +20,34 @@ pub enum QueueLimit {
     Unlimited,
 }
 
+impl QueueLimit {
+    /// Parses a packet count (`40`, `"40p"`, `"40 packets"`), bytes (`"64kB"`) or
+    /// `"unlimited"`.
+    pub fn parse(text: &str) -> Result<QueueLimit, String> {
+        let t = text.trim();
+        if t == "unlimited" {
+            return Ok(QueueLimit::Unlimited);
+        }
+        let count = t.strip_suffix("packets").or_else(|| t.strip_suffix('p')).unwrap_or(t).trim();
+        if count.bytes().all(|b| b.is_ascii_digit()) {
+            return match count.parse::<u32>() {
+                Ok(p) if p > 0 => Ok(QueueLimit::Packets(p)),
+                _ => Err(format!("`{text}` is not a valid packet count: use a whole number above 0")),
+            };
+        }
+        match parse_size_bytes(t) {
+            Ok(0) => Err("a queue limit of 0 bytes can hold nothing".into()),
+            Ok(b) => Ok(QueueLimit::Bytes(b)),
+            Err(e) => {
+                Err(format!("{e}; a queue limit is a packet count (40), bytes (\"64kB\") or \"unlimited\""))
+            }
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for QueueLimit {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let limit = match serde_json::Value::deserialize(d)? {
-            serde_json::Value::Number(n) => match n.as_u64() {
-                Some(p) if p > 0 && p <= u32::MAX as u64 => Ok(QueueLimit::Packets(p as u32)),
-                _ => Err(format!("`{n}` is not a valid packet count: use a whole number above 0")),
-            },
-            serde_json::Value::String(s) if s == "unlimited" => Ok(QueueLimit::Unlimited),
-            serde_json::Value::String(s) => {
-                let t = s.trim();
-                let packets = t
-                    .strip_suffix("packets")
-                    .or_else(|| t.strip_suffix('p'))
-                    .map(|n| n.trim().parse::<u32>());
-                match packets {
-                    Some(Ok(p)) if p > 0 => Ok(QueueLimit::Packets(p)),
-                    Some(_) => Err(format!("`{s}` is not a valid packet count")),
-                    None => match parse_size_bytes(t) {
-                        Ok(b) if b > 0 => Ok(QueueLimit::Bytes(b)),
-                        Ok(_) => Err("a queue limit of 0 bytes can hold nothing".into()),
-                        Err(e) => Err(format!(
-                            "{e}; a queue limit is a packet count (40), bytes (\"64kB\") or \"unlimited\""
-                        )),
-                    },
-                }
-            }
-            other => {
-                Err(format!("expected a packet count (40), bytes (\"64kB\") or \"unlimited\", found {other}"))
-            }
-        };
-        limit.map_err(serde::de::Error::custom)
+        parse_scalar(d, Numbers::AsText, QueueLimit::parse)
     }
 }
 
@@ -132,5 +130,33 @@ impl PacketQueue {
     /// The configured limit.
     pub fn limit(&self) -> QueueLimit {
         self.limit
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_in_packets_bytes_or_none() {
+        assert_eq!(QueueLimit::parse("40"), Ok(QueueLimit::Packets(40)));
+        assert_eq!(QueueLimit::parse("40p"), Ok(QueueLimit::Packets(40)));
+        assert_eq!(QueueLimit::parse("64 packets"), Ok(QueueLimit::Packets(64)));
+        assert_eq!(QueueLimit::parse("64kB"), Ok(QueueLimit::Bytes(64_000)));
+        assert_eq!(QueueLimit::parse("unlimited"), Ok(QueueLimit::Unlimited));
+        assert!(QueueLimit::parse("0").unwrap_err().contains("above 0"));
+        assert!(QueueLimit::parse("0B").unwrap_err().contains("hold nothing"));
+        assert!(QueueLimit::parse("lots").unwrap_err().contains("a queue limit is"));
+    }
+
+    #[test]
+    fn byte_limit_counts_bytes() {
+        let mut q = PacketQueue::new(QueueLimit::Bytes(250));
+        let p = crate::qdisc::testing::packet(0, 100, 0);
+        assert!(!q.is_full_for(100));
+        q.push(p);
+        q.push(p);
+        assert!(q.is_full_for(100) && !q.is_full_for(50));
+        assert_eq!((q.len(), q.bytes()), (2, 200));
     }
 }

@@ -7,6 +7,7 @@
 //! inner path travels inside the error message (between two `PATH_MARK` characters) until
 //! the loader joins it to the outer path. The marker never reaches a user.
 
+use super::scalar::describe;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -79,17 +80,6 @@ pub fn split_kind(value: Value, kinds: &[&str]) -> Result<(String, Value), Strin
         }
         Some(other) => Err(mark("kind", &format!("expected a string, found {}", describe(&other)))),
         None => Err(format!("missing field `kind`, expected one of {quoted}")),
-    }
-}
-
-fn describe(value: &Value) -> String {
-    match value {
-        Value::Null => "nothing".into(),
-        Value::Bool(b) => format!("boolean `{b}`"),
-        Value::Number(n) => format!("number `{n}`"),
-        Value::String(s) => format!("string `{s}`"),
-        Value::Array(_) => "a list".into(),
-        Value::Object(_) => "a mapping".into(),
     }
 }
 

@@ -4,6 +4,7 @@
 //!
 //! A share resolves to ⌊bottleneck_bps × share⌋ bit/s of IP packets (layer 3), rounded down.
 
+use crate::scenario::scalar::{parse_scalar, Numbers};
 use crate::units::{parse_percent_ppm, parse_rate_bps};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
@@ -39,13 +40,8 @@ impl FlowRate {
 
 impl<'de> Deserialize<'de> for FlowRate {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match serde_json::Value::deserialize(d)? {
-            serde_json::Value::String(text) => FlowRate::parse(&text),
-            other => Err(format!(
-                "`{other}` has no unit: write a rate such as \"{other}kbps\", or a share of the bottleneck such as \"150%\""
-            )),
-        }
-        .map_err(serde::de::Error::custom)
+        let how = "write a rate such as \"{n}kbps\", or a share of the bottleneck such as \"150%\"";
+        parse_scalar(d, Numbers::NeedUnit(how), FlowRate::parse)
     }
 }
 
