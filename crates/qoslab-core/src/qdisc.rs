@@ -25,15 +25,12 @@ pub use prio::{Prio, PrioParams};
 use crate::packet::Packet;
 use crate::scenario::error::Issue;
 use crate::scenario::tagged::kind_enum;
-use crate::time::SimTime;
 
 /// The answer to "give me the next packet to transmit".
 #[derive(Debug, PartialEq, Eq)]
 pub enum Dequeue {
     /// Send this packet next.
     Packet(Packet),
-    /// Packets are held, but none may leave before this instant (shapers).
-    NotBefore(SimTime),
     /// Nothing to send.
     Empty,
 }

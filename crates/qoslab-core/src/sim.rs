@@ -206,7 +206,6 @@ impl Simulation {
                     self.ports[next as usize].enqueue(packet, &mut env);
                 }
             }
-            Event::PortWake(p) => self.ports[p as usize].wake(&mut env),
             Event::WarmupEnd => self.ports.iter_mut().for_each(|p| p.start_window(now)),
         }
     }

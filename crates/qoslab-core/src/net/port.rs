@@ -88,7 +88,6 @@ pub struct Port {
     ring: VecDeque<Packet>,
     on_wire: Option<(Packet, SimTime)>,
     propagating: VecDeque<Packet>,
-    wake_at: Option<SimTime>,
     window_start: SimTime,
 }
 
@@ -106,7 +105,6 @@ impl Port {
             index,
             on_wire: None,
             propagating: VecDeque::new(),
-            wake_at: None,
             window_start: SimTime::ZERO,
         }
     }
@@ -146,13 +144,6 @@ impl Port {
                 Self::ctx(env.now, self.config.rate_bps, &mut self.class_stats, &mut self.queue_stats, env);
             match self.qdisc.dequeue(&mut ctx) {
                 Dequeue::Packet(packet) => self.ring.push_back(packet),
-                Dequeue::NotBefore(at) => {
-                    if self.wake_at.is_none_or(|w| at < w) {
-                        self.wake_at = Some(at);
-                        env.events.schedule(at, Event::PortWake(self.index));
-                    }
-                    break;
-                }
                 Dequeue::Empty => break,
             }
         }
@@ -163,14 +154,6 @@ impl Port {
                 env.events.schedule(done, Event::TransmitDone(self.index));
             }
         }
-    }
-
-    /// The discipline's wake-up time arrived.
-    pub fn wake(&mut self, env: &mut PortEnv) {
-        if self.wake_at.is_some_and(|w| w <= env.now) {
-            self.wake_at = None;
-        }
-        self.service(env);
     }
 
     /// The frame on the wire finished: it starts propagating, the next one starts.
@@ -194,9 +177,7 @@ impl Port {
     /// Whether the wire is idle while the discipline or ring still holds packets — a
     /// work-conservation violation unless the discipline is deliberately holding them back.
     pub fn idle_with_backlog(&self) -> bool {
-        self.on_wire.is_none()
-            && self.wake_at.is_none()
-            && (self.qdisc.len_packets() > 0 || !self.ring.is_empty())
+        self.on_wire.is_none() && (self.qdisc.len_packets() > 0 || !self.ring.is_empty())
     }
 
     /// Packets held anywhere in the port: discipline, ring, wire, propagating.
