@@ -25,6 +25,7 @@
 
 pub mod bench;
 pub mod classify;
+pub mod condition;
 pub mod engine;
 pub mod measure;
 pub mod net;

@@ -12,15 +12,20 @@
 //! tests; a variant in [`PolicySpec`] and [`AnyQdisc`]; a page in `docs/qdisc/`; tests
 //! against theory or a hand-computed trace; an example (see `docs/adding-a-qdisc.md`).
 
+pub mod cbwfq;
 pub mod ctx;
 pub mod fifo;
 pub mod packet_queue;
 pub mod prio;
+pub mod scfq;
+pub mod wfq;
 
+pub use cbwfq::{Cbwfq, CbwfqParams};
 pub use ctx::QdiscCtx;
 pub use fifo::{Fifo, FifoParams};
 pub use packet_queue::{PacketQueue, QueueLimit};
 pub use prio::{Prio, PrioParams};
+pub use wfq::{Wfq, WfqParams};
 
 use crate::packet::Packet;
 use crate::scenario::error::Issue;
@@ -33,6 +38,17 @@ pub enum Dequeue {
     Packet(Packet),
     /// Nothing to send.
     Empty,
+}
+
+/// What a discipline's build needs to know about the interface it is attached to.
+#[derive(Copy, Clone, Debug)]
+pub struct Interface {
+    /// The interface's QoS bandwidth (IOS `bandwidth`), bit/s: the base of percentages and
+    /// reservations.
+    pub bandwidth_bps: u64,
+    /// Whether to run attachment-time checks such as CBWFQ's reservation limit (false when
+    /// a named policy is only being validated on its own).
+    pub admission: bool,
 }
 
 /// What every discipline does.
@@ -54,6 +70,10 @@ kind_enum! {
         "fifo" => Fifo(FifoParams),
         /// Strict priority bands.
         "prio" => Prio(PrioParams),
+        /// IOS flow-based weighted fair queuing.
+        "wfq" => Wfq(WfqParams),
+        /// IOS class-based WFQ with low-latency (priority) classes.
+        "cbwfq" => Cbwfq(CbwfqParams),
     }
 }
 
@@ -63,11 +83,34 @@ impl PolicySpec {
         PolicySpec::Fifo(FifoParams { limit: None })
     }
 
-    /// Builds the discipline; `at` is the key path for errors.
-    pub fn build(&self, at: &str, node_address: &dyn Fn(&str) -> Option<u32>) -> Result<AnyQdisc, Issue> {
+    /// The policy with the interface's output hold queue (IOS `hold-queue N out`) applied:
+    /// the FIFO's limit, or the packets the whole WFQ system may hold. Other disciplines
+    /// size their queues themselves, and IOS refuses the command with them.
+    pub fn with_hold_queue(&self, packets: u32) -> Result<PolicySpec, String> {
+        match self {
+            PolicySpec::Fifo(_) => {
+                Ok(PolicySpec::Fifo(FifoParams { limit: Some(QueueLimit::Packets(packets)) }))
+            }
+            PolicySpec::Wfq(p) => Ok(PolicySpec::Wfq(WfqParams { hold_queue: Some(packets), ..p.clone() })),
+            other => Err(format!(
+                "`hold_queue` sets the output queue of FIFO and WFQ; a `{}` policy sizes its own queues",
+                other.kind()
+            )),
+        }
+    }
+
+    /// Builds the discipline for `interface`; `at` is the key path for errors.
+    pub fn build(
+        &self,
+        at: &str,
+        interface: Interface,
+        node_address: &dyn Fn(&str) -> Option<u32>,
+    ) -> Result<AnyQdisc, Issue> {
         Ok(match self {
             PolicySpec::Fifo(p) => AnyQdisc::Fifo(Fifo::new(p)),
             PolicySpec::Prio(p) => AnyQdisc::Prio(Prio::build(p, at, node_address)?),
+            PolicySpec::Wfq(p) => AnyQdisc::Wfq(Wfq::build(p, at)?),
+            PolicySpec::Cbwfq(p) => AnyQdisc::Cbwfq(Cbwfq::build(p, at, interface, node_address)?),
         })
     }
 }
@@ -79,6 +122,10 @@ pub enum AnyQdisc {
     Fifo(Fifo),
     /// Strict priority.
     Prio(Prio),
+    /// Flow-based WFQ.
+    Wfq(Wfq),
+    /// CBWFQ with LLQ.
+    Cbwfq(Cbwfq),
 }
 
 macro_rules! dispatch {
@@ -86,6 +133,8 @@ macro_rules! dispatch {
         match $self {
             AnyQdisc::Fifo($q) => $body,
             AnyQdisc::Prio($q) => $body,
+            AnyQdisc::Wfq($q) => $body,
+            AnyQdisc::Cbwfq($q) => $body,
         }
     };
 }
@@ -96,6 +145,8 @@ impl AnyQdisc {
         match self {
             AnyQdisc::Fifo(_) => Fifo::KIND,
             AnyQdisc::Prio(_) => Prio::KIND,
+            AnyQdisc::Wfq(_) => Wfq::KIND,
+            AnyQdisc::Cbwfq(_) => Cbwfq::KIND,
         }
     }
 }

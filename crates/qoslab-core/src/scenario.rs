@@ -49,6 +49,11 @@ pub fn parse(
             ))
         }
     }
+    // Top-level keys starting with `x-` are for the writer (YAML anchors to reuse, notes):
+    // they are dropped before the document is read, as in other YAML formats.
+    if let serde_json::Value::Object(map) = &mut document {
+        map.retain(|key, _| !key.starts_with("x-"));
+    }
     for change in overrides {
         overrides::apply(&mut document, change).map_err(|issue| located.error(issue))?;
     }

@@ -3,7 +3,6 @@
 
 pub mod codec;
 pub mod distribution;
-pub mod flow_rate;
 pub mod pattern;
 pub mod source;
 

@@ -5,6 +5,10 @@
 //! the base unit (bit/s, ns, byte) is rejected rather than rounded. Prefixes are decimal
 //! (k = 1000) except the binary byte prefixes `KiB`, `MiB`, `GiB`.
 
+pub mod rate_or_share;
+
+pub use rate_or_share::RateOrShare;
+
 use crate::scenario::scalar::{parse_scalar, Numbers};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
@@ -140,6 +144,12 @@ unit_newtype!(
     /// A size in bytes, written `"1500B"`, `"64kB"`.
     Size, parse_size_bytes, "a decimal number and B, kB, MB, GB, KiB, MiB or GiB", "1500B",
     "write it as a string with a unit, e.g. \"{n}B\""
+);
+
+unit_newtype!(
+    /// A percentage in parts per million, written `"5%"`.
+    Percent, parse_percent_ppm, "a decimal number and %", "5%",
+    "write it as a percentage, e.g. \"{n}%\""
 );
 
 #[cfg(test)]

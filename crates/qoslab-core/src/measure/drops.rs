@@ -9,16 +9,23 @@
 pub enum DropReason {
     /// The queue (or band/class) was at its limit when the packet arrived.
     TailDrop,
+    /// WFQ's congestive discard: the conversation held its threshold of packets.
+    CongestiveDiscard,
+    /// A policer found the packet out of contract (LLQ's priority-class policer).
+    Policed,
 }
 
 impl DropReason {
     /// Every reason, in the order result columns list them.
-    pub const ALL: [DropReason; 1] = [DropReason::TailDrop];
+    pub const ALL: [DropReason; 3] =
+        [DropReason::TailDrop, DropReason::CongestiveDiscard, DropReason::Policed];
 
     /// Stable snake-case name used in result columns.
     pub const fn name(self) -> &'static str {
         match self {
             DropReason::TailDrop => "tail",
+            DropReason::CongestiveDiscard => "cdt",
+            DropReason::Policed => "policed",
         }
     }
 

@@ -1,10 +1,11 @@
 //! Counters of one queue (a class of a discipline, or a whole port), with the time-weighted
 //! backlog.
 //!
-//! Every arriving packet is either enqueued or dropped on arrival, and each is counted.
-//! Identity checked after every run by [`QueueStats::check`], over the whole run (the
-//! warm-up only resets the reported counters): `backlog = enqueued − dequeued`, and the
-//! backlog equals the packets the queue really holds.
+//! Every arriving packet is either enqueued or dropped on arrival, and each is counted; a
+//! queued packet leaves by being dequeued or by being dropped from the queue. Identity
+//! checked after every run by [`QueueStats::check`], over the whole run (the warm-up only
+//! resets the reported counters): `backlog = enqueued − dequeued − dropped from the queue`,
+//! and the backlog equals the packets the queue really holds.
 //!
 //! The mean backlog is the time integral of the backlog over the measured window divided
 //! by its length; it is updated at every change, so it is exact, not sampled.
@@ -23,7 +24,7 @@ pub struct QueueStats {
     pub dequeued_packets: u64,
     /// Bytes handed on towards the wire.
     pub dequeued_bytes: u64,
-    /// Arriving packets refused, by reason.
+    /// Packets dropped, on arrival or from the queue, by reason.
     pub dropped: DropCounters,
     /// Packets held now.
     pub backlog_packets: u64,
@@ -40,6 +41,7 @@ pub struct QueueStats {
     // Lifetime totals for the identities, never reset.
     life_enqueued: u64,
     life_dequeued: u64,
+    life_dropped_from_queue: u64,
 }
 
 impl QueueStats {
@@ -86,6 +88,16 @@ impl QueueStats {
         self.dropped.record(reason, size_bytes);
     }
 
+    /// A queued packet was removed without being sent.
+    #[inline]
+    pub fn on_drop_queued(&mut self, now: SimTime, reason: DropReason, size_bytes: u32) {
+        self.advance(now);
+        self.dropped.record(reason, size_bytes);
+        self.life_dropped_from_queue += 1;
+        self.backlog_packets -= 1;
+        self.backlog_bytes -= size_bytes as u64;
+    }
+
     /// Starts the measured window at `now`: counters restart, the backlog is kept.
     pub fn start_window(&mut self, now: SimTime) {
         *self = QueueStats {
@@ -97,6 +109,7 @@ impl QueueStats {
             window_start: now,
             life_enqueued: self.life_enqueued,
             life_dequeued: self.life_dequeued,
+            life_dropped_from_queue: self.life_dropped_from_queue,
             ..QueueStats::default()
         };
     }
@@ -141,10 +154,10 @@ impl QueueStats {
 
     /// Checks the backlog identity over the whole run against the packets actually held.
     pub fn check(&self, held_packets: u64) -> Result<(), String> {
-        let expected = self.life_enqueued - self.life_dequeued;
+        let expected = self.life_enqueued - self.life_dequeued - self.life_dropped_from_queue;
         if expected != self.backlog_packets || held_packets != self.backlog_packets {
             return Err(format!(
-                "queue backlog identity broken: enqueued − dequeued = {expected}, \
+                "queue backlog identity broken: enqueued − dequeued − dropped from the queue = {expected}, \
                  counted backlog {}, packets actually held {held_packets}",
                 self.backlog_packets
             ));

@@ -45,6 +45,16 @@ pub struct PortConfig {
     pub mtu_bytes: u32,
     /// Transmit ring size, packets, including the frame on the wire (≥ 1).
     pub tx_ring_packets: u32,
+    /// QoS bandwidth (IOS `bandwidth`) when set explicitly, bit/s; otherwise the physical
+    /// rate stands in for it.
+    pub bandwidth_bps: Option<u64>,
+}
+
+impl PortConfig {
+    /// The interface's QoS bandwidth: the explicit one, or the physical rate.
+    pub fn qos_bandwidth_bps(&self) -> u64 {
+        self.bandwidth_bps.unwrap_or(self.rate_bps)
+    }
 }
 
 /// Counters of what the port put on the wire in the measured window.
@@ -129,8 +139,11 @@ impl Port {
     /// A packet arrives for transmission.
     #[inline]
     pub fn enqueue(&mut self, packet: Packet, env: &mut PortEnv) {
+        let ring_has_room =
+            self.ring.len() + usize::from(self.on_wire.is_some()) < self.config.tx_ring_packets as usize;
         let mut ctx =
             Self::ctx(env.now, self.config.rate_bps, &mut self.class_stats, &mut self.queue_stats, env);
+        ctx.ring_has_room = ring_has_room;
         self.qdisc.enqueue(packet, &mut ctx);
         self.service(env);
     }

@@ -15,6 +15,9 @@ pub struct QdiscCtx<'a> {
     pub now: SimTime,
     /// The egress link's current physical rate, bit/s.
     pub rate_bps: u64,
+    /// During `enqueue`: whether the transmit ring could take a packet right now, i.e. the
+    /// interface is not congested in the IOS sense (LLQ's conditional policer asks this).
+    pub ring_has_room: bool,
     classes: &'a mut [QueueStats],
     port: &'a mut QueueStats,
     flows: &'a mut [FlowStats],
@@ -31,7 +34,7 @@ impl<'a> QdiscCtx<'a> {
         flows: &'a mut [FlowStats],
         dropped_packets: &'a mut u64,
     ) -> Self {
-        QdiscCtx { now, rate_bps, classes, port, flows, dropped_packets }
+        QdiscCtx { now, rate_bps, ring_has_room: false, classes, port, flows, dropped_packets }
     }
 
     /// `packet` was accepted into class `class`.
@@ -53,6 +56,15 @@ impl<'a> QdiscCtx<'a> {
     pub fn drop_arrival(&mut self, class: usize, packet: Packet, reason: DropReason) {
         self.classes[class].on_drop_arrival(reason, packet.size_bytes);
         self.port.on_drop_arrival(reason, packet.size_bytes);
+        self.count_drop(&packet, reason);
+    }
+
+    /// `packet`, already queued in class `class`, is discarded to make room (WFQ's
+    /// congestive discard); it leaves the network here.
+    #[inline]
+    pub fn drop_queued(&mut self, class: usize, packet: Packet, reason: DropReason) {
+        self.classes[class].on_drop_queued(self.now, reason, packet.size_bytes);
+        self.port.on_drop_queued(self.now, reason, packet.size_bytes);
         self.count_drop(&packet, reason);
     }
 

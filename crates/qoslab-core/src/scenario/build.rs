@@ -12,17 +12,20 @@ use crate::net::port::{Port, PortConfig, DEFAULT_TX_RING_PACKETS};
 use crate::net::routing::{PathError, RoutingTable};
 use crate::net::Node;
 use crate::packet::{protocol, Packet};
-use crate::qdisc::{AnyQdisc, PolicySpec};
+use crate::qdisc::{Interface, PolicySpec};
 use crate::sim::{FlowInfo, RunInfo, Simulation};
 use crate::time::{SimTime, NS_PER_S};
 use crate::traffic::source::{DEFAULT_DST_PORT, DEFAULT_SRC_PORT_BASE};
 use crate::traffic::Source;
+use crate::units::Rate;
 use std::collections::BTreeMap;
 
 /// Default link MTU, bytes.
 const DEFAULT_MTU_BYTES: u64 = 1500;
 /// Smallest MTU an IPv4 link may have (RFC 791).
 const MIN_MTU_BYTES: u64 = 68;
+/// The bandwidth a named policy is checked against before it is attached anywhere.
+const NOMINAL_BANDWIDTH_BPS: u64 = 1_000_000_000;
 /// Default layer-2 framing: Ethernet header + FCS.
 const DEFAULT_L2: L2Overhead = L2Overhead(18);
 
@@ -36,6 +39,14 @@ fn check_name(name: &str, what: &str, at: &str) -> Result<(), Issue> {
     } else {
         Err(Issue::at(at, format!("{what} name `{name}` has characters that key paths cannot carry"))
             .hint("use letters, digits, `-` and `_`, starting with a letter or digit"))
+    }
+}
+
+/// A QoS bandwidth, if given, must be above zero.
+fn check_bandwidth(bandwidth: Option<Rate>, at: String) -> Result<Option<u64>, Issue> {
+    match bandwidth {
+        Some(Rate(0)) => Err(Issue::at(at, "a bandwidth must be above zero").hint("write e.g. `1544kbps`")),
+        other => Ok(other.map(|r| r.0)),
     }
 }
 
@@ -99,11 +110,12 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
     };
     let node_address = |name: &str| by_name.get(name).map(|&i| nodes[i as usize].address);
 
-    // Policies: every named policy is built once, so an unused one is still checked.
-    let mut policies: BTreeMap<&str, AnyQdisc> = BTreeMap::new();
+    // Named policies are checked on their own first, so an unused one is still checked;
+    // each interface builds its own copy against its bandwidth below.
     for (name, policy) in &spec.policies {
         check_name(name, "policy", &format!("policies.{name}"))?;
-        policies.insert(name, policy.build(&format!("policies.{name}"), &node_address)?);
+        let nominal = Interface { bandwidth_bps: NOMINAL_BANDWIDTH_BPS, admission: false };
+        policy.build(&format!("policies.{name}"), nominal, &node_address)?;
     }
 
     // Links → two ports each: a->b, then b->a.
@@ -141,6 +153,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
                 .hint("use 68B to 65535B"));
         }
         let ring = check_ring(link.tx_ring, format!("{at}.tx_ring"))?.unwrap_or(DEFAULT_TX_RING_PACKETS);
+        let bandwidth = check_bandwidth(link.bandwidth, format!("{at}.bandwidth"))?;
         for (from, to) in [(a, b), (b, a)] {
             port_configs.push(PortConfig {
                 name: format!("{}->{}", nodes[from as usize].name, nodes[to as usize].name),
@@ -151,13 +164,14 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
                 propagation_ns: link.delay.map_or(0, |d| d.0),
                 mtu_bytes: mtu as u32,
                 tx_ring_packets: ring,
+                bandwidth_bps: bandwidth,
             });
         }
     }
 
-    // Interfaces: output policies and per-direction ring sizes.
-    let mut outputs: Vec<Option<AnyQdisc>> = vec![None; port_configs.len()];
-    let mut rings: Vec<Option<u32>> = vec![None; port_configs.len()];
+    // Interfaces: per-direction settings, then each port's output discipline.
+    let mut outputs: Vec<Option<(&PolicySpec, String)>> = vec![None; port_configs.len()];
+    let mut hold_queues: Vec<Option<(u32, String)>> = vec![None; port_configs.len()];
     for (node, by_peer) in &spec.interfaces {
         let from = node_index(node, format!("interfaces.{node}"))?;
         for (peer, interface) in by_peer {
@@ -176,39 +190,61 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
                         None => issue.hint(format!("the neighbours of `{node}` are: {listing}")),
                     }
                 })?;
-            rings[p] = check_ring(interface.tx_ring, join_path(&at, "tx_ring"))?;
+            let config = &mut port_configs[p];
+            if let Some(ring) = check_ring(interface.tx_ring, join_path(&at, "tx_ring"))? {
+                config.tx_ring_packets = ring;
+            }
+            if let Some(bandwidth) = check_bandwidth(interface.bandwidth, join_path(&at, "bandwidth"))? {
+                config.bandwidth_bps = Some(bandwidth);
+            }
+            if let Some(packets) = interface.hold_queue {
+                if packets == 0 {
+                    return Err(Issue::at(
+                        join_path(&at, "hold_queue"),
+                        "a hold queue of 0 packets holds nothing",
+                    ));
+                }
+                hold_queues[p] = Some((packets, join_path(&at, "hold_queue")));
+            }
             outputs[p] = match &interface.output {
                 None => None,
                 Some(PolicyRef::Named(name)) => {
-                    Some(policies.get(name.as_str()).cloned().ok_or_else(|| {
+                    let policy = spec.policies.get(name).ok_or_else(|| {
                         Issue::unknown_name(
                             join_path(&at, "output"),
                             "policy",
                             name,
                             spec.policies.keys().map(String::as_str),
                         )
-                    })?)
+                    })?;
+                    Some((policy, format!("policies.{name}")))
                 }
-                Some(PolicyRef::Inline(policy)) => {
-                    Some(policy.build(&join_path(&at, "output"), &node_address)?)
-                }
+                Some(PolicyRef::Inline(policy)) => Some((policy, join_path(&at, "output"))),
             };
         }
     }
-    let ports: Vec<Port> = port_configs
-        .iter()
-        .cloned()
-        .zip(outputs)
-        .zip(rings)
-        .enumerate()
-        .map(|(i, ((mut config, output), ring))| {
-            config.tx_ring_packets = ring.unwrap_or(config.tx_ring_packets);
-            let qdisc = output.unwrap_or_else(|| {
-                PolicySpec::default_output().build("", &node_address).expect("the default FIFO builds")
-            });
-            Port::new(i as u32, config, qdisc)
-        })
-        .collect();
+    let default_output = PolicySpec::default_output();
+    let mut ports = Vec::with_capacity(port_configs.len());
+    for (i, config) in port_configs.iter().enumerate() {
+        let (policy, policy_at) = outputs[i].clone().unwrap_or((&default_output, String::new()));
+        let policy = match &hold_queues[i] {
+            Some((packets, at)) => policy.with_hold_queue(*packets).map_err(|why| Issue::at(at, why))?,
+            None => policy.clone(),
+        };
+        let interface = Interface { bandwidth_bps: config.qos_bandwidth_bps(), admission: true };
+        let qdisc = policy.build(&policy_at, interface, &node_address).map_err(|issue| {
+            // A problem of the attachment as a whole (a reservation above what the interface
+            // allows) belongs to the interface, not to the policy's text.
+            if issue.key_path == policy_at {
+                let node = &nodes[config.node as usize].name;
+                let peer = &nodes[config.peer as usize].name;
+                Issue { key_path: format!("interfaces.{node}.{peer}.output"), ..issue }
+            } else {
+                issue
+            }
+        })?;
+        ports.push(Port::new(i as u32, config.clone(), qdisc));
+    }
 
     // Routing.
     let edges: Vec<(u32, u32)> = port_configs.iter().map(|p| (p.node, p.peer)).collect();

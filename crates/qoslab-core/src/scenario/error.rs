@@ -134,6 +134,10 @@ pub fn from_serde_message(key_path: String, message: &str) -> Issue {
     if let Some(field) = message.strip_prefix("missing field `").and_then(|r| r.split('`').next()) {
         return Issue::at(key_path, format!("missing key `{field}`")).hint(format!("add `{field}:` here"));
     }
+    if let Some(expected) = message.strip_prefix("invalid type: null, expected ") {
+        return Issue::at(key_path, format!("has no value; expected {expected}"))
+            .hint("write the value after the colon, or remove the key");
+    }
     Issue::at(key_path, message.to_owned())
 }
 

@@ -102,6 +102,9 @@ pub struct LinkSpec {
     pub mtu: Option<Size>,
     /// Transmit ring size in packets, counting the frame on the wire (default 2).
     pub tx_ring: Option<u32>,
+    /// QoS bandwidth of both directions (IOS `bandwidth`): the base of percentages and
+    /// reservations in queuing policies. Default: the physical `rate`.
+    pub bandwidth: Option<Rate>,
 }
 
 /// A static route: at node `at`, traffic for `to` leaves towards neighbour `via`.
@@ -122,8 +125,13 @@ pub struct RouteSpec {
 pub struct InterfaceSpec {
     /// Output queuing: the name of an entry in `policies`, or a policy written inline.
     pub output: Option<PolicyRef>,
-    /// Transmit ring size for this direction only (overrides the link's).
+    /// Transmit ring size for this direction only (IOS `tx-ring-limit`; overrides the link's).
     pub tx_ring: Option<u32>,
+    /// QoS bandwidth of this direction (IOS `bandwidth`; overrides the link's).
+    pub bandwidth: Option<Rate>,
+    /// Output hold queue in packets (IOS `hold-queue N out`): the FIFO's limit, or the
+    /// packets a WFQ system may hold.
+    pub hold_queue: Option<u32>,
 }
 
 /// The same fields, read without the shape check below.
@@ -132,6 +140,8 @@ pub struct InterfaceSpec {
 struct InterfaceFields {
     output: Option<PolicyRef>,
     tx_ring: Option<u32>,
+    bandwidth: Option<Rate>,
+    hold_queue: Option<u32>,
 }
 
 impl TryFrom<serde_json::Value> for InterfaceSpec {
@@ -146,8 +156,12 @@ impl TryFrom<serde_json::Value> for InterfaceSpec {
                  interfaces are written `interfaces: {{NODE: {{NEIGHBOUR: {{output: POLICY}}}}}}`"
             ));
         }
-        crate::scenario::tagged::nested::<InterfaceFields>(value)
-            .map(|f| InterfaceSpec { output: f.output, tx_ring: f.tx_ring })
+        crate::scenario::tagged::nested::<InterfaceFields>(value).map(|f| InterfaceSpec {
+            output: f.output,
+            tx_ring: f.tx_ring,
+            bandwidth: f.bandwidth,
+            hold_queue: f.hold_queue,
+        })
     }
 }
 

@@ -14,12 +14,12 @@
 
 use super::codec::{Codec, IP_UDP_RTP_HEADER_BYTES};
 use super::distribution::DurationDist;
-use super::flow_rate::FlowRate;
+
 use crate::engine::Rng;
 use crate::scenario::error::{join_path, Issue};
 use crate::scenario::tagged::kind_enum;
 use crate::time::{SimTime, NS_PER_S};
-use crate::units::{Duration, Size};
+use crate::units::{Duration, RateOrShare, Size};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -31,7 +31,7 @@ pub struct CbrParams {
     pub rate_pps: Option<f64>,
     /// Bit rate of IP packets, or a share of the bottleneck (`"150%"`); give this or
     /// `rate_pps`.
-    pub rate: Option<FlowRate>,
+    pub rate: Option<RateOrShare>,
     /// IP packet size.
     pub size: Size,
 }
@@ -53,7 +53,7 @@ pub struct CodecParams {
 #[serde(deny_unknown_fields)]
 pub struct FloodParams {
     /// Offered bit rate of IP packets, or a share of the bottleneck (`"150%"`).
-    pub rate: FlowRate,
+    pub rate: RateOrShare,
     /// IP packet size (default 1500 B).
     pub size: Option<Size>,
 }
@@ -65,7 +65,7 @@ pub struct PoissonParams {
     /// Mean packets per second (give this or `rate`).
     pub rate_pps: Option<f64>,
     /// Mean bit rate, or a share of the bottleneck (`"50%"`); give this or `rate_pps`.
-    pub rate: Option<FlowRate>,
+    pub rate: Option<RateOrShare>,
     /// IP packet size.
     pub size: Size,
 }
@@ -182,7 +182,7 @@ impl PatternSpec {
     /// `bottleneck_bps`.
     pub fn compile(&self, at: &str, bottleneck_bps: u64) -> Result<Pattern, Issue> {
         let resolve =
-            |rate: FlowRate| match rate.bps(bottleneck_bps) {
+            |rate: RateOrShare| match rate.bps(bottleneck_bps) {
                 0 => Err(Issue::at(join_path(at, "rate"), "must be above zero")
                     .hint("write e.g. `64kbps` or `150%`")),
                 bps => Ok(bps),

@@ -2,8 +2,10 @@
 
 mod analytical;
 mod bad_inputs;
+mod cbwfq;
 mod common;
 mod defaults;
 mod determinism;
 mod example;
 mod traffic;
+mod wfq;

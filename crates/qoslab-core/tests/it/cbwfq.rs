@@ -1,0 +1,145 @@
+//! CBWFQ and LLQ against their configured shares, the admission check and the
+//! conditional policer.
+
+use crate::common::{flow, run_yaml};
+
+/// Two hosts over a 1 Mbit/s link (no framing) with `policy` on the sender.
+fn cbwfq_link(policy: &str, flows: &str, extra_link: &str) -> Result<qoslab_core::Results, String> {
+    let yaml = format!(
+        "name: cbwfq
+run: {{duration: 300s, warmup: 10s, seed: 9}}
+topology:
+  nodes: {{tx: {{kind: host}}, rx: {{kind: host}}}}
+  links: [{{between: [tx, rx], rate: 1Mbps, l2: none{extra_link}}}]
+interfaces:
+  tx: {{rx: {{output: {policy}}}}}
+traffic:
+{flows}"
+    );
+    let sim = qoslab_core::load(&yaml, "cbwfq.yaml", &[], None).map_err(|e| e.to_string())?;
+    Ok(sim.finish().expect("invariants hold"))
+}
+
+const THREE_CLASSES: &str = "{kind: cbwfq, max_reserved: 100%, classes: [
+    {name: gold, match: {dscp: AF41}, bandwidth: 50%},
+    {name: silver, match: {dscp: AF21}, bandwidth: 30%},
+    {name: bronze, match: {dscp: AF11}, bandwidth: 20%}]}";
+
+fn flows(which: &[(&str, &str)]) -> String {
+    which
+        .iter()
+        .map(|(name, dscp)| {
+            format!("  - {{name: {name}, from: tx, to: rx, dscp: {dscp}, pattern: {{kind: flood, rate: 100%, size: 1000B}}}}\n")
+        })
+        .collect()
+}
+
+fn share(results: &qoslab_core::Results, name: &str) -> f64 {
+    flow(results, name).delivered_l3_bps / 1e6
+}
+
+/// Three saturated classes with 50/30/20 % get those shares. Tolerance 2 % of each share.
+#[test]
+fn saturated_classes_get_their_bandwidth() {
+    let results =
+        cbwfq_link(THREE_CLASSES, &flows(&[("gold", "AF41"), ("silver", "AF21"), ("bronze", "AF11")]), "")
+            .unwrap();
+    for (name, expected) in [("gold", 0.5), ("silver", 0.3), ("bronze", 0.2)] {
+        let s = share(&results, name);
+        assert!((s - expected).abs() / expected < 0.02, "{name}: {s}");
+    }
+}
+
+/// With bronze idle, gold and silver split its share in proportion 50:30 → 62.5 % and
+/// 37.5 %. Tolerance 2 %.
+#[test]
+fn an_idle_class_share_is_split_in_proportion() {
+    let results = cbwfq_link(THREE_CLASSES, &flows(&[("gold", "AF41"), ("silver", "AF21")]), "").unwrap();
+    for (name, expected) in [("gold", 0.625), ("silver", 0.375)] {
+        let s = share(&results, name);
+        assert!((s - expected).abs() / expected < 0.02, "{name}: {s}");
+    }
+}
+
+/// The default `max_reserved` (75 %) refuses 80 % of reservations, naming the numbers.
+#[test]
+fn admission_refuses_an_oversubscribed_policy() {
+    let policy = "{kind: cbwfq, classes: [{name: a, match: {dscp: EF}, priority: 30%}, {name: b, match: {dscp: AF41}, bandwidth: 50%}]}";
+    let one = "  - {name: f, from: tx, to: rx, pattern: {kind: cbr, rate_pps: 1, size: 100B}}\n";
+    let error = cbwfq_link(policy, one, "").unwrap_err();
+    assert!(error.contains("interfaces.tx.rx.output"), "{error}");
+    assert!(error.contains("the classes reserve 800 kbit/s, but only 750 kbit/s may be reserved"), "{error}");
+    assert!(error.contains("max_reserved"), "{error}");
+    // Percentages are of the QoS bandwidth: declaring 2 Mbit/s makes room.
+    assert!(cbwfq_link(policy, one, ", bandwidth: 2Mbps").is_err(), "50 % of 2 Mbit/s is still 80 % in all");
+    let relaxed = policy.replace("classes:", "max_reserved: 80%, classes:");
+    assert!(cbwfq_link(&relaxed, one, "").is_ok());
+}
+
+const LLQ: &str = "{kind: cbwfq, classes: [
+    {name: voice, match: {dscp: EF}, priority: 64kbps},
+    {name: class-default, fair_queue: true}]}";
+
+/// 128 kbit/s HDLC serial link, ring of `ring`, 2 ms propagation.
+fn llq_serial(flows: &str, ring: u32) -> qoslab_core::Results {
+    let yaml = format!(
+        "name: llq
+run: {{duration: 600s, warmup: 10s, seed: 9}}
+topology:
+  nodes: {{tx: {{kind: host}}, rx: {{kind: host}}}}
+  links: [{{between: [tx, rx], rate: 128kbps, l2: hdlc, delay: 2ms, tx_ring: {ring}}}]
+interfaces:
+  tx: {{rx: {{output: {LLQ}}}}}
+traffic:
+{flows}"
+    );
+    run_yaml(&yaml, &[])
+}
+
+/// LLQ voice waits at most for the frames ahead of it in the ring: own serialization
+/// (157 B: 9.8125 ms) + ring × one 1507-byte frame (94.1875 ms) + propagation.
+#[test]
+fn llq_voice_delay_is_bounded() {
+    let flows =
+        "  - {name: voice, from: tx, to: rx, dscp: EF, pattern: {kind: cbr, rate_pps: 50, size: 150B}}
+  - {name: data, from: tx, to: rx, pattern: {kind: flood, rate: 150%}}
+";
+    for ring in [1u32, 2] {
+        let results = llq_serial(flows, ring);
+        let voice = flow(&results, "voice");
+        let bound_ms = 9.8125 + ring as f64 * 94.1875 + 2.0;
+        assert_eq!(voice.dropped_packets, 0, "ring {ring}");
+        assert!(
+            voice.delay_max_ms.unwrap() <= bound_ms + 1e-6,
+            "ring {ring}: {:?} > {bound_ms}",
+            voice.delay_max_ms
+        );
+    }
+}
+
+/// A priority class offering twice its 64 kbit/s under congestion is policed to its rate:
+/// over 600 s the burst (1600 B) is negligible. Tolerance 2 %.
+#[test]
+fn priority_class_is_policed_to_its_rate_under_congestion() {
+    let flows =
+        "  - {name: voice, from: tx, to: rx, dscp: EF, pattern: {kind: cbr, rate: 128kbps, size: 200B}}
+  - {name: data, from: tx, to: rx, pattern: {kind: flood, rate: 150%}}
+";
+    let results = llq_serial(flows, 2);
+    let voice = flow(&results, "voice");
+    let delivered_bps = voice.delivered_l3_bps;
+    assert!((delivered_bps - 64_000.0).abs() / 64_000.0 < 0.02, "{delivered_bps}");
+    assert!(voice.dropped_by_reason["dropped_policed_packets"].as_u64().unwrap() > 0);
+}
+
+/// Alone on the link, the same priority class is not policed: the link is never congested
+/// when a voice packet arrives (96 kbit/s of frames on a 128 kbit/s link, 25 ms apart).
+#[test]
+fn priority_class_is_not_policed_on_an_idle_link() {
+    let flows =
+        "  - {name: voice, from: tx, to: rx, dscp: EF, pattern: {kind: cbr, rate: 80kbps, size: 250B}}\n";
+    let results = llq_serial(flows, 1);
+    let voice = flow(&results, "voice");
+    assert_eq!(voice.dropped_packets, 0);
+    assert!((voice.delivered_l3_bps - 80_000.0).abs() < 500.0, "{}", voice.delivered_l3_bps);
+}
