@@ -5,4 +5,9 @@
 pub const HEADLINE_SCENARIO: &str = include_str!("../benches/headline.yaml");
 
 /// The variants the benchmark runs: a name and the overrides that select it.
-pub const HEADLINE_VARIANTS: [(&str, &[&str]); 2] = [("fifo", &[]), ("pq", &["interfaces.r1.r2.output=pq"])];
+pub const HEADLINE_VARIANTS: [(&str, &[&str]); 4] = [
+    ("fifo", &[]),
+    ("pq", &["interfaces.r1.r2.output=pq"]),
+    ("wfq", &["interfaces.r1.r2.output=wfq"]),
+    ("llq", &["interfaces.r1.r2.output=llq"]),
+];

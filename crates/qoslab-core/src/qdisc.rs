@@ -14,6 +14,7 @@
 
 pub mod cbwfq;
 pub mod ctx;
+pub mod custom;
 pub mod fifo;
 pub mod packet_queue;
 pub mod prio;
@@ -22,6 +23,7 @@ pub mod wfq;
 
 pub use cbwfq::{Cbwfq, CbwfqParams};
 pub use ctx::QdiscCtx;
+pub use custom::{Custom, CustomParams};
 pub use fifo::{Fifo, FifoParams};
 pub use packet_queue::{PacketQueue, QueueLimit};
 pub use prio::{Prio, PrioParams};
@@ -70,6 +72,8 @@ kind_enum! {
         "fifo" => Fifo(FifoParams),
         /// Strict priority bands.
         "prio" => Prio(PrioParams),
+        /// IOS custom queuing: byte-count round robin.
+        "custom" => Custom(CustomParams),
         /// IOS flow-based weighted fair queuing.
         "wfq" => Wfq(WfqParams),
         /// IOS class-based WFQ with low-latency (priority) classes.
@@ -109,6 +113,7 @@ impl PolicySpec {
         Ok(match self {
             PolicySpec::Fifo(p) => AnyQdisc::Fifo(Fifo::new(p)),
             PolicySpec::Prio(p) => AnyQdisc::Prio(Prio::build(p, at, node_address)?),
+            PolicySpec::Custom(p) => AnyQdisc::Custom(Custom::build(p, at, node_address)?),
             PolicySpec::Wfq(p) => AnyQdisc::Wfq(Wfq::build(p, at)?),
             PolicySpec::Cbwfq(p) => AnyQdisc::Cbwfq(Cbwfq::build(p, at, interface, node_address)?),
         })
@@ -122,6 +127,8 @@ pub enum AnyQdisc {
     Fifo(Fifo),
     /// Strict priority.
     Prio(Prio),
+    /// Custom queuing.
+    Custom(Custom),
     /// Flow-based WFQ.
     Wfq(Wfq),
     /// CBWFQ with LLQ.
@@ -133,6 +140,7 @@ macro_rules! dispatch {
         match $self {
             AnyQdisc::Fifo($q) => $body,
             AnyQdisc::Prio($q) => $body,
+            AnyQdisc::Custom($q) => $body,
             AnyQdisc::Wfq($q) => $body,
             AnyQdisc::Cbwfq($q) => $body,
         }
@@ -145,6 +153,7 @@ impl AnyQdisc {
         match self {
             AnyQdisc::Fifo(_) => Fifo::KIND,
             AnyQdisc::Prio(_) => Prio::KIND,
+            AnyQdisc::Custom(_) => Custom::KIND,
             AnyQdisc::Wfq(_) => Wfq::KIND,
             AnyQdisc::Cbwfq(_) => Cbwfq::KIND,
         }

@@ -46,3 +46,18 @@ fn fifo_default_limit_is_40_packets() {
     let port = results.ports.iter().find(|p| p.port == "a->b").unwrap();
     assert_eq!((port.enqueued_packets, port.dropped_packets), (42, 58));
 }
+
+#[test]
+fn hold_queue_sets_the_fifo_limit() {
+    // As above, with `hold-queue 10 out`: 2 in the ring, 10 queued, 88 dropped.
+    let mut text = String::from(MINIMAL.split("traffic:").next().unwrap());
+    text.push_str("interfaces: {a: {b: {hold_queue: 10}}}\ntraffic:\n");
+    for i in 0..100 {
+        text.push_str(&format!(
+            "  - {{name: f{i}, from: a, to: b, stop: 1ns, pattern: {{kind: cbr, rate_pps: 1, size: 100B}}}}\n"
+        ));
+    }
+    let results = run_yaml(&text, &[]);
+    let port = results.ports.iter().find(|p| p.port == "a->b").unwrap();
+    assert_eq!((port.enqueued_packets, port.dropped_packets), (12, 88));
+}

@@ -43,7 +43,7 @@ fn congestion_lab_runs_every_scheme() {
     assert!(voice_loss("fifo") > 10.0);
     assert_eq!(voice_loss("pq"), 0.0);
     assert_eq!(voice_loss("llq"), 0.0);
-    for scheme in ["wfq", "cbwfq"] {
+    for scheme in ["cq", "wfq", "cbwfq"] {
         assert!(voice_loss(scheme) < voice_loss("fifo"), "{scheme}");
     }
 }

@@ -4,6 +4,7 @@ mod analytical;
 mod bad_inputs;
 mod cbwfq;
 mod common;
+mod custom;
 mod defaults;
 mod determinism;
 mod example;

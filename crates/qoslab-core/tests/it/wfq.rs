@@ -25,19 +25,21 @@ fn share(results: &qoslab_core::Results, name: &str) -> f64 {
     flow(results, name).delivered_l3_bps / 1e6
 }
 
-/// Precedence 5 against precedence 0, both saturating: weights 32384/6 and 32384/1, so
-/// the shares are 6/7 and 1/7 (85.7 % and 14.3 %, the LMR VoIP thesis' Table 4-5).
-/// Tolerance 1 percentage point.
+/// Precedence 5 against precedence 0, both saturating: weights 32384/6 and 32384/1 (or
+/// 4096/6 = 683 and 4096, as in the LMR VoIP thesis' Table 4-5), so the shares are 6/7 and
+/// 1/7: 85.7 % and 14.3 %. Tolerance 1 percentage point.
 #[test]
 fn precedence_5_gets_six_times_precedence_0() {
-    let results = wfq_link(
-        "{kind: wfq}",
-        "  - {name: p5, from: tx, to: rx, dscp: CS5, dst_port: 6000, pattern: {kind: flood, rate: 150%}}
+    for policy in ["{kind: wfq}", "{kind: wfq, legacy_weights: true}"] {
+        let results = wfq_link(
+            policy,
+            "  - {name: p5, from: tx, to: rx, dscp: CS5, dst_port: 6000, pattern: {kind: flood, rate: 150%}}
   - {name: p0, from: tx, to: rx, dst_port: 7000, pattern: {kind: flood, rate: 150%}}
 ",
-    );
-    assert!((share(&results, "p5") - 6.0 / 7.0).abs() < 0.01, "{}", share(&results, "p5"));
-    assert!((share(&results, "p0") - 1.0 / 7.0).abs() < 0.01, "{}", share(&results, "p0"));
+        );
+        assert!((share(&results, "p5") - 6.0 / 7.0).abs() < 0.01, "{policy}: {}", share(&results, "p5"));
+        assert!((share(&results, "p0") - 1.0 / 7.0).abs() < 0.01, "{policy}: {}", share(&results, "p0"));
+    }
 }
 
 /// Four equal saturating flows of different packet sizes share the link equally in bits.
