@@ -143,3 +143,32 @@ fn priority_class_is_not_policed_on_an_idle_link() {
     assert_eq!(voice.dropped_packets, 0);
     assert!((voice.delivered_l3_bps - 80_000.0).abs() < 500.0, "{}", voice.delivered_l3_bps);
 }
+
+/// Two priority classes share the one priority queue but keep their own policers: under
+/// congestion each is held to its own rate. Tolerance 2 %.
+#[test]
+fn each_priority_class_has_its_own_policer() {
+    let policy = "{kind: cbwfq, classes: [
+        {name: voice, match: {dscp: EF}, priority: 32kbps},
+        {name: video, match: {dscp: CS4}, priority: 48kbps},
+        {name: class-default, fair_queue: true}]}";
+    let yaml = format!(
+        "name: two-priorities
+run: {{duration: 600s, warmup: 10s, seed: 3}}
+topology:
+  nodes: {{tx: {{kind: host}}, rx: {{kind: host}}}}
+  links: [{{between: [tx, rx], rate: 128kbps, l2: hdlc}}]
+interfaces:
+  tx: {{rx: {{output: {policy}}}}}
+traffic:
+  - {{name: voice, from: tx, to: rx, dscp: EF, pattern: {{kind: cbr, rate: 64kbps, size: 200B}}}}
+  - {{name: video, from: tx, to: rx, dscp: CS4, pattern: {{kind: cbr, rate: 96kbps, size: 600B}}}}
+  - {{name: data, from: tx, to: rx, pattern: {{kind: flood, rate: 150%}}}}
+"
+    );
+    let results = run_yaml(&yaml, &[]);
+    for (name, rate_bps) in [("voice", 32_000.0), ("video", 48_000.0)] {
+        let delivered = flow(&results, name).delivered_l3_bps;
+        assert!((delivered - rate_bps).abs() / rate_bps < 0.02, "{name}: {delivered}");
+    }
+}

@@ -50,3 +50,19 @@ fn adding_a_flow_keeps_the_others_draws() {
         );
     }
 }
+
+/// Every discipline is deterministic: the congestion-management lab under each of its six
+/// schemes gives byte-identical results twice.
+#[test]
+fn every_discipline_is_deterministic() {
+    let lab = include_str!("../../../../examples/congestion-lab.yaml");
+    for scheme in ["fifo", "pq", "cq", "wfq", "cbwfq", "llq"] {
+        let set = format!("interfaces.r1.r2.output={scheme}");
+        let shorter = "run.duration=60s";
+        assert_eq!(
+            run_yaml(lab, &[&set, shorter]).to_json(),
+            run_yaml(lab, &[&set, shorter]).to_json(),
+            "{scheme}"
+        );
+    }
+}
