@@ -232,7 +232,20 @@ impl Simulation {
         }
         for port in &self.ports {
             let queued = port.qdisc.len_packets() as u64;
-            port.queue_stats.check(queued).or_else(|e| fail(format!("port {}: {e}", port.config.name)))?;
+            let name = &port.config.name;
+            port.queue_stats.check(queued).or_else(|e| fail(format!("port {name}: {e}")))?;
+            let mut in_classes = 0;
+            for (class, stats) in port.qdisc.class_names().iter().zip(&port.class_stats) {
+                stats
+                    .check(stats.backlog_packets)
+                    .or_else(|e| fail(format!("port {name}, class {class}: {e}")))?;
+                in_classes += stats.backlog_packets;
+            }
+            if in_classes != queued {
+                return fail(format!(
+                    "port {name}: its classes hold {in_classes} packets, the discipline {queued}"
+                ));
+            }
         }
         for (info, stats) in self.flows.iter().zip(&self.flow_stats) {
             if stats.received_packets + stats.drops.total_packets() > stats.sent_packets {

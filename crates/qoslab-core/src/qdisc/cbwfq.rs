@@ -48,6 +48,10 @@ pub const DEFAULT_MAX_RESERVED_PPM: u64 = 750_000;
 pub const DEFAULT_WEIGHT_CONSTANT: u64 = 64;
 /// Default LLQ burst: 200 ms of traffic at the class's rate.
 pub const DEFAULT_BURST_NS: u64 = 200_000_000;
+/// Smallest LLQ burst IOS accepts, bytes.
+pub const MIN_BURST_BYTES: u64 = 32;
+/// Largest LLQ burst IOS accepts, bytes.
+pub const MAX_BURST_BYTES: u64 = 2_000_000;
 /// Default dynamic queues of a fair-queued class-default.
 pub const DEFAULT_DEFAULT_CLASS_QUEUES: u32 = 256;
 /// The name of the class that takes unmatched traffic.
@@ -138,6 +142,14 @@ fn fair_queue_count(spec: &FairQueueSpec, at: &str) -> Result<Option<u32>, Issue
     }
 }
 
+/// The number of conversation queues of a fair-queued class, or `None` for a FIFO class.
+fn fair_queues(class: &ClassSpec, at: &str) -> Result<Option<u32>, Issue> {
+    match &class.fair_queue {
+        None => Ok(None),
+        Some(spec) => fair_queue_count(spec, &join_path(at, "fair_queue")),
+    }
+}
+
 impl Cbwfq {
     /// The `kind` of this discipline in scenarios.
     pub const KIND: &'static str = "cbwfq";
@@ -207,6 +219,15 @@ impl Cbwfq {
             if class.burst.is_some() && class.priority.is_none() {
                 return Err(Issue::at(join_path(&here, "burst"), "`burst` belongs to a priority class"));
             }
+            if fair_queues(class, &here)?.is_some()
+                && (class.bandwidth.is_some() || class.bandwidth_remaining.is_some())
+            {
+                return Err(Issue::at(join_path(&here, "fair_queue"), "a fair-queued class-default is scheduled by its conversations' weights, not by a bandwidth")
+                    .hint("remove `bandwidth`, or set `fair_queue: false` to give the class one queue with that bandwidth"));
+            }
+            if class.bandwidth_remaining.is_some_and(|p| p.0 == 0 || p.0 > 1_000_000) {
+                return Err(Issue::at(join_path(&here, "bandwidth_remaining"), "must be from 1 % to 100 %"));
+            }
             if class.queue_limit == Some(0) {
                 return Err(Issue::at(
                     join_path(&here, "queue_limit"),
@@ -269,6 +290,13 @@ impl Cbwfq {
         }
         let priority_total_bps: u64 = priority_bps.iter().flatten().sum();
         let remaining_bps = bw.saturating_sub(priority_total_bps);
+        if uses_remaining && remaining_bps == 0 {
+            return Err(Issue::at(
+                join_path(at, "classes"),
+                "the priority classes leave no bandwidth for `bandwidth_remaining` classes",
+            )
+            .hint("lower the `priority` rates"));
+        }
         let constant = params.weight_constant.unwrap_or(DEFAULT_WEIGHT_CONSTANT);
         if constant == 0 {
             return Err(Issue::at(join_path(at, "weight_constant"), "must be above zero"));
@@ -296,7 +324,7 @@ impl Cbwfq {
                 Some(c) if c.priority.is_some() => {
                     let rate_bps = priority_bps[i].expect("a priority class has a rate");
                     let burst_bytes = match c.burst {
-                        Some(b) if (32..=2_000_000).contains(&b.0) => b.0,
+                        Some(b) if (MIN_BURST_BYTES..=MAX_BURST_BYTES).contains(&b.0) => b.0,
                         Some(b) => {
                             return Err(Issue::at(
                                 join_path(&here, "burst"),
@@ -304,28 +332,18 @@ impl Cbwfq {
                             )
                             .hint("use 32B to 2000000B"))
                         }
-                        None => (rate_bps as u128 * DEFAULT_BURST_NS as u128 / 8_000_000_000) as u64,
+                        // 200 ms at the rate, but not below the IOS minimum of 32 bytes.
+                        None => ((rate_bps as u128 * DEFAULT_BURST_NS as u128 / 8_000_000_000) as u64)
+                            .max(MIN_BURST_BYTES),
                     };
-                    ClassKind::Priority(TokenBucket::new(rate_bps, burst_bytes.max(1)))
+                    ClassKind::Priority(TokenBucket::new(rate_bps, burst_bytes))
                 }
-                Some(c) if c.fair_queue.is_some() => match fair_queue_count(
-                    c.fair_queue.as_ref().expect("checked"),
-                    &join_path(&here, "fair_queue"),
-                )? {
-                    Some(count) => {
-                        let first = queue_class.len();
-                        queue_class.extend(std::iter::repeat_n(i, count as usize));
-                        ClassKind::FairQueue { first, mask: count as u64 - 1, limit }
-                    }
-                    None => {
-                        queue_class.push(i);
-                        ClassKind::Queue {
-                            queue: queue_class.len() - 1,
-                            weight: weight_for(unreserved_bps),
-                            limit,
-                        }
-                    }
-                },
+                Some(c) if fair_queues(c, &here)?.is_some() => {
+                    let count = fair_queues(c, &here)?.expect("checked in the guard");
+                    let first = queue_class.len();
+                    queue_class.extend(std::iter::repeat_n(i, count as usize));
+                    ClassKind::FairQueue { first, mask: count as u64 - 1, limit }
+                }
                 Some(c) => {
                     let class_bps = match (bandwidth_bps[i], c.bandwidth_remaining) {
                         (Some(b), _) => b,
@@ -467,6 +485,15 @@ mod tests {
     }
 
     #[test]
+    fn class_default_with_its_own_bandwidth() {
+        // fair_queue: false keeps the class-default's own bandwidth: 64 × 1000 / 100 = 640.
+        let q = build("{classes: [{name: a, match: {dscp: EF}, bandwidth: 50%}, {name: class-default, fair_queue: false, bandwidth: 10%}]}")
+            .unwrap();
+        let ClassKind::Queue { weight, .. } = q.kinds[1] else { panic!() };
+        assert_eq!(weight, 640);
+    }
+
+    #[test]
     fn priority_first_then_sequence_numbers() {
         let mut q = build("{classes: [{name: voice, match: {dscp: EF}, priority: 64kbps}]}").unwrap();
         let mut h = harness(2);
@@ -519,6 +546,9 @@ mod tests {
             ("{classes: [{name: a, match: {}, priority: 10%, burst: 8B}]}", "p.classes[0].burst", "outside the IOS range"),
             ("{classes: [{name: a, match: {}, bandwidth: 10%}, {name: a, match: {}, bandwidth: 10%}]}", "p.classes[1].name", "twice"),
             ("{classes: [{name: class-default, fair_queue: {dynamic_queues: 100}}]}", "p.classes[0].fair_queue.dynamic_queues", "not allowed"),
+            ("{classes: [{name: class-default, fair_queue: true, bandwidth: 10%}]}", "p.classes[0].fair_queue", "not by a bandwidth"),
+            ("{classes: [{name: a, match: {}, bandwidth_remaining: 0%}]}", "p.classes[0].bandwidth_remaining", "from 1 %"),
+            ("{max_reserved: 100%, classes: [{name: v, match: {}, priority: 100%}, {name: a, match: {}, bandwidth_remaining: 10%}]}", "p.classes", "leave no bandwidth"),
         ];
         for (yaml, path, fragment) in cases {
             let issue = build(yaml).err().unwrap_or_else(|| panic!("accepted: {yaml}"));

@@ -42,7 +42,7 @@ impl RateOrShare {
 
 impl<'de> Deserialize<'de> for RateOrShare {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let how = "write a rate such as \"{n}kbps\", or a share of the bottleneck such as \"150%\"";
+        let how = "write a rate such as \"{n}kbps\", or a percentage such as \"{n}%\"";
         parse_scalar(d, Numbers::NeedUnit(how), RateOrShare::parse)
     }
 }

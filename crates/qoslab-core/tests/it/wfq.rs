@@ -26,7 +26,7 @@ fn share(results: &qoslab_core::Results, name: &str) -> f64 {
 }
 
 /// Precedence 5 against precedence 0, both saturating: weights 32384/6 and 32384/1 (or
-/// 4096/6 = 683 and 4096, as in the LMR VoIP thesis' Table 4-5), so the shares are 6/7 and
+/// 4096/6 = 682 and 4096 in integers — the LMR VoIP thesis' Table 4-5 rounds to 683 —, as in the LMR VoIP thesis' Table 4-5), so the shares are 6/7 and
 /// 1/7: 85.7 % and 14.3 %. Tolerance 1 percentage point.
 #[test]
 fn precedence_5_gets_six_times_precedence_0() {
