@@ -21,6 +21,11 @@ pub mod protocol {
     pub const UDP: u8 = 17;
 }
 
+/// The ECN codepoint "ECN-capable transport, ECT(0)" (RFC 3168).
+pub const ECT_0: u8 = 2;
+/// The ECN codepoint "congestion experienced" (RFC 3168).
+pub const CE: u8 = 3;
+
 /// An IP protocol number, written `udp`, `tcp`, `icmp` or as a number 0–255.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Protocol(pub u8);
@@ -93,6 +98,9 @@ pub struct Packet {
     pub protocol: u8,
     /// Differentiated Services code point (6 bits).
     pub dscp: u8,
+    /// ECN field (RFC 3168): 0 not ECN-capable, 1 or 2 ECN-capable (ECT), 3 congestion
+    /// experienced (CE).
+    pub ecn: u8,
     /// Whether it was created after the warm-up, so it counts in flow statistics.
     pub counted: bool,
 }

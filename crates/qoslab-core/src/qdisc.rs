@@ -32,12 +32,16 @@ pub use wfq::{Wfq, WfqParams};
 use crate::packet::Packet;
 use crate::scenario::error::Issue;
 use crate::scenario::tagged::kind_enum;
+use crate::time::SimTime;
 
 /// The answer to "give me the next packet to transmit".
 #[derive(Debug, PartialEq, Eq)]
 pub enum Dequeue {
     /// Send this packet next.
     Packet(Packet),
+    /// Packets are held, but none may leave before this instant (a shaper or a rate
+    /// ceiling): the port asks again then.
+    NotBefore(SimTime),
     /// Nothing to send.
     Empty,
 }
@@ -199,6 +203,7 @@ pub mod testing {
             dst_port: 0,
             protocol: protocol::UDP,
             dscp,
+            ecn: 0,
             counted: true,
         }
     }

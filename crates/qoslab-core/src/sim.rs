@@ -206,6 +206,13 @@ impl Simulation {
                     self.ports[next as usize].enqueue(packet, &mut env);
                 }
             }
+            Event::PortWake(p) => {
+                let port = &mut self.ports[p as usize];
+                port.wake(&mut env);
+                if port.idle_with_backlog() {
+                    self.totals.work_conservation_violations += 1;
+                }
+            }
             Event::WarmupEnd => self.ports.iter_mut().for_each(|p| p.start_window(now)),
         }
     }

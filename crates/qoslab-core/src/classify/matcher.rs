@@ -266,6 +266,7 @@ mod tests {
             dst_port: 5_060,
             protocol: crate::packet::protocol::UDP,
             dscp: 46,
+            ecn: 0,
             counted: true,
         }
     }

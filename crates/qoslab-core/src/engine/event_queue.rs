@@ -20,6 +20,8 @@ pub enum Event {
     TransmitDone(u32),
     /// The oldest frame in flight on port `index`'s link reaches the far end.
     LinkArrival(u32),
+    /// Port `index` asked to be served again (its discipline said "not before").
+    PortWake(u32),
     /// The warm-up period ends: statistics start counting.
     WarmupEnd,
 }

@@ -13,12 +13,33 @@ pub enum DropReason {
     CongestiveDiscard,
     /// A policer found the packet out of contract (LLQ's priority-class policer).
     Policed,
+    /// RED/WRED/RIO early drop: the average queue was between the thresholds.
+    RedEarly,
+    /// RED/WRED/RIO forced drop: the average queue was above the maximum threshold.
+    RedForced,
+    /// A policer's exceed action dropped the packet.
+    PolicerExceed,
+    /// A policer's violate action dropped the packet.
+    PolicerViolate,
+    /// CoDel dropped the packet at dequeue (sojourn time above target for too long).
+    Codel,
+    /// A discipline's overall limit was reached (FQ-CoDel's packet limit, a shaper's queue).
+    Overlimit,
 }
 
 impl DropReason {
     /// Every reason, in the order result columns list them.
-    pub const ALL: [DropReason; 3] =
-        [DropReason::TailDrop, DropReason::CongestiveDiscard, DropReason::Policed];
+    pub const ALL: [DropReason; 9] = [
+        DropReason::TailDrop,
+        DropReason::CongestiveDiscard,
+        DropReason::Policed,
+        DropReason::RedEarly,
+        DropReason::RedForced,
+        DropReason::PolicerExceed,
+        DropReason::PolicerViolate,
+        DropReason::Codel,
+        DropReason::Overlimit,
+    ];
 
     /// Stable snake-case name used in result columns.
     pub const fn name(self) -> &'static str {
@@ -26,6 +47,12 @@ impl DropReason {
             DropReason::TailDrop => "tail",
             DropReason::CongestiveDiscard => "cdt",
             DropReason::Policed => "policed",
+            DropReason::RedEarly => "red_early",
+            DropReason::RedForced => "red_forced",
+            DropReason::PolicerExceed => "policer_exceed",
+            DropReason::PolicerViolate => "policer_violate",
+            DropReason::Codel => "codel",
+            DropReason::Overlimit => "overlimit",
         }
     }
 

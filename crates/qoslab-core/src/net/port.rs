@@ -97,6 +97,7 @@ pub struct Port {
     index: u32,
     ring: VecDeque<Packet>,
     on_wire: Option<(Packet, SimTime)>,
+    wake_at: Option<SimTime>,
     propagating: VecDeque<Packet>,
     window_start: SimTime,
 }
@@ -114,6 +115,7 @@ impl Port {
             wire: WireCounters::default(),
             index,
             on_wire: None,
+            wake_at: None,
             propagating: VecDeque::new(),
             window_start: SimTime::ZERO,
         }
@@ -157,6 +159,14 @@ impl Port {
                 Self::ctx(env.now, self.config.rate_bps, &mut self.class_stats, &mut self.queue_stats, env);
             match self.qdisc.dequeue(&mut ctx) {
                 Dequeue::Packet(packet) => self.ring.push_back(packet),
+                Dequeue::NotBefore(at) => {
+                    // One pending wake-up per port, the earliest asked for.
+                    if self.wake_at.is_none_or(|w| at < w) {
+                        self.wake_at = Some(at);
+                        env.events.schedule(at, Event::PortWake(self.index));
+                    }
+                    break;
+                }
                 Dequeue::Empty => break,
             }
         }
@@ -190,7 +200,18 @@ impl Port {
     /// Whether the wire is idle while the discipline or ring still holds packets — a
     /// work-conservation violation unless the discipline is deliberately holding them back.
     pub fn idle_with_backlog(&self) -> bool {
-        self.on_wire.is_none() && (self.qdisc.len_packets() > 0 || !self.ring.is_empty())
+        self.on_wire.is_none()
+            && self.wake_at.is_none()
+            && (self.qdisc.len_packets() > 0 || !self.ring.is_empty())
+    }
+
+    /// A wake-up the discipline asked for arrived: ask it again.
+    pub fn wake(&mut self, env: &mut PortEnv) {
+        // A later request may have replaced this one; only the current one counts.
+        if self.wake_at == Some(env.now) {
+            self.wake_at = None;
+            self.service(env);
+        }
     }
 
     /// Packets held anywhere in the port: discipline, ring, wire, propagating.

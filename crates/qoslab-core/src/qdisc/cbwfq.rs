@@ -502,7 +502,7 @@ mod tests {
         q.enqueue(packet(3, 100, 46), &mut h.ctx());
         let order: Vec<u64> = std::iter::from_fn(|| match q.dequeue(&mut h.ctx()) {
             Dequeue::Packet(p) => Some(p.id),
-            Dequeue::Empty => None,
+            Dequeue::Empty | Dequeue::NotBefore(_) => None,
         })
         .collect();
         assert_eq!(order, [3, 1, 2]);

@@ -389,7 +389,7 @@ mod tests {
     fn drain(cq: &mut Custom, h: &mut crate::qdisc::testing::Harness) -> Vec<u64> {
         std::iter::from_fn(|| match cq.dequeue(&mut h.ctx()) {
             Dequeue::Packet(p) => Some(p.id),
-            Dequeue::Empty => None,
+            Dequeue::Empty | Dequeue::NotBefore(_) => None,
         })
         .collect()
     }
@@ -662,7 +662,7 @@ mod tests {
                     let expected = model.next();
                     let got = match cq.dequeue(&mut h.ctx()) {
                         Dequeue::Packet(p) => Some(p.id),
-                        Dequeue::Empty => None,
+                        Dequeue::Empty | Dequeue::NotBefore(_) => None,
                     };
                     assert_eq!(got, expected, "carry_over {carry_over}, step {id}");
                 } else {

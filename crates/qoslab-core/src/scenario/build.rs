@@ -11,7 +11,7 @@ use crate::net::l2::L2Overhead;
 use crate::net::port::{Port, PortConfig, DEFAULT_TX_RING_PACKETS};
 use crate::net::routing::{PathError, RoutingTable};
 use crate::net::Node;
-use crate::packet::{protocol, Packet};
+use crate::packet::{protocol, Packet, ECT_0};
 use crate::qdisc::{Interface, PolicySpec};
 use crate::sim::{FlowInfo, RunInfo, Simulation};
 use crate::time::{SimTime, NS_PER_S};
@@ -342,6 +342,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
             dst_port: flow.dst_port.unwrap_or(DEFAULT_DST_PORT),
             protocol,
             dscp: flow.dscp.map_or(0, |d| d.0),
+            ecn: if flow.ecn { ECT_0 } else { 0 },
             counted: false,
         };
         sources.push((Source { template, generator, rng, stop: SimTime(stop), first_port: path[0] }, first));

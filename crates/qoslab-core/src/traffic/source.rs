@@ -39,6 +39,10 @@ pub struct FlowSpec {
     pub dst_port: Option<u16>,
     /// DSCP marking (default 0, best effort).
     pub dscp: Option<Dscp>,
+    /// Whether packets are ECN-capable (ECT(0), RFC 3168), so an AQM may mark them instead of
+    /// dropping them (default false).
+    #[serde(default)]
+    pub ecn: bool,
     /// When the first packet may leave, since the run began (default 0 s).
     pub start: Option<Duration>,
     /// When the source stops, since the run began (default: the end of the run).

@@ -90,6 +90,7 @@ fn probe(src_port: u16, dst_port: u16) -> Packet {
         dst_port,
         protocol: protocol::UDP,
         dscp: 0,
+        ecn: 0,
         counted: true,
     }
 }
