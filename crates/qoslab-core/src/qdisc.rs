@@ -19,6 +19,7 @@ pub mod fifo;
 pub mod packet_queue;
 pub mod prio;
 pub mod scfq;
+pub mod tbf;
 pub mod wfq;
 
 pub use cbwfq::{Cbwfq, CbwfqParams};
@@ -27,6 +28,7 @@ pub use custom::{Custom, CustomParams};
 pub use fifo::{Fifo, FifoParams};
 pub use packet_queue::{PacketQueue, QueueLimit};
 pub use prio::{Prio, PrioParams};
+pub use tbf::{Tbf, TbfParams};
 pub use wfq::{Wfq, WfqParams};
 
 use crate::packet::Packet;
@@ -82,6 +84,8 @@ kind_enum! {
         "wfq" => Wfq(WfqParams),
         /// IOS class-based WFQ with low-latency (priority) classes.
         "cbwfq" => Cbwfq(CbwfqParams),
+        /// Token-bucket shaper.
+        "tbf" => Tbf(TbfParams),
     }
 }
 
@@ -120,6 +124,7 @@ impl PolicySpec {
             PolicySpec::Custom(p) => AnyQdisc::Custom(Custom::build(p, at, node_address)?),
             PolicySpec::Wfq(p) => AnyQdisc::Wfq(Wfq::build(p, at)?),
             PolicySpec::Cbwfq(p) => AnyQdisc::Cbwfq(Cbwfq::build(p, at, interface, node_address)?),
+            PolicySpec::Tbf(p) => AnyQdisc::Tbf(Tbf::build(p, at, interface, node_address)?),
         })
     }
 }
@@ -137,6 +142,8 @@ pub enum AnyQdisc {
     Wfq(Wfq),
     /// CBWFQ with LLQ.
     Cbwfq(Cbwfq),
+    /// Token-bucket shaper.
+    Tbf(Tbf),
 }
 
 macro_rules! dispatch {
@@ -147,6 +154,7 @@ macro_rules! dispatch {
             AnyQdisc::Custom($q) => $body,
             AnyQdisc::Wfq($q) => $body,
             AnyQdisc::Cbwfq($q) => $body,
+            AnyQdisc::Tbf($q) => $body,
         }
     };
 }
@@ -160,6 +168,7 @@ impl AnyQdisc {
             AnyQdisc::Custom(_) => Custom::KIND,
             AnyQdisc::Wfq(_) => Wfq::KIND,
             AnyQdisc::Cbwfq(_) => Cbwfq::KIND,
+            AnyQdisc::Tbf(_) => Tbf::KIND,
         }
     }
 }

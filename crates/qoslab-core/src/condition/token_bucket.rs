@@ -28,11 +28,30 @@ impl TokenBucket {
         TokenBucket { rate_bps, depth_units, tokens_units: depth_units, last: SimTime::ZERO }
     }
 
-    /// Whether a packet of `size_bytes` conforms at `now`; if it does, its tokens are taken.
-    pub fn conform(&mut self, now: SimTime, size_bytes: u32) -> bool {
+    /// Brings the bucket up to `now`.
+    #[inline]
+    fn fill(&mut self, now: SimTime) {
         let filled = now.since(self.last) as u128 * self.rate_bps as u128;
         self.tokens_units = (self.tokens_units + filled).min(self.depth_units);
         self.last = now;
+    }
+
+    /// The earliest instant, not before `now`, at which a packet of `size_bytes` conforms;
+    /// `None` if it never can (it is larger than the bucket).
+    pub fn conforming_at(&mut self, now: SimTime, size_bytes: u32) -> Option<SimTime> {
+        self.fill(now);
+        let need = size_bytes as u128 * UNITS_PER_BYTE;
+        if need > self.depth_units {
+            return None;
+        }
+        let missing = need.saturating_sub(self.tokens_units);
+        // Rounded up: the tokens are all there at that nanosecond, not before.
+        Some(now.after(missing.div_ceil(self.rate_bps as u128) as u64))
+    }
+
+    /// Whether a packet of `size_bytes` conforms at `now`; if it does, its tokens are taken.
+    pub fn conform(&mut self, now: SimTime, size_bytes: u32) -> bool {
+        self.fill(now);
         let need = size_bytes as u128 * UNITS_PER_BYTE;
         if self.tokens_units >= need {
             self.tokens_units -= need;
@@ -58,6 +77,17 @@ mod tests {
         assert!(!tb.conform(SimTime(0), 100));
         assert!(!tb.conform(SimTime(99_999_999), 100));
         assert!(tb.conform(SimTime(100_000_000), 100));
+    }
+
+    #[test]
+    fn conforming_at_is_exact() {
+        // 8 kbit/s, 100 B deep, emptied at t = 0: 100 B are back after exactly 100 ms.
+        let mut tb = TokenBucket::new(8_000, 100);
+        assert!(tb.conform(SimTime(0), 100));
+        assert_eq!(tb.conforming_at(SimTime(0), 100), Some(SimTime(100_000_000)));
+        assert!(!tb.conform(SimTime(99_999_999), 100));
+        assert!(tb.conform(SimTime(100_000_000), 100));
+        assert_eq!(tb.conforming_at(SimTime(100_000_000), 101), None);
     }
 
     #[test]

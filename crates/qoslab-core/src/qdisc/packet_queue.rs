@@ -110,6 +110,12 @@ impl PacketQueue {
         Some(packet)
     }
 
+    /// The size of the oldest packet, bytes.
+    #[inline]
+    pub fn head_size_bytes(&self) -> Option<u32> {
+        self.packets.front().map(|p| p.size_bytes)
+    }
+
     /// Packets held.
     #[inline]
     pub fn len(&self) -> usize {

@@ -8,5 +8,6 @@ mod custom;
 mod defaults;
 mod determinism;
 mod example;
+mod shaping;
 mod traffic;
 mod wfq;
