@@ -16,6 +16,7 @@ pub mod cbwfq;
 pub mod ctx;
 pub mod custom;
 pub mod fifo;
+pub mod mdrr;
 pub mod packet_queue;
 pub mod prio;
 pub mod scfq;
@@ -26,6 +27,7 @@ pub use cbwfq::{Cbwfq, CbwfqParams};
 pub use ctx::QdiscCtx;
 pub use custom::{Custom, CustomParams};
 pub use fifo::{Fifo, FifoParams};
+pub use mdrr::{Mdrr, MdrrParams};
 pub use packet_queue::{PacketQueue, QueueLimit};
 pub use prio::{Prio, PrioParams};
 pub use tbf::{Tbf, TbfParams};
@@ -86,6 +88,8 @@ kind_enum! {
         "cbwfq" => Cbwfq(CbwfqParams),
         /// Token-bucket shaper.
         "tbf" => Tbf(TbfParams),
+        /// Cisco 12000 modified deficit round robin.
+        "mdrr" => Mdrr(MdrrParams),
     }
 }
 
@@ -125,6 +129,7 @@ impl PolicySpec {
             PolicySpec::Wfq(p) => AnyQdisc::Wfq(Wfq::build(p, at)?),
             PolicySpec::Cbwfq(p) => AnyQdisc::Cbwfq(Cbwfq::build(p, at, interface, node_address)?),
             PolicySpec::Tbf(p) => AnyQdisc::Tbf(Tbf::build(p, at, interface, node_address)?),
+            PolicySpec::Mdrr(p) => AnyQdisc::Mdrr(Mdrr::build(p, at, interface, node_address)?),
         })
     }
 }
@@ -144,6 +149,8 @@ pub enum AnyQdisc {
     Cbwfq(Cbwfq),
     /// Token-bucket shaper.
     Tbf(Tbf),
+    /// Modified deficit round robin.
+    Mdrr(Mdrr),
 }
 
 macro_rules! dispatch {
@@ -155,6 +162,7 @@ macro_rules! dispatch {
             AnyQdisc::Wfq($q) => $body,
             AnyQdisc::Cbwfq($q) => $body,
             AnyQdisc::Tbf($q) => $body,
+            AnyQdisc::Mdrr($q) => $body,
         }
     };
 }
@@ -169,6 +177,7 @@ impl AnyQdisc {
             AnyQdisc::Wfq(_) => Wfq::KIND,
             AnyQdisc::Cbwfq(_) => Cbwfq::KIND,
             AnyQdisc::Tbf(_) => Tbf::KIND,
+            AnyQdisc::Mdrr(_) => Mdrr::KIND,
         }
     }
 }

@@ -8,6 +8,7 @@ mod custom;
 mod defaults;
 mod determinism;
 mod example;
+mod mdrr;
 mod shaping;
 mod traffic;
 mod wfq;
