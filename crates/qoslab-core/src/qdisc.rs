@@ -12,6 +12,7 @@
 //! tests; a variant in [`PolicySpec`] and [`AnyQdisc`]; a page in `docs/qdisc/`; tests
 //! against theory or a hand-computed trace; an example (see `docs/adding-a-qdisc.md`).
 
+pub mod cbq;
 pub mod cbwfq;
 pub mod ctx;
 pub mod custom;
@@ -23,6 +24,7 @@ pub mod scfq;
 pub mod tbf;
 pub mod wfq;
 
+pub use cbq::{Cbq, CbqParams};
 pub use cbwfq::{Cbwfq, CbwfqParams};
 pub use ctx::QdiscCtx;
 pub use custom::{Custom, CustomParams};
@@ -90,6 +92,8 @@ kind_enum! {
         "tbf" => Tbf(TbfParams),
         /// Cisco 12000 modified deficit round robin.
         "mdrr" => Mdrr(MdrrParams),
+        /// ALTQ class-based queuing with link sharing.
+        "cbq" => Cbq(CbqParams),
     }
 }
 
@@ -130,6 +134,7 @@ impl PolicySpec {
             PolicySpec::Cbwfq(p) => AnyQdisc::Cbwfq(Cbwfq::build(p, at, interface, node_address)?),
             PolicySpec::Tbf(p) => AnyQdisc::Tbf(Tbf::build(p, at, interface, node_address)?),
             PolicySpec::Mdrr(p) => AnyQdisc::Mdrr(Mdrr::build(p, at, interface, node_address)?),
+            PolicySpec::Cbq(p) => AnyQdisc::Cbq(Cbq::build(p, at, interface, node_address)?),
         })
     }
 }
@@ -151,6 +156,8 @@ pub enum AnyQdisc {
     Tbf(Tbf),
     /// Modified deficit round robin.
     Mdrr(Mdrr),
+    /// ALTQ CBQ.
+    Cbq(Cbq),
 }
 
 macro_rules! dispatch {
@@ -163,6 +170,7 @@ macro_rules! dispatch {
             AnyQdisc::Cbwfq($q) => $body,
             AnyQdisc::Tbf($q) => $body,
             AnyQdisc::Mdrr($q) => $body,
+            AnyQdisc::Cbq($q) => $body,
         }
     };
 }
@@ -178,6 +186,7 @@ impl AnyQdisc {
             AnyQdisc::Cbwfq(_) => Cbwfq::KIND,
             AnyQdisc::Tbf(_) => Tbf::KIND,
             AnyQdisc::Mdrr(_) => Mdrr::KIND,
+            AnyQdisc::Cbq(_) => Cbq::KIND,
         }
     }
 }

@@ -2,6 +2,7 @@
 
 mod analytical;
 mod bad_inputs;
+mod cbq;
 mod cbwfq;
 mod common;
 mod custom;
