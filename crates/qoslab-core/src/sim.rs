@@ -190,8 +190,19 @@ impl Simulation {
             }
             Event::LinkArrival(p) => {
                 let port = &mut self.ports[p as usize];
-                let packet = port.take_arrival();
+                let mut packet = port.take_arrival();
                 let node = port.config.peer;
+                // The receiving interface is the reverse port (links make ports in pairs
+                // a->b, b->a); its input policy acts before delivery or routing.
+                let input = &mut self.ports[(p ^ 1) as usize];
+                debug_assert_eq!(input.config.node, node);
+                if let Some(reason) = input.condition_input(now, &mut packet) {
+                    *env.dropped_packets += 1;
+                    if packet.counted {
+                        env.flows[packet.flow as usize].on_dropped(&packet, reason);
+                    }
+                    return;
+                }
                 if node == packet.dst_node {
                     self.totals.delivered += 1;
                     let stats = &mut env.flows[packet.flow as usize];

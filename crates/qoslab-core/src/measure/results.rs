@@ -125,6 +125,14 @@ pub struct PortRecord {
     pub utilisation_pct: f64,
     pub queue_mean_packets: f64,
     pub queue_max_packets: u64,
+    /// Packets the interface's input policy dropped (what it received from `peer`).
+    pub input_dropped_packets: u64,
+    /// Of those, dropped by a policer's exceed action.
+    pub input_dropped_policer_exceed_packets: u64,
+    /// Of those, dropped by a policer's violate action.
+    pub input_dropped_policer_violate_packets: u64,
+    /// Packets whose DSCP the input policy changed.
+    pub input_remarked_packets: u64,
 }
 
 /// Everything a run returns.
@@ -279,6 +287,10 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
             },
             queue_mean_packets: q.mean_backlog_packets(),
             queue_max_packets: q.max_backlog_packets,
+            input_dropped_packets: port.input.drops.total_packets(),
+            input_dropped_policer_exceed_packets: port.input.drops.packets(DropReason::PolicerExceed),
+            input_dropped_policer_violate_packets: port.input.drops.packets(DropReason::PolicerViolate),
+            input_remarked_packets: port.input.remarked_packets,
         });
     }
     let t = &sim.totals;

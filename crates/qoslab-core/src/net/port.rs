@@ -15,9 +15,15 @@
 //!
 //! Serialization time = (IP size + L2 overhead) × 8 / rate, rounded up to the nanosecond.
 //! Frames arrive at the peer one propagation delay after their last bit left, in order.
+//!
+//! **Input.** The port also stands for the interface's receiving side: an input policy
+//! (IOS `service-policy input`, a [`Conditioner`]) on the interface `node->peer` conditions
+//! the packets `node` receives from `peer` — those the reverse port `peer->node` delivers —
+//! before `node` delivers or routes them. Its drops and re-markings are counted here.
 
+use crate::condition::{Conditioner, Verdict};
 use crate::engine::{Event, EventQueue};
-use crate::measure::{FlowStats, QueueStats};
+use crate::measure::{DropCounters, DropReason, FlowStats, QueueStats};
 use crate::packet::Packet;
 use crate::qdisc::{AnyQdisc, Dequeue, Qdisc, QdiscCtx};
 use crate::time::{transmission_ns, SimTime};
@@ -69,6 +75,15 @@ pub struct WireCounters {
     pub busy_ns: u64,
 }
 
+/// Counters of the interface's input policy in the measured window.
+#[derive(Clone, Debug, Default)]
+pub struct InputCounters {
+    /// Packets the input policy dropped, by reason.
+    pub drops: DropCounters,
+    /// Packets whose DSCP the input policy changed.
+    pub remarked_packets: u64,
+}
+
 /// The run's shared state a port works with during one event.
 pub struct PortEnv<'a> {
     /// Current time.
@@ -94,6 +109,10 @@ pub struct Port {
     pub queue_stats: QueueStats,
     /// Wire counters.
     pub wire: WireCounters,
+    /// The input policy of this interface: conditions what it receives from the peer.
+    pub ingress: Option<Conditioner>,
+    /// The input policy's counters.
+    pub input: InputCounters,
     index: u32,
     ring: VecDeque<Packet>,
     on_wire: Option<(Packet, SimTime)>,
@@ -113,6 +132,8 @@ impl Port {
             class_stats: vec![QueueStats::default(); classes],
             queue_stats: QueueStats::default(),
             wire: WireCounters::default(),
+            ingress: None,
+            input: InputCounters::default(),
             index,
             on_wire: None,
             wake_at: None,
@@ -197,6 +218,26 @@ impl Port {
         self.propagating.pop_front().expect("LinkArrival with nothing propagating")
     }
 
+    /// Applies the input policy to `packet`, received on this interface at `now`; returns
+    /// the drop reason if it is dropped (the caller charges the drop to the run and the
+    /// flow). Counts drops and re-markings.
+    #[inline]
+    pub fn condition_input(&mut self, now: SimTime, packet: &mut Packet) -> Option<DropReason> {
+        let conditioner = self.ingress.as_mut()?;
+        let dscp_before = packet.dscp;
+        // Counted from the start: the counters are reset when the measured window opens.
+        match conditioner.apply(now, packet) {
+            Verdict::Pass => {
+                self.input.remarked_packets += u64::from(packet.dscp != dscp_before);
+                None
+            }
+            Verdict::Drop(reason) => {
+                self.input.drops.record(reason, packet.size_bytes);
+                Some(reason)
+            }
+        }
+    }
+
     /// Whether the wire is idle while the discipline or ring still holds packets — a
     /// work-conservation violation unless the discipline is deliberately holding them back.
     pub fn idle_with_backlog(&self) -> bool {
@@ -226,6 +267,7 @@ impl Port {
     pub fn start_window(&mut self, now: SimTime) {
         self.window_start = now;
         self.wire = WireCounters::default();
+        self.input = InputCounters::default();
         self.queue_stats.start_window(now);
         self.class_stats.iter_mut().for_each(|c| c.start_window(now));
     }

@@ -5,6 +5,7 @@ use super::error::{join_path, Issue};
 use super::spec::{NodeKind, PolicyRef, ScenarioSpec};
 use super::suggest::nearest;
 use crate::classify::matcher::{format_ipv4, parse_ipv4};
+use crate::condition::{Conditioner, ConditionerSpec};
 use crate::engine::Rng;
 use crate::measure::FlowStats;
 use crate::net::l2::L2Overhead;
@@ -172,6 +173,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
     // Interfaces: per-direction settings, then each port's output discipline.
     let mut outputs: Vec<Option<(&PolicySpec, String)>> = vec![None; port_configs.len()];
     let mut hold_queues: Vec<Option<(u32, String)>> = vec![None; port_configs.len()];
+    let mut inputs: Vec<Option<(&ConditionerSpec, String)>> = vec![None; port_configs.len()];
     for (node, by_peer) in &spec.interfaces {
         let from = node_index(node, format!("interfaces.{node}"))?;
         for (peer, interface) in by_peer {
@@ -205,6 +207,9 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
                     ));
                 }
                 hold_queues[p] = Some((packets, join_path(&at, "hold_queue")));
+            }
+            if let Some(input) = &interface.input {
+                inputs[p] = Some((input, join_path(&at, "input")));
             }
             outputs[p] = match &interface.output {
                 None => None,
@@ -243,7 +248,12 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
                 issue
             }
         })?;
-        ports.push(Port::new(i as u32, config.clone(), qdisc));
+        let mut port = Port::new(i as u32, config.clone(), qdisc);
+        if let Some((input, input_at)) = &inputs[i] {
+            // Percentage rates in the input policy are of this interface's QoS bandwidth.
+            port.ingress = Some(Conditioner::build(input, input_at, interface.bandwidth_bps, &node_address)?);
+        }
+        ports.push(port);
     }
 
     // Routing.

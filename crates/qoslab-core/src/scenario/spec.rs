@@ -4,6 +4,7 @@
 //! silently ignored setting. Quantities are unit strings (see [`crate::units`]). The JSON
 //! Schema printed by `qoslab schema` is generated from these types.
 
+use crate::condition::ConditionerSpec;
 use crate::net::l2::L2Overhead;
 use crate::qdisc::PolicySpec;
 use crate::traffic::FlowSpec;
@@ -119,7 +120,7 @@ pub struct RouteSpec {
     pub via: String,
 }
 
-/// Settings of one egress interface.
+/// Settings of one interface: its egress towards the neighbour, and its input from it.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, try_from = "serde_json::Value")]
 pub struct InterfaceSpec {
@@ -132,6 +133,9 @@ pub struct InterfaceSpec {
     /// Output hold queue in packets (IOS `hold-queue N out`): the FIFO's limit, or the
     /// packets a WFQ system may hold.
     pub hold_queue: Option<u32>,
+    /// Input policy (IOS `service-policy input`): classes that police and re-mark the
+    /// packets this interface receives from the neighbour.
+    pub input: Option<ConditionerSpec>,
 }
 
 /// The same fields, read without the shape check below.
@@ -142,6 +146,7 @@ struct InterfaceFields {
     tx_ring: Option<u32>,
     bandwidth: Option<Rate>,
     hold_queue: Option<u32>,
+    input: Option<ConditionerSpec>,
 }
 
 impl TryFrom<serde_json::Value> for InterfaceSpec {
@@ -161,6 +166,7 @@ impl TryFrom<serde_json::Value> for InterfaceSpec {
             tx_ring: f.tx_ring,
             bandwidth: f.bandwidth,
             hold_queue: f.hold_queue,
+            input: f.input,
         })
     }
 }

@@ -5,6 +5,7 @@ mod bad_inputs;
 mod cbq;
 mod cbwfq;
 mod common;
+mod conditioning;
 mod custom;
 mod defaults;
 mod determinism;
