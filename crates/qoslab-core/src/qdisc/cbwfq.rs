@@ -31,6 +31,8 @@ use super::scfq::Scfq;
 use super::wfq::{conversation_hash, precedence_weight, IOS_WEIGHT_NUMERATOR};
 use super::{Dequeue, Interface, Qdisc};
 use crate::classify::{Classifier, MatchSpec};
+use crate::condition::marker::{Marker, SetSpec};
+use crate::condition::policer::{PoliceSpec, Policer, Verdict};
 use crate::condition::TokenBucket;
 use crate::measure::DropReason;
 use crate::packet::Packet;
@@ -91,6 +93,12 @@ pub struct ClassSpec {
     pub queue_limit: Option<u32>,
     /// class-default only: flow-based fair queuing inside the class.
     pub fair_queue: Option<FairQueueSpec>,
+    /// Re-mark the class's packets (IOS `set ip dscp|precedence` in the class), before
+    /// policing.
+    pub set: Option<SetSpec>,
+    /// Police the class's packets (IOS `police` in the class) before they are queued; its
+    /// percentages are of the interface bandwidth.
+    pub police: Option<PoliceSpec>,
 }
 
 /// Parameters of a CBWFQ/LLQ policy.
@@ -124,6 +132,8 @@ pub struct Cbwfq {
     kinds: Vec<ClassKind>,
     classifier: Classifier,
     priority_queue: VecDeque<(Packet, usize)>,
+    /// Per class: the marker and the policer applied before queuing.
+    conditioning: Vec<(Option<Marker>, Option<Policer>)>,
     scfq: Scfq,
     queue_class: Vec<usize>,
 }
@@ -371,12 +381,27 @@ impl Cbwfq {
                 rules.push((condition.compile(&join_path(&here, "match"), node_address)?, i as u32));
             }
         }
+        let mut conditioning = Vec::with_capacity(names.len());
+        for i in 0..names.len() {
+            let here = class_at(i);
+            let spec = params.classes.get(i);
+            let marker = match spec.and_then(|c| c.set.as_ref()) {
+                Some(set) => Some(Marker::build(set, &join_path(&here, "set"))?),
+                None => None,
+            };
+            let policer = match spec.and_then(|c| c.police.as_ref()) {
+                Some(police) => Some(Policer::build(police, &join_path(&here, "police"), bw)?),
+                None => None,
+            };
+            conditioning.push((marker, policer));
+        }
         let default_index = names.iter().position(|n| n == CLASS_DEFAULT).expect("added above") as u32;
         Ok(Cbwfq {
             names,
             kinds,
             classifier: Classifier::new(rules, default_index),
             priority_queue: VecDeque::new(),
+            conditioning,
             scfq: Scfq::new(queue_class.len()),
             queue_class,
         })
@@ -398,8 +423,19 @@ impl Qdisc for Cbwfq {
         self.names.clone()
     }
 
-    fn enqueue(&mut self, packet: Packet, ctx: &mut QdiscCtx) {
+    fn enqueue(&mut self, mut packet: Packet, ctx: &mut QdiscCtx) {
         let class = self.classifier.classify(&packet) as usize;
+        // The class's own conditioning: re-mark, then police (IOS applies `set` and
+        // `police` in the class before queuing).
+        let (marker, policer) = &mut self.conditioning[class];
+        if let Some(marker) = marker {
+            marker.apply(&mut packet);
+        }
+        if let Some(policer) = policer {
+            if let Verdict::Drop(reason) = policer.police(ctx.now, &mut packet) {
+                return ctx.drop_arrival(class, packet, reason);
+            }
+        }
         let congested = !ctx.ring_has_room || self.len_packets() > 0;
         match &mut self.kinds[class] {
             ClassKind::Priority(policer) => {
