@@ -20,7 +20,19 @@ def policy_kinds() -> list[str]:
 
 
 def test_the_kinds_are_the_expected_ones():
-    assert policy_kinds() == ["cbq", "cbwfq", "custom", "fifo", "mdrr", "prio", "tbf", "wfq"]
+    assert policy_kinds() == [
+        "cbq",
+        "cbwfq",
+        "custom",
+        "drr",
+        "fifo",
+        "fq_codel",
+        "htb",
+        "mdrr",
+        "prio",
+        "tbf",
+        "wfq",
+    ]
 
 
 @pytest.mark.parametrize("kind", policy_kinds())

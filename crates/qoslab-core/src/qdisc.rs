@@ -16,7 +16,10 @@ pub mod cbq;
 pub mod cbwfq;
 pub mod ctx;
 pub mod custom;
+pub mod drr;
 pub mod fifo;
+pub mod fq_codel;
+pub mod htb;
 pub mod mdrr;
 pub mod packet_queue;
 pub mod prio;
@@ -28,7 +31,10 @@ pub use cbq::{Cbq, CbqParams};
 pub use cbwfq::{Cbwfq, CbwfqParams};
 pub use ctx::QdiscCtx;
 pub use custom::{Custom, CustomParams};
+pub use drr::{Drr, DrrParams};
 pub use fifo::{Fifo, FifoParams};
+pub use fq_codel::{FqCodel, FqCodelParams};
+pub use htb::{Htb, HtbParams};
 pub use mdrr::{Mdrr, MdrrParams};
 pub use packet_queue::{PacketQueue, QueueLimit};
 pub use prio::{Prio, PrioParams};
@@ -88,6 +94,12 @@ kind_enum! {
         "wfq" => Wfq(WfqParams),
         /// IOS class-based WFQ with low-latency (priority) classes.
         "cbwfq" => Cbwfq(CbwfqParams),
+        /// Deficit round robin.
+        "drr" => Drr(DrrParams),
+        /// Linux hierarchical token bucket.
+        "htb" => Htb(HtbParams),
+        /// Linux FQ-CoDel.
+        "fq_codel" => FqCodel(FqCodelParams),
         /// Token-bucket shaper.
         "tbf" => Tbf(TbfParams),
         /// Cisco 12000 modified deficit round robin.
@@ -132,6 +144,9 @@ impl PolicySpec {
             PolicySpec::Custom(p) => AnyQdisc::Custom(Custom::build(p, at, node_address)?),
             PolicySpec::Wfq(p) => AnyQdisc::Wfq(Wfq::build(p, at)?),
             PolicySpec::Cbwfq(p) => AnyQdisc::Cbwfq(Cbwfq::build(p, at, interface, node_address)?),
+            PolicySpec::Drr(p) => AnyQdisc::Drr(Drr::build(p, at, interface, node_address)?),
+            PolicySpec::Htb(p) => AnyQdisc::Htb(Htb::build(p, at, interface, node_address)?),
+            PolicySpec::FqCodel(p) => AnyQdisc::FqCodel(FqCodel::build(p, at, interface, node_address)?),
             PolicySpec::Tbf(p) => AnyQdisc::Tbf(Tbf::build(p, at, interface, node_address)?),
             PolicySpec::Mdrr(p) => AnyQdisc::Mdrr(Mdrr::build(p, at, interface, node_address)?),
             PolicySpec::Cbq(p) => AnyQdisc::Cbq(Cbq::build(p, at, interface, node_address)?),
@@ -152,6 +167,12 @@ pub enum AnyQdisc {
     Wfq(Wfq),
     /// CBWFQ with LLQ.
     Cbwfq(Cbwfq),
+    /// Deficit round robin.
+    Drr(Drr),
+    /// Hierarchical token bucket.
+    Htb(Htb),
+    /// FQ-CoDel.
+    FqCodel(FqCodel),
     /// Token-bucket shaper.
     Tbf(Tbf),
     /// Modified deficit round robin.
@@ -168,6 +189,9 @@ macro_rules! dispatch {
             AnyQdisc::Custom($q) => $body,
             AnyQdisc::Wfq($q) => $body,
             AnyQdisc::Cbwfq($q) => $body,
+            AnyQdisc::Drr($q) => $body,
+            AnyQdisc::Htb($q) => $body,
+            AnyQdisc::FqCodel($q) => $body,
             AnyQdisc::Tbf($q) => $body,
             AnyQdisc::Mdrr($q) => $body,
             AnyQdisc::Cbq($q) => $body,
@@ -184,6 +208,9 @@ impl AnyQdisc {
             AnyQdisc::Custom(_) => Custom::KIND,
             AnyQdisc::Wfq(_) => Wfq::KIND,
             AnyQdisc::Cbwfq(_) => Cbwfq::KIND,
+            AnyQdisc::Drr(_) => Drr::KIND,
+            AnyQdisc::Htb(_) => Htb::KIND,
+            AnyQdisc::FqCodel(_) => FqCodel::KIND,
             AnyQdisc::Tbf(_) => Tbf::KIND,
             AnyQdisc::Mdrr(_) => Mdrr::KIND,
             AnyQdisc::Cbq(_) => Cbq::KIND,

@@ -10,6 +10,7 @@ mod custom;
 mod defaults;
 mod determinism;
 mod example;
+mod linux_qdiscs;
 mod mdrr;
 mod shaping;
 mod traffic;
