@@ -7,7 +7,8 @@
 //! full. (Single-rate token bucket as in RFC 2697's committed bucket, without its second
 //! bucket; Cisco's class-based policer refills continuously in the same way.)
 
-use crate::time::{SimTime, NS_PER_S};
+use super::UNITS_PER_BYTE;
+use crate::time::SimTime;
 
 /// A token bucket meter.
 #[derive(Clone, Debug)]
@@ -17,9 +18,6 @@ pub struct TokenBucket {
     tokens_units: u128,
     last: SimTime,
 }
-
-/// Token units per byte: 8 bits × 10⁹.
-const UNITS_PER_BYTE: u128 = 8 * NS_PER_S as u128;
 
 impl TokenBucket {
     /// A full bucket filling at `rate_bps`, `burst_bytes` deep.

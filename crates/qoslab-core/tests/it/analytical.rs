@@ -4,22 +4,11 @@
 //! deterministic (fixed seeds), so a pass is reproducible, but the tolerance is what a
 //! different seed would also meet.
 
-use crate::common::{flow, run_yaml};
+use crate::common::{self, flow, run_yaml};
 
-/// A scenario with two hosts joined by one link, the queue on the sender's egress.
+/// Two hosts joined by one link, measured for `duration` after a 10 s warm-up.
 fn two_hosts(link: &str, policy: &str, flows: &str, duration: &str) -> String {
-    format!(
-        "name: analytical
-run: {{duration: {duration}, warmup: 10s, seed: 7}}
-topology:
-  nodes: {{tx: {{kind: host}}, rx: {{kind: host}}}}
-  links:
-    - {{between: [tx, rx], {link}}}
-interfaces:
-  tx: {{rx: {{output: {policy}}}}}
-traffic:
-{flows}"
-    )
+    common::two_hosts(&format!("duration: {duration}, warmup: 10s, seed: 7"), link, policy, flows)
 }
 
 /// M/D/1: Poisson arrivals of 1000-byte packets on a 1 Mbit/s link without framing, so

@@ -1,7 +1,7 @@
 //! ALTQ CBQ: static provisioning holds each class to its share; borrowing lends idle
 //! capacity; the weighted round robin splits a saturated link by share.
 
-use crate::common::{flow, run_yaml};
+use crate::common::{flow, run_yaml, two_hosts};
 
 fn cbq_link(policy: &str, flows: &[(&str, &str)]) -> qoslab_core::Results {
     let traffic: String = flows
@@ -10,18 +10,10 @@ fn cbq_link(policy: &str, flows: &[(&str, &str)]) -> qoslab_core::Results {
             format!("  - {{name: {name}, from: tx, to: rx, dscp: {dscp}, pattern: {{kind: poisson, rate: 8Mbps, size: 1000B}}}}\n")
         })
         .collect();
-    let yaml = format!(
-        "name: cbq
-run: {{duration: 60s, warmup: 2s, seed: 6}}
-topology:
-  nodes: {{tx: {{kind: host}}, rx: {{kind: host}}}}
-  links: [{{between: [tx, rx], rate: 10Mbps, l2: none}}]
-interfaces:
-  tx: {{rx: {{output: {policy}}}}}
-traffic:
-{traffic}"
-    );
-    run_yaml(&yaml, &[])
+    run_yaml(
+        &two_hosts("duration: 60s, warmup: 2s, seed: 6", "rate: 10Mbps, l2: none", policy, &traffic),
+        &[],
+    )
 }
 
 fn policy(borrow: bool) -> String {

@@ -9,6 +9,22 @@ pub fn run_yaml(text: &str, overrides: &[&str]) -> Results {
     sim.finish().unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// A scenario of two hosts, `tx` and `rx`, joined by one link (`link`: the link's keys),
+/// with `policy` on `tx`'s output and the `flows` list; `run` is the run mapping.
+pub fn two_hosts(run: &str, link: &str, policy: &str, flows: &str) -> String {
+    format!(
+        "name: two-hosts
+run: {{{run}}}
+topology:
+  nodes: {{tx: {{kind: host}}, rx: {{kind: host}}}}
+  links: [{{between: [tx, rx], {link}}}]
+interfaces:
+  tx: {{rx: {{output: {policy}}}}}
+traffic:
+{flows}"
+    )
+}
+
 /// The flow row called `name`.
 pub fn flow<'a>(results: &'a Results, name: &str) -> &'a qoslab_core::measure::results::FlowRecord {
     results.flows.iter().find(|f| f.flow == name).unwrap_or_else(|| panic!("no flow {name}"))

@@ -1,22 +1,11 @@
 //! The shaper holds a flood to its rate on a faster link, and the link idles meanwhile
 //! without breaking work conservation (the shaper says when it will send again).
 
-use crate::common::{flow, run_yaml};
+use crate::common::{flow, run_yaml, two_hosts};
 
 fn shaped(policy: &str) -> qoslab_core::Results {
-    let yaml = format!(
-        "name: shaping
-run: {{duration: 120s, warmup: 5s, seed: 2}}
-topology:
-  nodes: {{tx: {{kind: host}}, rx: {{kind: host}}}}
-  links: [{{between: [tx, rx], rate: 10Mbps, l2: none}}]
-interfaces:
-  tx: {{rx: {{output: {policy}}}}}
-traffic:
-  - {{name: flood, from: tx, to: rx, pattern: {{kind: poisson, rate: 4Mbps, size: 1000B}}}}
-"
-    );
-    run_yaml(&yaml, &[])
+    let flood = "  - {name: flood, from: tx, to: rx, pattern: {kind: poisson, rate: 4Mbps, size: 1000B}}\n";
+    run_yaml(&two_hosts("duration: 120s, warmup: 5s, seed: 2", "rate: 10Mbps, l2: none", policy, flood), &[])
 }
 
 /// Long-run output equals the shaping rate within 1 %, for each mode; `peak` sends

@@ -1,24 +1,14 @@
 //! Flow-based WFQ against its fair-share results.
 
-use crate::common::{flow, run_yaml};
+use crate::common::{flow, run_yaml, two_hosts};
 use qoslab_core::packet::{protocol, Packet};
 use qoslab_core::qdisc::wfq::conversation_hash;
 use qoslab_core::time::SimTime;
 
 /// Two hosts over one 1 Mbit/s link (no framing) with WFQ on the sender, ring of 1.
 fn wfq_link(policy: &str, flows: &str) -> qoslab_core::Results {
-    let yaml = format!(
-        "name: wfq
-run: {{duration: 300s, warmup: 10s, seed: 5}}
-topology:
-  nodes: {{tx: {{kind: host}}, rx: {{kind: host}}}}
-  links: [{{between: [tx, rx], rate: 1Mbps, l2: none, tx_ring: 1}}]
-interfaces:
-  tx: {{rx: {{output: {policy}}}}}
-traffic:
-{flows}"
-    );
-    run_yaml(&yaml, &[])
+    let run = "duration: 300s, warmup: 10s, seed: 5";
+    run_yaml(&two_hosts(run, "rate: 1Mbps, l2: none, tx_ring: 1", policy, flows), &[])
 }
 
 fn share(results: &qoslab_core::Results, name: &str) -> f64 {
