@@ -111,4 +111,11 @@ impl Packet {
     pub fn precedence(&self) -> u8 {
         self.dscp >> 3
     }
+
+    /// Whether the sender is ECN-capable: the ECN field holds ECT(0), ECT(1) or CE
+    /// (RFC 3168 §5), so congestion may be signalled by marking instead of dropping.
+    #[inline]
+    pub fn ecn_capable(&self) -> bool {
+        self.ecn != 0
+    }
 }

@@ -51,6 +51,14 @@ impl<'a> QdiscCtx<'a> {
         self.port.on_dequeue(self.now, packet.size_bytes);
     }
 
+    /// A packet of class `class` was marked CE instead of being dropped (RFC 3168); the
+    /// discipline has already rewritten its ECN field.
+    #[inline]
+    pub fn ecn_marked(&mut self, class: usize) {
+        self.classes[class].on_ecn_mark();
+        self.port.on_ecn_mark();
+    }
+
     /// `packet`, arriving for class `class`, is refused; it leaves the network here.
     #[inline]
     pub fn drop_arrival(&mut self, class: usize, packet: Packet, reason: DropReason) {

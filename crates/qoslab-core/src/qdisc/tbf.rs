@@ -227,7 +227,7 @@ mod tests {
     use super::*;
     use crate::qdisc::testing::{harness, packet};
 
-    const LINK: Interface = Interface { bandwidth_bps: 1_000_000, admission: true };
+    const LINK: Interface = Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1 };
 
     fn tbf(yaml: &str) -> Tbf {
         let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
