@@ -40,8 +40,10 @@ pub const DEFAULT_WEIGHT_EXPONENT: u32 = 9;
 pub const DEFAULT_DENOMINATOR: u32 = 10;
 /// Default packet size behind the idle-time decay, bytes.
 pub const DEFAULT_IDLE_PACKET_BYTES: u64 = 500;
-/// Largest threshold IOS accepts, packets.
-pub const MAX_THRESHOLD_PACKETS: u32 = 4096;
+/// Largest threshold accepted, packets. IOS MQC accepts 1–4096 (`qos-behaviour.md` A.7),
+/// but the GSR's `random-detect-label` goes beyond (the JANET trial used 5461), so the
+/// bound only catches slips.
+pub const MAX_THRESHOLD_PACKETS: u32 = 1_000_000;
 
 /// What picks a packet's profile.
 #[derive(Copy, Clone, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -68,6 +70,18 @@ pub enum DropPrecedenceName {
     Medium,
     /// AFx3 (RIO's "out").
     High,
+}
+
+/// What happens to packets no `profiles` row names.
+#[derive(Copy, Clone, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Unlisted {
+    /// They keep the default table's profile.
+    #[default]
+    DefaultTable,
+    /// They see tail drop only (a GSR `cos-queue-group` gives WRED only to precedences
+    /// with a `random-detect-label`).
+    TailDrop,
 }
 
 /// One row overriding the default profiles: the packets it applies to and its thresholds.
@@ -106,6 +120,8 @@ pub struct RedSpec {
     /// Rows replacing the default profiles.
     #[serde(default)]
     pub profiles: Vec<RedProfileSpec>,
+    /// Packets no row names: `default_table` (default) or `tail_drop`.
+    pub unlisted: Option<Unlisted>,
     /// Gentle RED: the probability rises from 1/denominator at max to 1 at twice max.
     pub gentle: Option<bool>,
     /// Mark ECN-capable packets CE instead of dropping them early (IOS `random-detect ecn`).
@@ -122,8 +138,9 @@ pub struct RedSpec {
 #[derive(Clone, Debug)]
 pub struct Red {
     basis: RedBasis,
-    /// Indexed by precedence, DSCP, drop precedence, or the single profile.
-    profiles: Vec<RedProfile>,
+    /// Indexed by precedence, DSCP, drop precedence, or the single profile; `None`: tail
+    /// drop only.
+    profiles: Vec<Option<RedProfile>>,
     /// Per profile: packets accepted in the random region since its last early drop.
     counts: Vec<u32>,
     /// One average, or one per drop precedence.
@@ -149,9 +166,9 @@ fn check_profile(profile: RedProfile, at: &str) -> Result<RedProfile, Issue> {
     if profile.max_packets == 0 || profile.max_packets > MAX_THRESHOLD_PACKETS {
         return Err(Issue::at(
             join_path(at, "max"),
-            format!("{} packets is outside 1-4096", profile.max_packets),
+            format!("{} packets is outside 1-{MAX_THRESHOLD_PACKETS}", profile.max_packets),
         )
-        .hint("thresholds are packet counts from 1 to 4096"));
+        .hint("thresholds are packet counts; IOS MQC accepts 1 to 4096"));
     }
     if profile.min_packets > profile.max_packets {
         return Err(Issue::at(
@@ -187,6 +204,7 @@ impl Red {
             ("max", spec.max.is_some()),
             ("denominator", spec.denominator.is_some()),
         ];
+        let unlisted = spec.unlisted.unwrap_or_default();
         let mut profiles: Vec<RedProfile> = match basis {
             RedBasis::None => {
                 let (Some(min), Some(max)) = (spec.min, spec.max) else {
@@ -197,6 +215,15 @@ impl Red {
                     .hint("for example `{based_on: none, min: 5, max: 15, denominator: 10}`"));
                 };
                 let profile = RedProfile::new(min, max, spec.denominator.unwrap_or(DEFAULT_DENOMINATOR));
+                if spec.unlisted.is_some() {
+                    return Err(Issue::at(
+                        join_path(at, "unlisted"),
+                        "classic RED has one profile for every packet",
+                    )
+                    .hint(
+                        "remove `unlisted`, or choose `based_on: precedence`, `dscp` or `drop_precedence`",
+                    ));
+                }
                 vec![check_profile(profile, at)?]
             }
             _ => {
@@ -214,6 +241,7 @@ impl Red {
                 }
             }
         };
+        let mut listed = vec![basis == RedBasis::None; profiles.len()];
         for (i, row) in spec.profiles.iter().enumerate() {
             let here = format!("{}[{i}]", join_path(at, "profiles"));
             let profile = check_profile(
@@ -259,8 +287,14 @@ impl Red {
             }
             for index in indices {
                 profiles[index] = profile;
+                listed[index] = true;
             }
         }
+        let profiles: Vec<Option<RedProfile>> = profiles
+            .into_iter()
+            .zip(&listed)
+            .map(|(profile, &listed)| (listed || unlisted == Unlisted::DefaultTable).then_some(profile))
+            .collect();
         let idle_decay = spec.idle_decay.unwrap_or(true);
         let idle_packet_bytes = spec.idle_packet_size.map_or(DEFAULT_IDLE_PACKET_BYTES, |s| s.0);
         if idle_packet_bytes == 0 {
@@ -330,7 +364,11 @@ impl Red {
             self.averages[0].packets()
         };
         let profile = self.profile_of(&packet);
-        let verdict = match self.profiles[profile].decide(avg, self.gentle) {
+        let decision = match self.profiles[profile] {
+            Some(thresholds) => thresholds.decide(avg, self.gentle),
+            None => Decision::Accept,
+        };
+        let verdict = match decision {
             Decision::Accept => {
                 self.counts[profile] = 0;
                 None
@@ -401,18 +439,31 @@ mod tests {
     fn defaults_and_overrides() {
         let r = red("{}").unwrap();
         assert_eq!(r.basis, RedBasis::Precedence);
-        assert_eq!(r.profiles[5], RedProfile::new(31, 40, 10));
+        assert_eq!(r.profiles[5], Some(RedProfile::new(31, 40, 10)));
         let r =
             red("{based_on: dscp, profiles: [{dscp: [AF11, EF], min: 5, max: 9, denominator: 2}]}").unwrap();
-        assert_eq!((r.profiles[10], r.profiles[46]), (RedProfile::new(5, 9, 2), RedProfile::new(5, 9, 2)));
-        assert_eq!(r.profiles[12], RedProfile::new(28, 40, 10));
+        assert_eq!(
+            (r.profiles[10], r.profiles[46]),
+            (Some(RedProfile::new(5, 9, 2)), Some(RedProfile::new(5, 9, 2)))
+        );
+        assert_eq!(r.profiles[12], Some(RedProfile::new(28, 40, 10)));
         let r =
             red("{based_on: drop_precedence, profiles: [{drop_precedence: high, min: 1, max: 3}]}").unwrap();
         assert_eq!(
             r.profiles,
-            [RedProfile::new(35, 45, 10), RedProfile::new(20, 30, 10), RedProfile::new(1, 3, 10)]
+            [
+                Some(RedProfile::new(35, 45, 10)),
+                Some(RedProfile::new(20, 30, 10)),
+                Some(RedProfile::new(1, 3, 10))
+            ]
         );
         assert_eq!(r.averages.len(), 3);
+        // A GSR label set: only the listed precedences get WRED.
+        let r = red(
+            "{unlisted: tail_drop, profiles: [{precedence: [0, 2], min: 1365, max: 5461, denominator: 1}]}",
+        )
+        .unwrap();
+        assert_eq!((r.profiles[0], r.profiles[1]), (Some(RedProfile::new(1365, 5461, 1)), None));
     }
 
     #[test]
@@ -426,7 +477,12 @@ mod tests {
                 "1-16",
             ),
             ("{based_on: none, min: 9, max: 5}", "q.random_detect.min", "above the maximum"),
-            ("{based_on: none, min: 1, max: 5000}", "q.random_detect.max", "1-4096"),
+            ("{based_on: none, min: 1, max: 5000000}", "q.random_detect.max", "1-1000000"),
+            (
+                "{based_on: none, min: 1, max: 5, unlisted: tail_drop}",
+                "q.random_detect.unlisted",
+                "one profile",
+            ),
             ("{based_on: none, min: 1, max: 5, denominator: 0}", "q.random_detect.denominator", "1 to 65535"),
             (
                 "{profiles: [{dscp: EF, min: 1, max: 5}]}",
