@@ -34,6 +34,7 @@ pub mod packet;
 pub mod qdisc;
 pub mod scenario;
 pub mod sim;
+pub mod tcp;
 pub mod time;
 pub mod traffic;
 pub mod units;

@@ -6,6 +6,7 @@
 //! framing is added by the link at serialization time.
 
 use crate::scenario::scalar::{parse_scalar, Numbers};
+use crate::tcp::Segment;
 use crate::time::SimTime;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
@@ -103,6 +104,9 @@ pub struct Packet {
     pub ecn: u8,
     /// Whether it was created after the warm-up, so it counts in flow statistics.
     pub counted: bool,
+    /// The TCP header of a segment of a simulated connection (`None` for open-loop traffic,
+    /// even when its protocol number says TCP).
+    pub segment: Option<Segment>,
 }
 
 impl Packet {

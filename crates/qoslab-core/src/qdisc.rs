@@ -283,6 +283,7 @@ pub mod testing {
             dscp,
             ecn: 0,
             counted: true,
+            segment: None,
         }
     }
 

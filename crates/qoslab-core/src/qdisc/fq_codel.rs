@@ -243,6 +243,7 @@ impl FqCodel {
             dscp: 0,
             ecn: 0,
             counted: false,
+            segment: None,
         };
         let slots = (0..capacity)
             .map(|i| Slot {

@@ -359,6 +359,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
             dscp: flow.dscp.map_or(0, |d| d.0),
             ecn: if flow.ecn { ECT_0 } else { 0 },
             counted: false,
+            segment: None,
         };
         sources.push((Source { template, generator, rng, stop: SimTime(stop), first_port: path[0] }, first));
         flows.push(FlowInfo {
