@@ -23,6 +23,7 @@
 //! conservation (created = delivered + dropped + in flight, counted from the queues),
 //! the backlog identity of every queue, per-flow accounting, and work conservation.
 
+pub mod app;
 pub mod aqm;
 pub mod bench;
 pub mod classify;

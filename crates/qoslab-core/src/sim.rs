@@ -7,13 +7,16 @@
 //! whole network, the backlog identity of every queue, per-flow accounting and work
 //! conservation — and a violation fails the run.
 
+use crate::app::App;
 use crate::engine::{Event, EventQueue};
 use crate::measure::results::{build_results, Results};
 use crate::measure::FlowStats;
 use crate::net::port::{Port, PortEnv};
 use crate::net::routing::RoutingTable;
 use crate::net::Node;
+use crate::packet::Packet;
 use crate::qdisc::Qdisc;
+use crate::tcp::{Segment, TcpStack};
 use crate::time::SimTime;
 use crate::traffic::Source;
 use std::fmt;
@@ -29,10 +32,25 @@ pub struct FlowInfo {
     pub to: u32,
     /// Pattern kind.
     pub pattern: &'static str,
-    /// IP packet size, bytes.
+    /// IP packet size, bytes (the largest segment for TCP).
     pub size_bytes: u32,
     /// The slowest port on the path (first one on ties).
     pub bottleneck_port: u32,
+    /// Header fields of the flow's packets.
+    pub template: Packet,
+}
+
+/// Facts about an application needed for its results row.
+#[derive(Clone, Debug)]
+pub struct AppInfo {
+    /// The flow (traffic entry) name.
+    pub name: String,
+    /// Application kind.
+    pub kind: &'static str,
+    /// Its first endpoint pair.
+    pub first_endpoint: u32,
+    /// How many endpoints it owns.
+    pub endpoints: u32,
 }
 
 /// What a run was asked to do.
@@ -93,7 +111,19 @@ pub struct Simulation {
     pub(crate) flow_stats: Vec<FlowStats>,
     pub(crate) events: EventQueue,
     pub(crate) totals: Totals,
+    pub(crate) tcp: TcpStack,
+    pub(crate) apps: Vec<App>,
+    pub(crate) app_info: Vec<AppInfo>,
+    /// Per TCP endpoint: its counters when the warm-up ended.
+    pub(crate) tcp_baseline: Vec<crate::tcp::sender::SendCounters>,
     now: SimTime,
+}
+
+/// Applications with their first start times, for [`Simulation::new`].
+pub(crate) struct AppSetup {
+    pub(crate) stack: TcpStack,
+    pub(crate) apps: Vec<(App, SimTime)>,
+    pub(crate) info: Vec<AppInfo>,
 }
 
 impl Simulation {
@@ -106,6 +136,7 @@ impl Simulation {
         sources: Vec<(Source, SimTime)>,
         flows: Vec<FlowInfo>,
         flow_stats: Vec<FlowStats>,
+        apps: AppSetup,
     ) -> Self {
         let mut events = EventQueue::new();
         // Scheduled first, so it precedes every other event at the same instant.
@@ -117,6 +148,13 @@ impl Simulation {
             }
             runnable.push(source);
         }
+        let mut app_list = Vec::with_capacity(apps.apps.len());
+        for (i, (app, start)) in apps.apps.into_iter().enumerate() {
+            if start < run.end {
+                events.schedule(start, Event::AppStart(i as u32));
+            }
+            app_list.push(app);
+        }
         Simulation {
             run,
             nodes,
@@ -127,6 +165,10 @@ impl Simulation {
             flow_stats,
             events,
             totals: Totals::default(),
+            tcp_baseline: vec![Default::default(); apps.stack.slots.len()],
+            tcp: apps.stack,
+            apps: app_list,
+            app_info: apps.info,
             now: SimTime::ZERO,
         }
     }
@@ -212,6 +254,9 @@ impl Simulation {
                     if now >= self.run.warmup_end {
                         stats.on_arrival_in_window(&packet);
                     }
+                    if let Some(segment) = packet.segment {
+                        self.deliver_segment(&segment, now);
+                    }
                 } else {
                     let next = self.routes.next_port(node, packet.dst_node);
                     self.ports[next as usize].enqueue(packet, &mut env);
@@ -224,8 +269,89 @@ impl Simulation {
                     self.totals.work_conservation_violations += 1;
                 }
             }
-            Event::WarmupEnd => self.ports.iter_mut().for_each(|p| p.start_window(now)),
+            Event::WarmupEnd => {
+                self.ports.iter_mut().for_each(|p| p.start_window(now));
+                for (baseline, slot) in self.tcp_baseline.iter_mut().zip(&self.tcp.slots) {
+                    *baseline = slot.endpoint.sender.counters.clone();
+                }
+            }
+            Event::AppStart(a) => {
+                let first = self.app_info[a as usize].first_endpoint;
+                self.apps[a as usize].start(&mut self.tcp, now, self.run.warmup_end);
+                self.after_tcp_activity(first, now);
+            }
+            Event::TcpTimer(e) => {
+                let slot = &mut self.tcp.slots[e as usize];
+                if slot.timer_at == Some(now) {
+                    slot.timer_at = None;
+                }
+                slot.endpoint.on_timer(now, &mut self.tcp.out);
+                self.after_tcp_activity(e, now);
+            }
         }
+    }
+
+    /// A segment reached its endpoint.
+    fn deliver_segment(&mut self, segment: &Segment, now: SimTime) {
+        let e = segment.to_endpoint;
+        let endpoint = &mut self.tcp.slots[e as usize].endpoint;
+        if segment.incarnation != endpoint.incarnation {
+            // A leftover of an earlier connection on these endpoints.
+            return;
+        }
+        endpoint.on_segment(segment, now, &mut self.tcp.out);
+        self.after_tcp_activity(e, now);
+    }
+
+    /// After endpoint `e` (or its application) acted at `now`: let the application react,
+    /// send what the endpoints produced, and re-arm the timers of the connection.
+    fn after_tcp_activity(&mut self, e: u32, now: SimTime) {
+        let app = self.tcp.slots[e as usize].app;
+        if let Some(next) = self.apps[app as usize].progress(&mut self.tcp, now, self.run.warmup_end) {
+            self.events.schedule(next, Event::AppStart(app));
+        }
+        let mut out = std::mem::take(&mut self.tcp.out);
+        for segment in out.drain(..) {
+            self.send_segment(segment, now);
+        }
+        self.tcp.out = out;
+        let peer = self.tcp.slots[e as usize].endpoint.peer;
+        for i in [e, peer] {
+            let slot = &mut self.tcp.slots[i as usize];
+            if let Some(deadline) = slot.endpoint.next_deadline() {
+                if slot.timer_at.is_none_or(|at| deadline < at) {
+                    slot.timer_at = Some(deadline);
+                    self.events.schedule(deadline, Event::TcpTimer(i));
+                }
+            }
+        }
+    }
+
+    /// Puts `segment` on the network as a packet from the peer of its destination.
+    fn send_segment(&mut self, segment: Segment, now: SimTime) {
+        let from = self.tcp.slots[segment.to_endpoint as usize].endpoint.peer;
+        let slot = &self.tcp.slots[from as usize];
+        let counted = now >= self.run.warmup_end;
+        let packet = Packet {
+            id: self.totals.created,
+            created: now,
+            counted,
+            size_bytes: crate::tcp::segment::HEADER_BYTES + segment.payload_bytes,
+            segment: Some(segment),
+            ..slot.template
+        };
+        self.totals.created += 1;
+        if counted {
+            self.flow_stats[packet.flow as usize].on_sent(&packet);
+        }
+        let port = slot.first_port;
+        let mut env = PortEnv {
+            now,
+            events: &mut self.events,
+            flows: &mut self.flow_stats,
+            dropped_packets: &mut self.totals.dropped,
+        };
+        self.ports[port as usize].enqueue(packet, &mut env);
     }
 
     /// Runs to the end, checks the invariants and returns the results.

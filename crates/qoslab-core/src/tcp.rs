@@ -16,7 +16,9 @@ pub mod receiver;
 pub mod rtt;
 pub mod segment;
 pub mod sender;
+pub mod stack;
 
 pub use congestion::CongestionControl;
 pub use endpoint::Endpoint;
 pub use segment::Segment;
+pub use stack::{TcpConfig, TcpStack};

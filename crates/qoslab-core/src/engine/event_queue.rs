@@ -24,6 +24,10 @@ pub enum Event {
     PortWake(u32),
     /// The warm-up period ends: statistics start counting.
     WarmupEnd,
+    /// Application `index` starts its next transfer.
+    AppStart(u32),
+    /// A timer of TCP endpoint `index` may be due.
+    TcpTimer(u32),
 }
 
 #[derive(Debug)]

@@ -8,6 +8,7 @@ use super::queue_stats::QueueStats;
 use crate::classify::matcher::format_ipv4;
 use crate::packet::Protocol;
 use crate::sim::Simulation;
+use crate::tcp::sender::SendCounters;
 use crate::time::NS_PER_MS;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -141,6 +142,31 @@ pub struct PortRecord {
     pub input_remarked_packets: u64,
 }
 
+/// Per-application results over the measured window (applications over TCP).
+#[derive(Clone, Debug, Serialize)]
+pub struct AppRecord {
+    pub app: String,
+    pub kind: &'static str,
+    pub from: String,
+    pub to: String,
+    pub transfers_started: u64,
+    pub transfers_completed: u64,
+    pub completion_mean_s: Option<f64>,
+    pub completion_p50_s: Option<f64>,
+    pub completion_p95_s: Option<f64>,
+    /// Payload delivered in order to the receiving application.
+    pub delivered_bytes: u64,
+    /// `delivered_bytes` as a rate over the window.
+    pub goodput_bps: f64,
+    /// TCP segments sent by the application's endpoints (both directions).
+    pub segments: u64,
+    pub retransmitted_segments: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    /// SYN, FIN and pure ACK segments (both directions).
+    pub control_segments: u64,
+}
+
 /// Everything a run returns.
 #[derive(Clone, Debug, Serialize)]
 pub struct Results {
@@ -152,6 +178,8 @@ pub struct Results {
     pub classes: Vec<ClassRecord>,
     /// One row per egress port.
     pub ports: Vec<PortRecord>,
+    /// One row per application.
+    pub apps: Vec<AppRecord>,
 }
 
 impl Results {
@@ -209,12 +237,11 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
         .flows
         .iter()
         .zip(&sim.flow_stats)
-        .zip(&sim.sources)
-        .map(|((info, s), source)| {
+        .map(|(info, s)| {
             let bottleneck = &sim.ports[info.bottleneck_port as usize].config;
             let l2 = bottleneck.l2_overhead_bytes as u64;
             let dropped = s.drops.total_packets();
-            let t = &source.template;
+            let t = &info.template;
             FlowRecord {
                 flow: info.name.clone(),
                 from: node_name(info.from),
@@ -302,6 +329,43 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
             input_remarked_packets: port.input.remarked_packets,
         });
     }
+    let apps = sim
+        .app_info
+        .iter()
+        .zip(&sim.apps)
+        .map(|(info, app)| {
+            let stats = app.stats();
+            let mut counters = SendCounters::default();
+            for e in info.first_endpoint..info.first_endpoint + info.endpoints {
+                let now = &sim.tcp.slots[e as usize].endpoint.sender.counters;
+                let before = &sim.tcp_baseline[e as usize];
+                counters.segments += now.segments - before.segments;
+                counters.retransmissions += now.retransmissions - before.retransmissions;
+                counters.timeouts += now.timeouts - before.timeouts;
+                counters.fast_retransmits += now.fast_retransmits - before.fast_retransmits;
+                counters.control += now.control - before.control;
+            }
+            let flow = &sim.flows[sim.tcp.slots[info.first_endpoint as usize].template.flow as usize];
+            AppRecord {
+                app: info.name.clone(),
+                kind: info.kind,
+                from: node_name(flow.from),
+                to: node_name(flow.to),
+                transfers_started: stats.started,
+                transfers_completed: stats.completed,
+                completion_mean_s: stats.completion_mean_ns().map(|ns| ns / 1e9),
+                completion_p50_s: stats.completion_quantile_ns(0.50).map(|ns| ns / 1e9),
+                completion_p95_s: stats.completion_quantile_ns(0.95).map(|ns| ns / 1e9),
+                delivered_bytes: stats.delivered_bytes,
+                goodput_bps: bps(stats.delivered_bytes, window_ns),
+                segments: counters.segments,
+                retransmitted_segments: counters.retransmissions,
+                timeouts: counters.timeouts,
+                fast_retransmits: counters.fast_retransmits,
+                control_segments: counters.control,
+            }
+        })
+        .collect();
     let t = &sim.totals;
     Results {
         run: RunRecord {
@@ -321,5 +385,6 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
         flows,
         classes,
         ports,
+        apps,
     }
 }

@@ -133,6 +133,11 @@ impl Sender {
         self.closed = true;
     }
 
+    /// Whether the application has closed this direction.
+    pub fn is_closed(&self) -> bool {
+        self.closed
+    }
+
     /// One past the last sequence number to send (data, then the FIN if closed).
     fn stream_end(&self) -> u64 {
         if !self.opened {

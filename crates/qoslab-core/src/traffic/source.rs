@@ -7,6 +7,7 @@
 //! flow's statistics.
 
 use super::pattern::{Generator, PatternSpec};
+use crate::app::{AppSpec, TcpSpec};
 use crate::classify::dscp::Dscp;
 use crate::engine::Rng;
 use crate::packet::{Packet, Protocol};
@@ -47,8 +48,12 @@ pub struct FlowSpec {
     pub start: Option<Duration>,
     /// When the source stops, since the run began (default: the end of the run).
     pub stop: Option<Duration>,
-    /// The emission pattern.
-    pub pattern: PatternSpec,
+    /// The emission pattern of open-loop traffic (give this or `app`).
+    pub pattern: Option<PatternSpec>,
+    /// An application over TCP (give this or `pattern`).
+    pub app: Option<AppSpec>,
+    /// TCP settings of the application's connections.
+    pub tcp: Option<TcpSpec>,
 }
 
 /// A running source.

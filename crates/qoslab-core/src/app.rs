@@ -1,0 +1,138 @@
+//! Applications: traffic that reacts to the network. Each runs over simulated TCP
+//! connections ([`crate::tcp`]) and reports what its users experienced (completion times,
+//! goodput) beside the packet-level statistics of its two directions.
+
+pub mod app_stats;
+pub mod bulk;
+pub mod size_dist;
+
+use crate::scenario::error::{join_path, Issue};
+use crate::scenario::tagged::kind_enum;
+use crate::tcp::receiver::DelayedAck;
+use crate::tcp::rtt::DEFAULT_MIN_RTO_NS;
+use crate::tcp::{CongestionControl, TcpConfig, TcpStack};
+use crate::time::SimTime;
+use crate::units::{Duration, Size};
+use app_stats::AppStats;
+use bulk::{BulkApp, BulkParams};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// Default initial window, segments (RFC 6928, Linux).
+pub const DEFAULT_INITIAL_WINDOW_SEGMENTS: u64 = 10;
+/// Default advertised receive window, bytes: the largest without window scaling.
+pub const DEFAULT_RECEIVE_WINDOW_BYTES: u32 = 65_535;
+/// Default delayed-ACK timeout, ns (Linux's minimum, 40 ms).
+pub const DEFAULT_DELAYED_ACK_NS: u64 = 40_000_000;
+/// Default: acknowledge at least every second full segment (RFC 5681 §4.2).
+pub const DEFAULT_DELAYED_ACK_SEGMENTS: u32 = 2;
+
+kind_enum! {
+    /// An application as written in a scenario.
+    pub enum AppSpec {
+        /// Bulk transfer (FTP, iperf, netcat) over TCP.
+        "bulk" => Bulk(BulkParams),
+    }
+}
+
+/// Delayed acknowledgements.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DelayedAckSpec {
+    /// Longest an ACK may wait (default 40 ms).
+    pub timeout: Option<Duration>,
+    /// Acknowledge at least every this many full segments (default 2; 1 turns delayed
+    /// ACKs off).
+    pub segments: Option<u32>,
+}
+
+/// TCP settings of an application's connections.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    /// `newreno` (default) or `cubic`.
+    pub congestion_control: Option<CongestionControl>,
+    /// Initial congestion window, segments (default 10).
+    pub initial_window: Option<u64>,
+    /// Minimum retransmission timeout (default 1 s, RFC 6298; Linux uses 200 ms).
+    pub min_rto: Option<Duration>,
+    /// Advertised receive window (default 65535 B, no window scaling).
+    pub receive_window: Option<Size>,
+    /// Delayed-ACK policy (default 40 ms, every second segment).
+    pub delayed_ack: Option<DelayedAckSpec>,
+}
+
+impl TcpSpec {
+    /// The configuration for segments of at most `mss_bytes`; `at` is the key path.
+    pub fn config(&self, mss_bytes: u64, at: &str) -> Result<TcpConfig, Issue> {
+        let initial_window_segments = self.initial_window.unwrap_or(DEFAULT_INITIAL_WINDOW_SEGMENTS);
+        if initial_window_segments == 0 {
+            return Err(Issue::at(
+                join_path(at, "initial_window"),
+                "an initial window of 0 segments never sends",
+            )
+            .hint("use 1 to 10 segments (RFC 3390 allows up to 4, RFC 6928 10)"));
+        }
+        let receive_window_bytes = self.receive_window.map_or(DEFAULT_RECEIVE_WINDOW_BYTES as u64, |s| s.0);
+        if receive_window_bytes < mss_bytes || receive_window_bytes > u32::MAX as u64 {
+            return Err(Issue::at(
+                join_path(at, "receive_window"),
+                format!(
+                    "a receive window of {receive_window_bytes} B is outside one MSS ({mss_bytes} B) to 4 GB"
+                ),
+            ));
+        }
+        let delayed = self.delayed_ack.as_ref();
+        let segments = delayed.and_then(|d| d.segments).unwrap_or(DEFAULT_DELAYED_ACK_SEGMENTS);
+        if segments == 0 {
+            return Err(Issue::at(join_path(at, "delayed_ack.segments"), "must be at least 1")
+                .hint("1 acknowledges every segment at once"));
+        }
+        let min_rto_ns = self.min_rto.map_or(DEFAULT_MIN_RTO_NS, |d| d.0);
+        if min_rto_ns == 0 {
+            return Err(Issue::at(join_path(at, "min_rto"), "must be above zero")
+                .hint("RFC 6298 says 1s; Linux uses 200ms"));
+        }
+        Ok(TcpConfig {
+            congestion_control: self.congestion_control.unwrap_or_default(),
+            mss_bytes,
+            initial_window_segments,
+            min_rto_ns,
+            receive_window_bytes: receive_window_bytes as u32,
+            delayed_ack: DelayedAck {
+                timeout_ns: delayed.and_then(|d| d.timeout).map_or(DEFAULT_DELAYED_ACK_NS, |d| d.0),
+                segments,
+            },
+        })
+    }
+}
+
+/// A running application.
+#[derive(Clone, Debug)]
+pub enum App {
+    /// Bulk transfer.
+    Bulk(BulkApp),
+}
+
+impl App {
+    /// Starts the application's next transfer at `now`.
+    pub fn start(&mut self, stack: &mut TcpStack, now: SimTime, warmup_end: SimTime) {
+        match self {
+            App::Bulk(app) => app.start(stack, now, warmup_end),
+        }
+    }
+
+    /// Reacts to activity on its connections at `now`; returns when to start again.
+    pub fn progress(&mut self, stack: &mut TcpStack, now: SimTime, warmup_end: SimTime) -> Option<SimTime> {
+        match self {
+            App::Bulk(app) => app.progress(stack, now, warmup_end),
+        }
+    }
+
+    /// What the application achieved.
+    pub fn stats(&self) -> &AppStats {
+        match self {
+            App::Bulk(app) => &app.stats,
+        }
+    }
+}
