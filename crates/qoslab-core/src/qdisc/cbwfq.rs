@@ -423,16 +423,20 @@ impl Cbwfq {
             };
             let shape_at = join_path(&class_at(i), "shape");
             let shaper = ShaperCredit::build(shape, &shape_at, bw)?;
-            if let Some(guaranteed_bps) = bandwidth_bps[i].filter(|&b| b > shaper.rate_bps()) {
+            // Like the reservations, a check of the attachment: either rate may be a
+            // percentage of the interface bandwidth.
+            let guaranteed_bps = bandwidth_bps[i].filter(|&b| interface.admission && b > shaper.rate_bps());
+            if let Some(guaranteed_bps) = guaranteed_bps {
                 return Err(Issue::at(
-                    join_path(&shape_at, "rate"),
+                    at,
                     format!(
-                        "the class is shaped to {} kbit/s, below the {} kbit/s its `bandwidth` guarantees",
+                        "class `{}` is shaped to {} kbit/s, below the {} kbit/s its `bandwidth` guarantees",
+                        class.name,
                         shaper.rate_bps() / 1000,
                         guaranteed_bps / 1000
                     ),
                 )
-                .hint("shape at or above the class's bandwidth, or lower its `bandwidth`"));
+                .hint("shape the class at or above its bandwidth, or lower its `bandwidth`"));
             }
             shapers.push(Some(shaper));
         }
@@ -653,7 +657,7 @@ mod tests {
             ("{max_reserved: 100%, classes: [{name: v, match: {}, priority: 100%}, {name: a, match: {}, bandwidth_remaining: 10%}]}", "p.classes", "leave no bandwidth"),
             ("{classes: [{name: v, match: {}, priority: 10%, shape: {rate: 50kbps}}]}", "p.classes[0].shape", "cannot be shaped"),
             ("{classes: [{name: a, match: {}, bandwidth: 10%, shape: {rate: 0%}}]}", "p.classes[0].shape.rate", "above zero"),
-            ("{classes: [{name: a, match: {}, bandwidth: 20%, shape: {rate: 100kbps}}]}", "p.classes[0].shape.rate", "below the 200 kbit/s"),
+            ("{classes: [{name: a, match: {}, bandwidth: 20%, shape: {rate: 100kbps}}]}", "p", "class `a` is shaped to 100 kbit/s, below the 200 kbit/s"),
             ("{classes: [{name: class-default, shape: {rate: 1Mbps, bc: 0B}}]}", "p.classes[0].shape.bc", "above zero"),
         ];
         for (yaml, path, fragment) in cases {
