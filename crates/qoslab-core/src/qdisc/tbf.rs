@@ -15,7 +15,7 @@
 //! **Child policy.** With `child`, any output policy queues and schedules the packets, and
 //! the shaper decides only *when* the child's next packet may leave. It needs that packet's
 //! size first, so it takes the packet from the child and holds it, as Linux's `tbf` does
-//! with a child that cannot be peeked (`qdisc_peek_dequeued`, `net/sched/sch_api.c`): if the
+//! with a child that cannot be peeked (`qdisc_peek_dequeued`, `include/net/sch_generic.h`): if the
 //! credit is there the packet leaves at once, otherwise it stays held, ahead of anything
 //! the child receives meanwhile, until the instant its credit arrives. A held packet still
 //! counts in its class and in the port (see [`QdiscCtx::dequeue_held`]), so the backlog
