@@ -39,7 +39,7 @@ pub use htb::{Htb, HtbParams};
 pub use mdrr::{Mdrr, MdrrParams};
 pub use packet_queue::{PacketQueue, QueueLimit};
 pub use prio::{Prio, PrioParams};
-pub use shaper_credit::{ShapeMode, ShapeSpec, ShaperCredit};
+pub use shaper_credit::{ShapeMode, ShapeSpec};
 pub use tbf::{Tbf, TbfParams};
 pub use wfq::{Wfq, WfqParams};
 

@@ -3,10 +3,10 @@
 //! a child policy (IOS hierarchical shaping: `shape` in a parent's class-default with
 //! `service-policy CHILD` under it).
 //!
-//! The credit (Bc, Be, Tc; modes `average`, `peak`, `continuous`; IOS's defaults) is
-//! [`super::shaper_credit`], shared with shaped CBWFQ classes. A shaper is not
-//! work-conserving: while its head packet waits for credit it answers "not before" the instant
-//! the credit is there, and the port wakes it then.
+//! The credit (Bc, Be, Tc; modes `average`, `peak`, `continuous`; IOS's defaults,
+//! `qos-behaviour.md` A.8) is [`super::shaper_credit`], shared with shaped CBWFQ classes. A
+//! shaper is not work-conserving: while its next packet waits for credit it answers "not
+//! before" the instant the credit is there, and the port wakes it then.
 //!
 //! **Own queue.** Without a child, packets wait in a FIFO of `limit` packets (1000 by
 //! default) and are tail-dropped beyond it; a packet larger than the bucket (Bc + Be) can
@@ -15,17 +15,19 @@
 //! **Child policy.** With `child`, any output policy queues and schedules the packets, and
 //! the shaper decides only *when* the child's next packet may leave. It needs that packet's
 //! size first, so it takes the packet from the child and holds it, as Linux's `tbf` does
-//! with a child that cannot be peeked (`qdisc_peek_dequeued`, `include/net/sch_generic.h`): if the
-//! credit is there the packet leaves at once, otherwise it stays held, ahead of anything
-//! the child receives meanwhile, until the instant its credit arrives. A held packet still
-//! counts in its class and in the port (see [`QdiscCtx::dequeue_held`]), so the backlog
-//! identities hold. The child's classes are the shaper's classes in the results. The child
-//! is built with the shaping rate as its bandwidth: its percentages (`priority`, `bandwidth`)
-//! and its reservation limit are of the shaped rate, as in IOS HQF, where the parent's shape
-//! rate is what the child policy divides. The child's LLQ sees the interface as congested
-//! unless its packet could leave at once: ring room, nothing held, and credit for it now.
-//! A child's packet larger than the bucket is dropped when it reaches the head
-//! (`overlimit`), because only the child knows its class before then.
+//! with a child that cannot be peeked (`qdisc_peek_dequeued` in
+//! `include/net/sch_generic.h`): if the credit is there the packet leaves at once, otherwise
+//! it stays held, ahead of anything the child receives meanwhile, until the instant its
+//! credit arrives. A held packet still counts in its class and in the port (see
+//! [`QdiscCtx::dequeue_held`]; Linux likewise keeps it in the child's queue length), so the
+//! backlog identities hold. The child's classes are the shaper's classes in the results.
+//! The child is built with the shaping rate as its bandwidth: its percentages (`priority`,
+//! `bandwidth`) and its reservation limit are of the shaped rate, as in IOS HQF, where the
+//! parent's shape rate is what the child policy divides. The child's LLQ sees the interface
+//! as congested unless its packet could leave at once: ring room, nothing held, and credit
+//! for it now. A child's packet larger than the bucket is dropped when it reaches the head
+//! (`overlimit`), because only the child knows its class before then. Cost per packet:
+//! O(1) on top of the child's.
 
 use super::ctx::QdiscCtx;
 use super::packet_queue::{PacketQueue, QueueLimit};
