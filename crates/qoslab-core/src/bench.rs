@@ -5,9 +5,10 @@
 pub const HEADLINE_SCENARIO: &str = include_str!("../benches/headline.yaml");
 
 /// The variants the benchmark runs: a name and the overrides that select it.
-pub const HEADLINE_VARIANTS: [(&str, &[&str]); 4] = [
+pub const HEADLINE_VARIANTS: [(&str, &[&str]); 5] = [
     ("fifo", &[]),
     ("pq", &["interfaces.r1.r2.output=pq"]),
     ("wfq", &["interfaces.r1.r2.output=wfq"]),
     ("llq", &["interfaces.r1.r2.output=llq"]),
+    ("wred", &["interfaces.r1.r2.output=wred"]),
 ];

@@ -23,6 +23,7 @@
 //! conservation (created = delivered + dropped + in flight, counted from the queues),
 //! the backlog identity of every queue, per-flow accounting, and work conservation.
 
+pub mod aqm;
 pub mod bench;
 pub mod classify;
 pub mod condition;
@@ -33,6 +34,7 @@ pub mod packet;
 pub mod qdisc;
 pub mod scenario;
 pub mod sim;
+pub mod tcp;
 pub mod time;
 pub mod traffic;
 pub mod units;

@@ -6,6 +6,7 @@
 //! framing is added by the link at serialization time.
 
 use crate::scenario::scalar::{parse_scalar, Numbers};
+use crate::tcp::Segment;
 use crate::time::SimTime;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
@@ -103,6 +104,9 @@ pub struct Packet {
     pub ecn: u8,
     /// Whether it was created after the warm-up, so it counts in flow statistics.
     pub counted: bool,
+    /// The TCP header of a segment of a simulated connection (`None` for open-loop traffic,
+    /// even when its protocol number says TCP).
+    pub segment: Option<Segment>,
 }
 
 impl Packet {
@@ -110,5 +114,12 @@ impl Packet {
     #[inline]
     pub fn precedence(&self) -> u8 {
         self.dscp >> 3
+    }
+
+    /// Whether the sender is ECN-capable: the ECN field holds ECT(0), ECT(1) or CE
+    /// (RFC 3168 §5), so congestion may be signalled by marking instead of dropping.
+    #[inline]
+    pub fn ecn_capable(&self) -> bool {
+        self.ecn != 0
     }
 }

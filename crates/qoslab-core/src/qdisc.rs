@@ -14,6 +14,7 @@
 
 pub mod cbq;
 pub mod cbwfq;
+pub mod class_queue;
 pub mod ctx;
 pub mod custom;
 pub mod drr;
@@ -43,8 +44,10 @@ pub use shaper_credit::{ShapeMode, ShapeSpec};
 pub use tbf::{Tbf, TbfParams};
 pub use wfq::{Wfq, WfqParams};
 
+use crate::aqm::{Red, RedSpec};
+use crate::engine::rng::Rng;
 use crate::packet::Packet;
-use crate::scenario::error::Issue;
+use crate::scenario::error::{join_path, Issue};
 use crate::scenario::tagged::kind_enum;
 use crate::time::SimTime;
 
@@ -69,6 +72,24 @@ pub struct Interface {
     /// Whether to run attachment-time checks such as CBWFQ's reservation limit (false when
     /// a named policy is only being validated on its own).
     pub admission: bool,
+    /// Seed of the interface's random streams (its random early detection droppers), from
+    /// the run's seed, the replication and the port's name.
+    pub random_seed: u64,
+}
+
+impl Interface {
+    /// The dropper `spec` (found at `at`) asks for on the queue numbered `queue` of this
+    /// interface's discipline, with a random stream of its own; `None` without a spec.
+    pub fn dropper(&self, spec: Option<&RedSpec>, at: &str, queue: usize) -> Result<Option<Red>, Issue> {
+        spec.map(|spec| {
+            Red::build(
+                spec,
+                &join_path(at, "random_detect"),
+                Rng::from_seed_words(self.random_seed, queue as u64),
+            )
+        })
+        .transpose()
+    }
 }
 
 /// What every discipline does.
@@ -114,7 +135,7 @@ kind_enum! {
 impl PolicySpec {
     /// The default output policy of an interface: a 40-packet FIFO.
     pub fn default_output() -> Self {
-        PolicySpec::Fifo(FifoParams { limit: None })
+        PolicySpec::Fifo(FifoParams { limit: None, random_detect: None })
     }
 
     /// The policy with the interface's output hold queue (IOS `hold-queue N out`) applied:
@@ -122,8 +143,8 @@ impl PolicySpec {
     /// size their queues themselves, and IOS refuses the command with them.
     pub fn with_hold_queue(&self, packets: u32) -> Result<PolicySpec, String> {
         match self {
-            PolicySpec::Fifo(_) => {
-                Ok(PolicySpec::Fifo(FifoParams { limit: Some(QueueLimit::Packets(packets)) }))
+            PolicySpec::Fifo(p) => {
+                Ok(PolicySpec::Fifo(FifoParams { limit: Some(QueueLimit::Packets(packets)), ..p.clone() }))
             }
             PolicySpec::Wfq(p) => Ok(PolicySpec::Wfq(WfqParams { hold_queue: Some(packets), ..p.clone() })),
             other => Err(format!(
@@ -141,7 +162,7 @@ impl PolicySpec {
         node_address: &dyn Fn(&str) -> Option<u32>,
     ) -> Result<AnyQdisc, Issue> {
         Ok(match self {
-            PolicySpec::Fifo(p) => AnyQdisc::Fifo(Fifo::new(p)),
+            PolicySpec::Fifo(p) => AnyQdisc::Fifo(Fifo::build(p, at, interface)?),
             PolicySpec::Prio(p) => AnyQdisc::Prio(Prio::build(p, at, node_address)?),
             PolicySpec::Custom(p) => AnyQdisc::Custom(Custom::build(p, at, node_address)?),
             PolicySpec::Wfq(p) => AnyQdisc::Wfq(Wfq::build(p, at)?),
@@ -240,10 +261,13 @@ impl Qdisc for AnyQdisc {
 /// Helpers for disciplines' unit tests: packets and a context with its own counters.
 #[cfg(test)]
 pub mod testing {
-    use super::QdiscCtx;
+    use super::{Interface, QdiscCtx};
     use crate::measure::{FlowStats, QueueStats};
     use crate::packet::{protocol, Packet};
     use crate::time::SimTime;
+
+    /// A 1 Mbit/s interface with admission checks and a fixed random seed.
+    pub const INTERFACE: Interface = Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1 };
 
     /// A UDP packet with the given id, size and DSCP, belonging to flow 0.
     pub fn packet(id: u64, size_bytes: u32, dscp: u8) -> Packet {
@@ -261,6 +285,7 @@ pub mod testing {
             dscp,
             ecn: 0,
             counted: true,
+            segment: None,
         }
     }
 

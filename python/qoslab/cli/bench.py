@@ -2,8 +2,9 @@
 
 The scenario is the one ``cargo bench`` measures: a 10 Mbit/s serial link between two
 routers carries one G.711 voice flow and eight 1500-byte UDP floods offering 1.5 times the
-link rate between them. It runs with FIFO and with priority queuing (voice in the high
-band) on the bottleneck, each several times; the table shows the median wall time.
+link rate between them. It runs with each queuing variant on the bottleneck — FIFO,
+priority queuing (voice in the high band), WFQ, LLQ and FIFO with WRED — each several
+times; the table shows the median wall time.
 """
 
 from __future__ import annotations

@@ -268,6 +268,7 @@ mod tests {
             dscp: 46,
             ecn: 0,
             counted: true,
+            segment: None,
         }
     }
 

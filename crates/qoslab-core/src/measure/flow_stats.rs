@@ -28,6 +28,8 @@ pub struct FlowStats {
     pub arrived_in_window_packets: u64,
     /// Their bytes (layer 3).
     pub arrived_in_window_bytes: u64,
+    /// Received packets whose ECN field said CE (congestion experienced, RFC 3168).
+    pub ce_received_packets: u64,
     /// Packets dropped on the way, by reason.
     pub drops: DropCounters,
     delay_sum_ns: u128,
@@ -48,6 +50,7 @@ impl FlowStats {
             received_bytes: 0,
             arrived_in_window_packets: 0,
             arrived_in_window_bytes: 0,
+            ce_received_packets: 0,
             drops: DropCounters::default(),
             delay_sum_ns: 0,
             delay_min_ns: u64::MAX,
@@ -70,6 +73,7 @@ impl FlowStats {
         let delay_ns = now.since(packet.created);
         self.received_packets += 1;
         self.received_bytes += packet.size_bytes as u64;
+        self.ce_received_packets += (packet.ecn == crate::packet::CE) as u64;
         self.delay_sum_ns += delay_ns as u128;
         self.delay_min_ns = self.delay_min_ns.min(delay_ns);
         self.delay_max_ns = self.delay_max_ns.max(delay_ns);

@@ -34,6 +34,9 @@ pub struct QueueStats {
     pub max_backlog_packets: u64,
     /// Largest backlog in the measured window, bytes.
     pub max_backlog_bytes: u64,
+    /// Packets accepted with their ECN field set to CE instead of being dropped (RED or
+    /// CoDel marking, RFC 3168).
+    pub ecn_marked_packets: u64,
     area_packet_ns: u128,
     area_byte_ns: u128,
     last_change: SimTime,
@@ -86,6 +89,12 @@ impl QueueStats {
     #[inline]
     pub fn on_drop_arrival(&mut self, reason: DropReason, size_bytes: u32) {
         self.dropped.record(reason, size_bytes);
+    }
+
+    /// A packet was marked CE (congestion experienced) instead of being dropped.
+    #[inline]
+    pub fn on_ecn_mark(&mut self) {
+        self.ecn_marked_packets += 1;
     }
 
     /// A queued packet was removed without being sent.

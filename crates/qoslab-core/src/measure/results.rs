@@ -60,6 +60,8 @@ pub struct FlowRecord {
     pub sent_bytes: u64,
     pub received_packets: u64,
     pub received_bytes: u64,
+    /// Received packets marked CE (congestion experienced) on the way.
+    pub ce_received_packets: u64,
     pub dropped_packets: u64,
     pub dropped_bytes: u64,
     #[serde(flatten)]
@@ -95,6 +97,8 @@ pub struct ClassRecord {
     pub dropped_bytes: u64,
     #[serde(flatten)]
     pub dropped_by_reason: Map<String, Value>,
+    /// Packets marked CE instead of dropped.
+    pub ecn_marked_packets: u64,
     pub queue_mean_packets: f64,
     pub queue_max_packets: u64,
     pub queue_mean_bytes: f64,
@@ -118,6 +122,8 @@ pub struct PortRecord {
     pub dropped_packets: u64,
     #[serde(flatten)]
     pub dropped_by_reason: Map<String, Value>,
+    /// Packets marked CE instead of dropped.
+    pub ecn_marked_packets: u64,
     pub sent_packets: u64,
     pub sent_bytes: u64,
     pub throughput_l3_bps: f64,
@@ -186,6 +192,7 @@ fn class_record(port: &str, qdisc: &'static str, class: String, q: &QueueStats) 
         dropped_packets: q.dropped_packets(),
         dropped_bytes: q.dropped_bytes(),
         dropped_by_reason: by_reason(|r| q.dropped_for(r)),
+        ecn_marked_packets: q.ecn_marked_packets,
         queue_mean_packets: q.mean_backlog_packets(),
         queue_max_packets: q.max_backlog_packets,
         queue_mean_bytes: q.mean_backlog_bytes(),
@@ -225,6 +232,7 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
                 sent_bytes: s.sent_bytes,
                 received_packets: s.received_packets,
                 received_bytes: s.received_bytes,
+                ce_received_packets: s.ce_received_packets,
                 dropped_packets: dropped,
                 dropped_bytes: s.drops.total_bytes(),
                 dropped_by_reason: by_reason(|r| s.drops.packets(r)),
@@ -272,6 +280,7 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
             enqueued_packets: q.enqueued_packets,
             dropped_packets: q.dropped_packets(),
             dropped_by_reason: by_reason(|r| q.dropped_for(r)),
+            ecn_marked_packets: q.ecn_marked_packets,
             sent_packets: port.wire.sent_packets,
             sent_bytes: port.wire.sent_bytes,
             throughput_l3_bps: bps(port.wire.sent_bytes, window_ns),

@@ -19,15 +19,17 @@
 //! allotments being proportional to the shares (ALTQ: allotment × n × maxpkt / Σ allotment).
 //! Class queues hold a number of packets, or a buffer time at the class rate (the DiffServ
 //! measurements give 20 ms, 60 ms, ...), and drop from the **head** when full, as ALTQ
-//! does. `maxidle` follows pfctl: ptime · max((1/f − 1)(1 − g^maxburst)/g^maxburst, 1 − g)
+//! does — unless the class runs RED or RIO (`random_detect`, ALTQ's `red`/`rio` class
+//! flags, [`crate::aqm`]), which drops the arriving packet. `maxidle` follows pfctl: ptime · max((1/f − 1)(1 − g^maxburst)/g^maxburst, 1 − g)
 //! with g = 31/32, ptime the link time of a maximum-size packet, maxburst 16; `minidle` is
 //! minus the class time of a maximum-size packet. Cost: O(classes) per dequeue.
 
+use super::class_queue::ClassQueue;
 use super::ctx::QdiscCtx;
-use super::packet_queue::{PacketQueue, QueueLimit};
+use super::packet_queue::QueueLimit;
 use super::{Dequeue, Interface, Qdisc};
+use crate::aqm::RedSpec;
 use crate::classify::{Classifier, MatchSpec};
-use crate::measure::DropReason;
 use crate::packet::Packet;
 use crate::scenario::error::{join_path, Issue};
 use crate::time::{SimTime, NS_PER_S};
@@ -66,6 +68,8 @@ pub struct CbqClassSpec {
     pub buffer: Option<Duration>,
     /// Estimator burst in packets (default 16).
     pub maxburst: Option<u32>,
+    /// RED or RIO on the class queue (ALTQ `cbq(red)`, `cbq(rio)`).
+    pub random_detect: Option<RedSpec>,
 }
 
 /// Parameters of CBQ.
@@ -79,7 +83,7 @@ pub struct CbqParams {
 /// One class's queue, estimator and round-robin allotment.
 #[derive(Clone, Debug)]
 struct CbqClass {
-    queue: PacketQueue,
+    queue: ClassQueue,
     priority: u8,
     borrow: bool,
     /// Class time per byte, ns ×1000 (fixed point).
@@ -200,7 +204,7 @@ impl Cbq {
             let allotment_bytes =
                 (rate_bps as u128 * count as u128 * MAX_PACKET_BYTES as u128 / total) as i64;
             classes.push(CbqClass {
-                queue: PacketQueue::new(limit),
+                queue: ClassQueue::new(limit, interface.dropper(spec.random_detect.as_ref(), &here, i)?),
                 priority,
                 borrow: spec.borrow,
                 ns_per_byte_milli,
@@ -298,21 +302,17 @@ impl Qdisc for Cbq {
     fn enqueue(&mut self, packet: Packet, ctx: &mut QdiscCtx) {
         let c = self.classifier.classify(&packet) as usize;
         let queue = &mut self.classes[c].queue;
-        // ALTQ drops from the head of a full class queue.
-        while queue.is_full_for(packet.size_bytes) {
-            match queue.pop() {
-                Some(old) => ctx.drop_queued(c, old, DropReason::TailDrop),
-                None => return ctx.drop_arrival(c, packet, DropReason::TailDrop),
-            }
+        // ALTQ drops from the head of a full class queue; RED and RIO drop the arrival.
+        if !queue.has_dropper() {
+            queue.drop_head_for_room(packet.size_bytes, c, ctx);
         }
-        ctx.enqueued(c, &packet);
-        queue.push(packet);
+        queue.offer(packet, c, ctx);
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Dequeue {
         match self.pick(ctx.now) {
             Some(c) => {
-                let packet = self.classes[c].queue.pop().expect("eligible classes hold packets");
+                let packet = self.classes[c].queue.pop(ctx.now).expect("eligible classes hold packets");
                 self.classes[c].allowance_bytes -= packet.size_bytes as i64;
                 if self.classes[c].allowance_bytes <= 0 {
                     // The class's turn is over: the round robin moves on.
@@ -341,7 +341,7 @@ mod tests {
     use super::*;
     use crate::qdisc::testing::{harness, packet};
 
-    const LINK: Interface = Interface { bandwidth_bps: 10_000_000, admission: true };
+    const LINK: Interface = Interface { bandwidth_bps: 10_000_000, admission: true, random_seed: 1 };
 
     fn cbq(yaml: &str) -> Result<Cbq, Issue> {
         let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();

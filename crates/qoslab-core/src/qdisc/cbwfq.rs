@@ -10,7 +10,8 @@
 //!   priority traffic may exceed its rate on an idle link but is held to it when others
 //!   compete (Cisco tech note 110850; `qos-behaviour.md` A.6).
 //! * **bandwidth** (`bandwidth kbps | percent p | remaining percent p`): one FIFO queue per
-//!   class (tail drop at `queue_limit`, 64 packets by default), scheduled by sequence
+//!   class (tail drop at `queue_limit`, 64 packets by default, after WRED when the class has
+//!   `random_detect` — IOS `random-detect` in the class, [`crate::aqm`]), scheduled by sequence
 //!   number ([`super::scfq`]) with weight `constant × interface bandwidth / class bandwidth`
 //!   (Cisco TAC's description of pre-HQF CBWFQ; the constant, 64 by default, is not
 //!   published and is a parameter). Backlogged classes share the link in proportion to their
@@ -40,6 +41,7 @@ use super::scfq::Scfq;
 use super::shaper_credit::{ShapeSpec, ShaperCredit};
 use super::wfq::{conversation_hash, precedence_weight, IOS_WEIGHT_NUMERATOR};
 use super::{Dequeue, Interface, Qdisc};
+use crate::aqm::{Admission, Red, RedSpec};
 use crate::classify::{Classifier, MatchSpec};
 use crate::condition::marker::{Marker, SetSpec};
 use crate::condition::policer::{PoliceSpec, Policer, Verdict};
@@ -110,6 +112,8 @@ pub struct ClassSpec {
     /// Police the class's packets (IOS `police` in the class) before they are queued; its
     /// percentages are of the interface bandwidth.
     pub police: Option<PoliceSpec>,
+    /// WRED on the class queue (IOS `random-detect` in the class): RED, WRED or RIO.
+    pub random_detect: Option<RedSpec>,
     /// Shape the class (IOS `shape average|peak` in the class): `{rate, bc, be, mode}`, the
     /// rate a rate or a percentage of the interface bandwidth. Not in a priority class.
     pub shape: Option<ShapeSpec>,
@@ -148,6 +152,8 @@ pub struct Cbwfq {
     priority_queue: VecDeque<(Packet, usize)>,
     /// Per class: the marker and the policer applied before queuing.
     conditioning: Vec<(Option<Marker>, Option<Policer>)>,
+    /// Per class: the random early detection dropper of its queue, if any.
+    droppers: Vec<Option<Red>>,
     /// Per class: the shaper its packets wait for, if it is shaped.
     shapers: Vec<Option<ShaperCredit>>,
     scfq: Scfq,
@@ -257,6 +263,20 @@ impl Cbwfq {
             }
             if class.bandwidth_remaining.is_some_and(|p| p.0 == 0 || p.0 > 1_000_000) {
                 return Err(Issue::at(join_path(&here, "bandwidth_remaining"), "must be from 1 % to 100 %"));
+            }
+            if class.random_detect.is_some() && class.priority.is_some() {
+                return Err(Issue::at(
+                    join_path(&here, "random_detect"),
+                    "a priority class has no queue of its own to run WRED on",
+                )
+                .hint("its traffic is bounded by its policer; remove `random_detect`"));
+            }
+            if class.random_detect.is_some() && fair_queues(class, &here)?.is_some() {
+                return Err(Issue::at(
+                    join_path(&here, "random_detect"),
+                    "WRED on a fair-queued class-default is not modelled",
+                )
+                .hint("set `fair_queue: false` to give class-default one queue with WRED"));
             }
             if class.queue_limit == Some(0) {
                 return Err(Issue::at(
@@ -402,6 +422,7 @@ impl Cbwfq {
             }
         }
         let mut conditioning = Vec::with_capacity(names.len());
+        let mut droppers = Vec::with_capacity(names.len());
         for i in 0..names.len() {
             let here = class_at(i);
             let spec = params.classes.get(i);
@@ -414,6 +435,7 @@ impl Cbwfq {
                 None => None,
             };
             conditioning.push((marker, policer));
+            droppers.push(interface.dropper(spec.and_then(|c| c.random_detect.as_ref()), &here, i)?);
         }
         let mut shapers = Vec::with_capacity(names.len());
         for (i, class) in params.classes.iter().enumerate() {
@@ -449,6 +471,7 @@ impl Cbwfq {
             classifier: Classifier::new(rules, default_index),
             priority_queue: VecDeque::new(),
             conditioning,
+            droppers,
             shapers,
             scfq: Scfq::new(queue_class.len()),
             queue_class,
@@ -499,9 +522,15 @@ impl Qdisc for Cbwfq {
                 self.priority_queue.push_back((packet, class));
             }
             ClassKind::Queue { queue, weight, limit } => {
-                if self.scfq.queue_len(*queue) >= *limit {
-                    return ctx.drop_arrival(class, packet, DropReason::TailDrop);
-                }
+                let held = self.scfq.queue_len(*queue);
+                let packet = match &mut self.droppers[class] {
+                    Some(red) => match red.admit(packet, held as u64, held >= *limit, class, ctx) {
+                        Admission::Accept(packet) => packet,
+                        Admission::Dropped => return,
+                    },
+                    None if held >= *limit => return ctx.drop_arrival(class, packet, DropReason::TailDrop),
+                    None => packet,
+                };
                 ctx.enqueued(class, &packet);
                 self.scfq.push(*queue, packet, *weight);
             }
@@ -541,6 +570,9 @@ impl Qdisc for Cbwfq {
                 if let Some(shaper) = &mut self.shapers[class] {
                     shaper.take(now, packet.size_bytes);
                 }
+                if let Some(red) = &mut self.droppers[class] {
+                    red.dequeued(&packet, self.scfq.queue_len(queue) as u64, now);
+                }
                 ctx.dequeued(class, &packet);
                 Dequeue::Packet(packet)
             }
@@ -560,7 +592,7 @@ mod tests {
     use super::*;
     use crate::qdisc::testing::{harness, packet, Harness};
 
-    const MBPS: Interface = Interface { bandwidth_bps: 1_000_000, admission: true };
+    const MBPS: Interface = Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1 };
 
     fn build(yaml: &str) -> Result<Cbwfq, Issue> {
         let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();

@@ -78,6 +78,14 @@ impl<'a> QdiscCtx<'a> {
         self.port.on_dequeue(self.now, packet.size_bytes);
     }
 
+    /// A packet of class `class` was marked CE instead of being dropped (RFC 3168); the
+    /// discipline has already rewritten its ECN field.
+    #[inline]
+    pub fn ecn_marked(&mut self, class: usize) {
+        self.classes[class].on_ecn_mark();
+        self.port.on_ecn_mark();
+    }
+
     /// Runs `dequeue`, a child discipline's, for a parent that holds the packet it hands
     /// out: the packet is not counted as dequeued, and stays in its class's and the port's
     /// backlog until the parent counts it with [`QdiscCtx::dequeued`] as it really leaves.

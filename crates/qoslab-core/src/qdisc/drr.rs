@@ -3,7 +3,8 @@
 //!
 //! Packets are classified by the classes' `match` conditions in order (first match); what no
 //! class matches goes to the default class. Each class has a FIFO queue with tail drop at
-//! its limit, a quantum Q (bytes) and a deficit counter D (bytes).
+//! its limit (optionally random early detection first, [`crate::aqm`]), a quantum Q
+//! (bytes) and a deficit counter D (bytes).
 //!
 //! Backlogged classes sit in one active list, served in turn. A class joining the list (its
 //! queue was empty) is appended at the tail with D = Q. To pick the next packet, look at the
@@ -22,11 +23,12 @@
 //! at most two classes per class in the list — O(1) per packet as the paper shows; smaller
 //! quanta are allowed and cost a few extra rounds.
 
+use super::class_queue::ClassQueue;
 use super::ctx::QdiscCtx;
 use super::packet_queue::QueueLimit;
 use super::{Dequeue, Interface, Qdisc};
+use crate::aqm::RedSpec;
 use crate::classify::{Classifier, MatchSpec};
-use crate::measure::DropReason;
 use crate::packet::Packet;
 use crate::scenario::error::{join_path, Issue};
 use crate::units::Size;
@@ -53,6 +55,8 @@ pub struct DrrClassSpec {
     pub quantum: Option<Size>,
     /// Queue limit (default 1000 packets).
     pub limit: Option<QueueLimit>,
+    /// Random early detection on the class queue (RED, WRED or RIO).
+    pub random_detect: Option<RedSpec>,
 }
 
 /// Parameters of a DRR policy.
@@ -63,52 +67,6 @@ pub struct DrrParams {
     pub classes: Vec<DrrClassSpec>,
     /// The class of packets no class matches (default: the last class).
     pub default: Option<String>,
-}
-
-/// A class's FIFO: packets, bytes held and limit. The head packet's size is visible, which
-/// DRR needs before it decides to send.
-#[derive(Clone, Debug)]
-struct ClassQueue {
-    packets: VecDeque<Packet>,
-    bytes: u64,
-    limit: QueueLimit,
-}
-
-impl ClassQueue {
-    fn new(limit: QueueLimit) -> Self {
-        let capacity = match limit {
-            QueueLimit::Packets(p) => p as usize,
-            QueueLimit::Bytes(_) | QueueLimit::Unlimited => 64,
-        };
-        ClassQueue { packets: VecDeque::with_capacity(capacity), bytes: 0, limit }
-    }
-
-    fn is_full_for(&self, size_bytes: u32) -> bool {
-        match self.limit {
-            QueueLimit::Packets(p) => self.packets.len() >= p as usize,
-            QueueLimit::Bytes(b) => self.bytes + size_bytes as u64 > b,
-            QueueLimit::Unlimited => false,
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.packets.is_empty()
-    }
-
-    fn peek_size(&self) -> Option<u32> {
-        self.packets.front().map(|p| p.size_bytes)
-    }
-
-    fn push(&mut self, packet: Packet) {
-        self.bytes += packet.size_bytes as u64;
-        self.packets.push_back(packet);
-    }
-
-    fn pop(&mut self) -> Option<Packet> {
-        let packet = self.packets.pop_front()?;
-        self.bytes -= packet.size_bytes as u64;
-        Some(packet)
-    }
 }
 
 /// A deficit round robin discipline.
@@ -131,7 +89,7 @@ impl Drr {
     pub fn build(
         params: &DrrParams,
         at: &str,
-        _interface: Interface,
+        interface: Interface,
         node_address: &dyn Fn(&str) -> Option<u32>,
     ) -> Result<Self, Issue> {
         let class_at = |i: usize| format!("{}[{i}]", join_path(at, "classes"));
@@ -176,7 +134,11 @@ impl Drr {
                 }
                 None => {}
             }
-            queues.push(ClassQueue::new(class.limit.unwrap_or(QueueLimit::Packets(DEFAULT_LIMIT_PACKETS))));
+            let red = interface.dropper(class.random_detect.as_ref(), &here, i)?;
+            queues.push(ClassQueue::new(
+                class.limit.unwrap_or(QueueLimit::Packets(DEFAULT_LIMIT_PACKETS)),
+                red,
+            ));
             quantum_bytes.push(quantum);
         }
         let count = names.len();
@@ -198,7 +160,7 @@ impl Drr {
 
     /// The queue limit of class `class`.
     pub fn limit(&self, class: usize) -> QueueLimit {
-        self.queues[class].limit
+        self.queues[class].limit()
     }
 }
 
@@ -210,15 +172,14 @@ impl Qdisc for Drr {
     fn enqueue(&mut self, packet: Packet, ctx: &mut QdiscCtx) {
         let class = self.classifier.classify(&packet) as usize;
         let queue = &mut self.queues[class];
-        if queue.is_full_for(packet.size_bytes) {
-            return ctx.drop_arrival(class, packet, DropReason::TailDrop);
+        let was_empty = queue.is_empty();
+        if !queue.offer(packet, class, ctx) {
+            return;
         }
-        ctx.enqueued(class, &packet);
-        if queue.is_empty() {
+        if was_empty {
             self.active.push_back(class);
             self.deficit_bytes[class] = self.quantum_bytes[class];
         }
-        queue.push(packet);
         self.packets += 1;
     }
 
@@ -226,10 +187,10 @@ impl Qdisc for Drr {
         loop {
             let Some(&class) = self.active.front() else { return Dequeue::Empty };
             let queue = &mut self.queues[class];
-            let head_bytes = queue.peek_size().expect("an active class holds packets") as u64;
+            let head_bytes = queue.head_size_bytes().expect("an active class holds packets") as u64;
             if head_bytes <= self.deficit_bytes[class] {
                 self.deficit_bytes[class] -= head_bytes;
-                let packet = queue.pop().expect("an active class holds packets");
+                let packet = queue.pop(ctx.now).expect("an active class holds packets");
                 if queue.is_empty() {
                     self.active.pop_front();
                     self.deficit_bytes[class] = 0;
@@ -251,9 +212,10 @@ impl Qdisc for Drr {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::DropReason;
     use crate::qdisc::testing::{harness, packet};
 
-    const IFACE: Interface = Interface { bandwidth_bps: 1_000_000, admission: true };
+    const IFACE: Interface = Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1 };
 
     fn build(yaml: &str) -> Result<Drr, Issue> {
         let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();

@@ -1,15 +1,19 @@
-//! FIFO with tail drop — the IOS output hold queue, Linux `pfifo`/`bfifo`.
+//! FIFO with tail drop — the IOS output hold queue, Linux `pfifo`/`bfifo` — or with random
+//! early detection in front of the tail (IOS interface `random-detect`, Linux `red`).
 //!
 //! Packets leave in arrival order. An arriving packet that would exceed the limit (packets
 //! or bytes) is dropped ("tail drop"). The default limit, 40 packets, is the IOS output hold
-//! queue default (`qos-behaviour.md` A.1, Cisco `hold-queue` command reference). Cost: O(1)
+//! queue default (`qos-behaviour.md` A.1, Cisco `hold-queue` command reference). With
+//! `random_detect`, arrivals first meet a RED/WRED/RIO dropper ([`crate::aqm`]). Cost: O(1)
 //! per packet.
 
+use super::class_queue::ClassQueue;
 use super::ctx::QdiscCtx;
-use super::packet_queue::{PacketQueue, QueueLimit};
-use super::{Dequeue, Qdisc};
-use crate::measure::DropReason;
+use super::packet_queue::QueueLimit;
+use super::{Dequeue, Interface, Qdisc};
+use crate::aqm::RedSpec;
 use crate::packet::Packet;
+use crate::scenario::error::Issue;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -22,21 +26,24 @@ pub const DEFAULT_LIMIT: QueueLimit = QueueLimit::Packets(40);
 pub struct FifoParams {
     /// Queue limit: packets (`40`), bytes (`"64kB"`) or `"unlimited"`. Default 40 packets.
     pub limit: Option<QueueLimit>,
+    /// Random early detection before the tail (IOS `random-detect`): RED, WRED or RIO.
+    pub random_detect: Option<RedSpec>,
 }
 
 /// A tail-drop FIFO.
 #[derive(Clone, Debug)]
 pub struct Fifo {
-    queue: PacketQueue,
+    queue: ClassQueue,
 }
 
 impl Fifo {
     /// The `kind` of this discipline in scenarios.
     pub const KIND: &'static str = "fifo";
 
-    /// A FIFO with `params`.
-    pub fn new(params: &FifoParams) -> Self {
-        Fifo { queue: PacketQueue::new(params.limit.unwrap_or(DEFAULT_LIMIT)) }
+    /// Builds from `params` found at key path `at` for `interface`.
+    pub fn build(params: &FifoParams, at: &str, interface: Interface) -> Result<Self, Issue> {
+        let red = interface.dropper(params.random_detect.as_ref(), at, 0)?;
+        Ok(Fifo { queue: ClassQueue::new(params.limit.unwrap_or(DEFAULT_LIMIT), red) })
     }
 }
 
@@ -47,17 +54,12 @@ impl Qdisc for Fifo {
 
     #[inline]
     fn enqueue(&mut self, packet: Packet, ctx: &mut QdiscCtx) {
-        if self.queue.is_full_for(packet.size_bytes) {
-            ctx.drop_arrival(0, packet, DropReason::TailDrop);
-        } else {
-            ctx.enqueued(0, &packet);
-            self.queue.push(packet);
-        }
+        self.queue.offer(packet, 0, ctx);
     }
 
     #[inline]
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Dequeue {
-        match self.queue.pop() {
+        match self.queue.pop(ctx.now) {
             Some(packet) => {
                 ctx.dequeued(0, &packet);
                 Dequeue::Packet(packet)
@@ -74,18 +76,23 @@ impl Qdisc for Fifo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qdisc::testing::{harness, packet};
+    use crate::measure::DropReason;
+    use crate::qdisc::testing::{harness, packet, INTERFACE};
+
+    fn fifo(limit: Option<QueueLimit>) -> Fifo {
+        Fifo::build(&FifoParams { limit, random_detect: None }, "p", INTERFACE).unwrap()
+    }
 
     #[test]
     fn default_limit_is_the_ios_hold_queue() {
-        let fifo = Fifo::new(&FifoParams { limit: None });
+        let fifo = fifo(None);
         assert_eq!(fifo.queue.limit(), QueueLimit::Packets(40));
     }
 
     #[test]
     fn order_and_tail_drop_in_packets_and_bytes() {
         for limit in [QueueLimit::Packets(3), QueueLimit::Bytes(300)] {
-            let mut fifo = Fifo::new(&FifoParams { limit: Some(limit) });
+            let mut fifo = fifo(Some(limit));
             let mut h = harness(1);
             for id in 0..5 {
                 fifo.enqueue(packet(id, 100, 0), &mut h.ctx());

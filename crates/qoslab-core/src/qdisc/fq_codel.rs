@@ -39,7 +39,7 @@
 //! **ECN.** With `ecn: true`, a packet CoDel would drop is instead marked Congestion
 //! Experienced (ECN field 3) and sent, if it is ECN-capable (ECN field 1 or 2; RFC 3168); a
 //! packet that is not ECN-capable is dropped as before. Marks are not drops: they are counted
-//! in [`FqCodel::ecn_marks`]. Overlimit drops are never replaced by marks.
+//! in the class's `ecn_marked_packets`. Overlimit drops are never replaced by marks.
 //!
 //! Results show one class, `fq_codel`, for the whole discipline. Per-packet work is O(1),
 //! except the scan of all buckets for the fattest one when the limit is exceeded. Packets
@@ -50,7 +50,7 @@ use super::ctx::QdiscCtx;
 use super::wfq::conversation_hash;
 use super::{Dequeue, Interface, Qdisc};
 use crate::measure::DropReason;
-use crate::packet::Packet;
+use crate::packet::{Packet, CE};
 use crate::scenario::error::{join_path, Issue};
 use crate::time::{SimTime, NS_PER_MS};
 use crate::units::{Duration, Size};
@@ -155,7 +155,6 @@ pub struct FqCodel {
     interval_ns: u64,
     ecn: bool,
     packets: u32,
-    ecn_marks: u64,
 }
 
 /// ⌊√n⌋ for a `u128`.
@@ -244,6 +243,7 @@ impl FqCodel {
             dscp: 0,
             ecn: 0,
             counted: false,
+            segment: None,
         };
         let slots = (0..capacity)
             .map(|i| Slot {
@@ -264,14 +264,7 @@ impl FqCodel {
             interval_ns,
             ecn: params.ecn.unwrap_or(true),
             packets: 0,
-            ecn_marks: 0,
         })
-    }
-
-    /// Packets marked Congestion Experienced instead of being dropped, since the start of the
-    /// run.
-    pub fn ecn_marks(&self) -> u64 {
-        self.ecn_marks
     }
 
     /// The bucket of `packet`.
@@ -336,10 +329,10 @@ impl FqCodel {
     }
 
     /// Marks `packet` CE if ECN is on and the packet is ECN-capable.
-    fn try_mark(&mut self, packet: &mut Packet) -> bool {
-        if self.ecn && (packet.ecn == 1 || packet.ecn == 2) {
-            packet.ecn = 3;
-            self.ecn_marks += 1;
+    fn try_mark(&self, packet: &mut Packet, ctx: &mut QdiscCtx) -> bool {
+        if self.ecn && packet.ecn_capable() {
+            packet.ecn = CE;
+            ctx.ecn_marked(0);
             true
         } else {
             false
@@ -359,7 +352,7 @@ impl FqCodel {
             while self.buckets[bucket].codel.dropping && now_ns >= self.buckets[bucket].codel.drop_next_ns {
                 let codel = &mut self.buckets[bucket].codel;
                 codel.count = codel.count.saturating_add(1);
-                if self.try_mark(&mut packet) {
+                if self.try_mark(&mut packet, ctx) {
                     let codel = &mut self.buckets[bucket].codel;
                     codel.drop_next_ns += drop_spacing_ns(interval_ns, codel.count);
                     return Some(packet);
@@ -393,7 +386,7 @@ impl FqCodel {
             codel.last_count = codel.count;
             codel.drop_next_ns = now_ns + drop_spacing_ns(interval_ns, codel.count);
             codel.dropping = true;
-            if self.try_mark(&mut packet) {
+            if self.try_mark(&mut packet, ctx) {
                 return Some(packet);
             }
             ctx.drop_queued(0, packet, DropReason::Codel);
@@ -490,7 +483,7 @@ mod tests {
     use super::*;
     use crate::qdisc::testing::{harness, packet, Harness};
 
-    const IFACE: Interface = Interface { bandwidth_bps: 1_000_000, admission: true };
+    const IFACE: Interface = Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1 };
 
     fn build(yaml: &str) -> Result<FqCodel, Issue> {
         let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
@@ -563,7 +556,7 @@ mod tests {
         assert_eq!(dequeue_at(&mut q, &mut h, 280_710_678).unwrap().id, 10);
         assert_eq!(q.buckets[b].codel.drop_next_ns, 338_445_704);
         assert_eq!(h.classes[0].dropped_for(DropReason::Codel), 3);
-        assert_eq!(q.ecn_marks(), 0);
+        assert_eq!(h.classes[0].ecn_marked_packets, 0);
         // Drain: the last packet leaves the bucket at or under one MTU, which ends the
         // dropping state.
         while dequeue_at(&mut q, &mut h, 290_000_000).is_some() {}
@@ -582,7 +575,7 @@ mod tests {
         let p = dequeue_at(&mut q, &mut h, 210_000_000).unwrap();
         assert_eq!((p.id, p.ecn), (3, 3));
         assert_eq!(q.buckets[b].codel.drop_next_ns, 280_710_678);
-        assert_eq!(q.ecn_marks(), 2);
+        assert_eq!(h.classes[0].ecn_marked_packets, 2);
         assert_eq!(h.classes[0].dropped_for(DropReason::Codel), 0);
     }
 

@@ -52,11 +52,12 @@
 //! IP packet bytes; hysteresis and the rate tables' granularity are not modelled. Cost per
 //! packet: O(leaves × depth) for the selection.
 
+use super::class_queue::ClassQueue;
 use super::ctx::QdiscCtx;
-use super::packet_queue::{PacketQueue, QueueLimit};
+use super::packet_queue::QueueLimit;
 use super::{Dequeue, Interface, Qdisc};
+use crate::aqm::RedSpec;
 use crate::classify::{Classifier, MatchSpec};
-use crate::measure::DropReason;
 use crate::packet::Packet;
 use crate::scenario::error::{join_path, Issue};
 use crate::time::{SimTime, NS_PER_S};
@@ -111,6 +112,9 @@ pub struct HtbClassSpec {
     pub condition: Option<MatchSpec>,
     /// Leaves only: queue limit (default 1000 packets).
     pub limit: Option<QueueLimit>,
+    /// Leaves only: random early detection on the leaf queue (Linux attaches `red` as the
+    /// leaf's qdisc).
+    pub random_detect: Option<RedSpec>,
 }
 
 /// Parameters of an HTB policy.
@@ -196,7 +200,7 @@ impl Node {
 #[derive(Clone, Debug)]
 struct Leaf {
     node: usize,
-    queue: PacketQueue,
+    queue: ClassQueue,
     prio: usize,
     quantum_bytes: i64,
     deficit_bytes: [i64; LEVELS],
@@ -311,6 +315,7 @@ impl Htb {
                 for (key, set) in [
                     ("match", class.condition.is_some()),
                     ("limit", class.limit.is_some()),
+                    ("random_detect", class.random_detect.is_some()),
                     ("prio", class.prio.is_some()),
                     ("quantum", class.quantum.is_some()),
                 ] {
@@ -373,9 +378,13 @@ impl Htb {
                 }
                 None => {}
             }
+            let red = interface.dropper(class.random_detect.as_ref(), &here, leaf_index)?;
             leaves.push(Leaf {
                 node: i,
-                queue: PacketQueue::new(class.limit.unwrap_or(QueueLimit::Packets(DEFAULT_LIMIT_PACKETS))),
+                queue: ClassQueue::new(
+                    class.limit.unwrap_or(QueueLimit::Packets(DEFAULT_LIMIT_PACKETS)),
+                    red,
+                ),
                 prio: class.prio.unwrap_or(0) as usize,
                 quantum_bytes: class
                     .quantum
@@ -453,13 +462,9 @@ impl Qdisc for Htb {
 
     fn enqueue(&mut self, packet: Packet, ctx: &mut QdiscCtx) {
         let leaf = self.classifier.classify(&packet) as usize;
-        let queue = &mut self.leaves[leaf].queue;
-        if queue.is_full_for(packet.size_bytes) {
-            return ctx.drop_arrival(leaf, packet, DropReason::TailDrop);
+        if self.leaves[leaf].queue.offer(packet, leaf, ctx) {
+            self.packets += 1;
         }
-        ctx.enqueued(leaf, &packet);
-        queue.push(packet);
-        self.packets += 1;
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Dequeue {
@@ -493,7 +498,7 @@ impl Qdisc for Htb {
             .map(|k| (start + k) % count)
             .find(|&l| self.servable_level[l] == level as u8 && self.leaves[l].prio == prio)
             .expect("the best key belongs to a leaf");
-        let packet = self.leaves[leaf].queue.pop().expect("a servable leaf holds packets");
+        let packet = self.leaves[leaf].queue.pop(now).expect("a servable leaf holds packets");
         self.packets -= 1;
         self.charge(leaf, level, packet.size_bytes, now);
         let l = &mut self.leaves[leaf];
@@ -518,7 +523,7 @@ mod tests {
     use super::*;
     use crate::qdisc::testing::{harness, packet, Harness};
 
-    const IFACE: Interface = Interface { bandwidth_bps: 1_000_000, admission: true };
+    const IFACE: Interface = Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1 };
 
     fn build(yaml: &str) -> Result<Htb, Issue> {
         let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();

@@ -10,16 +10,19 @@
 //! bounds its share (Cisco, "Understanding and Configuring MDRR and WRED on the Cisco 12000
 //! Series"; `qos-behaviour.md` A.11, C.2). The queue count, the quantum formula and the
 //! exact alternate rule are not in the Cisco text retrieved, so they are parameters with
-//! these documented values. Tail drop per queue; WRED labels plug in with the droppers.
+//! these documented values. Each queue drops at its tail, or first by WRED
+//! (`random_detect`, [`crate::aqm`]): the GSR's `random-detect-label` profiles.
 //! Cost: O(1) per packet.
 
+use super::class_queue::ClassQueue;
 use super::ctx::QdiscCtx;
-use super::packet_queue::{PacketQueue, QueueLimit};
+use super::packet_queue::QueueLimit;
 use super::{Dequeue, Interface, Qdisc};
+use crate::aqm::RedSpec;
 use crate::classify::{Classifier, MatchSpec};
-use crate::measure::DropReason;
 use crate::packet::Packet;
 use crate::scenario::error::{join_path, Issue};
+use crate::time::SimTime;
 use crate::units::Size;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -57,6 +60,9 @@ pub struct MdrrQueueSpec {
     pub weight: Option<u64>,
     /// Queue limit (default 64 packets).
     pub limit: Option<QueueLimit>,
+    /// WRED on the queue: the cos-queue-group's `random-detect-label` profiles for the
+    /// precedences this queue carries (`based_on: precedence`, the default).
+    pub random_detect: Option<RedSpec>,
 }
 
 /// The low-latency queue.
@@ -69,6 +75,8 @@ pub struct LowLatencySpec {
     pub weight: Option<u64>,
     /// Queue limit (default 64 packets).
     pub limit: Option<QueueLimit>,
+    /// WRED on the low-latency queue.
+    pub random_detect: Option<RedSpec>,
 }
 
 /// A classification rule: packets matching `match` go to `queue` (a regular queue's name, or
@@ -103,7 +111,7 @@ pub struct MdrrParams {
 /// One queue with its deficit.
 #[derive(Clone, Debug)]
 struct DrrQueue {
-    packets: PacketQueue,
+    packets: ClassQueue,
     quantum_bytes: u64,
     deficit_bytes: u64,
 }
@@ -146,7 +154,7 @@ impl Mdrr {
     pub fn build(
         params: &MdrrParams,
         at: &str,
-        _interface: Interface,
+        interface: Interface,
         node_address: &dyn Fn(&str) -> Option<u32>,
     ) -> Result<Self, Issue> {
         if params.queues.is_empty() || params.queues.len() > MAX_REGULAR_QUEUES {
@@ -169,7 +177,10 @@ impl Mdrr {
             }
             names.push(spec.name.clone());
             queues.push(DrrQueue {
-                packets: PacketQueue::new(spec.limit.unwrap_or(DEFAULT_LIMIT)),
+                packets: ClassQueue::new(
+                    spec.limit.unwrap_or(DEFAULT_LIMIT),
+                    interface.dropper(spec.random_detect.as_ref(), &here, queues.len())?,
+                ),
                 quantum_bytes: quantum(spec.weight, mtu_bytes, &here)?,
                 deficit_bytes: 0,
             });
@@ -180,7 +191,10 @@ impl Mdrr {
                 let here = join_path(at, "low_latency");
                 names.push(LOW_LATENCY.to_owned());
                 queues.push(DrrQueue {
-                    packets: PacketQueue::new(spec.limit.unwrap_or(DEFAULT_LIMIT)),
+                    packets: ClassQueue::new(
+                        spec.limit.unwrap_or(DEFAULT_LIMIT),
+                        interface.dropper(spec.random_detect.as_ref(), &here, queues.len())?,
+                    ),
                     quantum_bytes: quantum(spec.weight, mtu_bytes, &here)?,
                     deficit_bytes: 0,
                 });
@@ -225,7 +239,7 @@ impl Mdrr {
     /// One step of deficit round robin over the regular queues: the packet sent (if any)
     /// and whether the visit in progress is over. With `one_visit`, a visit that ends
     /// without sending returns at once instead of starting the next queue's visit.
-    fn regular(&mut self, one_visit: bool) -> (Option<(usize, Packet)>, bool) {
+    fn regular(&mut self, one_visit: bool, now: SimTime) -> (Option<(usize, Packet)>, bool) {
         loop {
             let Some(&q) = self.active.front() else {
                 return (None, true);
@@ -238,7 +252,7 @@ impl Mdrr {
             let size = queue.packets.head_size_bytes().expect("active queues are backlogged") as u64;
             if size <= queue.deficit_bytes {
                 queue.deficit_bytes -= size;
-                let packet = queue.packets.pop().expect("checked above");
+                let packet = queue.packets.pop(now).expect("checked above");
                 let emptied = queue.packets.is_empty();
                 if emptied {
                     // An emptied queue forfeits its deficit (it would otherwise hoard credit).
@@ -260,7 +274,7 @@ impl Mdrr {
     /// One step of a low-latency visit (alternate mode): the head leaves if it fits in the
     /// deficit. When the visit ends (queue empty, or the head does not fit) the turn passes
     /// to the regular queues.
-    fn low_latency_visit(&mut self, ll: usize) -> Option<Packet> {
+    fn low_latency_visit(&mut self, ll: usize, now: SimTime) -> Option<Packet> {
         let queue = &mut self.queues[ll];
         let Some(size) = queue.packets.head_size_bytes() else {
             self.turn = Turn::Regular;
@@ -276,7 +290,7 @@ impl Mdrr {
             return None;
         }
         queue.deficit_bytes -= size as u64;
-        let packet = queue.packets.pop();
+        let packet = queue.packets.pop(now);
         if queue.packets.is_empty() {
             queue.deficit_bytes = 0;
             self.low_latency_visiting = false;
@@ -287,10 +301,10 @@ impl Mdrr {
 
     /// Alternate mode: a low-latency visit, then one regular visit, and so on; either side
     /// takes every slot while the other is empty.
-    fn alternate(&mut self, ll: usize) -> Option<(usize, Packet)> {
+    fn alternate(&mut self, ll: usize, now: SimTime) -> Option<(usize, Packet)> {
         loop {
             if self.turn == Turn::LowLatency {
-                if let Some(packet) = self.low_latency_visit(ll) {
+                if let Some(packet) = self.low_latency_visit(ll, now) {
                     return Some((ll, packet));
                 }
             }
@@ -299,9 +313,9 @@ impl Mdrr {
                 self.turn = Turn::LowLatency;
                 self.low_latency_visiting = false;
                 self.queues[ll].deficit_bytes = 0;
-                return self.queues[ll].packets.pop().map(|p| (ll, p));
+                return self.queues[ll].packets.pop(now).map(|p| (ll, p));
             }
-            let (sent, visit_over) = self.regular(true);
+            let (sent, visit_over) = self.regular(true, now);
             if visit_over {
                 self.turn = Turn::LowLatency;
             }
@@ -320,13 +334,11 @@ impl Qdisc for Mdrr {
     fn enqueue(&mut self, packet: Packet, ctx: &mut QdiscCtx) {
         let class = self.classifier.classify(&packet) as usize;
         let queue = &mut self.queues[class];
-        if queue.packets.is_full_for(packet.size_bytes) {
-            return ctx.drop_arrival(class, packet, DropReason::TailDrop);
-        }
-        ctx.enqueued(class, &packet);
         let was_empty = queue.packets.is_empty();
-        queue.packets.push(packet);
-        if was_empty && self.low_latency.is_none_or(|(ll, _)| ll != class) {
+        if queue.packets.offer(packet, class, ctx)
+            && was_empty
+            && self.low_latency.is_none_or(|(ll, _)| ll != class)
+        {
             self.active.push_back(class);
         }
     }
@@ -334,10 +346,10 @@ impl Qdisc for Mdrr {
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Dequeue {
         let next = match self.low_latency {
             Some((ll, LowLatencyMode::Strict)) if !self.queues[ll].packets.is_empty() => {
-                self.queues[ll].packets.pop().map(|p| (ll, p))
+                self.queues[ll].packets.pop(ctx.now).map(|p| (ll, p))
             }
-            Some((ll, LowLatencyMode::Alternate)) => self.alternate(ll),
-            _ => self.regular(false).0,
+            Some((ll, LowLatencyMode::Alternate)) => self.alternate(ll, ctx.now),
+            _ => self.regular(false, ctx.now).0,
         };
         match next {
             Some((class, packet)) => {
@@ -358,7 +370,7 @@ mod tests {
     use super::*;
     use crate::qdisc::testing::{harness, packet};
 
-    const LINK: Interface = Interface { bandwidth_bps: 1_000_000, admission: true };
+    const LINK: Interface = Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1 };
 
     fn mdrr(yaml: &str) -> Mdrr {
         let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();

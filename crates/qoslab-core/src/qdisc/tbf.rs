@@ -102,7 +102,8 @@ impl Tbf {
             }
             Some(child) => {
                 let child_at = join_path(at, "child");
-                let shaped = |admission| Interface { bandwidth_bps: credit.rate_bps(), admission };
+                let shaped =
+                    |admission| Interface { bandwidth_bps: credit.rate_bps(), admission, ..interface };
                 // The child's own text first; then, when attached, its reservations against
                 // the shaping rate, a problem of the shaper and child together.
                 let mut policy = child.build(&child_at, shaped(false), node_address)?;
@@ -212,7 +213,7 @@ mod tests {
     use crate::qdisc::testing::{harness, packet, Harness};
     use crate::time::SimTime;
 
-    const LINK: Interface = Interface { bandwidth_bps: 1_000_000, admission: true };
+    const LINK: Interface = Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1 };
     /// DSCP values used below.
     const EF: u8 = 46;
     const AF11: u8 = 10;

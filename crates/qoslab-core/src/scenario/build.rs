@@ -115,7 +115,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
     // each interface builds its own copy against its bandwidth below.
     for (name, policy) in &spec.policies {
         check_name(name, "policy", &format!("policies.{name}"))?;
-        let nominal = Interface { bandwidth_bps: NOMINAL_BANDWIDTH_BPS, admission: false };
+        let nominal = Interface { bandwidth_bps: NOMINAL_BANDWIDTH_BPS, admission: false, random_seed: 0 };
         policy.build(&format!("policies.{name}"), nominal, &node_address)?;
     }
 
@@ -236,7 +236,12 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
             Some((packets, at)) => policy.with_hold_queue(*packets).map_err(|why| Issue::at(at, why))?,
             None => policy.clone(),
         };
-        let interface = Interface { bandwidth_bps: config.qos_bandwidth_bps(), admission: true };
+        let interface = Interface {
+            bandwidth_bps: config.qos_bandwidth_bps(),
+            admission: true,
+            random_seed: Rng::for_stream(run.seed, run.replication, &format!("port {}", config.name))
+                .next_u64(),
+        };
         let qdisc = policy.build(&policy_at, interface, &node_address).map_err(|issue| {
             // A problem of the attachment as a whole (a reservation above what the interface
             // allows) belongs to the interface, not to the policy's text.
@@ -354,6 +359,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
             dscp: flow.dscp.map_or(0, |d| d.0),
             ecn: if flow.ecn { ECT_0 } else { 0 },
             counted: false,
+            segment: None,
         };
         sources.push((Source { template, generator, rng, stop: SimTime(stop), first_port: path[0] }, first));
         flows.push(FlowInfo {

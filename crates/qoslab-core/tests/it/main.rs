@@ -12,6 +12,7 @@ mod determinism;
 mod example;
 mod linux_qdiscs;
 mod mdrr;
+mod red;
 mod shaping;
 mod traffic;
 mod wfq;

@@ -82,6 +82,7 @@ fn probe(src_port: u16, dst_port: u16) -> Packet {
         dscp: 0,
         ecn: 0,
         counted: true,
+        segment: None,
     }
 }
 

@@ -1,0 +1,22 @@
+//! TCP: connection set-up and tear-down, reliable delivery with real sequence numbers,
+//! RTT estimation and retransmission timeouts, slow start, congestion avoidance and NewReno
+//! fast recovery, with CUBIC as an alternative window growth.
+//!
+//! Segments are ordinary packets (IP + 20-byte TCP header, no options), so they queue, get
+//! classified, policed and dropped like any other traffic, in both directions. What is not
+//! modelled, and says so: TCP options (timestamps, window scaling beyond the advertised
+//! window, SACK), Nagle's algorithm (applications write whole messages), ECN feedback
+//! (ECE/CWR), the persist timer (the receive window never closes: applications read at once)
+//! and TIME-WAIT.
+
+pub mod congestion;
+pub mod cubic;
+pub mod endpoint;
+pub mod receiver;
+pub mod rtt;
+pub mod segment;
+pub mod sender;
+
+pub use congestion::CongestionControl;
+pub use endpoint::Endpoint;
+pub use segment::Segment;

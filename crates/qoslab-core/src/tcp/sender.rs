@@ -1,0 +1,336 @@
+//! The sending half of a TCP endpoint: what to (re)transmit, when, and how the window and
+//! the retransmission timer react to acknowledgements.
+//!
+//! * **Sequence space.** The SYN is sequence number 0, data bytes 1 to n, the FIN n + 1.
+//!   `snd_una` is the oldest unacknowledged number, `snd_nxt` the next to send, `snd_max`
+//!   one past the highest ever sent (RFC 9293 §3.3.1).
+//! * **Output.** Segments leave while the next one fits in min(cwnd, peer window) above
+//!   `snd_una`; a data segment carries min(MSS, bytes written and not yet sent) — a shorter
+//!   one only at the end of what the application wrote, so no silly-window segments
+//!   (RFC 9293 §3.8.6.2.1). The FIN rides on the last data segment when the application has
+//!   already closed.
+//! * **Timer.** One retransmission timer (RFC 6298 §5): started when a segment leaves and
+//!   none is running, restarted when new data is acknowledged, stopped when nothing is
+//!   outstanding. On expiry: back off, threshold from the flight, window one MSS, and go
+//!   back to `snd_una` (everything after it is sent again as the window reopens).
+//! * **RTT.** One segment at a time is timed; the sample is taken when an ACK covers it, and
+//!   timing is abandoned when it is retransmitted (Karn's rule).
+//! * **Loss recovery.** NewReno (RFC 6582): the third duplicate ACK, when the ACK covers more
+//!   than `recover`, retransmits `snd_una`, sets ssthresh and cwnd = ssthresh + 3·MSS, and
+//!   records `recover = snd_max`. Further duplicates inflate cwnd by one MSS. A partial ACK
+//!   (below `recover`) retransmits the next hole, deflates cwnd by the bytes it acknowledged
+//!   and adds one MSS back if it acknowledged at least one MSS; the first partial ACK
+//!   restarts the timer. A full ACK ends recovery with cwnd = min(ssthresh,
+//!   max(FlightSize, MSS) + MSS). After a timeout `recover = snd_max`, so duplicate ACKs
+//!   from the go-back-N retransmissions cannot start a second recovery.
+
+use super::congestion::{Congestion, CongestionControl};
+use super::rtt::RttEstimator;
+use super::segment::flags;
+use crate::time::SimTime;
+
+/// Counters of one sending half.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SendCounters {
+    /// Segments sent, retransmissions and pure ACKs included.
+    pub segments: u64,
+    /// Segments that carried data or SYN/FIN already sent before.
+    pub retransmissions: u64,
+    /// Retransmission timer expiries.
+    pub timeouts: u64,
+    /// Fast retransmits (entries into fast recovery).
+    pub fast_retransmits: u64,
+    /// SYN, FIN and pure ACK segments (no payload): the control overhead.
+    pub control: u64,
+}
+
+/// A segment the sender wants to put on the wire (the endpoint adds the ACK fields).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Outgoing {
+    /// Sequence number.
+    pub seq: u64,
+    /// Payload bytes.
+    pub payload_bytes: u32,
+    /// SYN and FIN bits.
+    pub flags: u8,
+}
+
+/// The sending half of an endpoint.
+#[derive(Clone, Debug)]
+pub struct Sender {
+    mss_bytes: u64,
+    /// Oldest unacknowledged sequence number.
+    pub snd_una: u64,
+    snd_nxt: u64,
+    snd_max: u64,
+    /// Whether the application opened this direction (a SYN is due or sent).
+    opened: bool,
+    /// One past the last byte the application wrote (data starts at 1).
+    write_end: u64,
+    /// Whether the application closed: a FIN follows the data.
+    closed: bool,
+    peer_window_bytes: u64,
+    /// The congestion window.
+    pub cc: Congestion,
+    /// The RTT estimator.
+    pub rtt: RttEstimator,
+    dupacks: u32,
+    /// `Some(recover)` while in fast recovery.
+    recovery: Option<u64>,
+    recover: u64,
+    partial_acks: u32,
+    timing: Option<(u64, SimTime)>,
+    /// When the retransmission timer expires, if it runs.
+    pub rto_deadline: Option<SimTime>,
+    syn_retransmitted: bool,
+    /// Counters.
+    pub counters: SendCounters,
+}
+
+impl Sender {
+    /// A closed sender with segments of at most `mss_bytes` payload.
+    pub fn new(
+        kind: CongestionControl,
+        mss_bytes: u64,
+        initial_window_segments: u64,
+        min_rto_ns: u64,
+    ) -> Self {
+        Sender {
+            mss_bytes,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            opened: false,
+            write_end: 1,
+            closed: false,
+            peer_window_bytes: u64::MAX,
+            cc: Congestion::new(kind, mss_bytes, initial_window_segments),
+            rtt: RttEstimator::new(min_rto_ns),
+            dupacks: 0,
+            recovery: None,
+            recover: 0,
+            partial_acks: 0,
+            timing: None,
+            rto_deadline: None,
+            syn_retransmitted: false,
+            counters: SendCounters::default(),
+        }
+    }
+
+    /// Opens this direction: the SYN (or SYN-ACK) is due.
+    pub fn open(&mut self) {
+        self.opened = true;
+    }
+
+    /// The application writes `bytes` more.
+    pub fn write(&mut self, bytes: u64) {
+        debug_assert!(!self.closed, "write after close");
+        self.write_end += bytes;
+    }
+
+    /// The application has nothing more to send: a FIN follows the data.
+    pub fn close(&mut self) {
+        self.closed = true;
+    }
+
+    /// One past the last sequence number to send (data, then the FIN if closed).
+    fn stream_end(&self) -> u64 {
+        if !self.opened {
+            0
+        } else {
+            self.write_end + self.closed as u64
+        }
+    }
+
+    /// Whether the SYN has been acknowledged.
+    pub fn established(&self) -> bool {
+        self.snd_una >= 1
+    }
+
+    /// Whether everything, FIN included if closed, has been acknowledged.
+    pub fn all_acked(&self) -> bool {
+        self.opened && self.snd_una >= self.stream_end()
+    }
+
+    /// Data bytes acknowledged by the peer.
+    pub fn acked_data_bytes(&self) -> u64 {
+        self.snd_una.saturating_sub(1).min(self.write_end - 1)
+    }
+
+    /// Bytes sent and not yet acknowledged.
+    pub fn flight_bytes(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+
+    /// The segment starting at `seq`.
+    fn segment_at(&self, seq: u64) -> Outgoing {
+        if seq == 0 {
+            return Outgoing { seq, payload_bytes: 0, flags: flags::SYN };
+        }
+        let payload = (self.write_end - seq).min(self.mss_bytes);
+        let fin = self.closed && seq + payload == self.write_end;
+        Outgoing { seq, payload_bytes: payload as u32, flags: if fin { flags::FIN } else { 0 } }
+    }
+
+    fn seq_len(segment: &Outgoing) -> u64 {
+        segment.payload_bytes as u64 + (segment.flags & (flags::SYN | flags::FIN) != 0) as u64
+    }
+
+    /// Sends `segment` (new or again) at `now`.
+    fn emit(&mut self, segment: Outgoing, now: SimTime, out: &mut impl FnMut(Outgoing)) {
+        let end = segment.seq + Self::seq_len(&segment);
+        self.counters.segments += 1;
+        if segment.payload_bytes == 0 {
+            self.counters.control += 1;
+        }
+        if segment.seq < self.snd_max {
+            self.counters.retransmissions += 1;
+            if segment.seq == 0 {
+                self.syn_retransmitted = true;
+            }
+            // Karn: a retransmitted segment is never timed.
+            if self.timing.is_some_and(|(timed_end, _)| timed_end > segment.seq) {
+                self.timing = None;
+            }
+        } else if self.timing.is_none() {
+            self.timing = Some((end, now));
+        }
+        self.snd_max = self.snd_max.max(end);
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now.after(self.rtt.rto_ns()));
+        }
+        out(segment);
+    }
+
+    /// Sends what the windows allow.
+    pub fn output(&mut self, now: SimTime, out: &mut impl FnMut(Outgoing)) {
+        let end = self.stream_end();
+        while self.snd_nxt < end {
+            if self.snd_nxt > 0 && !self.established() {
+                return;
+            }
+            let segment = self.segment_at(self.snd_nxt);
+            let window = self.cc.cwnd_bytes.min(self.peer_window_bytes);
+            if self.snd_nxt > 0 && self.snd_nxt + segment.payload_bytes as u64 > self.snd_una + window {
+                return;
+            }
+            self.snd_nxt += Self::seq_len(&segment);
+            self.emit(segment, now, out);
+        }
+    }
+
+    /// Processes the acknowledgement fields of an arriving segment; `dup_candidate` says the
+    /// segment carried no data, SYN or FIN (only such segments count as duplicate ACKs).
+    pub fn on_ack(
+        &mut self,
+        ack: u64,
+        window_bytes: u64,
+        dup_candidate: bool,
+        now: SimTime,
+        out: &mut impl FnMut(Outgoing),
+    ) {
+        let window_changed = window_bytes != self.peer_window_bytes;
+        self.peer_window_bytes = window_bytes;
+        if ack > self.snd_max {
+            return;
+        }
+        if ack > self.snd_una {
+            self.on_new_ack(ack, now, out);
+        } else if ack == self.snd_una && dup_candidate && !window_changed && self.snd_max > self.snd_una {
+            self.on_duplicate_ack(ack, now, out);
+        }
+        self.output(now, out);
+    }
+
+    fn on_new_ack(&mut self, ack: u64, now: SimTime, out: &mut impl FnMut(Outgoing)) {
+        let acked = ack - self.snd_una;
+        if let Some((timed_end, sent_at)) = self.timing {
+            if ack >= timed_end {
+                self.rtt.sample(now.since(sent_at));
+                self.timing = None;
+            }
+        }
+        let was_handshake = self.snd_una == 0;
+        self.snd_una = ack;
+        self.snd_nxt = self.snd_nxt.max(ack);
+        self.dupacks = 0;
+        if was_handshake && self.syn_retransmitted {
+            self.rtt.handshake_retransmitted();
+        }
+        let mut restart_timer = true;
+        match self.recovery {
+            Some(recover) if ack >= recover => {
+                // Full ACK: leave fast recovery.
+                let flight = self.flight_bytes();
+                self.cc.cwnd_bytes =
+                    self.cc.ssthresh_bytes.min(flight.max(self.cc.mss_bytes) + self.cc.mss_bytes);
+                self.recovery = None;
+            }
+            Some(_) => {
+                // Partial ACK: the next hole was lost too.
+                let mss = self.cc.mss_bytes;
+                self.cc.cwnd_bytes = self.cc.cwnd_bytes.saturating_sub(acked).max(mss);
+                if acked >= mss {
+                    self.cc.cwnd_bytes += mss;
+                }
+                self.partial_acks += 1;
+                restart_timer = self.partial_acks == 1;
+                let hole = self.segment_at(self.snd_una);
+                self.emit(hole, now, out);
+            }
+            None => {
+                let srtt = self.rtt.srtt_ns().unwrap_or(0);
+                self.cc.on_ack(acked, now, srtt);
+            }
+        }
+        if self.snd_una >= self.snd_max {
+            self.rto_deadline = None;
+        } else if restart_timer {
+            self.rto_deadline = Some(now.after(self.rtt.rto_ns()));
+        }
+    }
+
+    fn on_duplicate_ack(&mut self, ack: u64, now: SimTime, out: &mut impl FnMut(Outgoing)) {
+        self.dupacks += 1;
+        if self.recovery.is_some() {
+            self.cc.cwnd_bytes += self.cc.mss_bytes;
+        } else if self.dupacks == 3 && ack > self.recover {
+            self.cc.on_loss(self.flight_bytes());
+            self.recover = self.snd_max;
+            self.recovery = Some(self.snd_max);
+            self.partial_acks = 0;
+            self.counters.fast_retransmits += 1;
+            let lost = self.segment_at(self.snd_una);
+            self.emit(lost, now, out);
+            self.cc.cwnd_bytes = self.cc.ssthresh_bytes + 3 * self.cc.mss_bytes;
+        }
+    }
+
+    /// The retransmission timer expired at `now`.
+    pub fn on_timeout(&mut self, now: SimTime, out: &mut impl FnMut(Outgoing)) {
+        self.rto_deadline = None;
+        if self.snd_una >= self.snd_max {
+            return;
+        }
+        self.counters.timeouts += 1;
+        self.rtt.back_off();
+        self.cc.on_timeout(self.flight_bytes());
+        self.recovery = None;
+        self.dupacks = 0;
+        self.recover = self.snd_max;
+        self.timing = None;
+        self.snd_nxt = self.snd_una;
+        self.output(now, out);
+    }
+
+    /// The sequence number a pure ACK carries: the next new byte.
+    pub fn snd_nxt_for_ack(&self) -> u64 {
+        self.snd_max
+    }
+
+    /// A pure ACK (no data, SYN or FIN) left this endpoint.
+    pub fn count_pure_ack(&mut self) {
+        self.counters.segments += 1;
+        self.counters.control += 1;
+    }
+}
