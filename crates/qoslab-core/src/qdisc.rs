@@ -25,6 +25,7 @@ pub mod mdrr;
 pub mod packet_queue;
 pub mod prio;
 pub mod scfq;
+pub mod shaper_credit;
 pub mod tbf;
 pub mod wfq;
 
@@ -39,6 +40,7 @@ pub use htb::{Htb, HtbParams};
 pub use mdrr::{Mdrr, MdrrParams};
 pub use packet_queue::{PacketQueue, QueueLimit};
 pub use prio::{Prio, PrioParams};
+pub use shaper_credit::{ShapeMode, ShapeSpec};
 pub use tbf::{Tbf, TbfParams};
 pub use wfq::{Wfq, WfqParams};
 
@@ -65,7 +67,7 @@ pub enum Dequeue {
 #[derive(Copy, Clone, Debug)]
 pub struct Interface {
     /// The interface's QoS bandwidth (IOS `bandwidth`), bit/s: the base of percentages and
-    /// reservations.
+    /// reservations. For a child policy under a shaper, the shaping rate.
     pub bandwidth_bps: u64,
     /// Whether to run attachment-time checks such as CBWFQ's reservation limit (false when
     /// a named policy is only being validated on its own).

@@ -20,6 +20,15 @@
 //!   or — with `fair_queue` — flow-based WFQ conversations with weights
 //!   32384 / (precedence + 1) in the same sequence-number system, as pre-HQF IOS does.
 //!
+//! A bandwidth class or class-default may also be **shaped** (`shape`, IOS HQF's `shape
+//! average|peak` in a class): its packets then leave no faster than a shaper's credit
+//! ([`super::shaper_credit`]) allows, while it keeps competing by sequence number with its
+//! weight. The scheduler passes over a class whose head has no credit yet and serves the
+//! others (work-conserving for them); when only waiting shaped classes hold packets, the
+//! answer is "not before" the earliest instant one of them has its credit. A packet larger
+//! than the class's Bc + Be is dropped on arrival (`overlimit`). Priority classes are not
+//! shaped: their policer already holds them to their rate.
+//!
 //! Percentages are of the interface's QoS bandwidth (IOS `bandwidth` command), not of the
 //! physical rate. `remaining` percentages are of what the priority classes leave. When the
 //! policy is attached, priority and bandwidth reservations together must not exceed
@@ -29,6 +38,7 @@
 use super::ctx::QdiscCtx;
 use super::packet_queue::QueueLimit;
 use super::scfq::Scfq;
+use super::shaper_credit::{ShapeSpec, ShaperCredit};
 use super::wfq::{conversation_hash, precedence_weight, IOS_WEIGHT_NUMERATOR};
 use super::{Dequeue, Interface, Qdisc};
 use crate::aqm::{Admission, Red, RedSpec};
@@ -39,6 +49,7 @@ use crate::condition::TokenBucket;
 use crate::measure::DropReason;
 use crate::packet::Packet;
 use crate::scenario::error::{join_path, Issue};
+use crate::time::SimTime;
 use crate::units::{Percent, RateOrShare, Size};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -103,6 +114,9 @@ pub struct ClassSpec {
     pub police: Option<PoliceSpec>,
     /// WRED on the class queue (IOS `random-detect` in the class): RED, WRED or RIO.
     pub random_detect: Option<RedSpec>,
+    /// Shape the class (IOS `shape average|peak` in the class): `{rate, bc, be, mode}`, the
+    /// rate a rate or a percentage of the interface bandwidth. Not in a priority class.
+    pub shape: Option<ShapeSpec>,
 }
 
 /// Parameters of a CBWFQ/LLQ policy.
@@ -140,6 +154,8 @@ pub struct Cbwfq {
     conditioning: Vec<(Option<Marker>, Option<Policer>)>,
     /// Per class: the random early detection dropper of its queue, if any.
     droppers: Vec<Option<Red>>,
+    /// Per class: the shaper its packets wait for, if it is shaped.
+    shapers: Vec<Option<ShaperCredit>>,
     scfq: Scfq,
     queue_class: Vec<usize>,
 }
@@ -231,6 +247,10 @@ impl Cbwfq {
                     "a priority class has no queue of its own",
                 )
                 .hint("its traffic is bounded by its policer; remove `queue_limit`"));
+            }
+            if class.shape.is_some() && class.priority.is_some() {
+                return Err(Issue::at(join_path(&here, "shape"), "a priority class cannot be shaped")
+                    .hint("its policer already holds it to its rate; shape a `bandwidth` class, or put the policy under a `tbf` shaper as its `child`"));
             }
             if class.burst.is_some() && class.priority.is_none() {
                 return Err(Issue::at(join_path(&here, "burst"), "`burst` belongs to a priority class"));
@@ -417,6 +437,33 @@ impl Cbwfq {
             conditioning.push((marker, policer));
             droppers.push(interface.dropper(spec.and_then(|c| c.random_detect.as_ref()), &here, i)?);
         }
+        let mut shapers = Vec::with_capacity(names.len());
+        for (i, class) in params.classes.iter().enumerate() {
+            let Some(shape) = &class.shape else {
+                shapers.push(None);
+                continue;
+            };
+            let shape_at = join_path(&class_at(i), "shape");
+            let shaper = ShaperCredit::build(shape, &shape_at, bw)?;
+            // Like the reservations, a check of the attachment: either rate may be a
+            // percentage of the interface bandwidth.
+            let guaranteed_bps = bandwidth_bps[i].filter(|&b| interface.admission && b > shaper.rate_bps());
+            if let Some(guaranteed_bps) = guaranteed_bps {
+                return Err(Issue::at(
+                    at,
+                    format!(
+                        "class `{}` is shaped to {} kbit/s, below the {} kbit/s its `bandwidth` guarantees",
+                        class.name,
+                        shaper.rate_bps() / 1000,
+                        guaranteed_bps / 1000
+                    ),
+                )
+                .hint("shape the class at or above its bandwidth, or lower its `bandwidth`"));
+            }
+            shapers.push(Some(shaper));
+        }
+        // An unwritten class-default is not shaped.
+        shapers.resize(names.len(), None);
         let default_index = names.iter().position(|n| n == CLASS_DEFAULT).expect("added above") as u32;
         Ok(Cbwfq {
             names,
@@ -425,6 +472,7 @@ impl Cbwfq {
             priority_queue: VecDeque::new(),
             conditioning,
             droppers,
+            shapers,
             scfq: Scfq::new(queue_class.len()),
             queue_class,
         })
@@ -458,6 +506,10 @@ impl Qdisc for Cbwfq {
             if let Verdict::Drop(reason) = policer.police(ctx.now, &mut packet) {
                 return ctx.drop_arrival(class, packet, reason);
             }
+        }
+        if self.shapers[class].as_ref().is_some_and(|shaper| !shaper.fits(packet.size_bytes)) {
+            // Larger than the shaper's bucket: it could never earn its credit.
+            return ctx.drop_arrival(class, packet, DropReason::Overlimit);
         }
         let congested = !ctx.ring_has_room || self.len_packets() > 0;
         match &mut self.kinds[class] {
@@ -494,20 +546,38 @@ impl Qdisc for Cbwfq {
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Dequeue {
-        // Strict priority first, then the sequence-number scheduler.
-        let next = self.priority_queue.pop_front().or_else(|| {
-            let (queue, packet) = self.scfq.pop()?;
-            let class = self.queue_class[queue];
-            if let Some(red) = &mut self.droppers[class] {
-                red.dequeued(&packet, self.scfq.queue_len(queue) as u64, ctx.now);
+        // Strict priority first.
+        if let Some((packet, class)) = self.priority_queue.pop_front() {
+            ctx.dequeued(class, &packet);
+            return Dequeue::Packet(packet);
+        }
+        // Then the smallest sequence number among the heads that may leave now: an unshaped
+        // class's always, a shaped class's when its shaper has the credit.
+        let now = ctx.now;
+        let mut earliest = SimTime::NEVER;
+        let (shapers, queue_class) = (&mut self.shapers, &self.queue_class);
+        let next = self.scfq.pop_first(|queue, head| match &mut shapers[queue_class[queue]] {
+            None => true,
+            Some(shaper) => {
+                let at = shaper.ready_at(now, head.size_bytes);
+                earliest = earliest.min(at);
+                at == now
             }
-            Some((packet, class))
         });
         match next {
-            Some((packet, class)) => {
+            Some((queue, packet)) => {
+                let class = self.queue_class[queue];
+                if let Some(shaper) = &mut self.shapers[class] {
+                    shaper.take(now, packet.size_bytes);
+                }
+                if let Some(red) = &mut self.droppers[class] {
+                    red.dequeued(&packet, self.scfq.queue_len(queue) as u64, now);
+                }
                 ctx.dequeued(class, &packet);
                 Dequeue::Packet(packet)
             }
+            // Every head waits for its shaper.
+            None if self.scfq.len_packets() > 0 => Dequeue::NotBefore(earliest),
             None => Dequeue::Empty,
         }
     }
@@ -520,8 +590,7 @@ impl Qdisc for Cbwfq {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qdisc::testing::{harness, packet};
-    use crate::time::SimTime;
+    use crate::qdisc::testing::{harness, packet, Harness};
 
     const MBPS: Interface = Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1 };
 
@@ -618,11 +687,139 @@ mod tests {
             ("{classes: [{name: class-default, fair_queue: true, bandwidth: 10%}]}", "p.classes[0].fair_queue", "not by a bandwidth"),
             ("{classes: [{name: a, match: {}, bandwidth_remaining: 0%}]}", "p.classes[0].bandwidth_remaining", "from 1 %"),
             ("{max_reserved: 100%, classes: [{name: v, match: {}, priority: 100%}, {name: a, match: {}, bandwidth_remaining: 10%}]}", "p.classes", "leave no bandwidth"),
+            ("{classes: [{name: v, match: {}, priority: 10%, shape: {rate: 50kbps}}]}", "p.classes[0].shape", "cannot be shaped"),
+            ("{classes: [{name: a, match: {}, bandwidth: 10%, shape: {rate: 0%}}]}", "p.classes[0].shape.rate", "above zero"),
+            ("{classes: [{name: a, match: {}, bandwidth: 20%, shape: {rate: 100kbps}}]}", "p", "class `a` is shaped to 100 kbit/s, below the 200 kbit/s"),
+            ("{classes: [{name: class-default, shape: {rate: 1Mbps, bc: 0B}}]}", "p.classes[0].shape.bc", "above zero"),
         ];
         for (yaml, path, fragment) in cases {
             let issue = build(yaml).err().unwrap_or_else(|| panic!("accepted: {yaml}"));
             assert_eq!(issue.key_path, path, "{yaml}");
             assert!(issue.message.contains(fragment), "{yaml}: {}", issue.message);
         }
+    }
+
+    /// Serves `q` over a link of `link_bps` (a ring of one packet, no framing) for
+    /// `duration_ns`, starting with four packets of each `(dscp, size)` and offering another
+    /// of the same kind whenever one leaves, so every class stays backlogged. Returns each
+    /// packet sent as (start of transmission, dscp, size), and how often the link fell idle.
+    fn saturated_link(
+        q: &mut Cbwfq,
+        offered: &[(u8, u32)],
+        link_bps: u64,
+        duration_ns: u64,
+    ) -> (Vec<(u64, u8, u32)>, u32) {
+        let mut h = harness(q.class_names().len());
+        let mut id = 0;
+        let mut offer = |q: &mut Cbwfq, h: &mut Harness, now: u64, dscp: u8, size: u32| {
+            let mut ctx = h.ctx();
+            ctx.now = SimTime(now);
+            id += 1;
+            q.enqueue(packet(id, size, dscp), &mut ctx);
+        };
+        for &(dscp, size) in offered {
+            (0..4).for_each(|_| offer(q, &mut h, 0, dscp, size));
+        }
+        let (mut now, mut sent, mut idle) = (0, Vec::new(), 0);
+        while now < duration_ns {
+            let mut ctx = h.ctx();
+            ctx.now = SimTime(now);
+            match q.dequeue(&mut ctx) {
+                Dequeue::Packet(p) => {
+                    sent.push((now, p.dscp, p.size_bytes));
+                    now += crate::time::transmission_ns(p.size_bytes as u64 * 8, link_bps);
+                    offer(q, &mut h, now, p.dscp, p.size_bytes);
+                }
+                Dequeue::NotBefore(t) => {
+                    idle += 1;
+                    now = t.0;
+                }
+                Dequeue::Empty => panic!("the classes are saturated"),
+            }
+        }
+        assert!(h.classes.iter().all(|c| c.check(c.backlog_packets).is_ok()));
+        (sent, idle)
+    }
+
+    #[test]
+    fn a_shaped_class_keeps_to_its_shaper_and_its_sibling_takes_the_rest() {
+        // 1 Mbit/s; class `a` (AF11) shaped to 300 kbit/s, class `b` (AF21) not; both
+        // saturated with 1000-byte packets for 30 s. By weight alone `a` would get half.
+        // Continuous: a 3000-byte bucket, so `a` sends at most 3000 B + R·Δt in any window.
+        // Average: Bc = Be = 1000 B (IOS's default below 320 kbit/s), at most Bc + Be in
+        // store plus Bc at each interval start, so 3000 B + R·Δt as well.
+        for shape in ["{rate: 300kbps, bc: 1500B, mode: continuous}", "{rate: 300kbps}"] {
+            let mut q = build(&format!(
+                "{{classes: [{{name: a, match: {{dscp: AF11}}, bandwidth: 30%, shape: {shape}}}, {{name: b, match: {{dscp: AF21}}, bandwidth: 30%}}]}}"
+            ))
+            .unwrap();
+            let (sent, idle) = saturated_link(&mut q, &[(10, 1000), (18, 1000)], 1_000_000, 30_000_000_000);
+            // `b` always has a packet: the link never waits for `a`'s shaper.
+            assert_eq!(idle, 0, "{shape}");
+            let a_times: Vec<u64> = sent.iter().filter(|s| s.1 == 10).map(|s| s.0).collect();
+            for i in 0..a_times.len() {
+                for j in i..a_times.len() {
+                    let bytes = 1000.0 * (j - i + 1) as f64;
+                    let bound = 3000.0 + 37_500.0 * (a_times[j] - a_times[i]) as f64 / 1e9;
+                    assert!(bytes <= bound + 1e-6, "{shape}: {i}..{j}: {bytes} > {bound}");
+                }
+            }
+            // Rates over the last 29 s: `a` its 300 kbit/s, `b` the other 700, within 1 %.
+            let rate_bps = |dscp: u8| {
+                let bytes: u64 =
+                    sent.iter().filter(|s| s.1 == dscp && s.0 >= 1_000_000_000).map(|s| s.2 as u64).sum();
+                bytes as f64 * 8.0 / 29.0
+            };
+            assert!((rate_bps(10) - 300_000.0).abs() / 300_000.0 < 0.01, "{shape}: a {}", rate_bps(10));
+            assert!((rate_bps(18) - 700_000.0).abs() / 700_000.0 < 0.01, "{shape}: b {}", rate_bps(18));
+        }
+    }
+
+    #[test]
+    fn a_shaped_class_alone_waits_for_its_credit() {
+        // `a` shaped to 64 kbit/s: Bc = Be = 1000 B, Tc = 125 ms, 2000 B of credit at the
+        // start. Five 500-byte packets: four leave at once, the fifth not before 125 ms.
+        let mut q = build("{classes: [{name: a, match: {dscp: AF11}, bandwidth: 5%, shape: {rate: 64kbps}}, {name: b, match: {dscp: AF21}, bandwidth: 5%}]}")
+            .unwrap();
+        let mut h = harness(3);
+        let mut at = |q: &mut Cbwfq, now_ns: u64, arrival: Option<Packet>| {
+            let mut ctx = h.ctx();
+            ctx.now = SimTime(now_ns);
+            if let Some(p) = arrival {
+                q.enqueue(p, &mut ctx);
+            }
+            q.dequeue(&mut ctx)
+        };
+        for id in 0..4 {
+            assert!(matches!(at(&mut q, 0, Some(packet(id, 500, 10))), Dequeue::Packet(p) if p.id == id));
+        }
+        assert_eq!(at(&mut q, 0, Some(packet(4, 500, 10))), Dequeue::NotBefore(SimTime(125_000_000)));
+        // An unshaped packet arriving meanwhile is sent at once, and `a` still waits.
+        assert!(matches!(at(&mut q, 10_000_000, Some(packet(5, 1000, 18))), Dequeue::Packet(p) if p.id == 5));
+        assert_eq!(at(&mut q, 10_000_000, None), Dequeue::NotBefore(SimTime(125_000_000)));
+        assert_eq!(at(&mut q, 124_999_999, None), Dequeue::NotBefore(SimTime(125_000_000)));
+        assert!(matches!(at(&mut q, 125_000_000, None), Dequeue::Packet(p) if p.id == 4));
+        assert_eq!(at(&mut q, 125_000_000, None), Dequeue::Empty);
+        // A packet larger than Bc + Be could never leave: dropped on arrival.
+        let mut h = harness(3);
+        q.enqueue(packet(6, 2001, 10), &mut h.ctx());
+        assert_eq!((h.classes[0].dropped_for(DropReason::Overlimit), q.len_packets()), (1, 0));
+    }
+
+    #[test]
+    fn a_shaped_fair_queued_class_default_shares_one_shaper() {
+        // Three conversations in a fair-queued class-default shaped to 64 kbit/s (2000 B of
+        // credit): two 1000-byte packets leave, the third waits for the next interval.
+        let mut q =
+            build("{classes: [{name: class-default, fair_queue: true, shape: {rate: 64kbps}}]}").unwrap();
+        let mut h = harness(1);
+        for id in 0..3 {
+            let mut p = packet(id, 1000, 0);
+            p.src_port = 1000 + id as u16;
+            q.enqueue(p, &mut h.ctx());
+        }
+        let answers: Vec<Dequeue> = (0..3).map(|_| q.dequeue(&mut h.ctx())).collect();
+        assert!(matches!(answers[..2], [Dequeue::Packet(_), Dequeue::Packet(_)]));
+        assert_eq!(answers[2], Dequeue::NotBefore(SimTime(125_000_000)));
     }
 }

@@ -4,7 +4,15 @@
 //! Disciplines decide; the context keeps the books. Every call updates the class counters,
 //! the port totals and — for drops — the flow's statistics and the run's drop total used by
 //! the conservation check. A discipline never counts anything itself.
+//!
+//! A parent that must know a child's next packet before it lets it go (a shaper over a child
+//! policy waits for credit for that packet's size) takes it from the child through
+//! [`QdiscCtx::dequeue_held`]: the child's `dequeued` is then not counted but noted, the
+//! packet stays counted in its class and in the port until the parent really sends it
+//! and counts it with [`QdiscCtx::dequeued`]. So every packet a discipline holds, its
+//! own or one taken from a child, is in exactly one class backlog.
 
+use super::Dequeue;
 use crate::measure::{DropReason, FlowStats, QueueStats};
 use crate::packet::Packet;
 use crate::time::SimTime;
@@ -22,6 +30,10 @@ pub struct QdiscCtx<'a> {
     port: &'a mut QueueStats,
     flows: &'a mut [FlowStats],
     dropped_packets: &'a mut u64,
+    /// Inside [`QdiscCtx::dequeue_held`]: a dequeue is noted, not counted.
+    holding: bool,
+    /// The class of the packet dequeued while holding.
+    held_class: Option<usize>,
 }
 
 impl<'a> QdiscCtx<'a> {
@@ -34,7 +46,17 @@ impl<'a> QdiscCtx<'a> {
         flows: &'a mut [FlowStats],
         dropped_packets: &'a mut u64,
     ) -> Self {
-        QdiscCtx { now, rate_bps, ring_has_room: false, classes, port, flows, dropped_packets }
+        QdiscCtx {
+            now,
+            rate_bps,
+            ring_has_room: false,
+            classes,
+            port,
+            flows,
+            dropped_packets,
+            holding: false,
+            held_class: None,
+        }
     }
 
     /// `packet` was accepted into class `class`.
@@ -47,6 +69,11 @@ impl<'a> QdiscCtx<'a> {
     /// `packet` left class `class` towards the transmit ring.
     #[inline]
     pub fn dequeued(&mut self, class: usize, packet: &Packet) {
+        if self.holding {
+            debug_assert!(self.held_class.is_none(), "one dequeue hands out one packet");
+            self.held_class = Some(class);
+            return;
+        }
         self.classes[class].on_dequeue(self.now, packet.size_bytes);
         self.port.on_dequeue(self.now, packet.size_bytes);
     }
@@ -57,6 +84,19 @@ impl<'a> QdiscCtx<'a> {
     pub fn ecn_marked(&mut self, class: usize) {
         self.classes[class].on_ecn_mark();
         self.port.on_ecn_mark();
+    }
+
+    /// Runs `dequeue`, a child discipline's, for a parent that holds the packet it hands
+    /// out: the packet is not counted as dequeued, and stays in its class's and the port's
+    /// backlog until the parent counts it with [`QdiscCtx::dequeued`] as it really leaves.
+    /// Returns the child's answer and, with a packet, its class. Drops inside the child are
+    /// counted as usual. Nests: a held child may itself hold a packet of its own child.
+    pub fn dequeue_held(&mut self, dequeue: impl FnOnce(&mut Self) -> Dequeue) -> (Dequeue, Option<usize>) {
+        let outer = std::mem::replace(&mut self.holding, true);
+        self.held_class = None;
+        let answer = dequeue(self);
+        self.holding = outer;
+        (answer, self.held_class.take())
     }
 
     /// `packet`, arriving for class `class`, is refused; it leaves the network here.

@@ -11,6 +11,13 @@
 //! (`qos-behaviour.md` A.4: Vegesna, "IP Quality of Service", and Odom & Cavanaugh, "Cisco
 //! DQOS Exam Certification Guide", describe this SN rule and its worked numbers.)
 //!
+//! A caller may pass over queues whose head may not leave yet (a shaped CBWFQ class waiting
+//! for credit): [`Scfq::pop_first`] sends the smallest SN among the heads it accepts, and the
+//! others keep their SNs and places. A class held back that way falls behind the round; when
+//! it may send again its packets carry the smallest SNs and go first, within what its shaper
+//! allows. The round number never moves backwards: it becomes the largest SN sent so far
+//! (without passed-over heads, SNs leave in increasing order and this is the SN just sent).
+//!
 //! SNs are `u64`: with IOS weights (32384 per byte at precedence 0) one 1500-byte packet adds
 //! about 4.9·10⁷, leaving room for more than 10¹¹ such packets. Heads of non-empty queues sit
 //! in a binary heap keyed on (SN, arrival sequence): O(log queues) per packet. A queue's tail
@@ -39,6 +46,8 @@ struct Queue {
 pub struct Scfq {
     queues: Vec<Queue>,
     heads: BinaryHeap<Reverse<(u64, u64, u32)>>,
+    /// Heads passed over by [`Scfq::pop_first`], put back before it returns.
+    passed_over: Vec<Reverse<(u64, u64, u32)>>,
     round_number: u64,
     next_seq: u64,
     len_packets: usize,
@@ -50,6 +59,7 @@ impl Scfq {
         Scfq {
             queues: vec![Queue::default(); queues],
             heads: BinaryHeap::with_capacity(queues),
+            passed_over: Vec::with_capacity(queues),
             round_number: 0,
             next_seq: 0,
             len_packets: 0,
@@ -95,24 +105,38 @@ impl Scfq {
         sn
     }
 
-    /// Removes the packet with the smallest SN; the round number becomes its SN.
+    /// Removes the packet with the smallest SN.
     #[inline]
     pub fn pop(&mut self) -> Option<(usize, Packet)> {
-        while let Some(Reverse((_, seq, queue))) = self.heads.pop() {
-            let q = &mut self.queues[queue as usize];
+        self.pop_first(|_, _| true)
+    }
+
+    /// Removes the packet with the smallest SN among the heads that `eligible` (asked with
+    /// the queue and its head packet, in SN order) accepts; the heads it refuses stay.
+    #[inline]
+    pub fn pop_first(&mut self, mut eligible: impl FnMut(usize, &Packet) -> bool) -> Option<(usize, Packet)> {
+        let mut chosen = None;
+        while let Some(Reverse(key @ (_, seq, queue))) = self.heads.pop() {
             // A head entry is stale when its packet was dropped from the queue's tail.
-            if q.entries.front().is_none_or(|e| e.seq != seq) {
+            let Some(head) = self.queues[queue as usize].entries.front().filter(|e| e.seq == seq) else {
                 continue;
+            };
+            if eligible(queue as usize, &head.packet) {
+                chosen = Some(queue);
+                break;
             }
-            let entry = q.entries.pop_front().expect("checked above");
-            if let Some(next) = q.entries.front() {
-                self.heads.push(Reverse((next.sn, next.seq, queue)));
-            }
-            self.round_number = entry.sn;
-            self.len_packets -= 1;
-            return Some((queue as usize, entry.packet));
+            self.passed_over.push(Reverse(key));
         }
-        None
+        self.heads.extend(self.passed_over.drain(..));
+        let queue = chosen?;
+        let q = &mut self.queues[queue as usize];
+        let entry = q.entries.pop_front().expect("an eligible head exists");
+        if let Some(next) = q.entries.front() {
+            self.heads.push(Reverse((next.sn, next.seq, queue)));
+        }
+        self.round_number = self.round_number.max(entry.sn);
+        self.len_packets -= 1;
+        Some((queue as usize, entry.packet))
     }
 
     /// The queue whose last packet has the highest SN in the system, with that SN.
@@ -169,6 +193,34 @@ mod tests {
         assert_eq!(s.highest_sn(), Some((0, 100)));
         assert_eq!(s.pop().map(|(_, p)| p.id), Some(1));
         assert!(s.pop().is_none());
+    }
+
+    #[test]
+    fn passed_over_heads_keep_their_places() {
+        // Queue 0 (SN 100, then 200) is passed over; queue 1's SNs 300 and 600 are sent and
+        // the round number reaches 600. When queue 0 is accepted again its SNs are the
+        // smallest: it goes first, and the round number does not move back to 100.
+        let mut s = Scfq::new(2);
+        s.push(0, packet(1, 100, 0), 1);
+        s.push(0, packet(2, 100, 0), 1);
+        s.push(1, packet(3, 100, 0), 3);
+        s.push(1, packet(4, 100, 0), 3);
+        let mut asked = Vec::new();
+        let mut only_queue_1 = |q: usize, p: &Packet| {
+            asked.push(p.id);
+            q == 1
+        };
+        assert_eq!(s.pop_first(&mut only_queue_1).map(|(_, p)| p.id), Some(3));
+        assert_eq!(s.pop_first(&mut only_queue_1).map(|(_, p)| p.id), Some(4));
+        assert_eq!(s.pop_first(&mut only_queue_1), None);
+        // Asked in SN order: the head of queue 0 first each time.
+        assert_eq!(asked, [1, 3, 1, 4, 1]);
+        assert_eq!((s.round_number(), s.len_packets()), (600, 2));
+        assert_eq!(s.pop().map(|(_, p)| p.id), Some(1));
+        assert_eq!(s.round_number(), 600);
+        assert_eq!(s.push(1, packet(5, 10, 0), 3), 630);
+        assert_eq!(s.pop().map(|(_, p)| p.id), Some(2));
+        assert_eq!(s.pop().map(|(_, p)| p.id), Some(5));
     }
 
     #[test]

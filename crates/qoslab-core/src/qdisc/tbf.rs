@@ -1,58 +1,47 @@
-//! Traffic shaping: a FIFO whose head may leave only when a token bucket allows — IOS
-//! `shape average | peak` (class-based shaping) and Linux `tbf`.
+//! Traffic shaping: a queue whose head may leave only when a shaper's credit allows — IOS
+//! `shape average | peak` (class-based shaping) and Linux `tbf` — over its own FIFO or over
+//! a child policy (IOS hierarchical shaping: `shape` in a parent's class-default with
+//! `service-policy CHILD` under it).
 //!
-//! Three ways to earn the right to send, chosen by `mode`:
-//! * `average` (IOS `shape average cir [bc [be]]`, the default): time is cut into intervals
-//!   Tc = Bc / CIR; at the start of each interval Bc bytes of credit are added, and credit
-//!   saved from quiet intervals may grow to Bc + Be. The head packet leaves when the credit
-//!   covers it.
-//! * `peak` (IOS `shape peak`): each interval adds Bc + Be, so the long-run rate is
-//!   CIR × (1 + Be/Bc).
-//! * `continuous` (Linux `tbf`): tokens flow in continuously at CIR into a bucket Bc + Be
-//!   deep, so over any window Δt no more than (Bc + Be) + CIR·Δt bytes leave.
+//! The credit (Bc, Be, Tc; modes `average`, `peak`, `continuous`; IOS's defaults,
+//! `qos-behaviour.md` A.8) is [`super::shaper_credit`], shared with shaped CBWFQ classes. A
+//! shaper is not work-conserving: while its next packet waits for credit it answers "not
+//! before" the instant the credit is there, and the port wakes it then.
 //!
-//! IOS defaults (Cisco Press shaping chapters; `qos-behaviour.md` A.8): CIR up to
-//! 320 kbit/s → Bc = 8000 bits (1000 B); faster → Tc = 25 ms, Bc = CIR × 25 ms; Be = Bc. The HQF-era
-//! defaults are not documented, so these are parameters. Credit is counted in IP bytes.
+//! **Own queue.** Without a child, packets wait in a FIFO of `limit` packets (1000 by
+//! default) and are tail-dropped beyond it; a packet larger than the bucket (Bc + Be) can
+//! never leave and is dropped on arrival (`overlimit`).
 //!
-//! A shaper is not work-conserving: while its head packet waits for credit it answers
-//! "not before" the instant the credit is there, and the port wakes it then. Packets wait
-//! in a FIFO of `limit` packets (1000 by default) and are tail-dropped beyond it; a packet
-//! larger than the bucket can never leave and is dropped on arrival (`overlimit`).
+//! **Child policy.** With `child`, any output policy queues and schedules the packets, and
+//! the shaper decides only *when* the child's next packet may leave. It needs that packet's
+//! size first, so it takes the packet from the child and holds it, as Linux's `tbf` does
+//! with a child that cannot be peeked (`qdisc_peek_dequeued` in
+//! `include/net/sch_generic.h`): if the credit is there the packet leaves at once, otherwise
+//! it stays held, ahead of anything the child receives meanwhile, until the instant its
+//! credit arrives. A held packet still counts in its class and in the port (see
+//! [`QdiscCtx::dequeue_held`]; Linux likewise keeps it in the child's queue length), so the
+//! backlog identities hold. The child's classes are the shaper's classes in the results.
+//! The child is built with the shaping rate as its bandwidth: its percentages (`priority`,
+//! `bandwidth`) and its reservation limit are of the shaped rate, as in IOS HQF, where the
+//! parent's shape rate is what the child policy divides. The child's LLQ sees the interface
+//! as congested unless its packet could leave at once: ring room, nothing held, and credit
+//! for it now. A child's packet larger than the bucket is dropped when it reaches the head
+//! (`overlimit`), because only the child knows its class before then. Cost per packet:
+//! O(1) on top of the child's.
 
 use super::ctx::QdiscCtx;
 use super::packet_queue::{PacketQueue, QueueLimit};
-use super::{Dequeue, Interface, Qdisc};
-use crate::condition::TokenBucket;
+use super::shaper_credit::{ShapeMode, ShapeSpec, ShaperCredit};
+use super::{AnyQdisc, Dequeue, Interface, PolicySpec, Qdisc};
 use crate::measure::DropReason;
 use crate::packet::Packet;
 use crate::scenario::error::{join_path, Issue};
-use crate::time::{SimTime, NS_PER_MS, NS_PER_S};
 use crate::units::{RateOrShare, Size};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 /// Default shaping queue, packets.
 pub const DEFAULT_LIMIT: QueueLimit = QueueLimit::Packets(1000);
-/// Up to this CIR, IOS's default Bc is 8000 bits.
-pub const SLOW_CIR_BPS: u64 = 320_000;
-/// IOS's default Bc for slow CIRs, bytes (8000 bits).
-pub const SLOW_BC_BYTES: u64 = 1000;
-/// IOS's default Tc for faster CIRs.
-pub const FAST_TC_NS: u64 = 25 * NS_PER_MS;
-
-/// How credit is earned.
-#[derive(Copy, Clone, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum ShapeMode {
-    /// IOS `shape average`: Bc per interval, up to Bc + Be saved.
-    #[default]
-    Average,
-    /// IOS `shape peak`: Bc + Be per interval.
-    Peak,
-    /// Linux `tbf`: a continuous token bucket Bc + Be deep.
-    Continuous,
-}
 
 /// Parameters of a shaper.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
@@ -66,49 +55,27 @@ pub struct TbfParams {
     pub be: Option<Size>,
     /// `average` (default), `peak` or `continuous`.
     pub mode: Option<ShapeMode>,
-    /// Shaping queue limit (default 1000 packets).
+    /// Shaping queue limit (default 1000 packets); not with `child`.
     pub limit: Option<QueueLimit>,
+    /// A policy written in place that queues and schedules the shaped traffic (IOS
+    /// `service-policy` under `shape`); its percentages are of the shaping rate.
+    pub child: Option<Box<PolicySpec>>,
 }
 
-/// Interval credit (IOS shaping).
+/// Where shaped packets wait.
 #[derive(Clone, Debug)]
-struct IntervalCredit {
-    interval_ns: u64,
-    added_bytes: u64,
-    max_bytes: u64,
-    credit_bytes: u64,
-    /// Index of the last interval whose credit has been added.
-    interval: u64,
-}
-
-impl IntervalCredit {
-    fn catch_up(&mut self, now: SimTime) {
-        let current = now.0 / self.interval_ns;
-        if current > self.interval {
-            let intervals = current - self.interval;
-            self.credit_bytes = self
-                .credit_bytes
-                .saturating_add(intervals.saturating_mul(self.added_bytes))
-                .min(self.max_bytes);
-            self.interval = current;
-        }
-    }
-}
-
-/// The credit a shaper draws on.
-#[derive(Clone, Debug)]
-enum Credit {
-    Interval(IntervalCredit),
-    Continuous(TokenBucket),
+enum Waiting {
+    /// The shaper's own FIFO.
+    Fifo(PacketQueue),
+    /// A child policy, and the packet taken from it that waits for credit, with its class.
+    Child { policy: Box<AnyQdisc>, held: Option<(Packet, usize)> },
 }
 
 /// A shaper.
 #[derive(Clone, Debug)]
 pub struct Tbf {
-    queue: PacketQueue,
-    credit: Credit,
-    /// The largest packet that can ever leave, bytes.
-    largest_bytes: u64,
+    waiting: Waiting,
+    credit: ShaperCredit,
 }
 
 impl Tbf {
@@ -120,151 +87,194 @@ impl Tbf {
         params: &TbfParams,
         at: &str,
         interface: Interface,
-        _node_address: &dyn Fn(&str) -> Option<u32>,
+        node_address: &dyn Fn(&str) -> Option<u32>,
     ) -> Result<Self, Issue> {
-        let cir_bps = params.rate.bps(interface.bandwidth_bps);
-        if cir_bps == 0 {
-            return Err(Issue::at(join_path(at, "rate"), "the shaping rate must be above zero"));
-        }
-        let bc_bytes = match params.bc {
-            Some(Size(0)) => return Err(Issue::at(join_path(at, "bc"), "Bc must be above zero")),
-            Some(bc) => bc.0,
-            None if cir_bps <= SLOW_CIR_BPS => SLOW_BC_BYTES,
-            None => (cir_bps as u128 * FAST_TC_NS as u128 / (8 * NS_PER_S as u128)).max(1) as u64,
-        };
-        let be_bytes = params.be.map_or(bc_bytes, |be| be.0);
-        let mode = params.mode.unwrap_or_default();
-        let credit = match mode {
-            ShapeMode::Continuous => Credit::Continuous(TokenBucket::new(cir_bps, bc_bytes + be_bytes)),
-            ShapeMode::Average | ShapeMode::Peak => {
-                // Tc = Bc / CIR, rounded to the nearest nanosecond.
-                let interval_ns = ((bc_bytes as u128 * 8 * NS_PER_S as u128 + cir_bps as u128 / 2)
-                    / cir_bps as u128) as u64;
-                if interval_ns == 0 {
-                    return Err(Issue::at(
-                        join_path(at, "bc"),
-                        "Bc is too small for the rate: the interval would be under 1 ns",
-                    ));
+        let shape = ShapeSpec { rate: params.rate, bc: params.bc, be: params.be, mode: params.mode };
+        let credit = ShaperCredit::build(&shape, at, interface.bandwidth_bps)?;
+        let waiting = match &params.child {
+            None => Waiting::Fifo(PacketQueue::new(params.limit.unwrap_or(DEFAULT_LIMIT))),
+            Some(_) if params.limit.is_some() => {
+                return Err(Issue::at(
+                    join_path(at, "limit"),
+                    "a shaper with a child policy queues in the child",
+                )
+                .hint("remove `limit` and set the child's queue limits"))
+            }
+            Some(child) => {
+                let child_at = join_path(at, "child");
+                let shaped =
+                    |admission| Interface { bandwidth_bps: credit.rate_bps(), admission, ..interface };
+                // The child's own text first; then, when attached, its reservations against
+                // the shaping rate, a problem of the shaper and child together.
+                let mut policy = child.build(&child_at, shaped(false), node_address)?;
+                if interface.admission {
+                    policy = child.build(&child_at, shaped(true), node_address).map_err(|issue| Issue {
+                        key_path: at.to_owned(),
+                        message: format!(
+                            "the child policy's interface bandwidth is the {} kbit/s shaping rate: {}",
+                            credit.rate_bps() / 1000,
+                            issue.message
+                        ),
+                        hint: issue.hint.map(|hint| format!("{hint}; or raise the shaper's `rate`")),
+                    })?;
                 }
-                let added_bytes = if mode == ShapeMode::Peak { bc_bytes + be_bytes } else { bc_bytes };
-                Credit::Interval(IntervalCredit {
-                    interval_ns,
-                    added_bytes,
-                    max_bytes: bc_bytes + be_bytes,
-                    credit_bytes: bc_bytes + be_bytes,
-                    interval: 0,
-                })
+                Waiting::Child { policy: Box::new(policy), held: None }
             }
         };
-        Ok(Tbf {
-            queue: PacketQueue::new(params.limit.unwrap_or(DEFAULT_LIMIT)),
-            credit,
-            largest_bytes: bc_bytes + be_bytes,
-        })
-    }
-
-    /// Takes the head packet's credit if it is there now; otherwise says when it will be.
-    fn release_time(&mut self, now: SimTime, size_bytes: u32) -> SimTime {
-        match &mut self.credit {
-            Credit::Continuous(bucket) => {
-                if bucket.conform(now, size_bytes) {
-                    now
-                } else {
-                    bucket.conforming_at(now, size_bytes).expect("oversized packets are refused on arrival")
-                }
-            }
-            Credit::Interval(c) => {
-                c.catch_up(now);
-                if c.credit_bytes >= size_bytes as u64 {
-                    c.credit_bytes -= size_bytes as u64;
-                    return now;
-                }
-                // Credit arrives in steps at interval starts.
-                let missing = size_bytes as u64 - c.credit_bytes;
-                let intervals = missing.div_ceil(c.added_bytes);
-                SimTime((c.interval + intervals) * c.interval_ns)
-            }
-        }
+        Ok(Tbf { waiting, credit })
     }
 }
 
 impl Qdisc for Tbf {
     fn class_names(&self) -> Vec<String> {
-        vec!["shaped".to_owned()]
+        match &self.waiting {
+            Waiting::Fifo(_) => vec!["shaped".to_owned()],
+            Waiting::Child { policy, .. } => policy.class_names(),
+        }
     }
 
     fn enqueue(&mut self, packet: Packet, ctx: &mut QdiscCtx) {
-        if packet.size_bytes as u64 > self.largest_bytes {
-            return ctx.drop_arrival(0, packet, DropReason::Overlimit);
+        match &mut self.waiting {
+            Waiting::Fifo(queue) => {
+                if !self.credit.fits(packet.size_bytes) {
+                    return ctx.drop_arrival(0, packet, DropReason::Overlimit);
+                }
+                if queue.is_full_for(packet.size_bytes) {
+                    return ctx.drop_arrival(0, packet, DropReason::TailDrop);
+                }
+                ctx.enqueued(0, &packet);
+                queue.push(packet);
+            }
+            Waiting::Child { policy, held } => {
+                // For the child, the way out is free only if its packet could leave now.
+                let ring_has_room = ctx.ring_has_room;
+                ctx.ring_has_room = ring_has_room
+                    && held.is_none()
+                    && self.credit.fits(packet.size_bytes)
+                    && self.credit.ready_at(ctx.now, packet.size_bytes) == ctx.now;
+                policy.enqueue(packet, ctx);
+                ctx.ring_has_room = ring_has_room;
+            }
         }
-        if self.queue.is_full_for(packet.size_bytes) {
-            return ctx.drop_arrival(0, packet, DropReason::TailDrop);
-        }
-        ctx.enqueued(0, &packet);
-        self.queue.push(packet);
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Dequeue {
-        let Some(size_bytes) = self.queue.head_size_bytes() else {
-            return Dequeue::Empty;
-        };
-        let at = self.release_time(ctx.now, size_bytes);
-        if at > ctx.now {
-            return Dequeue::NotBefore(at);
+        match &mut self.waiting {
+            Waiting::Fifo(queue) => {
+                let Some(size_bytes) = queue.head_size_bytes() else {
+                    return Dequeue::Empty;
+                };
+                let at = self.credit.ready_at(ctx.now, size_bytes);
+                if at > ctx.now {
+                    return Dequeue::NotBefore(at);
+                }
+                self.credit.take(ctx.now, size_bytes);
+                let packet = queue.pop().expect("the head exists");
+                ctx.dequeued(0, &packet);
+                Dequeue::Packet(packet)
+            }
+            Waiting::Child { policy, held } => loop {
+                let (packet, class) = match held.take() {
+                    Some(waiting) => waiting,
+                    None => match ctx.dequeue_held(|ctx| policy.dequeue(ctx)) {
+                        (Dequeue::Packet(packet), class) => {
+                            (packet, class.expect("a discipline counts every packet it hands out"))
+                        }
+                        (answer, _) => return answer,
+                    },
+                };
+                if !self.credit.fits(packet.size_bytes) {
+                    ctx.drop_queued(class, packet, DropReason::Overlimit);
+                    continue;
+                }
+                let at = self.credit.ready_at(ctx.now, packet.size_bytes);
+                if at > ctx.now {
+                    *held = Some((packet, class));
+                    return Dequeue::NotBefore(at);
+                }
+                self.credit.take(ctx.now, packet.size_bytes);
+                ctx.dequeued(class, &packet);
+                return Dequeue::Packet(packet);
+            },
         }
-        let packet = self.queue.pop().expect("the head exists");
-        ctx.dequeued(0, &packet);
-        Dequeue::Packet(packet)
     }
 
     fn len_packets(&self) -> usize {
-        self.queue.len()
+        match &self.waiting {
+            Waiting::Fifo(queue) => queue.len(),
+            Waiting::Child { policy, held } => policy.len_packets() + usize::from(held.is_some()),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qdisc::testing::{harness, packet};
+    use crate::qdisc::testing::{harness, packet, Harness};
+    use crate::time::SimTime;
 
     const LINK: Interface = Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1 };
+    /// DSCP values used below.
+    const EF: u8 = 46;
+    const AF11: u8 = 10;
+    const AF21: u8 = 18;
 
-    fn tbf(yaml: &str) -> Tbf {
+    fn build(yaml: &str, interface: Interface) -> Result<Tbf, Issue> {
         let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
-        Tbf::build(&serde_json::from_value(value).unwrap(), "s", LINK, &|_| None).unwrap()
+        Tbf::build(&serde_json::from_value(value).unwrap(), "s", interface, &|_| None)
     }
 
-    /// Offers `count` packets of `size` at t = 0 and releases them as the port would:
-    /// whenever allowed, waiting for each "not before". Returns the release times.
+    fn tbf(yaml: &str) -> Tbf {
+        build(yaml, LINK).unwrap()
+    }
+
+    /// Asks the shaper at `now_ns`.
+    fn dequeue_at(shaper: &mut Tbf, h: &mut Harness, now_ns: u64) -> Dequeue {
+        let mut ctx = h.ctx();
+        ctx.now = SimTime(now_ns);
+        shaper.dequeue(&mut ctx)
+    }
+
+    /// Releases everything the shaper holds as the port would over an infinitely fast link:
+    /// whenever allowed, waiting for each "not before". Returns (time, packet id) of each.
+    fn drain(shaper: &mut Tbf, h: &mut Harness) -> Vec<(u64, u64)> {
+        let mut now = 0;
+        let mut sent = Vec::new();
+        loop {
+            match dequeue_at(shaper, h, now) {
+                Dequeue::Packet(p) => sent.push((now, p.id)),
+                Dequeue::NotBefore(t) => now = t.0,
+                Dequeue::Empty => return sent,
+            }
+        }
+    }
+
+    /// Offers `count` packets of `size` at t = 0 and drains them; returns the release times.
     fn releases(shaper: &mut Tbf, count: u64, size: u32) -> Vec<u64> {
-        let mut h = harness(1);
+        let mut h = harness(shaper.class_names().len());
         for id in 0..count {
             shaper.enqueue(packet(id, size, 0), &mut h.ctx());
         }
-        let mut now = SimTime::ZERO;
-        let mut times = Vec::new();
-        loop {
-            let mut ctx = h.ctx();
-            ctx.now = now;
-            match shaper.dequeue(&mut ctx) {
-                Dequeue::Packet(_) => times.push(now.0),
-                Dequeue::NotBefore(t) => now = t,
-                Dequeue::Empty => return times,
+        drain(shaper, &mut h).into_iter().map(|(t, _)| t).collect()
+    }
+
+    /// Over every window [t_i, t_j], the `size`-byte packets released are at most
+    /// `burst_bytes` + `rate_bps` × (t_j − t_i).
+    fn assert_burst_plus_rate(times: &[u64], size: u32, burst_bytes: f64, rate_bps: f64) {
+        for i in 0..times.len() {
+            for j in i..times.len() {
+                let bytes = size as f64 * (j - i + 1) as f64;
+                let bound = burst_bytes + rate_bps / 8.0 * (times[j] - times[i]) as f64 / 1e9;
+                assert!(bytes <= bound + 1e-6, "{i}..{j}: {bytes} > {bound}");
             }
         }
     }
 
     #[test]
-    fn ios_defaults() {
-        // 64 kbit/s: Bc = Be = 1000 B, Tc = 125 ms.
-        let Credit::Interval(c) = tbf("{rate: 64kbps}").credit else { panic!() };
-        assert_eq!((c.interval_ns, c.added_bytes, c.max_bytes), (125_000_000, 1000, 2000));
-        // 2 Mbit/s: Tc = 25 ms, Bc = 6250 B.
-        let Credit::Interval(c) = tbf("{rate: 2Mbps}").credit else { panic!() };
-        assert_eq!((c.interval_ns, c.added_bytes), (25_000_000, 6250));
-        // Peak adds Bc + Be each interval.
-        let Credit::Interval(c) = tbf("{rate: 64kbps, mode: peak}").credit else { panic!() };
-        assert_eq!(c.added_bytes, 2000);
+    fn default_limit_is_1000_packets() {
+        assert_eq!(DEFAULT_LIMIT, QueueLimit::Packets(1000));
+        let Waiting::Fifo(queue) = &tbf("{rate: 64kbps}").waiting else { panic!("no FIFO") };
+        assert_eq!(queue.limit(), DEFAULT_LIMIT);
     }
 
     #[test]
@@ -277,18 +287,11 @@ mod tests {
 
     #[test]
     fn continuous_bucket_never_exceeds_burst_plus_rate() {
-        // 1 Mbit/s (125 000 B/s), bucket 3000 B; 200 packets of 700 B. Over every window
-        // [t_i, t_j] the bytes released are at most 3000 + 125 000 × (t_j − t_i) s.
+        // 1 Mbit/s (125 000 B/s), bucket 3000 B; 200 packets of 700 B.
         let mut s = tbf("{rate: 1Mbps, bc: 1500B, be: 1500B, mode: continuous}");
         let times = releases(&mut s, 200, 700);
         assert_eq!(times.len(), 200);
-        for i in 0..times.len() {
-            for j in i..times.len() {
-                let bytes = 700.0 * (j - i + 1) as f64;
-                let bound = 3000.0 + 125_000.0 * (times[j] - times[i]) as f64 / 1e9;
-                assert!(bytes <= bound + 1e-6, "{i}..{j}: {bytes} > {bound}");
-            }
-        }
+        assert_burst_plus_rate(&times, 700, 3000.0, 1e6);
         // Once the initial bucket is spent, packets leave at exactly the rate: 189 packets
         // between the 11th and the 200th release. Within 1 %.
         let rate = 700.0 * 189.0 / ((times[199] - times[10]) as f64 / 1e9);
@@ -305,5 +308,182 @@ mod tests {
         }
         assert_eq!(h.classes[0].dropped_for(DropReason::Overlimit), 1);
         assert_eq!(h.classes[0].dropped_for(DropReason::TailDrop), 1);
+    }
+
+    #[test]
+    fn child_configuration() {
+        // The child's classes are the shaper's; `limit` belongs to the child.
+        let s = tbf(
+            "{rate: 500kbps, child: {kind: cbwfq, classes: [{name: v, match: {dscp: EF}, priority: 10%}]}}",
+        );
+        assert_eq!(s.class_names(), ["v", "class-default"]);
+        let issue = build("{rate: 500kbps, limit: 10, child: {kind: fifo}}", LINK).err().unwrap();
+        assert_eq!(issue.key_path, "s.limit");
+        // The child's percentages are of the 500 kbit/s shaping rate, not of the 1 Mbit/s
+        // interface: 80 % is 400 kbit/s against 75 % of 500 = 375 kbit/s. A problem of the
+        // child's own text stays at its path.
+        let child = "{kind: cbwfq, classes: [{name: a, match: {}, bandwidth: 80%}]}";
+        let issue = build(&format!("{{rate: 500kbps, child: {child}}}"), LINK).err().unwrap();
+        assert_eq!(issue.key_path, "s");
+        assert!(
+            issue.message.starts_with("the child policy's interface bandwidth is the 500 kbit/s"),
+            "{}",
+            issue.message
+        );
+        assert!(issue.message.contains("reserve 400 kbit/s, but only 375 kbit/s"), "{}", issue.message);
+        assert!(issue.hint.unwrap().ends_with("or raise the shaper's `rate`"));
+        let checked_alone = Interface { admission: false, ..LINK };
+        assert!(build(&format!("{{rate: 500kbps, child: {child}}}"), checked_alone).is_ok());
+        let bad_child = "{rate: 500kbps, child: {kind: cbwfq, classes: [{name: a, bandwidth: 10%}]}}";
+        assert_eq!(build(bad_child, checked_alone).err().unwrap().key_path, "s.child.classes[0]");
+    }
+
+    #[test]
+    fn a_held_packet_stays_counted_in_its_class() {
+        // 64 kbit/s, bucket 2000 B, Tc = 125 ms. Three 1000-byte AF11 packets: two leave at
+        // once; the third is taken from the child and held until 125 ms.
+        let mut s = tbf(
+            "{rate: 64kbps, child: {kind: cbwfq, classes: [{name: a, match: {dscp: AF11}, bandwidth: 50%}]}}",
+        );
+        let mut h = harness(2);
+        for id in 0..3 {
+            s.enqueue(packet(id, 1000, AF11), &mut h.ctx());
+        }
+        assert!(matches!(dequeue_at(&mut s, &mut h, 0), Dequeue::Packet(p) if p.id == 0));
+        assert!(matches!(dequeue_at(&mut s, &mut h, 0), Dequeue::Packet(p) if p.id == 1));
+        assert_eq!(dequeue_at(&mut s, &mut h, 0), Dequeue::NotBefore(SimTime(125_000_000)));
+        // Held, it is still in class `a` and in the port.
+        assert_eq!(s.len_packets(), 1);
+        assert_eq!(
+            (h.classes[0].backlog_packets, h.classes[0].dequeued_packets, h.port.backlog_packets),
+            (1, 2, 1)
+        );
+        assert!(h.classes[0].check(1).is_ok() && h.port.check(1).is_ok());
+        // A class-default packet arriving meanwhile waits behind it: the held packet leaves
+        // at 125 ms, the newcomer at the next interval.
+        s.enqueue(packet(3, 1000, 0), &mut h.ctx());
+        assert_eq!(dequeue_at(&mut s, &mut h, 1_000_000), Dequeue::NotBefore(SimTime(125_000_000)));
+        assert!(matches!(dequeue_at(&mut s, &mut h, 125_000_000), Dequeue::Packet(p) if p.id == 2));
+        assert_eq!(dequeue_at(&mut s, &mut h, 125_000_000), Dequeue::NotBefore(SimTime(250_000_000)));
+        assert_eq!((h.classes[0].backlog_packets, h.classes[1].backlog_packets), (0, 1));
+        assert!(matches!(dequeue_at(&mut s, &mut h, 250_000_000), Dequeue::Packet(p) if p.id == 3));
+        assert_eq!(dequeue_at(&mut s, &mut h, 250_000_000), Dequeue::Empty);
+        assert!(h.classes.iter().all(|c| c.check(0).is_ok()) && h.port.check(0).is_ok());
+    }
+
+    #[test]
+    fn an_oversized_child_packet_is_dropped_at_the_head() {
+        let mut s = tbf("{rate: 64kbps, child: {kind: fifo}}");
+        let mut h = harness(1);
+        s.enqueue(packet(0, 2001, 0), &mut h.ctx());
+        s.enqueue(packet(1, 100, 0), &mut h.ctx());
+        assert!(matches!(dequeue_at(&mut s, &mut h, 0), Dequeue::Packet(p) if p.id == 1));
+        assert_eq!(h.classes[0].dropped_for(DropReason::Overlimit), 1);
+        assert_eq!(h.dropped, 1);
+        assert!(h.classes[0].check(0).is_ok() && h.port.check(0).is_ok());
+    }
+
+    #[test]
+    fn nested_shapers_hold_to_the_slower() {
+        // A 1 Mbit/s shaper over a 500 kbit/s one (bucket 2000 B), both continuous: the
+        // inner one sets the pace, and each packet is counted once, when it leaves.
+        let mut s = tbf(
+            "{rate: 1Mbps, bc: 1500B, mode: continuous, child: {kind: tbf, rate: 50%, bc: 1000B, mode: continuous}}",
+        );
+        assert_eq!(s.class_names(), ["shaped"]);
+        let mut h = harness(1);
+        for id in 0..100 {
+            s.enqueue(packet(id, 1000, 0), &mut h.ctx());
+        }
+        let times: Vec<u64> = drain(&mut s, &mut h).into_iter().map(|(t, _)| t).collect();
+        assert_eq!(times.len(), 100);
+        assert_burst_plus_rate(&times, 1000, 2000.0, 500_000.0);
+        let rate_bps = 1000.0 * 8.0 * 97.0 / ((times[99] - times[2]) as f64 / 1e9);
+        assert!((rate_bps - 500_000.0).abs() / 500_000.0 < 0.01, "{rate_bps}");
+        assert_eq!((h.classes[0].dequeued_packets, h.port.dequeued_packets), (100, 100));
+        assert!(h.classes[0].check(0).is_ok());
+    }
+
+    /// Voice (200 B every 20 ms, EF) and two saturated data classes (1000 B) under a
+    /// continuous 500 kbit/s shaper with a 1500-byte bucket, released over an infinitely
+    /// fast link for `duration_ns`. Returns the voice delays and the bytes per class sent
+    /// after the first second.
+    fn hierarchical_run(duration_ns: u64) -> (Vec<u64>, [u64; 4]) {
+        let child = "{kind: cbwfq, classes: [
+            {name: voice, match: {dscp: EF}, priority: 20%},
+            {name: a, match: {dscp: AF11}, bandwidth: 30%},
+            {name: b, match: {dscp: AF21}, bandwidth: 15%}]}";
+        let mut s = tbf(&format!("{{rate: 500kbps, bc: 1500B, be: 0B, mode: continuous, child: {child}}}"));
+        let mut h = harness(4);
+        let mut id = 0;
+        let mut offer = |s: &mut Tbf, h: &mut Harness, now: u64, size: u32, dscp: u8| {
+            // The packet id carries its arrival time.
+            let mut ctx = h.ctx();
+            ctx.now = SimTime(now);
+            id += 1;
+            s.enqueue(packet(now * 1000 + id % 1000, size, dscp), &mut ctx);
+        };
+        for _ in 0..4 {
+            offer(&mut s, &mut h, 0, 1000, AF11);
+            offer(&mut s, &mut h, 0, 1000, AF21);
+        }
+        let (mut now, mut next_voice) = (0, 0);
+        let mut delays = Vec::new();
+        let mut bytes = [0u64; 4];
+        while now < duration_ns {
+            while next_voice <= now {
+                offer(&mut s, &mut h, next_voice, 200, EF);
+                next_voice += 20_000_000;
+            }
+            match dequeue_at(&mut s, &mut h, now) {
+                Dequeue::Packet(p) => {
+                    let class = match p.dscp {
+                        EF => 0,
+                        AF11 => 1,
+                        AF21 => 2,
+                        _ => 3,
+                    };
+                    if now >= 1_000_000_000 {
+                        bytes[class] += p.size_bytes as u64;
+                    }
+                    if p.dscp == EF {
+                        delays.push(now - p.id / 1000);
+                    } else {
+                        // Keep the data classes saturated.
+                        offer(&mut s, &mut h, now, 1000, p.dscp);
+                    }
+                }
+                Dequeue::NotBefore(t) => now = t.0.min(next_voice),
+                Dequeue::Empty => now = next_voice,
+            }
+        }
+        let held: u64 = h.classes.iter().map(|c| c.backlog_packets).sum();
+        assert_eq!(held, s.len_packets() as u64);
+        assert!(h
+            .classes
+            .iter()
+            .zip([0, 4, 4, 0])
+            .all(|(c, n)| c.check(c.backlog_packets).is_ok() && c.backlog_packets <= n));
+        (delays, bytes)
+    }
+
+    #[test]
+    fn llq_child_under_a_shaper() {
+        // 60 s; measured over the last 59 s.
+        let (delays, bytes) = hierarchical_run(60_000_000_000);
+        let measured_s = 59.0;
+        let total_bps = bytes.iter().sum::<u64>() as f64 * 8.0 / measured_s;
+        // The output is the shaping rate, within 1 %.
+        assert!((total_bps - 500_000.0).abs() / 500_000.0 < 0.01, "{total_bps}");
+        // Voice: every packet sent (80 kbit/s, under its 100 kbit/s: 20 % of the shaped
+        // rate), each within the time to earn credit for one held 1000-byte data packet
+        // (16 ms at 500 kbit/s) and then for itself (3.2 ms).
+        assert_eq!(delays.len(), 3000);
+        let max_delay_ns = *delays.iter().max().unwrap();
+        assert!(max_delay_ns <= 19_200_000, "{max_delay_ns}");
+        // The data classes split what voice leaves (420 kbit/s) as 30 : 15.
+        let (a_bps, b_bps) = (bytes[1] as f64 * 8.0 / measured_s, bytes[2] as f64 * 8.0 / measured_s);
+        assert!((a_bps / b_bps - 2.0).abs() < 0.02, "{a_bps} {b_bps}");
+        assert!((a_bps - 280_000.0).abs() / 280_000.0 < 0.01, "{a_bps}");
     }
 }

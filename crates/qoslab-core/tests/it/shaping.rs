@@ -1,5 +1,7 @@
 //! The shaper holds a flood to its rate on a faster link, and the link idles meanwhile
-//! without breaking work conservation (the shaper says when it will send again).
+//! without breaking work conservation (the shaper says when it will send again); a shaper
+//! over an LLQ child policy (hierarchical shaping) and a shaped CBWFQ class beside an
+//! unshaped one, each with the run's invariants checked at its end.
 
 use crate::common::{flow, run_yaml, two_hosts};
 
@@ -24,4 +26,93 @@ fn long_run_rate_is_the_shaping_rate() {
         let port = results.ports.iter().find(|p| p.port == "tx->rx").unwrap();
         assert!(port.utilisation_pct < 0.5 * 100.0, "{policy}: the link is mostly idle");
     }
+}
+
+/// The class row `class` of port `tx->rx`.
+fn class<'a>(
+    results: &'a qoslab_core::Results,
+    class: &str,
+) -> &'a qoslab_core::measure::results::ClassRecord {
+    results
+        .classes
+        .iter()
+        .find(|c| c.port == "tx->rx" && c.class == class)
+        .unwrap_or_else(|| panic!("no class {class}"))
+}
+
+/// IOS hierarchical shaping: a 2 Mbit/s shaper (`shape average`: Bc = 6250 B, Tc = 25 ms)
+/// on a 10 Mbit/s link, over an LLQ child whose percentages are of the 2 Mbit/s. Voice (80
+/// kbit/s) beside two data floods of 1000-byte packets with `bandwidth` 40 % and 20 %.
+/// The run's invariants (conservation, backlog identities, work conservation) hold.
+#[test]
+fn hierarchical_shaper_over_an_llq_child() {
+    let policy = "{kind: tbf, rate: 2Mbps, child: {kind: cbwfq, classes: [
+        {name: voice, match: {dscp: EF}, priority: 15%},
+        {name: gold, match: {dscp: AF41}, bandwidth: 40%},
+        {name: silver, match: {dscp: AF21}, bandwidth: 20%}]}}";
+    let flows =
+        "  - {name: voice, from: tx, to: rx, dscp: EF, pattern: {kind: cbr, rate_pps: 50, size: 200B}}
+  - {name: gold, from: tx, to: rx, dscp: AF41, pattern: {kind: flood, rate: 5Mbps, size: 1000B}}
+  - {name: silver, from: tx, to: rx, dscp: AF21, pattern: {kind: flood, rate: 5Mbps, size: 1000B}}
+";
+    let results = run_yaml(
+        &two_hosts("duration: 120s, warmup: 5s, seed: 4", "rate: 10Mbps, l2: none", policy, flows),
+        &[],
+    );
+    let bps = |name: &str| flow(&results, name).delivered_l3_bps;
+    // Everything leaves at the shaping rate, within 1 %, on a link five times faster.
+    let total_bps = bps("voice") + bps("gold") + bps("silver");
+    assert!((total_bps - 2e6).abs() / 2e6 < 0.01, "{total_bps}");
+    // Voice loses nothing and waits at most one interval (a data packet held for credit
+    // leaves at the next interval start, voice right behind it), plus the transmit ring's
+    // two 1000-byte frames (0.8 ms each at 10 Mbit/s) and two voice frames (0.16 ms each).
+    let voice = flow(&results, "voice");
+    assert_eq!(voice.dropped_packets, 0);
+    let bound_ms = 25.0 + 2.0 * 0.8 + 2.0 * 0.16;
+    assert!(voice.delay_max_ms.unwrap() <= bound_ms + 1e-6, "{:?} > {bound_ms}", voice.delay_max_ms);
+    // Gold and silver split what voice leaves, 1920 kbit/s, as 40 : 20.
+    for (name, expected_bps) in [("gold", 1_280_000.0), ("silver", 640_000.0)] {
+        assert!((bps(name) - expected_bps).abs() / expected_bps < 0.02, "{name}: {}", bps(name));
+    }
+    // The child's classes are the port's classes, each with its own counters.
+    assert_eq!(class(&results, "voice").dropped_packets, 0);
+    assert!(class(&results, "gold").dropped_by_reason["dropped_tail_packets"].as_u64().unwrap() > 0);
+    assert_eq!(class(&results, "class-default").enqueued_packets, 0);
+    let port = results.ports.iter().find(|p| p.port == "tx->rx").unwrap();
+    assert!(port.utilisation_pct < 25.0, "{}", port.utilisation_pct);
+}
+
+/// A CBWFQ class shaped to 25 % of a 2 Mbit/s link keeps to 500 kbit/s while an unshaped
+/// sibling takes the other 1.5 Mbit/s (the link stays busy); alone, the shaped class still
+/// sends 500 kbit/s and the link idles without breaking work conservation.
+#[test]
+fn a_shaped_cbwfq_class_beside_an_unshaped_one() {
+    let policy = "{kind: cbwfq, classes: [
+        {name: bulk, match: {dscp: AF11}, bandwidth: 20%, shape: {rate: 25%}},
+        {name: web, match: {dscp: AF21}, bandwidth: 20%}]}";
+    let bulk =
+        "  - {name: bulk, from: tx, to: rx, dscp: AF11, pattern: {kind: flood, rate: 150%, size: 1000B}}\n";
+    let web =
+        "  - {name: web, from: tx, to: rx, dscp: AF21, pattern: {kind: flood, rate: 150%, size: 1000B}}\n";
+    let run = |flows: &str| {
+        run_yaml(
+            &two_hosts("duration: 120s, warmup: 5s, seed: 6", "rate: 2Mbps, l2: none", policy, flows),
+            &[],
+        )
+    };
+    let both = run(&format!("{bulk}{web}"));
+    let bps = |results: &qoslab_core::Results, name: &str| flow(results, name).delivered_l3_bps;
+    assert!((bps(&both, "bulk") - 500e3).abs() / 500e3 < 0.01, "{}", bps(&both, "bulk"));
+    assert!((bps(&both, "web") - 1.5e6).abs() / 1.5e6 < 0.01, "{}", bps(&both, "web"));
+    let alone = run(bulk);
+    assert!((bps(&alone, "bulk") - 500e3).abs() / 500e3 < 0.01, "{}", bps(&alone, "bulk"));
+    let utilisation = |results: &qoslab_core::Results| {
+        results.ports.iter().find(|p| p.port == "tx->rx").unwrap().utilisation_pct
+    };
+    assert!(
+        utilisation(&both) > 99.0 && utilisation(&alone) < 30.0,
+        "{} {}",
+        utilisation(&both),
+        utilisation(&alone)
+    );
 }
