@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-TABLES = ("flows", "classes", "ports")
+TABLES = ("flows", "classes", "ports", "apps")
 """The tables of a results document, each a list of flat records."""
 
 
@@ -17,9 +17,10 @@ class Results:
 
     Built from the JSON document the simulator returns. ``run`` holds the run's own facts
     (scenario name, seed, simulated time, event and packet counts, qoslab version);
-    ``flows``, ``classes`` (one row per queue class of each port) and ``ports`` are
-    DataFrames with one column per measurement, each name ending in its unit (``_ms``,
-    ``_bps``, ``_pct``, ``_packets``, ``_bytes``).
+    ``flows``, ``classes`` (one row per queue class of each port), ``ports`` and ``apps``
+    (one row per application over TCP: transfers, completion times, goodput, TCP counters)
+    are DataFrames with one column per measurement, each name ending in its unit (``_ms``,
+    ``_s``, ``_bps``, ``_pct``, ``_packets``, ``_bytes``).
     """
 
     def __init__(self, json_text: str) -> None:
@@ -30,6 +31,7 @@ class Results:
         self.flows = pd.DataFrame.from_records(document["flows"])
         self.classes = pd.DataFrame.from_records(document["classes"])
         self.ports = pd.DataFrame.from_records(document["ports"])
+        self.apps = pd.DataFrame.from_records(document["apps"], columns=_app_columns(document))
 
     def __repr__(self) -> str:
         return (
@@ -68,3 +70,32 @@ class Results:
             frame.to_parquet(parquet_path, index=False)
             written += [csv_path, parquet_path]
         return written
+
+
+def _app_columns(document: dict) -> list[str] | None:
+    """Column names for the apps table, also when a run has no applications (so an empty
+    table still has its columns)."""
+    if document["apps"]:
+        return None
+    return list(APP_COLUMNS)
+
+
+APP_COLUMNS = (
+    "app",
+    "kind",
+    "from",
+    "to",
+    "transfers_started",
+    "transfers_completed",
+    "completion_mean_s",
+    "completion_p50_s",
+    "completion_p95_s",
+    "delivered_bytes",
+    "goodput_bps",
+    "segments",
+    "retransmitted_segments",
+    "timeouts",
+    "fast_retransmits",
+    "control_segments",
+)
+"""Columns of the apps table, in order."""

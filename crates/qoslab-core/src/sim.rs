@@ -10,7 +10,7 @@
 use crate::app::App;
 use crate::engine::{Event, EventQueue};
 use crate::measure::results::{build_results, Results};
-use crate::measure::FlowStats;
+use crate::measure::{DropReason, FlowStats};
 use crate::net::port::{Port, PortEnv};
 use crate::net::routing::RoutingTable;
 use crate::net::Node;
@@ -234,6 +234,13 @@ impl Simulation {
                 let port = &mut self.ports[p as usize];
                 let mut packet = port.take_arrival();
                 let node = port.config.peer;
+                if port.loses_arrival() {
+                    *env.dropped_packets += 1;
+                    if packet.counted {
+                        env.flows[packet.flow as usize].on_dropped(&packet, DropReason::LinkLoss);
+                    }
+                    return;
+                }
                 // The receiving interface is the reverse port (links make ports in pairs
                 // a->b, b->a); its input policy acts before delivery or routing.
                 let input = &mut self.ports[(p ^ 1) as usize];

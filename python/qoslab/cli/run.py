@@ -34,7 +34,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "run",
         help="run a scenario and report per-flow delay, jitter and loss",
         description="Run a scenario, print its per-flow measurements and write the result "
-        "files (results.json, and flows, classes and ports as CSV and Parquet).",
+        "files (results.json, and flows, classes, ports and apps as CSV and Parquet).",
     )
     command.add_argument("scenario", metavar="SCENARIO", help="scenario file (YAML)")
     add_override_options(command)
@@ -61,6 +61,8 @@ def main(args: argparse.Namespace) -> int:
     console = stdout_console()
     console.print(_headline(results.run, wall_s))
     console.print(flow_table(results))
+    for line in app_lines(results):
+        console.print(line, markup=False)
     for line in port_lines(results):
         console.print(line, markup=False)
     console.print(f"results written to {directory}", markup=False)
@@ -84,6 +86,23 @@ def flow_table(results: qoslab.Results) -> Table:
     for record in results.flows.to_dict("records"):
         table.add_row(*(_cell(column, record[column]) for column in columns))
     return table
+
+
+def app_lines(results: qoslab.Results) -> list[str]:
+    """One line per application: goodput, transfers, completion time and TCP repairs."""
+    lines = []
+    for app in results.apps.to_dict("records"):
+        line = f"app {app['app']} ({app['kind']}): goodput {format_rate(app['goodput_bps'])}"
+        if app["transfers_started"]:
+            line += (
+                f", {app['transfers_completed']:,} of {app['transfers_started']:,} transfers done"
+            )
+        mean_s = app["completion_mean_s"]
+        if mean_s is not None and not (isinstance(mean_s, float) and math.isnan(mean_s)):
+            line += f", mean completion {mean_s:.3f} s (p95 {app['completion_p95_s']:.3f} s)"
+        line += f", {app['retransmitted_segments']:,} retransmissions, {app['timeouts']:,} timeouts"
+        lines.append(line)
+    return lines
 
 
 def port_lines(results: qoslab.Results) -> list[str]:

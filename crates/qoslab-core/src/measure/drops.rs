@@ -25,11 +25,13 @@ pub enum DropReason {
     Codel,
     /// A discipline's overall limit was reached (FQ-CoDel's packet limit, a shaper's queue).
     Overlimit,
+    /// The link lost the frame (its random loss model).
+    LinkLoss,
 }
 
 impl DropReason {
     /// Every reason, in the order result columns list them.
-    pub const ALL: [DropReason; 9] = [
+    pub const ALL: [DropReason; 10] = [
         DropReason::TailDrop,
         DropReason::CongestiveDiscard,
         DropReason::Policed,
@@ -39,6 +41,7 @@ impl DropReason {
         DropReason::PolicerViolate,
         DropReason::Codel,
         DropReason::Overlimit,
+        DropReason::LinkLoss,
     ];
 
     /// Stable snake-case name used in result columns.
@@ -53,6 +56,7 @@ impl DropReason {
             DropReason::PolicerViolate => "policer_violate",
             DropReason::Codel => "codel",
             DropReason::Overlimit => "overlimit",
+            DropReason::LinkLoss => "link_loss",
         }
     }
 

@@ -126,6 +126,8 @@ pub struct PortRecord {
     /// Packets marked CE instead of dropped.
     pub ecn_marked_packets: u64,
     pub sent_packets: u64,
+    /// Frames sent on this port that its link lost (random loss model).
+    pub link_lost_packets: u64,
     pub sent_bytes: u64,
     pub throughput_l3_bps: f64,
     pub throughput_l2_bps: f64,
@@ -309,6 +311,7 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
             dropped_by_reason: by_reason(|r| q.dropped_for(r)),
             ecn_marked_packets: q.ecn_marked_packets,
             sent_packets: port.wire.sent_packets,
+            link_lost_packets: port.link_lost_packets,
             sent_bytes: port.wire.sent_bytes,
             throughput_l3_bps: bps(port.wire.sent_bytes, window_ns),
             throughput_l2_bps: if window_ns == 0 {

@@ -21,6 +21,7 @@
 //! the packets `node` receives from `peer` — those the reverse port `peer->node` delivers —
 //! before `node` delivers or routes them. Its drops and re-markings are counted here.
 
+use super::link_loss::LinkLoss;
 use crate::condition::{Conditioner, Verdict};
 use crate::engine::{Event, EventQueue};
 use crate::measure::{DropCounters, DropReason, FlowStats, QueueStats};
@@ -113,6 +114,10 @@ pub struct Port {
     pub ingress: Option<Conditioner>,
     /// The input policy's counters.
     pub input: InputCounters,
+    /// The link's random loss in this direction, if any.
+    pub link_loss: Option<LinkLoss>,
+    /// Frames the link lost in the measured window.
+    pub link_lost_packets: u64,
     index: u32,
     ring: VecDeque<Packet>,
     on_wire: Option<(Packet, SimTime)>,
@@ -134,6 +139,8 @@ impl Port {
             wire: WireCounters::default(),
             ingress: None,
             input: InputCounters::default(),
+            link_loss: None,
+            link_lost_packets: 0,
             index,
             on_wire: None,
             wake_at: None,
@@ -218,6 +225,14 @@ impl Port {
         self.propagating.pop_front().expect("LinkArrival with nothing propagating")
     }
 
+    /// Whether the link loses the frame now arriving (counted in `link_lost_packets`).
+    #[inline]
+    pub fn loses_arrival(&mut self) -> bool {
+        let lost = self.link_loss.as_mut().is_some_and(LinkLoss::lose);
+        self.link_lost_packets += lost as u64;
+        lost
+    }
+
     /// Applies the input policy to `packet`, received on this interface at `now`; returns
     /// the drop reason if it is dropped (the caller charges the drop to the run and the
     /// flow). Counts drops and re-markings.
@@ -268,6 +283,7 @@ impl Port {
         self.window_start = now;
         self.wire = WireCounters::default();
         self.input = InputCounters::default();
+        self.link_lost_packets = 0;
         self.queue_stats.start_window(now);
         self.class_stats.iter_mut().for_each(|c| c.start_window(now));
     }

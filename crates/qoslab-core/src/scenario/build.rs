@@ -11,6 +11,7 @@ use crate::condition::{Conditioner, ConditionerSpec};
 use crate::engine::Rng;
 use crate::measure::FlowStats;
 use crate::net::l2::L2Overhead;
+use crate::net::link_loss::LinkLoss;
 use crate::net::port::{Port, PortConfig, DEFAULT_TX_RING_PACKETS};
 use crate::net::routing::{PathError, RoutingTable};
 use crate::net::Node;
@@ -126,6 +127,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
 
     // Links → two ports each: a->b, then b->a.
     let mut port_configs = Vec::new();
+    let mut link_losses = Vec::new();
     for (i, link) in spec.topology.links.iter().enumerate() {
         let at = format!("topology.links[{i}]");
         let a = node_index(&link.between[0], format!("{at}.between[0]"))?;
@@ -161,6 +163,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
         let ring = check_ring(link.tx_ring, format!("{at}.tx_ring"))?.unwrap_or(DEFAULT_TX_RING_PACKETS);
         let bandwidth = check_bandwidth(link.bandwidth, format!("{at}.bandwidth"))?;
         for (from, to) in [(a, b), (b, a)] {
+            link_losses.push(link.loss);
             port_configs.push(PortConfig {
                 name: format!("{}->{}", nodes[from as usize].name, nodes[to as usize].name),
                 node: from,
@@ -259,6 +262,9 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
             }
         })?;
         let mut port = Port::new(i as u32, config.clone(), qdisc);
+        port.link_loss = link_losses[i].map(|spec| {
+            LinkLoss::new(spec, Rng::for_stream(run.seed, run.replication, &format!("link {}", config.name)))
+        });
         if let Some((input, input_at)) = &inputs[i] {
             // Percentage rates in the input policy are of this interface's QoS bandwidth.
             port.ingress = Some(Conditioner::build(input, input_at, interface.bandwidth_bps, &node_address)?);

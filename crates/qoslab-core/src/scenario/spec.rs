@@ -6,6 +6,7 @@
 
 use crate::condition::ConditionerSpec;
 use crate::net::l2::L2Overhead;
+use crate::net::link_loss::LossSpec;
 use crate::qdisc::PolicySpec;
 use crate::traffic::FlowSpec;
 use crate::units::{Duration, Rate, Size};
@@ -106,6 +107,9 @@ pub struct LinkSpec {
     /// QoS bandwidth of both directions (IOS `bandwidth`): the base of percentages and
     /// reservations in queuing policies. Default: the physical `rate`.
     pub bandwidth: Option<Rate>,
+    /// Random frame loss in each direction: `"1%"` or `{gilbert_elliott: {p, r, good_loss,
+    /// bad_loss}}` (default none).
+    pub loss: Option<LossSpec>,
 }
 
 /// A static route: at node `at`, traffic for `to` leaves towards neighbour `via`.

@@ -14,5 +14,6 @@ mod linux_qdiscs;
 mod mdrr;
 mod red;
 mod shaping;
+mod tcp;
 mod traffic;
 mod wfq;
