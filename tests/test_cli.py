@@ -63,6 +63,8 @@ def test_run_writes_the_result_files_to_the_output_directory(voice_vs_flood, tmp
         "ports.csv",
         "ports.parquet",
         "results.json",
+        "users.csv",
+        "users.parquet",
     ]
     assert json.loads((out / "results.json").read_text())["run"]["scenario"] == "voice-vs-flood"
 

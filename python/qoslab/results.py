@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-TABLES = ("flows", "classes", "ports", "apps")
+TABLES = ("flows", "classes", "ports", "apps", "users")
 """The tables of a results document, each a list of flat records."""
 
 
@@ -17,10 +17,11 @@ class Results:
 
     Built from the JSON document the simulator returns. ``run`` holds the run's own facts
     (scenario name, seed, simulated time, event and packet counts, qoslab version);
-    ``flows``, ``classes`` (one row per queue class of each port), ``ports`` and ``apps``
-    (one row per application over TCP: transfers, completion times, goodput, TCP counters)
-    are DataFrames with one column per measurement, each name ending in its unit (``_ms``,
-    ``_s``, ``_bps``, ``_pct``, ``_packets``, ``_bytes``).
+    ``flows``, ``classes`` (one row per queue class of each port), ``ports``, ``apps`` (one
+    row per application over TCP: transfers, completion times, goodput, fairness, TCP
+    counters) and ``users`` (one row per user of each application) are DataFrames with one
+    column per measurement, each name ending in its unit (``_ms``, ``_s``, ``_bps``,
+    ``_pct``, ``_packets``, ``_bytes``).
     """
 
     def __init__(self, json_text: str) -> None:
@@ -31,7 +32,12 @@ class Results:
         self.flows = pd.DataFrame.from_records(document["flows"])
         self.classes = pd.DataFrame.from_records(document["classes"])
         self.ports = pd.DataFrame.from_records(document["ports"])
-        self.apps = pd.DataFrame.from_records(document["apps"], columns=_app_columns(document))
+        self.apps = pd.DataFrame.from_records(
+            document["apps"], columns=_columns(document, "apps", APP_COLUMNS)
+        )
+        self.users = pd.DataFrame.from_records(
+            document["users"], columns=_columns(document, "users", USER_COLUMNS)
+        )
 
     def __repr__(self) -> str:
         return (
@@ -72,12 +78,12 @@ class Results:
         return written
 
 
-def _app_columns(document: dict) -> list[str] | None:
-    """Column names for the apps table, also when a run has no applications (so an empty
-    table still has its columns)."""
-    if document["apps"]:
+def _columns(document: dict, table: str, columns: tuple[str, ...]) -> list[str] | None:
+    """Column names for an application table, also when a run has no applications (so an
+    empty table still has its columns)."""
+    if document[table]:
         return None
-    return list(APP_COLUMNS)
+    return list(columns)
 
 
 APP_COLUMNS = (
@@ -85,6 +91,7 @@ APP_COLUMNS = (
     "kind",
     "from",
     "to",
+    "users",
     "transfers_started",
     "transfers_completed",
     "completion_mean_s",
@@ -92,6 +99,7 @@ APP_COLUMNS = (
     "completion_p95_s",
     "delivered_bytes",
     "goodput_bps",
+    "jain_index",
     "segments",
     "retransmitted_segments",
     "timeouts",
@@ -99,3 +107,13 @@ APP_COLUMNS = (
     "control_segments",
 )
 """Columns of the apps table, in order."""
+
+USER_COLUMNS = (
+    "app",
+    "user",
+    "transfers_completed",
+    "completion_mean_s",
+    "delivered_bytes",
+    "goodput_bps",
+)
+"""Columns of the users table, in order."""

@@ -1,9 +1,12 @@
 //! Applications: traffic that reacts to the network. Each runs over simulated TCP
 //! connections ([`crate::tcp`]) and reports what its users experienced (completion times,
-//! goodput) beside the packet-level statistics of its two directions.
+//! goodput, fairness between users) beside the packet-level statistics of its two
+//! directions. User u of an application owns the endpoint pair starting at
+//! `first + 2u`: the client (the flow's `from`) and the server (its `to`).
 
 pub mod app_stats;
 pub mod bulk;
+pub mod request_response;
 pub mod size_dist;
 
 use crate::scenario::error::{join_path, Issue};
@@ -15,6 +18,7 @@ use crate::time::SimTime;
 use crate::units::{Duration, Size};
 use app_stats::AppStats;
 use bulk::{BulkApp, BulkParams};
+use request_response::{RequestResponseApp, RequestResponseParams};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -30,8 +34,12 @@ pub const DEFAULT_DELAYED_ACK_SEGMENTS: u32 = 2;
 kind_enum! {
     /// An application as written in a scenario.
     pub enum AppSpec {
-        /// Bulk transfer (FTP, iperf, netcat) over TCP.
+        /// Bulk transfer (FTP, iperf, netcat, photos) over TCP.
         "bulk" => Bulk(BulkParams),
+        /// HTTP/1.0 users: one connection per object, think time between objects.
+        "http" => Http(RequestResponseParams),
+        /// RPC-style request and response, one connection per call.
+        "rpc" => Rpc(RequestResponseParams),
     }
 }
 
@@ -112,20 +120,47 @@ impl TcpSpec {
 pub enum App {
     /// Bulk transfer.
     Bulk(BulkApp),
+    /// Request-response users (HTTP, RPC).
+    RequestResponse(RequestResponseApp),
 }
 
 impl App {
-    /// Starts the application's next transfer at `now`.
-    pub fn start(&mut self, stack: &mut TcpStack, now: SimTime, warmup_end: SimTime) {
+    /// Number of users, each with its own endpoint pair.
+    pub fn user_count(&self) -> u32 {
         match self {
-            App::Bulk(app) => app.start(stack, now, warmup_end),
+            App::Bulk(app) => app.user_count(),
+            App::RequestResponse(app) => app.user_count(),
         }
     }
 
-    /// Reacts to activity on its connections at `now`; returns when to start again.
-    pub fn progress(&mut self, stack: &mut TcpStack, now: SimTime, warmup_end: SimTime) -> Option<SimTime> {
+    /// When each user starts first, given the application's start time.
+    pub fn first_starts(&mut self, start: SimTime) -> Vec<SimTime> {
         match self {
-            App::Bulk(app) => app.progress(stack, now, warmup_end),
+            App::Bulk(app) => app.first_starts(start),
+            App::RequestResponse(app) => app.first_starts(start),
+        }
+    }
+
+    /// User `user` starts its next transfer or request at `now`.
+    pub fn start(&mut self, user: u32, stack: &mut TcpStack, now: SimTime, warmup_end: SimTime) {
+        match self {
+            App::Bulk(app) => app.start(user, stack, now, warmup_end),
+            App::RequestResponse(app) => app.start(user, stack, now, warmup_end),
+        }
+    }
+
+    /// Reacts to activity on user `user`'s connection at `now`; returns when the user starts
+    /// again.
+    pub fn progress(
+        &mut self,
+        user: u32,
+        stack: &mut TcpStack,
+        now: SimTime,
+        warmup_end: SimTime,
+    ) -> Option<SimTime> {
+        match self {
+            App::Bulk(app) => app.progress(user, stack, now, warmup_end),
+            App::RequestResponse(app) => app.progress(user, stack, now, warmup_end),
         }
     }
 
@@ -133,6 +168,7 @@ impl App {
     pub fn stats(&self) -> &AppStats {
         match self {
             App::Bulk(app) => &app.stats,
+            App::RequestResponse(app) => &app.stats,
         }
     }
 }

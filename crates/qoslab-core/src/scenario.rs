@@ -2,6 +2,7 @@
 //! the JSON Schema, and building a runnable simulation.
 
 pub mod build;
+mod build_app;
 pub mod error;
 pub mod one_or_many;
 pub mod overrides;

@@ -119,10 +119,12 @@ pub struct Simulation {
     now: SimTime,
 }
 
-/// Applications with their first start times, for [`Simulation::new`].
+/// Applications with their users' first start times, for [`Simulation::new`].
 pub(crate) struct AppSetup {
     pub(crate) stack: TcpStack,
-    pub(crate) apps: Vec<(App, SimTime)>,
+    pub(crate) apps: Vec<App>,
+    /// (when, the user's client endpoint).
+    pub(crate) starts: Vec<(SimTime, u32)>,
     pub(crate) info: Vec<AppInfo>,
 }
 
@@ -148,12 +150,10 @@ impl Simulation {
             }
             runnable.push(source);
         }
-        let mut app_list = Vec::with_capacity(apps.apps.len());
-        for (i, (app, start)) in apps.apps.into_iter().enumerate() {
+        for &(start, endpoint) in &apps.starts {
             if start < run.end {
-                events.schedule(start, Event::AppStart(i as u32));
+                events.schedule(start, Event::AppStart(endpoint));
             }
-            app_list.push(app);
         }
         Simulation {
             run,
@@ -167,7 +167,7 @@ impl Simulation {
             totals: Totals::default(),
             tcp_baseline: vec![Default::default(); apps.stack.slots.len()],
             tcp: apps.stack,
-            apps: app_list,
+            apps: apps.apps,
             app_info: apps.info,
             now: SimTime::ZERO,
         }
@@ -282,10 +282,10 @@ impl Simulation {
                     *baseline = slot.endpoint.sender.counters.clone();
                 }
             }
-            Event::AppStart(a) => {
-                let first = self.app_info[a as usize].first_endpoint;
-                self.apps[a as usize].start(&mut self.tcp, now, self.run.warmup_end);
-                self.after_tcp_activity(first, now);
+            Event::AppStart(e) => {
+                let (app, user) = self.user_of(e);
+                self.apps[app as usize].start(user, &mut self.tcp, now, self.run.warmup_end);
+                self.after_tcp_activity(e, now);
             }
             Event::TcpTimer(e) => {
                 let slot = &mut self.tcp.slots[e as usize];
@@ -310,12 +310,19 @@ impl Simulation {
         self.after_tcp_activity(e, now);
     }
 
+    /// The application owning endpoint `e`, and which of its users `e` serves.
+    fn user_of(&self, e: u32) -> (u32, u32) {
+        let app = self.tcp.slots[e as usize].app;
+        (app, (e - self.app_info[app as usize].first_endpoint) / 2)
+    }
+
     /// After endpoint `e` (or its application) acted at `now`: let the application react,
     /// send what the endpoints produced, and re-arm the timers of the connection.
     fn after_tcp_activity(&mut self, e: u32, now: SimTime) {
-        let app = self.tcp.slots[e as usize].app;
-        if let Some(next) = self.apps[app as usize].progress(&mut self.tcp, now, self.run.warmup_end) {
-            self.events.schedule(next, Event::AppStart(app));
+        let (app, user) = self.user_of(e);
+        if let Some(next) = self.apps[app as usize].progress(user, &mut self.tcp, now, self.run.warmup_end) {
+            let client = self.app_info[app as usize].first_endpoint + 2 * user;
+            self.events.schedule(next, Event::AppStart(client));
         }
         let mut out = std::mem::take(&mut self.tcp.out);
         for segment in out.drain(..) {

@@ -34,7 +34,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "run",
         help="run a scenario and report per-flow delay, jitter and loss",
         description="Run a scenario, print its per-flow measurements and write the result "
-        "files (results.json, and flows, classes, ports and apps as CSV and Parquet).",
+        "files (results.json, and flows, classes, ports, apps and users as CSV and Parquet).",
     )
     command.add_argument("scenario", metavar="SCENARIO", help="scenario file (YAML)")
     add_override_options(command)
@@ -100,6 +100,9 @@ def app_lines(results: qoslab.Results) -> list[str]:
         mean_s = app["completion_mean_s"]
         if mean_s is not None and not (isinstance(mean_s, float) and math.isnan(mean_s)):
             line += f", mean completion {mean_s:.3f} s (p95 {app['completion_p95_s']:.3f} s)"
+        jain = app["jain_index"]
+        if app["users"] > 1 and jain is not None and not math.isnan(jain):
+            line += f", {app['users']} users (Jain {jain:.3f})"
         line += f", {app['retransmitted_segments']:,} retransmissions, {app['timeouts']:,} timeouts"
         lines.append(line)
     return lines

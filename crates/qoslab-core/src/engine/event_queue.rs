@@ -24,7 +24,8 @@ pub enum Event {
     PortWake(u32),
     /// The warm-up period ends: statistics start counting.
     WarmupEnd,
-    /// Application `index` starts its next transfer.
+    /// The application user whose client is TCP endpoint `index` starts its next
+    /// transfer or request.
     AppStart(u32),
     /// A timer of TCP endpoint `index` may be due.
     TcpTimer(u32),

@@ -151,6 +151,8 @@ pub struct AppRecord {
     pub kind: &'static str,
     pub from: String,
     pub to: String,
+    /// Users (each with its own connections).
+    pub users: u32,
     pub transfers_started: u64,
     pub transfers_completed: u64,
     pub completion_mean_s: Option<f64>,
@@ -160,6 +162,8 @@ pub struct AppRecord {
     pub delivered_bytes: u64,
     /// `delivered_bytes` as a rate over the window.
     pub goodput_bps: f64,
+    /// Jain's fairness index of the users' delivered bytes (1 = equal shares).
+    pub jain_index: Option<f64>,
     /// TCP segments sent by the application's endpoints (both directions).
     pub segments: u64,
     pub retransmitted_segments: u64,
@@ -167,6 +171,18 @@ pub struct AppRecord {
     pub fast_retransmits: u64,
     /// SYN, FIN and pure ACK segments (both directions).
     pub control_segments: u64,
+}
+
+/// Per-user results of an application over the measured window.
+#[derive(Clone, Debug, Serialize)]
+pub struct UserRecord {
+    pub app: String,
+    /// User number, from 0.
+    pub user: u32,
+    pub transfers_completed: u64,
+    pub completion_mean_s: Option<f64>,
+    pub delivered_bytes: u64,
+    pub goodput_bps: f64,
 }
 
 /// Everything a run returns.
@@ -182,6 +198,8 @@ pub struct Results {
     pub ports: Vec<PortRecord>,
     /// One row per application.
     pub apps: Vec<AppRecord>,
+    /// One row per user of every application.
+    pub users: Vec<UserRecord>,
 }
 
 impl Results {
@@ -354,6 +372,7 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
                 kind: info.kind,
                 from: node_name(flow.from),
                 to: node_name(flow.to),
+                users: stats.users.len() as u32,
                 transfers_started: stats.started,
                 transfers_completed: stats.completed,
                 completion_mean_s: stats.completion_mean_ns().map(|ns| ns / 1e9),
@@ -361,12 +380,28 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
                 completion_p95_s: stats.completion_quantile_ns(0.95).map(|ns| ns / 1e9),
                 delivered_bytes: stats.delivered_bytes,
                 goodput_bps: bps(stats.delivered_bytes, window_ns),
+                jain_index: stats.jain_index(),
                 segments: counters.segments,
                 retransmitted_segments: counters.retransmissions,
                 timeouts: counters.timeouts,
                 fast_retransmits: counters.fast_retransmits,
                 control_segments: counters.control,
             }
+        })
+        .collect();
+    let users = sim
+        .app_info
+        .iter()
+        .zip(&sim.apps)
+        .flat_map(|(info, app)| {
+            app.stats().users.iter().enumerate().map(move |(user, stats)| UserRecord {
+                app: info.name.clone(),
+                user: user as u32,
+                transfers_completed: stats.completed,
+                completion_mean_s: stats.completion_mean_ns().map(|ns| ns / 1e9),
+                delivered_bytes: stats.delivered_bytes,
+                goodput_bps: bps(stats.delivered_bytes, window_ns),
+            })
         })
         .collect();
     let t = &sim.totals;
@@ -389,5 +424,6 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
         classes,
         ports,
         apps,
+        users,
     }
 }

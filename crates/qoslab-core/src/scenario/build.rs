@@ -1,11 +1,10 @@
 //! From a deserialized scenario to a runnable [`Simulation`]: every cross-reference and
 //! value the types cannot check is checked here, each problem reported at its key path.
 
+use super::build_app::{add_app, AppFlow};
 use super::error::{join_path, Issue};
 use super::spec::{NodeKind, PolicyRef, ScenarioSpec};
 use super::suggest::nearest;
-use crate::app::bulk::BulkApp;
-use crate::app::{App, AppSpec};
 use crate::classify::matcher::{format_ipv4, parse_ipv4};
 use crate::condition::{Conditioner, ConditionerSpec};
 use crate::engine::Rng;
@@ -17,12 +16,10 @@ use crate::net::routing::{PathError, RoutingTable};
 use crate::net::Node;
 use crate::packet::{protocol, Packet, ECT_0};
 use crate::qdisc::{Interface, PolicySpec};
-use crate::sim::{AppInfo, AppSetup, FlowInfo, RunInfo, Simulation};
-use crate::tcp::segment::HEADER_BYTES;
+use crate::sim::{AppSetup, FlowInfo, RunInfo, Simulation};
 use crate::tcp::TcpStack;
 use crate::time::{SimTime, NS_PER_S};
 use crate::traffic::source::{DEFAULT_DST_PORT, DEFAULT_SRC_PORT_BASE};
-use crate::traffic::FlowSpec;
 use crate::traffic::Source;
 use crate::units::Rate;
 use std::collections::BTreeMap;
@@ -299,7 +296,8 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
     let mut sources = Vec::new();
     let mut flows = Vec::new();
     let mut flow_stats = Vec::new();
-    let mut apps = AppSetup { stack: TcpStack::default(), apps: Vec::new(), info: Vec::new() };
+    let mut apps =
+        AppSetup { stack: TcpStack::default(), apps: Vec::new(), starts: Vec::new(), info: Vec::new() };
     for (i, flow) in spec.traffic.iter().enumerate() {
         let at = format!("traffic[{i}]");
         if let Some(j) = spec.traffic[..i].iter().position(|f| f.name == flow.name) {
@@ -437,117 +435,4 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
         flow_stats.push(FlowStats::new(pattern.nominal_interval_ns, gap_threshold_ns));
     }
     Ok(Simulation::new(run, nodes, ports, routes, sources, flows, flow_stats, apps))
-}
-
-/// What [`add_app`] needs to know about a flow that runs an application.
-struct AppFlow<'a> {
-    at: &'a str,
-    flow: &'a FlowSpec,
-    from: u32,
-    to: u32,
-    path: &'a [u32],
-    reverse: &'a [u32],
-    bottleneck_port: u32,
-    start: u64,
-}
-
-/// Adds the flow rows, endpoints and application of a flow with an `app`: the forward row
-/// (the flow's name) carries what `from` sends, the `.reverse` row what `to` sends back.
-#[allow(clippy::too_many_arguments)]
-fn add_app(
-    setup: &AppFlow,
-    template: Packet,
-    port_configs: &[PortConfig],
-    run: &RunInfo,
-    gap_threshold_ns: u64,
-    apps: &mut AppSetup,
-    flows: &mut Vec<FlowInfo>,
-    flow_stats: &mut Vec<FlowStats>,
-) -> Result<(), Issue> {
-    let AppFlow { at, flow, from, to, path, reverse, bottleneck_port, start } = *setup;
-    let app_spec = flow.app.as_ref().expect("an app flow");
-    if flow.protocol.is_some_and(|p| p.0 != protocol::TCP) {
-        return Err(
-            Issue::at(format!("{at}.protocol"), "an application runs over TCP").hint("remove `protocol`")
-        );
-    }
-    if flow.ecn {
-        return Err(Issue::at(format!("{at}.ecn"), "ECN feedback (ECE/CWR) is not modelled for TCP")
-            .hint("remove `ecn`; AQMs drop instead of marking this flow's packets"));
-    }
-    if flow.stop.is_some() {
-        return Err(Issue::at(
-            format!("{at}.stop"),
-            "an application stops when its transfers are done or the run ends",
-        )
-        .hint("remove `stop`, or bound the work with `transfers` and `size`"));
-    }
-    // The MSS fits the smallest MTU on the way there and back.
-    let mtu_bytes = path
-        .iter()
-        .chain(reverse)
-        .map(|&p| port_configs[p as usize].mtu_bytes)
-        .min()
-        .expect("paths have ports");
-    if mtu_bytes <= HEADER_BYTES {
-        return Err(Issue::at(
-            format!("{at}.to"),
-            format!("the path's MTU ({mtu_bytes} B) leaves no room for TCP data"),
-        ));
-    }
-    let mss_bytes = (mtu_bytes - HEADER_BYTES) as u64;
-    let config = flow.tcp.clone().unwrap_or_default().config(mss_bytes, &format!("{at}.tcp"))?;
-    let reverse_name = format!("{}.reverse", flow.name);
-    if flows.iter().any(|f| f.name == reverse_name) {
-        return Err(Issue::at(format!("{at}.name"), format!("`{reverse_name}` is already a flow name"))
-            .hint("the reverse direction of an application is reported under its name + `.reverse`"));
-    }
-    let forward_flow = flows.len() as u32;
-    let forward = Packet {
-        protocol: protocol::TCP,
-        flow: forward_flow,
-        size_bytes: mss_bytes as u32 + HEADER_BYTES,
-        ..template
-    };
-    let backward = Packet {
-        flow: forward_flow + 1,
-        dst_node: from,
-        src_addr: template.dst_addr,
-        dst_addr: template.src_addr,
-        src_port: forward.dst_port,
-        dst_port: forward.src_port,
-        size_bytes: HEADER_BYTES,
-        ..forward
-    };
-    let app_index = apps.apps.len() as u32;
-    let pair = apps.stack.add_pair(config, [(path[0], forward), (reverse[0], backward)], app_index);
-    let rng = Rng::for_stream(run.seed, run.replication, &flow.name);
-    let app = match app_spec {
-        AppSpec::Bulk(params) => App::Bulk(BulkApp::new(params, pair, rng)),
-    };
-    apps.apps.push((app, SimTime(start)));
-    apps.info.push(AppInfo {
-        name: flow.name.clone(),
-        kind: app_spec.kind(),
-        first_endpoint: pair,
-        endpoints: 2,
-    });
-    let reverse_bottleneck =
-        *reverse.iter().min_by_key(|&&p| port_configs[p as usize].rate_bps).expect("a path has a port");
-    for (name, from_node, to_node, packet, bottleneck) in [
-        (flow.name.clone(), from, to, forward, bottleneck_port),
-        (reverse_name, to, from, backward, reverse_bottleneck),
-    ] {
-        flows.push(FlowInfo {
-            name,
-            from: from_node,
-            to: to_node,
-            pattern: app_spec.kind(),
-            size_bytes: packet.size_bytes,
-            bottleneck_port: bottleneck,
-            template: packet,
-        });
-        flow_stats.push(FlowStats::new(0, gap_threshold_ns));
-    }
-    Ok(())
 }

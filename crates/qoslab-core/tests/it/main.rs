@@ -1,6 +1,7 @@
 //! Integration tests of qoslab-core: one test binary, modules by topic.
 
 mod analytical;
+mod apps;
 mod bad_inputs;
 mod cbq;
 mod cbwfq;

@@ -1,0 +1,217 @@
+//! Building the applications of a scenario: the TCP endpoint pairs of every user, the two
+//! flow rows (the flow's name for what `from` sends, `.reverse` for what `to` sends back),
+//! and the users' first start times.
+
+use super::error::Issue;
+use crate::app::bulk::{BulkApp, BulkParams};
+use crate::app::request_response::{RequestResponseApp, RequestResponseParams};
+use crate::app::size_dist::SizeDist;
+use crate::app::{App, AppSpec};
+use crate::engine::Rng;
+use crate::measure::FlowStats;
+use crate::net::port::PortConfig;
+use crate::packet::{protocol, Packet};
+use crate::sim::{AppInfo, AppSetup, FlowInfo, RunInfo};
+use crate::tcp::segment::HEADER_BYTES;
+use crate::time::SimTime;
+use crate::traffic::FlowSpec;
+
+/// What [`add_app`] needs to know about a flow that runs an application.
+pub(super) struct AppFlow<'a> {
+    pub(super) at: &'a str,
+    pub(super) flow: &'a FlowSpec,
+    pub(super) from: u32,
+    pub(super) to: u32,
+    pub(super) path: &'a [u32],
+    pub(super) reverse: &'a [u32],
+    pub(super) bottleneck_port: u32,
+    pub(super) start: u64,
+}
+
+/// Adds the flow rows, endpoints and application of a flow with an `app`: the forward row
+/// (the flow's name) carries what `from` sends, the `.reverse` row what `to` sends back.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn add_app(
+    setup: &AppFlow,
+    template: Packet,
+    port_configs: &[PortConfig],
+    run: &RunInfo,
+    gap_threshold_ns: u64,
+    apps: &mut AppSetup,
+    flows: &mut Vec<FlowInfo>,
+    flow_stats: &mut Vec<FlowStats>,
+) -> Result<(), Issue> {
+    let AppFlow { at, flow, from, to, path, reverse, bottleneck_port, start } = *setup;
+    let app_spec = flow.app.as_ref().expect("an app flow");
+    if flow.protocol.is_some_and(|p| p.0 != protocol::TCP) {
+        return Err(
+            Issue::at(format!("{at}.protocol"), "an application runs over TCP").hint("remove `protocol`")
+        );
+    }
+    if flow.ecn {
+        return Err(Issue::at(format!("{at}.ecn"), "ECN feedback (ECE/CWR) is not modelled for TCP")
+            .hint("remove `ecn`; AQMs drop instead of marking this flow's packets"));
+    }
+    if flow.stop.is_some() {
+        return Err(Issue::at(
+            format!("{at}.stop"),
+            "an application stops when its transfers are done or the run ends",
+        )
+        .hint("remove `stop`, or bound the work with `transfers` and `size`"));
+    }
+    // The MSS fits the smallest MTU on the way there and back.
+    let mtu_bytes = path
+        .iter()
+        .chain(reverse)
+        .map(|&p| port_configs[p as usize].mtu_bytes)
+        .min()
+        .expect("paths have ports");
+    if mtu_bytes <= HEADER_BYTES {
+        return Err(Issue::at(
+            format!("{at}.to"),
+            format!("the path's MTU ({mtu_bytes} B) leaves no room for TCP data"),
+        ));
+    }
+    let mss_bytes = (mtu_bytes - HEADER_BYTES) as u64;
+    let config = flow.tcp.clone().unwrap_or_default().config(mss_bytes, &format!("{at}.tcp"))?;
+    let reverse_name = format!("{}.reverse", flow.name);
+    if flows.iter().any(|f| f.name == reverse_name) {
+        return Err(Issue::at(format!("{at}.name"), format!("`{reverse_name}` is already a flow name"))
+            .hint("the reverse direction of an application is reported under its name + `.reverse`"));
+    }
+    let forward_flow = flows.len() as u32;
+    let forward = Packet {
+        protocol: protocol::TCP,
+        flow: forward_flow,
+        size_bytes: mss_bytes as u32 + HEADER_BYTES,
+        ..template
+    };
+    let backward = Packet {
+        flow: forward_flow + 1,
+        dst_node: from,
+        src_addr: template.dst_addr,
+        dst_addr: template.src_addr,
+        src_port: forward.dst_port,
+        dst_port: forward.src_port,
+        size_bytes: HEADER_BYTES,
+        ..forward
+    };
+    let app_index = apps.apps.len() as u32;
+    let first = apps.stack.slots.len() as u32;
+    let rng = Rng::for_stream(run.seed, run.replication, &flow.name);
+    let mut app = match app_spec {
+        AppSpec::Bulk(params) => {
+            check_bulk(params, at)?;
+            App::Bulk(BulkApp::new(params, first, rng))
+        }
+        AppSpec::Http(params) => {
+            check_request_response(params, at)?;
+            App::RequestResponse(RequestResponseApp::new(
+                params,
+                SizeDist::Constant(HTTP_REQUEST_BYTES),
+                first,
+                rng,
+            ))
+        }
+        AppSpec::Rpc(params) => {
+            check_request_response(params, at)?;
+            App::RequestResponse(RequestResponseApp::new(
+                params,
+                SizeDist::Constant(RPC_REQUEST_BYTES),
+                first,
+                rng,
+            ))
+        }
+    };
+    // Each user's connection has its own client port, as an operating system gives each
+    // connection its own ephemeral port.
+    for user in 0..app.user_count() {
+        let src_port = forward.src_port.wrapping_add(user as u16);
+        let ends = [
+            (path[0], Packet { src_port, ..forward }),
+            (reverse[0], Packet { dst_port: src_port, ..backward }),
+        ];
+        let pair = apps.stack.add_pair(config, ends, app_index);
+        debug_assert_eq!(pair, first + 2 * user);
+    }
+    for (user, at) in app.first_starts(SimTime(start)).into_iter().enumerate() {
+        apps.starts.push((at, first + 2 * user as u32));
+    }
+    apps.info.push(AppInfo {
+        name: flow.name.clone(),
+        kind: app_spec.kind(),
+        first_endpoint: first,
+        endpoints: 2 * app.user_count(),
+    });
+    apps.apps.push(app);
+    let reverse_bottleneck =
+        *reverse.iter().min_by_key(|&&p| port_configs[p as usize].rate_bps).expect("a path has a port");
+    for (name, from_node, to_node, packet, bottleneck) in [
+        (flow.name.clone(), from, to, forward, bottleneck_port),
+        (reverse_name, to, from, backward, reverse_bottleneck),
+    ] {
+        flows.push(FlowInfo {
+            name,
+            from: from_node,
+            to: to_node,
+            pattern: app_spec.kind(),
+            size_bytes: packet.size_bytes,
+            bottleneck_port: bottleneck,
+            template: packet,
+        });
+        flow_stats.push(FlowStats::new(0, gap_threshold_ns));
+    }
+    Ok(())
+}
+
+/// Request size of `kind: http` when the scenario gives none: a typical HTTP/1.0 GET with
+/// its headers.
+const HTTP_REQUEST_BYTES: u64 = 300;
+/// Request size of `kind: rpc` when the scenario gives none: the ad-hoc report's largest
+/// request.
+const RPC_REQUEST_BYTES: u64 = 500;
+
+/// Rejects bulk settings that cannot run.
+fn check_bulk(params: &BulkParams, at: &str) -> Result<(), Issue> {
+    check_users(params.users, at)?;
+    if params.every.is_some() && params.gap.is_some() {
+        return Err(Issue::at(format!("{at}.app.every"), "give `every` or `gap`, not both")
+            .hint("`every` starts transfers on a fixed period; `gap` waits after each connection closes"));
+    }
+    if params.every.is_some_and(|d| d.0 == 0) {
+        return Err(Issue::at(format!("{at}.app.every"), "a period of 0 s never ends")
+            .hint("use the time between transfers, e.g. `every: 30s` for a photo every 30 s"));
+    }
+    if params.size.is_none() && (params.every.is_some() || params.transfers.is_some_and(|n| n != 1)) {
+        return Err(Issue::at(format!("{at}.app.size"), "repeated transfers need a `size`")
+            .hint("without `size` the single transfer lasts the whole run"));
+    }
+    Ok(())
+}
+
+/// Rejects request-response settings that cannot run.
+fn check_request_response(params: &RequestResponseParams, at: &str) -> Result<(), Issue> {
+    check_users(params.users, at)?;
+    if params.think_time.mean_ns() <= 0.0 {
+        return Err(Issue::at(
+            format!("{at}.app.think_time"),
+            "a think time of 0 s has users request without pause",
+        )
+        .hint("the DiffServ measurements' HTTP users thought 12 s on average: `{exponential: 12s}`"));
+    }
+    Ok(())
+}
+
+/// Rejects a user count of 0 or one needing more client ports than exist.
+fn check_users(users: Option<u32>, at: &str) -> Result<(), Issue> {
+    match users {
+        Some(0) => Err(Issue::at(format!("{at}.app.users"), "an application needs at least 1 user")
+            .hint("remove the flow to have no traffic")),
+        Some(n) if n > 10_000 => Err(Issue::at(
+            format!("{at}.app.users"),
+            format!("{n} users is more than the 10000 an application can have"),
+        )
+        .hint("split the users over several flows")),
+        _ => Ok(()),
+    }
+}
