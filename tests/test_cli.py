@@ -62,6 +62,8 @@ def test_run_writes_the_result_files_to_the_output_directory(voice_vs_flood, tmp
         "flows.parquet",
         "ports.csv",
         "ports.parquet",
+        "probes.csv",
+        "probes.parquet",
         "results.json",
         "users.csv",
         "users.parquet",
@@ -107,10 +109,10 @@ def test_schema_is_json_with_properties(capsys):
     assert "traffic" in json.loads(capsys.readouterr().out)["properties"]
 
 
-def test_bench_runs_both_disciplines(capsys):
+def test_bench_runs_every_case(capsys):
     assert main(["bench", "--seconds", "1"]) == 0
     rows = {line.split()[1]: line for line in capsys.readouterr().out.splitlines() if "│" in line}
-    assert {"fifo", "pq"} <= set(rows)
+    assert {"fifo", "pq", "wfq", "llq", "wred", "tcp100"} <= set(rows)
 
 
 def test_module_entry_point_runs_a_scenario(voice_vs_flood, tmp_path):

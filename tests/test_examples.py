@@ -30,8 +30,15 @@ def variants():
 @pytest.mark.parametrize(("path", "overrides"), list(variants()))
 def test_example_runs(path, overrides):
     results = qoslab.run(path, set=overrides)
-    assert len(results.flows) == len(yaml.safe_load(path.read_text())["traffic"])
-    assert (results.flows["sent_packets"] > 0).all()
+    traffic = yaml.safe_load(path.read_text())["traffic"]
+    # Each entry has its row; an application adds `.reverse` (what the receiver sends back)
+    # and an echoed flow `.echo` (the replies).
+    rows = [entry["name"] for entry in traffic]
+    rows += [f"{entry['name']}.reverse" for entry in traffic if "app" in entry]
+    rows += [f"{entry['name']}.echo" for entry in traffic if entry.get("echo")]
+    assert sorted(results.flows["flow"]) == sorted(rows)
+    sent = results.flows.set_index("flow")["sent_packets"]
+    assert (sent[[entry["name"] for entry in traffic]] > 0).all()
     run = results.run
     assert run["created_packets"] == (
         run["delivered_packets"] + run["dropped_packets"] + run["in_flight_packets"]

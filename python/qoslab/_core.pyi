@@ -3,10 +3,9 @@
 __version__: str
 """Version of the simulator core."""
 
-HEADLINE_SCENARIO: str
 """The headline benchmark scenario (FIFO on its bottleneck), as YAML text."""
 
-HEADLINE_VARIANTS: list[tuple[str, list[str]]]
+BENCH_CASES: list[tuple[str, str, list[str]]]
 """The benchmark's variants: a name and the ``key.path=value`` overrides that select it."""
 
 class ScenarioError(ValueError):

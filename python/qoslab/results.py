@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-TABLES = ("flows", "classes", "ports", "apps", "users")
+TABLES = ("flows", "classes", "ports", "apps", "users", "probes")
 """The tables of a results document, each a list of flat records."""
 
 
@@ -19,8 +19,9 @@ class Results:
     (scenario name, seed, simulated time, event and packet counts, qoslab version);
     ``flows``, ``classes`` (one row per queue class of each port), ``ports``, ``apps`` (one
     row per application over TCP: transfers, completion times, goodput, fairness, TCP
-    counters) and ``users`` (one row per user of each application) are DataFrames with one
-    column per measurement, each name ending in its unit (``_ms``, ``_s``, ``_bps``,
+    counters), ``users`` (one row per user of each application) and ``probes`` (one row per
+    flow with ``echo``: round-trip times and loss) are DataFrames with one column per
+    measurement, each name ending in its unit (``_ms``, ``_s``, ``_bps``,
     ``_pct``, ``_packets``, ``_bytes``).
     """
 
@@ -37,6 +38,9 @@ class Results:
         )
         self.users = pd.DataFrame.from_records(
             document["users"], columns=_columns(document, "users", USER_COLUMNS)
+        )
+        self.probes = pd.DataFrame.from_records(
+            document["probes"], columns=_columns(document, "probes", PROBE_COLUMNS)
         )
 
     def __repr__(self) -> str:
@@ -79,8 +83,8 @@ class Results:
 
 
 def _columns(document: dict, table: str, columns: tuple[str, ...]) -> list[str] | None:
-    """Column names for an application table, also when a run has no applications (so an
-    empty table still has its columns)."""
+    """Column names for a table that may be empty (a run without applications or probes),
+    so an empty table still has its columns."""
     if document[table]:
         return None
     return list(columns)
@@ -117,3 +121,19 @@ USER_COLUMNS = (
     "goodput_bps",
 )
 """Columns of the users table, in order."""
+
+PROBE_COLUMNS = (
+    "probe",
+    "from",
+    "to",
+    "dscp",
+    "sent_packets",
+    "returned_packets",
+    "loss_pct",
+    "rtt_min_ms",
+    "rtt_mean_ms",
+    "rtt_p50_ms",
+    "rtt_p95_ms",
+    "rtt_max_ms",
+)
+"""Columns of the probes table, in order."""

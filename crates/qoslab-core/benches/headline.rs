@@ -1,8 +1,9 @@
-//! Criterion benchmark of the headline scenario: one run per iteration, throughput in
-//! packet-hops (frame transmissions) per second.
+//! Criterion benchmark of the benchmark scenarios (the headline's queuing variants and 100
+//! TCP connections): one run per iteration, throughput in packet-hops (frame transmissions)
+//! per second.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use qoslab_core::bench::{HEADLINE_SCENARIO, HEADLINE_VARIANTS};
+use qoslab_core::bench::BENCH_CASES;
 use qoslab_core::{load, Override};
 
 fn overrides(texts: &[&str]) -> Vec<Override> {
@@ -12,15 +13,15 @@ fn overrides(texts: &[&str]) -> Vec<Override> {
 fn headline(c: &mut Criterion) {
     let mut group = c.benchmark_group("headline");
     group.sample_size(10);
-    for (name, variant) in HEADLINE_VARIANTS {
+    for (name, scenario, variant) in BENCH_CASES {
         let changes = overrides(variant);
-        let hops = load(HEADLINE_SCENARIO, "headline", &changes, None)
+        let hops = load(scenario, name, &changes, None)
             .map(|sim| sim.finish().expect("run").run.packet_hops)
             .expect("scenario loads");
         group.throughput(Throughput::Elements(hops));
         group.bench_function(name, |b| {
             b.iter(|| {
-                let sim = load(HEADLINE_SCENARIO, "headline", &changes, None).expect("scenario loads");
+                let sim = load(scenario, name, &changes, None).expect("scenario loads");
                 sim.finish().expect("run").run.packet_hops
             })
         });

@@ -38,6 +38,17 @@ pub struct FlowInfo {
     pub bottleneck_port: u32,
     /// Header fields of the flow's packets.
     pub template: Packet,
+    /// Where the destination reflects the flow's packets, for flows with `echo`.
+    pub echo: Option<Echo>,
+}
+
+/// How a flow's packets are reflected at their destination (an IP SLA responder).
+#[derive(Copy, Clone, Debug)]
+pub struct Echo {
+    /// The row of the reflected packets.
+    pub flow: u32,
+    /// The egress port at the destination towards the sender.
+    pub first_port: u32,
 }
 
 /// Facts about an application needed for its results row.
@@ -261,7 +272,22 @@ impl Simulation {
                     if now >= self.run.warmup_end {
                         stats.on_arrival_in_window(&packet);
                     }
-                    if let Some(segment) = packet.segment {
+                    if let Some(echo) = self.flows[packet.flow as usize].echo {
+                        // The reply keeps the request's creation time, so its delay is the
+                        // round trip.
+                        let reply = Packet {
+                            id: self.totals.created,
+                            created: packet.created,
+                            counted: packet.counted,
+                            size_bytes: packet.size_bytes,
+                            ..self.flows[echo.flow as usize].template
+                        };
+                        self.totals.created += 1;
+                        if reply.counted {
+                            env.flows[echo.flow as usize].on_sent(&reply);
+                        }
+                        self.ports[echo.first_port as usize].enqueue(reply, &mut env);
+                    } else if let Some(segment) = packet.segment {
                         self.deliver_segment(&segment, now);
                     }
                 } else {

@@ -45,8 +45,7 @@ fn scenario_counts(
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", qoslab_core::VERSION)?;
-    m.add("HEADLINE_SCENARIO", qoslab_core::bench::HEADLINE_SCENARIO)?;
-    m.add("HEADLINE_VARIANTS", qoslab_core::bench::HEADLINE_VARIANTS.to_vec())?;
+    m.add("BENCH_CASES", qoslab_core::bench::BENCH_CASES.to_vec())?;
     m.add("ScenarioError", m.py().get_type::<errors::ScenarioError>())?;
     m.add("RunError", m.py().get_type::<errors::RunError>())?;
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;

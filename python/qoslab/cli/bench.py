@@ -1,10 +1,11 @@
-"""``qoslab bench``: the headline benchmark, simulated packets per wall-clock second.
+"""``qoslab bench``: simulated packets per wall-clock second on the benchmark scenarios.
 
-The scenario is the one ``cargo bench`` measures: a 10 Mbit/s serial link between two
-routers carries one G.711 voice flow and eight 1500-byte UDP floods offering 1.5 times the
-link rate between them. It runs with each queuing variant on the bottleneck — FIFO,
-priority queuing (voice in the high band), WFQ, LLQ and FIFO with WRED — each several
-times; the table shows the median wall time.
+The scenarios are the ones ``cargo bench`` measures. The headline: a 10 Mbit/s serial link
+between two routers carries one G.711 voice flow and eight 1500-byte UDP floods offering
+1.5 times the link rate between them, with each queuing variant on the bottleneck — FIFO,
+priority queuing (voice in the high band), WFQ, LLQ and FIFO with WRED. Then ``tcp100``:
+100 concurrent TCP connections share a 100 Mbit/s bottleneck (data and ACKs both
+simulated). Each runs several times; the table shows the median wall time.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ import time
 
 from rich.table import Table
 
-from qoslab._core import HEADLINE_SCENARIO, HEADLINE_VARIANTS, Simulation, parse_override
+from qoslab._core import BENCH_CASES, Simulation, parse_override
 from qoslab.cli.common import stdout_console
 
 HEADINGS = (
-    "queuing",
+    "case",
     "simulated s",
     "packets",
     "packet-hops",
@@ -41,7 +42,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--seconds",
         type=float,
         metavar="S",
-        help="simulated seconds per run (default: the scenario's 60 s)",
+        help="simulated seconds per run (default: each scenario's 60 s)",
     )
     command.add_argument(
         "--repeat",
@@ -56,14 +57,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def main(args: argparse.Namespace) -> int:
     table = Table(title="qoslab bench", title_justify="left")
     for heading in HEADINGS:
-        table.add_column(heading, justify="left" if heading == "queuing" else "right")
-    for variant, changes in HEADLINE_VARIANTS:
+        table.add_column(heading, justify="left" if heading == "case" else "right")
+    for variant, scenario, changes in BENCH_CASES:
         overrides = [parse_override(change) for change in changes]
         if args.seconds is not None:
             overrides.append(("run.duration", f"{args.seconds:g}s"))
         walls_s = []
         for _ in range(max(args.repeat, 1)):
-            simulation = Simulation(HEADLINE_SCENARIO, "<headline>", overrides)
+            simulation = Simulation(scenario, f"<{variant}>", overrides)
             started_s = time.perf_counter()
             run = json.loads(simulation.finish())["run"]
             walls_s.append(time.perf_counter() - started_s)

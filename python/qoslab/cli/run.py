@@ -34,7 +34,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "run",
         help="run a scenario and report per-flow delay, jitter and loss",
         description="Run a scenario, print its per-flow measurements and write the result "
-        "files (results.json, and flows, classes, ports, apps and users as CSV and Parquet).",
+        "files (results.json, and each table — flows, classes, ports, apps, users, probes — "
+        "as CSV and Parquet).",
     )
     command.add_argument("scenario", metavar="SCENARIO", help="scenario file (YAML)")
     add_override_options(command)
@@ -61,7 +62,7 @@ def main(args: argparse.Namespace) -> int:
     console = stdout_console()
     console.print(_headline(results.run, wall_s))
     console.print(flow_table(results))
-    for line in app_lines(results):
+    for line in app_lines(results) + probe_lines(results):
         console.print(line, markup=False)
     for line in port_lines(results):
         console.print(line, markup=False)
@@ -104,6 +105,23 @@ def app_lines(results: qoslab.Results) -> list[str]:
         if app["users"] > 1 and jain is not None and not math.isnan(jain):
             line += f", {app['users']} users (Jain {jain:.3f})"
         line += f", {app['retransmitted_segments']:,} retransmissions, {app['timeouts']:,} timeouts"
+        lines.append(line)
+    return lines
+
+
+def probe_lines(results: qoslab.Results) -> list[str]:
+    """One line per probe: round trips answered, loss and round-trip times."""
+    lines = []
+    for probe in results.probes.to_dict("records"):
+        line = (
+            f"probe {probe['probe']} (DSCP {probe['dscp']}): "
+            f"{probe['returned_packets']:,} of {probe['sent_packets']:,} returned"
+        )
+        if probe["returned_packets"]:
+            line += (
+                f", loss {probe['loss_pct']:.2f} %, RTT mean {probe['rtt_mean_ms']:.2f} ms"
+                f" (p95 {probe['rtt_p95_ms']:.2f}, max {probe['rtt_max_ms']:.2f})"
+            )
         lines.append(line)
     return lines
 

@@ -173,6 +173,26 @@ pub struct AppRecord {
     pub control_segments: u64,
 }
 
+/// Round trips of a flow with `echo` (IP SLA style probes), over the measured window: its
+/// packets sent, the replies that came back, and the replies' delays, which are round-trip
+/// times.
+#[derive(Clone, Debug, Serialize)]
+pub struct ProbeRecord {
+    pub probe: String,
+    pub from: String,
+    pub to: String,
+    pub dscp: u8,
+    pub sent_packets: u64,
+    pub returned_packets: u64,
+    /// Lost on the way out or back (requests still travelling at the end count as lost).
+    pub loss_pct: Option<f64>,
+    pub rtt_min_ms: Option<f64>,
+    pub rtt_mean_ms: Option<f64>,
+    pub rtt_p50_ms: Option<f64>,
+    pub rtt_p95_ms: Option<f64>,
+    pub rtt_max_ms: Option<f64>,
+}
+
 /// Per-user results of an application over the measured window.
 #[derive(Clone, Debug, Serialize)]
 pub struct UserRecord {
@@ -200,6 +220,8 @@ pub struct Results {
     pub apps: Vec<AppRecord>,
     /// One row per user of every application.
     pub users: Vec<UserRecord>,
+    /// One row per flow with `echo`.
+    pub probes: Vec<ProbeRecord>,
 }
 
 impl Results {
@@ -253,7 +275,7 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
     use crate::qdisc::Qdisc;
     let window_ns = sim.run.end.since(sim.run.warmup_end);
     let node_name = |i: u32| sim.nodes[i as usize].name.clone();
-    let flows = sim
+    let flows: Vec<FlowRecord> = sim
         .flows
         .iter()
         .zip(&sim.flow_stats)
@@ -404,6 +426,31 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
             })
         })
         .collect();
+    let probes = sim
+        .flows
+        .iter()
+        .zip(&flows)
+        .filter_map(|(info, out)| {
+            let back = &flows[info.echo?.flow as usize];
+            Some(ProbeRecord {
+                probe: out.flow.clone(),
+                from: out.from.clone(),
+                to: out.to.clone(),
+                dscp: out.dscp,
+                sent_packets: out.sent_packets,
+                returned_packets: back.received_packets,
+                loss_pct: (out.sent_packets > 0).then(|| {
+                    100.0 * out.sent_packets.saturating_sub(back.received_packets) as f64
+                        / out.sent_packets as f64
+                }),
+                rtt_min_ms: back.delay_min_ms,
+                rtt_mean_ms: back.delay_mean_ms,
+                rtt_p50_ms: back.delay_p50_ms,
+                rtt_p95_ms: back.delay_p95_ms,
+                rtt_max_ms: back.delay_max_ms,
+            })
+        })
+        .collect();
     let t = &sim.totals;
     Results {
         run: RunRecord {
@@ -425,5 +472,6 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
         ports,
         apps,
         users,
+        probes,
     }
 }

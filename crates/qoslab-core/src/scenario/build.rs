@@ -16,10 +16,11 @@ use crate::net::routing::{PathError, RoutingTable};
 use crate::net::Node;
 use crate::packet::{protocol, Packet, ECT_0};
 use crate::qdisc::{Interface, PolicySpec};
-use crate::sim::{AppSetup, FlowInfo, RunInfo, Simulation};
+use crate::sim::{AppSetup, Echo, FlowInfo, RunInfo, Simulation};
 use crate::tcp::TcpStack;
 use crate::time::{SimTime, NS_PER_S};
 use crate::traffic::source::{DEFAULT_DST_PORT, DEFAULT_SRC_PORT_BASE};
+use crate::traffic::FlowSpec;
 use crate::traffic::Source;
 use crate::units::Rate;
 use std::collections::BTreeMap;
@@ -431,8 +432,64 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
             size_bytes: pattern.size_bytes,
             bottleneck_port,
             template,
+            echo: None,
         });
         flow_stats.push(FlowStats::new(pattern.nominal_interval_ns, gap_threshold_ns));
+        if flow.echo {
+            let intervals_ns = (pattern.nominal_interval_ns, gap_threshold_ns);
+            add_echo(&at, flow, &routes, &edges, &port_configs, &mut flows, &mut flow_stats, intervals_ns)?;
+        }
     }
     Ok(Simulation::new(run, nodes, ports, routes, sources, flows, flow_stats, apps))
+}
+
+/// Adds the `.echo` row of the flow just added (the last row): its destination reflects
+/// every packet back to the sender, addresses and ports swapped, with the flow's DSCP.
+#[allow(clippy::too_many_arguments)]
+fn add_echo(
+    at: &str,
+    flow: &FlowSpec,
+    routes: &RoutingTable,
+    edges: &[(u32, u32)],
+    port_configs: &[PortConfig],
+    flows: &mut Vec<FlowInfo>,
+    flow_stats: &mut Vec<FlowStats>,
+    (nominal_interval_ns, gap_threshold_ns): (u64, u64),
+) -> Result<(), Issue> {
+    let forward = flows.last().expect("the flow was just added").clone();
+    let reverse = routes.path(forward.to, forward.from, edges).map_err(|_| {
+        Issue::at(format!("{at}.echo"), format!("no route back from `{}` to `{}`", flow.to, flow.from))
+            .hint("the echo returns to the sender: add a link or route back")
+    })?;
+    let name = format!("{}.echo", flow.name);
+    if flows.iter().any(|f| f.name == name) {
+        return Err(Issue::at(format!("{at}.name"), format!("`{name}` is already a flow name"))
+            .hint("the reflected packets of a flow are reported under its name + `.echo`"));
+    }
+    let echo_flow = flows.len() as u32;
+    let t = forward.template;
+    let template = Packet {
+        flow: echo_flow,
+        dst_node: forward.from,
+        src_addr: t.dst_addr,
+        dst_addr: t.src_addr,
+        src_port: t.dst_port,
+        dst_port: t.src_port,
+        ..t
+    };
+    let bottleneck_port =
+        *reverse.iter().min_by_key(|&&p| port_configs[p as usize].rate_bps).expect("a path has a port");
+    flows.last_mut().expect("the flow was just added").echo =
+        Some(Echo { flow: echo_flow, first_port: reverse[0] });
+    flows.push(FlowInfo {
+        name,
+        from: forward.to,
+        to: forward.from,
+        bottleneck_port,
+        template,
+        echo: None,
+        ..forward
+    });
+    flow_stats.push(FlowStats::new(nominal_interval_ns, gap_threshold_ns));
+    Ok(())
 }

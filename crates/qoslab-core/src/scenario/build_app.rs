@@ -52,6 +52,10 @@ pub(super) fn add_app(
         return Err(Issue::at(format!("{at}.ecn"), "ECN feedback (ECE/CWR) is not modelled for TCP")
             .hint("remove `ecn`; AQMs drop instead of marking this flow's packets"));
     }
+    if flow.echo {
+        return Err(Issue::at(format!("{at}.echo"), "an application's replies are its own")
+            .hint("remove `echo`; `echo` reflects open-loop probes, e.g. `pattern: {kind: probe}`"));
+    }
     if flow.stop.is_some() {
         return Err(Issue::at(
             format!("{at}.stop"),
@@ -158,6 +162,7 @@ pub(super) fn add_app(
             size_bytes: packet.size_bytes,
             bottleneck_port: bottleneck,
             template: packet,
+            echo: None,
         });
         flow_stats.push(FlowStats::new(0, gap_threshold_ns));
     }

@@ -11,6 +11,11 @@
 //! * `onoff`: alternating ON and OFF periods with constant, uniform or exponential
 //!   durations; during ON an inner `cbr`/`codec`/`poisson` pattern runs from the start of
 //!   the period, and no packet starts after the period ends.
+//! * `probe`: an IP SLA (SAA) style probe — `count` packets `spacing` apart, repeated
+//!   `every` period; compiled as ON-OFF with constant periods. The JANET trial's SAA agents
+//!   sent 50 packets per probe; Cisco's udp-jitter operation defaults to 20 ms between
+//!   packets and one operation every 60 s (Cisco IOS IP SLAs configuration guide, "UDP
+//!   jitter operation"). Pair it with the flow's `echo: true` to measure round trips.
 
 use super::codec::{Codec, IP_UDP_RTP_HEADER_BYTES};
 use super::distribution::DurationDist;
@@ -85,6 +90,29 @@ pub struct OnOffParams {
     pub start_off: bool,
 }
 
+/// IP SLA style probe parameters.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProbeParams {
+    /// Packets per probe (default 50, as the JANET trial's SAA agents sent).
+    pub count: Option<u32>,
+    /// Time between a probe's packets (default 20 ms).
+    pub spacing: Option<Duration>,
+    /// Time between probe starts (default 60 s).
+    pub every: Option<Duration>,
+    /// IP packet size (default 60 B: a 32-byte payload with UDP and IP headers).
+    pub size: Option<Size>,
+}
+
+/// Default packets per probe.
+pub const PROBE_COUNT: u32 = 50;
+/// Default spacing of a probe's packets, ns.
+pub const PROBE_SPACING_NS: u64 = 20_000_000;
+/// Default period of probes, ns.
+pub const PROBE_EVERY_NS: u64 = 60 * NS_PER_S;
+/// Default probe packet size, bytes.
+pub const PROBE_SIZE_BYTES: u64 = 60;
+
 kind_enum! {
     /// A traffic pattern as written in a scenario.
     pub enum PatternSpec {
@@ -98,6 +126,8 @@ kind_enum! {
         "poisson" => Poisson(PoissonParams),
         /// ON-OFF periods around an inner pattern.
         "onoff" => OnOff(OnOffParams),
+        /// IP SLA style probes: a train of packets every period.
+        "probe" => Probe(ProbeParams),
     }
 }
 
@@ -259,9 +289,48 @@ impl PatternSpec {
                     generator: Generator::Poisson { mean_gap_ns, last: SimTime::ZERO, first: true },
                 })
             }
+            PatternSpec::Probe(p) => {
+                let size = check_size(p.size.unwrap_or(Size(PROBE_SIZE_BYTES)), at)?;
+                let count = p.count.unwrap_or(PROBE_COUNT);
+                let spacing_ns = p.spacing.map_or(PROBE_SPACING_NS, |d| d.0);
+                let every_ns = p.every.map_or(PROBE_EVERY_NS, |d| d.0);
+                if count == 0 {
+                    return Err(Issue::at(join_path(at, "count"), "a probe of 0 packets sends nothing")
+                        .hint("the JANET trial's SAA probes had 50 packets"));
+                }
+                if spacing_ns == 0 {
+                    return Err(Issue::at(join_path(at, "spacing"), "must be above zero")
+                        .hint("IP SLA's udp-jitter sends a packet every 20ms"));
+                }
+                let train_ns = count as u64 * spacing_ns;
+                if every_ns < train_ns {
+                    return Err(Issue::at(
+                        join_path(at, "every"),
+                        format!(
+                            "a probe of {count} packets {} ms apart lasts longer than the {} ms between probes",
+                            spacing_ns as f64 / 1e6,
+                            every_ns as f64 / 1e6
+                        ),
+                    )
+                    .hint("lengthen `every`, or send fewer packets per probe"));
+                }
+                Ok(Pattern {
+                    size_bytes: size,
+                    nominal_interval_ns: spacing_ns,
+                    generator: Generator::OnOff(Box::new(OnOffState {
+                        on: DurationDist::Constant(train_ns),
+                        off: DurationDist::Constant(every_ns - train_ns),
+                        inner: Generator::Cbr(cbr_clock(spacing_ns as u128, 1)),
+                        on_end: SimTime::ZERO,
+                    })),
+                })
+            }
             PatternSpec::OnOff(p) => {
                 let inner_at = join_path(at, "during_on");
-                if matches!(*p.during_on, PatternSpec::OnOff(_) | PatternSpec::Flood(_)) {
+                if matches!(
+                    *p.during_on,
+                    PatternSpec::OnOff(_) | PatternSpec::Flood(_) | PatternSpec::Probe(_)
+                ) {
                     return Err(Issue::at(
                         join_path(&inner_at, "kind"),
                         "the ON pattern must be `cbr`, `codec` or `poisson`",

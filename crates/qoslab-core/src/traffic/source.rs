@@ -44,6 +44,11 @@ pub struct FlowSpec {
     /// dropping them (default false).
     #[serde(default)]
     pub ecn: bool,
+    /// Whether the destination reflects every packet back to the sender, as an IP SLA
+    /// (SAA) responder does (default false). The reflected packets are reported as the flow
+    /// `NAME.echo`, whose delay is the round-trip time.
+    #[serde(default)]
+    pub echo: bool,
     /// When the first packet may leave, since the run began (default 0 s).
     pub start: Option<Duration>,
     /// When the source stops, since the run began (default: the end of the run).

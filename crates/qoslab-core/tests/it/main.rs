@@ -13,6 +13,7 @@ mod determinism;
 mod example;
 mod linux_qdiscs;
 mod mdrr;
+mod probes;
 mod red;
 mod shaping;
 mod tcp;
