@@ -65,6 +65,8 @@ def test_run_writes_the_result_files_to_the_output_directory(voice_vs_flood, tmp
         "probes.csv",
         "probes.parquet",
         "results.json",
+        "spurts.csv",
+        "spurts.parquet",
         "users.csv",
         "users.parquet",
     ]

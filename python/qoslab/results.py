@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-TABLES = ("flows", "classes", "ports", "apps", "users", "probes")
+TABLES = ("flows", "classes", "ports", "apps", "users", "probes", "spurts")
 """The tables of a results document, each a list of flat records."""
 
 
@@ -19,10 +19,10 @@ class Results:
     (scenario name, seed, simulated time, event and packet counts, qoslab version);
     ``flows``, ``classes`` (one row per queue class of each port), ``ports``, ``apps`` (one
     row per application over TCP: transfers, completion times, goodput, fairness, TCP
-    counters), ``users`` (one row per user of each application) and ``probes`` (one row per
-    flow with ``echo``: round-trip times and loss) are DataFrames with one column per
-    measurement, each name ending in its unit (``_ms``, ``_s``, ``_bps``,
-    ``_pct``, ``_packets``, ``_bytes``).
+    counters), ``users`` (one row per user of each application), ``probes`` (one row per
+    flow with ``echo``: round-trip times and loss) and ``spurts`` (one row per talk spurt of
+    each push-to-talk application) are DataFrames with one column per measurement, each
+    name ending in its unit (``_ms``, ``_s``, ``_bps``, ``_pct``, ``_packets``, ``_bytes``).
     """
 
     def __init__(self, json_text: str) -> None:
@@ -41,6 +41,9 @@ class Results:
         )
         self.probes = pd.DataFrame.from_records(
             document["probes"], columns=_columns(document, "probes", PROBE_COLUMNS)
+        )
+        self.spurts = pd.DataFrame.from_records(
+            document["spurts"], columns=_columns(document, "spurts", SPURT_COLUMNS)
         )
 
     def __repr__(self) -> str:
@@ -137,3 +140,16 @@ PROBE_COLUMNS = (
     "rtt_max_ms",
 )
 """Columns of the probes table, in order."""
+
+SPURT_COLUMNS = (
+    "app",
+    "spurt",
+    "start_s",
+    "duration_s",
+    "sent_packets",
+    "received_packets",
+    "loss_pct",
+    "delay_mean_ms",
+    "delay_max_ms",
+)
+"""Columns of the spurts table, in order."""

@@ -6,8 +6,10 @@
 
 pub mod app_stats;
 pub mod bulk;
+pub mod ptt;
 pub mod request_response;
 pub mod size_dist;
+pub mod talk_spurts;
 
 use crate::scenario::error::{join_path, Issue};
 use crate::scenario::tagged::kind_enum;
@@ -18,6 +20,7 @@ use crate::time::SimTime;
 use crate::units::{Duration, Size};
 use app_stats::AppStats;
 use bulk::{BulkApp, BulkParams};
+use ptt::{PttApp, PttParams};
 use request_response::{RequestResponseApp, RequestResponseParams};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -40,6 +43,8 @@ kind_enum! {
         "http" => Http(RequestResponseParams),
         /// RPC-style request and response, one connection per call.
         "rpc" => Rpc(RequestResponseParams),
+        /// Push-to-talk voice (UDP) with TCP signalling at each talk spurt's start and end.
+        "ptt" => Ptt(PttParams),
     }
 }
 
@@ -122,6 +127,8 @@ pub enum App {
     Bulk(BulkApp),
     /// Request-response users (HTTP, RPC).
     RequestResponse(RequestResponseApp),
+    /// Push-to-talk voice with signalling.
+    Ptt(PttApp),
 }
 
 impl App {
@@ -130,6 +137,7 @@ impl App {
         match self {
             App::Bulk(app) => app.user_count(),
             App::RequestResponse(app) => app.user_count(),
+            App::Ptt(_) => 1,
         }
     }
 
@@ -138,15 +146,28 @@ impl App {
         match self {
             App::Bulk(app) => app.first_starts(start),
             App::RequestResponse(app) => app.first_starts(start),
+            App::Ptt(_) => vec![start],
         }
     }
 
-    /// User `user` starts its next transfer or request at `now`.
-    pub fn start(&mut self, user: u32, stack: &mut TcpStack, now: SimTime, warmup_end: SimTime) {
+    /// User `user` starts its next transfer or request at `now`; a push-to-talk
+    /// application opens its control connection and returns its first voice tick.
+    pub fn start(
+        &mut self,
+        user: u32,
+        stack: &mut TcpStack,
+        now: SimTime,
+        warmup_end: SimTime,
+    ) -> Option<SimTime> {
         match self {
             App::Bulk(app) => app.start(user, stack, now, warmup_end),
             App::RequestResponse(app) => app.start(user, stack, now, warmup_end),
+            App::Ptt(app) => {
+                app.start(stack, now);
+                return Some(app.first_spurt(now));
+            }
         }
+        None
     }
 
     /// Reacts to activity on user `user`'s connection at `now`; returns when the user starts
@@ -161,6 +182,10 @@ impl App {
         match self {
             App::Bulk(app) => app.progress(user, stack, now, warmup_end),
             App::RequestResponse(app) => app.progress(user, stack, now, warmup_end),
+            App::Ptt(app) => {
+                app.progress(stack, now, warmup_end);
+                None
+            }
         }
     }
 
@@ -169,6 +194,7 @@ impl App {
         match self {
             App::Bulk(app) => &app.stats,
             App::RequestResponse(app) => &app.stats,
+            App::Ptt(app) => &app.stats,
         }
     }
 }

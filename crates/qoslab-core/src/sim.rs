@@ -40,6 +40,8 @@ pub struct FlowInfo {
     pub template: Packet,
     /// Where the destination reflects the flow's packets, for flows with `echo`.
     pub echo: Option<Echo>,
+    /// The push-to-talk application whose voice this row carries.
+    pub voice_app: Option<u32>,
 }
 
 /// How a flow's packets are reflected at their destination (an IP SLA responder).
@@ -62,6 +64,17 @@ pub struct AppInfo {
     pub first_endpoint: u32,
     /// How many endpoints it owns.
     pub endpoints: u32,
+    /// Where a push-to-talk application's voice packets go.
+    pub voice: Option<VoiceOut>,
+}
+
+/// The voice packets of a push-to-talk application.
+#[derive(Copy, Clone, Debug)]
+pub struct VoiceOut {
+    /// Header fields of its packets.
+    pub template: Packet,
+    /// The egress port at the sending node.
+    pub first_port: u32,
 }
 
 /// What a run was asked to do.
@@ -287,6 +300,10 @@ impl Simulation {
                             env.flows[echo.flow as usize].on_sent(&reply);
                         }
                         self.ports[echo.first_port as usize].enqueue(reply, &mut env);
+                    } else if let Some(a) = self.flows[packet.flow as usize].voice_app {
+                        if let (App::Ptt(app), true) = (&mut self.apps[a as usize], packet.counted) {
+                            app.on_voice_received(packet.created, now);
+                        }
                     } else if let Some(segment) = packet.segment {
                         self.deliver_segment(&segment, now);
                     }
@@ -310,8 +327,32 @@ impl Simulation {
             }
             Event::AppStart(e) => {
                 let (app, user) = self.user_of(e);
-                self.apps[app as usize].start(user, &mut self.tcp, now, self.run.warmup_end);
+                if let Some(tick) =
+                    self.apps[app as usize].start(user, &mut self.tcp, now, self.run.warmup_end)
+                {
+                    self.events.schedule(tick, Event::VoiceTick(app));
+                }
                 self.after_tcp_activity(e, now);
+            }
+            Event::VoiceTick(a) => {
+                let App::Ptt(app) = &mut self.apps[a as usize] else {
+                    unreachable!("only push-to-talk applications have a voice clock")
+                };
+                let tick = app.tick(&mut self.tcp, now, self.run.warmup_end);
+                env.events.schedule(tick.next, Event::VoiceTick(a));
+                let info = &self.app_info[a as usize];
+                if tick.send_voice {
+                    let voice = info.voice.expect("a push-to-talk application has a voice");
+                    let counted = now >= self.run.warmup_end;
+                    let packet = Packet { id: self.totals.created, created: now, counted, ..voice.template };
+                    self.totals.created += 1;
+                    if counted {
+                        env.flows[packet.flow as usize].on_sent(&packet);
+                    }
+                    self.ports[voice.first_port as usize].enqueue(packet, &mut env);
+                }
+                let client = info.first_endpoint;
+                self.after_tcp_activity(client, now);
             }
             Event::TcpTimer(e) => {
                 let slot = &mut self.tcp.slots[e as usize];

@@ -34,8 +34,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "run",
         help="run a scenario and report per-flow delay, jitter and loss",
         description="Run a scenario, print its per-flow measurements and write the result "
-        "files (results.json, and each table — flows, classes, ports, apps, users, probes — "
-        "as CSV and Parquet).",
+        "files (results.json, and each table — flows, classes, ports, apps, users, probes, "
+        "spurts — as CSV and Parquet).",
     )
     command.add_argument("scenario", metavar="SCENARIO", help="scenario file (YAML)")
     add_override_options(command)

@@ -29,6 +29,8 @@ pub enum Event {
     AppStart(u32),
     /// A timer of TCP endpoint `index` may be due.
     TcpTimer(u32),
+    /// The voice clock of push-to-talk application `index` ticks.
+    VoiceTick(u32),
 }
 
 #[derive(Debug)]

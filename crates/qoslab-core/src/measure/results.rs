@@ -5,6 +5,7 @@
 
 use super::drops::DropReason;
 use super::queue_stats::QueueStats;
+use crate::app::App;
 use crate::classify::matcher::format_ipv4;
 use crate::packet::Protocol;
 use crate::sim::Simulation;
@@ -193,6 +194,23 @@ pub struct ProbeRecord {
     pub rtt_max_ms: Option<f64>,
 }
 
+/// One talk spurt of a push-to-talk application's voice (spurts that start in the window).
+#[derive(Clone, Debug, Serialize)]
+pub struct SpurtRecord {
+    pub app: String,
+    /// Spurt number, from 0.
+    pub spurt: u32,
+    /// When its first packet was sent, since the run began.
+    pub start_s: f64,
+    /// From its first to its last packet.
+    pub duration_s: f64,
+    pub sent_packets: u64,
+    pub received_packets: u64,
+    pub loss_pct: f64,
+    pub delay_mean_ms: Option<f64>,
+    pub delay_max_ms: Option<f64>,
+}
+
 /// Per-user results of an application over the measured window.
 #[derive(Clone, Debug, Serialize)]
 pub struct UserRecord {
@@ -222,6 +240,8 @@ pub struct Results {
     pub users: Vec<UserRecord>,
     /// One row per flow with `echo`.
     pub probes: Vec<ProbeRecord>,
+    /// One row per talk spurt of every push-to-talk application.
+    pub spurts: Vec<SpurtRecord>,
 }
 
 impl Results {
@@ -451,6 +471,28 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
             })
         })
         .collect();
+    let spurts = sim
+        .app_info
+        .iter()
+        .zip(&sim.apps)
+        .filter_map(|(info, app)| match app {
+            App::Ptt(app) => Some((info, app)),
+            _ => None,
+        })
+        .flat_map(|(info, app)| {
+            app.spurts.all().enumerate().map(move |(k, spurt)| SpurtRecord {
+                app: info.name.clone(),
+                spurt: k as u32,
+                start_s: spurt.start.as_secs_f64(),
+                duration_s: spurt.duration_ns as f64 / 1e9,
+                sent_packets: spurt.sent_packets,
+                received_packets: spurt.received_packets,
+                loss_pct: spurt.loss_pct(),
+                delay_mean_ms: spurt.delay_mean_ns().map(ms),
+                delay_max_ms: (spurt.received_packets > 0).then(|| ms(spurt.delay_max_ns as f64)),
+            })
+        })
+        .collect();
     let t = &sim.totals;
     Results {
         run: RunRecord {
@@ -473,5 +515,6 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
         apps,
         users,
         probes,
+        spurts,
     }
 }

@@ -433,6 +433,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
             bottleneck_port,
             template,
             echo: None,
+            voice_app: None,
         });
         flow_stats.push(FlowStats::new(pattern.nominal_interval_ns, gap_threshold_ns));
         if flow.echo {

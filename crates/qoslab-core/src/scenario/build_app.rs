@@ -4,6 +4,7 @@
 
 use super::error::Issue;
 use crate::app::bulk::{BulkApp, BulkParams};
+use crate::app::ptt::{PttApp, DEFAULT_SIGNALLING_PORT};
 use crate::app::request_response::{RequestResponseApp, RequestResponseParams};
 use crate::app::size_dist::SizeDist;
 use crate::app::{App, AppSpec};
@@ -11,9 +12,10 @@ use crate::engine::Rng;
 use crate::measure::FlowStats;
 use crate::net::port::PortConfig;
 use crate::packet::{protocol, Packet};
-use crate::sim::{AppInfo, AppSetup, FlowInfo, RunInfo};
+use crate::sim::{AppInfo, AppSetup, FlowInfo, RunInfo, VoiceOut};
 use crate::tcp::segment::HEADER_BYTES;
 use crate::time::SimTime;
+use crate::traffic::pattern::PatternSpec;
 use crate::traffic::FlowSpec;
 
 /// What [`add_app`] needs to know about a flow that runs an application.
@@ -78,15 +80,51 @@ pub(super) fn add_app(
     }
     let mss_bytes = (mtu_bytes - HEADER_BYTES) as u64;
     let config = flow.tcp.clone().unwrap_or_default().config(mss_bytes, &format!("{at}.tcp"))?;
-    let reverse_name = format!("{}.reverse", flow.name);
-    if flows.iter().any(|f| f.name == reverse_name) {
-        return Err(Issue::at(format!("{at}.name"), format!("`{reverse_name}` is already a flow name"))
-            .hint("the reverse direction of an application is reported under its name + `.reverse`"));
+    // A push-to-talk application's first row is its UDP voice; its TCP rows are the
+    // control connection's.
+    let voice = match app_spec {
+        AppSpec::Ptt(params) => {
+            let pattern = PatternSpec::Codec(params.voice.clone()).compile(&format!("{at}.app.voice"), 0)?;
+            Some(pattern)
+        }
+        _ => None,
+    };
+    let tcp_name = if voice.is_some() { format!("{}.signalling", flow.name) } else { flow.name.clone() };
+    let reverse_name = format!("{tcp_name}.reverse");
+    for name in [&tcp_name, &reverse_name] {
+        if name != &flow.name && flows.iter().any(|f| &f.name == name) {
+            return Err(Issue::at(format!("{at}.name"), format!("`{name}` is already a flow name")).hint(
+                "an application's reverse direction is reported under its name + `.reverse` \
+                 (a push-to-talk control connection under `.signalling`)",
+            ));
+        }
     }
+    let voice_row = voice.as_ref().map(|pattern| {
+        let row = flows.len() as u32;
+        let packet = Packet { flow: row, size_bytes: pattern.size_bytes, ..template };
+        flows.push(FlowInfo {
+            name: flow.name.clone(),
+            from,
+            to,
+            pattern: app_spec.kind(),
+            size_bytes: pattern.size_bytes,
+            bottleneck_port,
+            template: packet,
+            echo: None,
+            voice_app: Some(apps.apps.len() as u32),
+        });
+        flow_stats.push(FlowStats::new(pattern.nominal_interval_ns, gap_threshold_ns));
+        VoiceOut { template: packet, first_port: path[0] }
+    });
+    let signalling_port = match app_spec {
+        AppSpec::Ptt(params) => params.signalling_port.unwrap_or(DEFAULT_SIGNALLING_PORT),
+        _ => template.dst_port,
+    };
     let forward_flow = flows.len() as u32;
     let forward = Packet {
         protocol: protocol::TCP,
         flow: forward_flow,
+        dst_port: signalling_port,
         size_bytes: mss_bytes as u32 + HEADER_BYTES,
         ..template
     };
@@ -126,6 +164,10 @@ pub(super) fn add_app(
                 rng,
             ))
         }
+        AppSpec::Ptt(params) => {
+            let interval_ns = voice.as_ref().expect("compiled above").nominal_interval_ns;
+            App::Ptt(PttApp::new(params, interval_ns, first, rng))
+        }
     };
     // Each user's connection has its own client port, as an operating system gives each
     // connection its own ephemeral port.
@@ -146,12 +188,13 @@ pub(super) fn add_app(
         kind: app_spec.kind(),
         first_endpoint: first,
         endpoints: 2 * app.user_count(),
+        voice: voice_row,
     });
     apps.apps.push(app);
     let reverse_bottleneck =
         *reverse.iter().min_by_key(|&&p| port_configs[p as usize].rate_bps).expect("a path has a port");
     for (name, from_node, to_node, packet, bottleneck) in [
-        (flow.name.clone(), from, to, forward, bottleneck_port),
+        (tcp_name, from, to, forward, bottleneck_port),
         (reverse_name, to, from, backward, reverse_bottleneck),
     ] {
         flows.push(FlowInfo {
@@ -163,6 +206,7 @@ pub(super) fn add_app(
             bottleneck_port: bottleneck,
             template: packet,
             echo: None,
+            voice_app: None,
         });
         flow_stats.push(FlowStats::new(0, gap_threshold_ns));
     }

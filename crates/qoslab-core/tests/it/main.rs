@@ -14,6 +14,7 @@ mod example;
 mod linux_qdiscs;
 mod mdrr;
 mod probes;
+mod ptt;
 mod red;
 mod shaping;
 mod tcp;

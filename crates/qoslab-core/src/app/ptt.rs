@@ -1,0 +1,188 @@
+//! Push-to-talk voice with TCP signalling — the LMR VoIP thesis' IP Tone application: a
+//! radio user keys up, talks for a while, releases, and is silent; the voice travels as
+//! UDP codec packets during each talk spurt, and the client tells the server over a TCP
+//! control connection when a spurt starts and when it ends.
+//!
+//! The control connection opens when the application starts and stays open for the run.
+//! Talk spurts and pauses alternate, their lengths drawn from `talk` and `pause` (the
+//! thesis' ON-OFF traffic: ON 1–18 s, OFF 1–75 s, here uniform by default); the first
+//! spurt follows a first pause. At a spurt's start the client writes one signalling
+//! message (`message_size`, default 284 B: the length of the IP Tone messages in the
+//! thesis' packet trace) and sends the first voice packet; voice packets follow every
+//! packetization interval while the spurt lasts; at the first packet time at or after the
+//! spurt's end no packet is sent and the client writes the closing message. The server
+//! only acknowledges (TCP's delayed-ACK rules apply). A message completes when it has
+//! reached the server's application, so the apps table's completion times are the
+//! signalling delays, and the TCP counters are the thesis' signalling overhead.
+
+use super::app_stats::AppStats;
+use super::talk_spurts::TalkSpurts;
+use crate::engine::Rng;
+use crate::tcp::TcpStack;
+use crate::time::SimTime;
+use crate::traffic::distribution::DurationDist;
+use crate::traffic::pattern::CodecParams;
+use crate::units::Size;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use std::collections::VecDeque;
+
+/// Default signalling message, bytes (the IP Tone messages' length in the thesis' trace).
+pub const DEFAULT_MESSAGE_BYTES: u64 = 284;
+/// Default TCP port of the control connection (IP Tone's, from the thesis' access lists).
+pub const DEFAULT_SIGNALLING_PORT: u16 = 8896;
+
+/// Parameters of a push-to-talk application.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PttParams {
+    /// The voice codec of the talk spurts (e.g. `{codec: gsm-fr}`).
+    pub voice: CodecParams,
+    /// Talk spurt lengths (default uniform 1 s to 18 s).
+    pub talk: Option<DurationDist>,
+    /// Pauses between spurts (default uniform 1 s to 75 s).
+    pub pause: Option<DurationDist>,
+    /// Signalling message size (default 284 B).
+    pub message_size: Option<Size>,
+    /// TCP destination port of the control connection (default 8896); the voice uses the
+    /// flow's `dst_port`.
+    pub signalling_port: Option<u16>,
+}
+
+/// Whether the user is talking.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Floor {
+    /// Silent; the next spurt starts at the next tick.
+    Pause,
+    /// Talking until this instant.
+    Talk(SimTime),
+}
+
+/// What a voice tick asks the simulation to do.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VoiceTick {
+    /// Send one voice packet now.
+    pub send_voice: bool,
+    /// When the next tick is due.
+    pub next: SimTime,
+}
+
+/// A running push-to-talk application.
+#[derive(Clone, Debug)]
+pub struct PttApp {
+    /// The control connection's client endpoint (the server is `pair + 1`).
+    pair: u32,
+    talk: DurationDist,
+    pause: DurationDist,
+    interval_ns: u64,
+    message_bytes: u64,
+    floor: Floor,
+    /// Whether the current spurt is measured.
+    tracking: bool,
+    /// Bytes written on the control connection so far.
+    written_bytes: u64,
+    /// Messages not yet delivered: (the stream offset of their end, when written).
+    pending: VecDeque<(u64, SimTime)>,
+    delivered_seen: u64,
+    rng: Rng,
+    /// Signalling messages (the transfers) and their delivery times.
+    pub stats: AppStats,
+    /// The voice's talk spurts.
+    pub spurts: TalkSpurts,
+}
+
+impl PttApp {
+    /// An application whose control connection is the endpoint pair `pair`, with voice
+    /// packets every `interval_ns`.
+    pub fn new(params: &PttParams, interval_ns: u64, pair: u32, rng: Rng) -> Self {
+        PttApp {
+            pair,
+            talk: params.talk.unwrap_or(DurationDist::Uniform(1_000_000_000, 18_000_000_000)),
+            pause: params.pause.unwrap_or(DurationDist::Uniform(1_000_000_000, 75_000_000_000)),
+            interval_ns,
+            message_bytes: params.message_size.map_or(DEFAULT_MESSAGE_BYTES, |s| s.0),
+            floor: Floor::Pause,
+            tracking: false,
+            written_bytes: 0,
+            pending: VecDeque::new(),
+            delivered_seen: 0,
+            rng,
+            stats: AppStats::new(1),
+            spurts: TalkSpurts::default(),
+        }
+    }
+
+    /// When the first talk spurt starts, for an application starting at `start`.
+    pub fn first_spurt(&mut self, start: SimTime) -> SimTime {
+        start.after(self.pause.sample_ns(&mut self.rng))
+    }
+
+    /// Opens the control connection at `now`.
+    pub fn start(&mut self, stack: &mut TcpStack, now: SimTime) {
+        let TcpStack { slots, out } = stack;
+        let client = &mut slots[self.pair as usize].endpoint;
+        client.sender.open();
+        client.output(now, out);
+    }
+
+    /// The voice clock ticks at `now`: starts or ends a spurt (writing its signalling
+    /// message) and says whether a voice packet leaves now and when the next tick is.
+    pub fn tick(&mut self, stack: &mut TcpStack, now: SimTime, warmup_end: SimTime) -> VoiceTick {
+        let next_voice = now.after(self.interval_ns);
+        match self.floor {
+            Floor::Talk(until) if now < until => {
+                if self.tracking {
+                    self.spurts.on_sent(now);
+                }
+                VoiceTick { send_voice: true, next: next_voice }
+            }
+            Floor::Talk(_) => {
+                self.signal(stack, now, warmup_end);
+                self.floor = Floor::Pause;
+                VoiceTick { send_voice: false, next: now.after(self.pause.sample_ns(&mut self.rng)) }
+            }
+            Floor::Pause => {
+                self.signal(stack, now, warmup_end);
+                self.floor = Floor::Talk(now.after(self.talk.sample_ns(&mut self.rng)));
+                // Spurts are measured when they start inside the window.
+                self.tracking = now >= warmup_end;
+                if self.tracking {
+                    self.spurts.begin(now);
+                    self.spurts.on_sent(now);
+                }
+                VoiceTick { send_voice: true, next: next_voice }
+            }
+        }
+    }
+
+    /// A voice packet sent at `sent` reached the server at `now`.
+    pub fn on_voice_received(&mut self, sent: SimTime, now: SimTime) {
+        self.spurts.on_received(sent, now);
+    }
+
+    /// Writes one signalling message at `now`.
+    fn signal(&mut self, stack: &mut TcpStack, now: SimTime, warmup_end: SimTime) {
+        self.written_bytes += self.message_bytes;
+        self.pending.push_back((self.written_bytes, now));
+        self.stats.on_start(now, warmup_end);
+        let TcpStack { slots, out } = stack;
+        let client = &mut slots[self.pair as usize].endpoint;
+        client.sender.write(self.message_bytes);
+        client.output(now, out);
+    }
+
+    /// Looks at the control connection after activity at `now`: messages that reached the
+    /// server complete.
+    pub fn progress(&mut self, stack: &TcpStack, now: SimTime, warmup_end: SimTime) {
+        let delivered = stack.slots[self.pair as usize + 1].endpoint.receiver.delivered_bytes();
+        self.stats.on_delivered(0, delivered - self.delivered_seen, now, warmup_end);
+        self.delivered_seen = delivered;
+        while let Some(&(end, written)) = self.pending.front() {
+            if delivered < end {
+                break;
+            }
+            self.pending.pop_front();
+            self.stats.on_complete(0, written, now, warmup_end);
+        }
+    }
+}
