@@ -33,12 +33,26 @@ def test_example_runs(path, overrides):
     traffic = yaml.safe_load(path.read_text())["traffic"]
     # Each entry has its row; an application adds `.reverse` (what the receiver sends back)
     # and an echoed flow `.echo` (the replies).
-    rows = [entry["name"] for entry in traffic]
-    rows += [f"{entry['name']}.reverse" for entry in traffic if "app" in entry]
-    rows += [f"{entry['name']}.echo" for entry in traffic if entry.get("echo")]
+    # `copies: N` makes flows NAME.1 ... NAME.N; a push-to-talk application's TCP rows are
+    # NAME.signalling and NAME.signalling.reverse.
+    flows, rows = [], []
+    for entry in traffic:
+        copies = entry.get("copies")
+        names = [entry["name"]]
+        if copies:
+            names = [f"{entry['name']}.{k}" for k in range(1, copies + 1)]
+        for name in names:
+            flows.append(name)
+            rows.append(name)
+            if entry.get("app", {}).get("kind") == "ptt":
+                rows += [f"{name}.signalling", f"{name}.signalling.reverse"]
+            elif "app" in entry:
+                rows.append(f"{name}.reverse")
+            if entry.get("echo"):
+                rows.append(f"{name}.echo")
     assert sorted(results.flows["flow"]) == sorted(rows)
     sent = results.flows.set_index("flow")["sent_packets"]
-    assert (sent[[entry["name"] for entry in traffic]] > 0).all()
+    assert (sent[flows] > 0).all()
     run = results.run
     assert run["created_packets"] == (
         run["delivered_packets"] + run["dropped_packets"] + run["in_flight_packets"]

@@ -299,9 +299,10 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
     let mut flow_stats = Vec::new();
     let mut apps =
         AppSetup { stack: TcpStack::default(), apps: Vec::new(), starts: Vec::new(), info: Vec::new() };
-    for (i, flow) in spec.traffic.iter().enumerate() {
+    let traffic = expand_copies(&spec.traffic)?;
+    for (position, (i, flow)) in traffic.iter().enumerate() {
         let at = format!("traffic[{i}]");
-        if let Some(j) = spec.traffic[..i].iter().position(|f| f.name == flow.name) {
+        if let Some((j, _)) = traffic[..position].iter().find(|(_, f)| f.name == flow.name) {
             return Err(Issue::at(
                 format!("{at}.name"),
                 format!("flow name `{}` is already used by traffic[{j}]", flow.name),
@@ -346,7 +347,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
             size_bytes: 0,
             src_addr: nodes[from as usize].address,
             dst_addr: nodes[to as usize].address,
-            src_port: flow.src_port.unwrap_or(DEFAULT_SRC_PORT_BASE.saturating_add(i as u16)),
+            src_port: flow.src_port.unwrap_or(DEFAULT_SRC_PORT_BASE.saturating_add(position as u16)),
             dst_port: flow.dst_port.unwrap_or(DEFAULT_DST_PORT),
             protocol: flow.protocol.map_or(protocol::UDP, |p| p.0),
             dscp: flow.dscp.map_or(0, |d| d.0),
@@ -493,4 +494,39 @@ fn add_echo(
     });
     flow_stats.push(FlowStats::new(nominal_interval_ns, gap_threshold_ns));
     Ok(())
+}
+
+/// Most copies one traffic entry may ask for.
+const MAX_COPIES: u32 = 10_000;
+
+/// The traffic entries with each `copies: N` entry replaced by N flows `NAME.1` ... `NAME.N`
+/// (each with its own random stream, keyed on its name), paired with the entry's index.
+fn expand_copies(traffic: &[FlowSpec]) -> Result<Vec<(usize, FlowSpec)>, Issue> {
+    let mut flows = Vec::with_capacity(traffic.len());
+    for (i, flow) in traffic.iter().enumerate() {
+        match flow.copies {
+            None => flows.push((i, flow.clone())),
+            Some(n) if n == 0 || n > MAX_COPIES => {
+                return Err(Issue::at(
+                    format!("traffic[{i}].copies"),
+                    format!("{n} copies is outside 1 to {MAX_COPIES}"),
+                )
+                .hint("remove the entry to send nothing; use `users` for an application's users"));
+            }
+            Some(n) => {
+                if flow.src_port.is_some() && n > 1 {
+                    return Err(Issue::at(
+                        format!("traffic[{i}].src_port"),
+                        "copies of a flow need source ports of their own",
+                    )
+                    .hint("remove `src_port`: each copy gets the next free default port"));
+                }
+                for k in 1..=n {
+                    let copy = FlowSpec { name: format!("{}.{k}", flow.name), copies: None, ..flow.clone() };
+                    flows.push((i, copy));
+                }
+            }
+        }
+    }
+    Ok(flows)
 }

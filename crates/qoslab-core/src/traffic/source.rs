@@ -27,6 +27,9 @@ pub const DEFAULT_DST_PORT: u16 = 5_001;
 pub struct FlowSpec {
     /// Unique flow name (also keys its random stream).
     pub name: String,
+    /// Send this many identical flows, named `NAME.1` ... `NAME.N`, each with its own
+    /// random stream and source port (default: one flow called `NAME`).
+    pub copies: Option<u32>,
     /// Sending node.
     pub from: String,
     /// Receiving node.

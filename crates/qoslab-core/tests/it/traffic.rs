@@ -100,3 +100,20 @@ traffic:
     assert_eq!(f.delay_min_ms, Some(99.45038));
     assert_eq!(results.run.packet_hops, 3);
 }
+
+/// `copies: 3` makes three flows `NAME.1..3`, each with its own source port and random
+/// stream (Poisson sends a different number of packets in each); a copy draws exactly what
+/// a flow written out by hand under its name draws.
+#[test]
+fn copies_are_independent_flows_named_by_number() {
+    let poisson = "pattern: {kind: poisson, rate_pps: 50, size: 200B}";
+    let results =
+        on_open_link(&format!("  - {{name: calls, copies: 3, from: a, to: b, {poisson}}}\n"), "60s");
+    let rows: Vec<_> = (1..=3).map(|k| flow(&results, &format!("calls.{k}"))).collect();
+    let ports: Vec<u16> = rows.iter().map(|r| r.src_port).collect();
+    assert_eq!(ports, vec![49152, 49153, 49154]);
+    let sent: Vec<u64> = rows.iter().map(|r| r.sent_packets).collect();
+    assert!(sent[0] != sent[1] && sent[1] != sent[2], "{sent:?}");
+    let alone = on_open_link(&format!("  - {{name: calls.2, from: a, to: b, {poisson}}}\n"), "60s");
+    assert_eq!(flow(&alone, "calls.2").sent_packets, sent[1]);
+}
