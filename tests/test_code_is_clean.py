@@ -12,9 +12,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 CHECKS = [
-    pytest.param([sys.executable, "-m", "ruff", "check", "python", "tests"], id="ruff check"),
     pytest.param(
-        [sys.executable, "-m", "ruff", "format", "--check", "python", "tests"], id="ruff format"
+        [sys.executable, "-m", "ruff", "check", "python", "tests", "scripts"], id="ruff check"
+    ),
+    pytest.param(
+        [sys.executable, "-m", "ruff", "format", "--check", "python", "tests", "scripts"],
+        id="ruff format",
     ),
     pytest.param(["cargo", "fmt", "--all", "--", "--check"], id="cargo fmt"),
     pytest.param(

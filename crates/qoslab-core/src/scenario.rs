@@ -75,7 +75,7 @@ pub fn load(
     seed: Option<u64>,
 ) -> Result<Simulation, ScenarioError> {
     let (spec, located) = parse(text, origin, overrides)?;
-    build::build(&spec, seed).map_err(|issue| located.error(issue))
+    build::build(&spec, seed, &base_dir(origin)).map_err(|issue| located.error(issue))
 }
 
 /// What turns a key path into a place in the source: the origin, the positions of the
@@ -112,4 +112,16 @@ impl Located {
 pub fn json_schema() -> String {
     let schema = schemars::schema_for!(ScenarioSpec);
     serde_json::to_string_pretty(&schema).expect("the schema serializes")
+}
+
+/// The folder relative file names in a scenario are read from: the scenario file's folder,
+/// or the current folder for a scenario that is not a file (an origin such as `<dict>`).
+fn base_dir(origin: &str) -> std::path::PathBuf {
+    if origin.starts_with('<') {
+        return std::path::PathBuf::from(".");
+    }
+    match std::path::Path::new(origin).parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    }
 }

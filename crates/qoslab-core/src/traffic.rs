@@ -3,8 +3,12 @@
 
 pub mod codec;
 pub mod distribution;
+pub mod frames;
 pub mod pattern;
+pub mod ramp;
 pub mod source;
+pub mod trace;
+pub mod video;
 
 pub use pattern::{Pattern, PatternSpec};
 pub use source::{FlowSpec, Source};

@@ -19,11 +19,13 @@ use crate::qdisc::{Interface, PolicySpec};
 use crate::sim::{AppSetup, Echo, FlowInfo, RunInfo, Simulation};
 use crate::tcp::TcpStack;
 use crate::time::{SimTime, NS_PER_S};
+use crate::traffic::pattern::PatternEnv;
 use crate::traffic::source::{DEFAULT_DST_PORT, DEFAULT_SRC_PORT_BASE};
 use crate::traffic::FlowSpec;
 use crate::traffic::Source;
 use crate::units::Rate;
 use std::collections::BTreeMap;
+use std::path::Path;
 
 /// Default link MTU, bytes.
 const DEFAULT_MTU_BYTES: u64 = 1500;
@@ -64,7 +66,7 @@ fn check_ring(ring: Option<u32>, at: String) -> Result<Option<u32>, Issue> {
 }
 
 /// Builds a simulation from `spec`; `seed` replaces the scenario's seed when given.
-pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue> {
+pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<Simulation, Issue> {
     // Run control.
     if spec.run.duration.0 == 0 {
         return Err(Issue::at("run.duration", "must be greater than zero").hint("write e.g. `60s`"));
@@ -406,7 +408,8 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
             return Err(Issue::at(format!("{at}.tcp"), "`tcp` configures the connections of an `app`")
                 .hint("open-loop traffic is not congestion-controlled; use `app: {kind: bulk}` for TCP"));
         }
-        let pattern = pattern_spec.compile(&format!("{at}.pattern"), bottleneck_bps)?;
+        let env = PatternEnv { bottleneck_bps, base_dir };
+        let pattern = pattern_spec.compile(&format!("{at}.pattern"), &env)?;
         if let Some(&p) = path.iter().find(|&&p| pattern.size_bytes > port_configs[p as usize].mtu_bytes) {
             let port = &port_configs[p as usize];
             return Err(Issue::at(
@@ -420,11 +423,11 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>) -> Result<Simulation, Issue
                 "IP fragmentation is not modelled: use packets no larger than the smallest MTU on the path",
             ));
         }
-        let mut rng = Rng::for_stream(run.seed, run.replication, &flow.name);
-        let mut generator = pattern.generator;
-        let first = generator.first(SimTime(start), pattern_spec.starts_off(), &mut rng);
+        let rng = Rng::for_stream(run.seed, run.replication, &flow.name);
         let template = Packet { size_bytes: pattern.size_bytes, ..template };
-        sources.push((Source { template, generator, rng, stop: SimTime(stop), first_port: path[0] }, first));
+        let (source, first) =
+            Source::start(template, pattern.generator, rng, SimTime(start), pattern_spec.starts_off());
+        sources.push((Source { stop: SimTime(stop), first_port: path[0], ..source }, first));
         flows.push(FlowInfo {
             name: flow.name.clone(),
             from,

@@ -15,8 +15,9 @@ use crate::packet::{protocol, Packet};
 use crate::sim::{AppInfo, AppSetup, FlowInfo, RunInfo, VoiceOut};
 use crate::tcp::segment::HEADER_BYTES;
 use crate::time::SimTime;
-use crate::traffic::pattern::PatternSpec;
+use crate::traffic::pattern::{PatternEnv, PatternSpec};
 use crate::traffic::FlowSpec;
+use std::path::Path;
 
 /// What [`add_app`] needs to know about a flow that runs an application.
 pub(super) struct AppFlow<'a> {
@@ -84,7 +85,9 @@ pub(super) fn add_app(
     // control connection's.
     let voice = match app_spec {
         AppSpec::Ptt(params) => {
-            let pattern = PatternSpec::Codec(params.voice.clone()).compile(&format!("{at}.app.voice"), 0)?;
+            let env = PatternEnv { bottleneck_bps: 0, base_dir: Path::new(".") };
+            let pattern =
+                PatternSpec::Codec(params.voice.clone()).compile(&format!("{at}.app.voice"), &env)?;
             Some(pattern)
         }
         _ => None,

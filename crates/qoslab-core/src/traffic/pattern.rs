@@ -16,9 +16,22 @@
 //!   sent 50 packets per probe; Cisco's udp-jitter operation defaults to 20 ms between
 //!   packets and one operation every 60 s (Cisco IOS IP SLAs configuration guide, "UDP
 //!   jitter operation"). Pair it with the flow's `echo: true` to measure round trips.
+//! * `alarm`: the ad-hoc report's alarm, 256-byte packets every 100 ms for 1 s (once, or
+//!   every `every`), from the flow's `start` — a train like `probe`.
+//! * `ospf_hello`: the ad-hoc report's OSPF hellos, 64 bytes every 10 s.
+//! * `burst`: the DiffServ measurements' UDP bursts, constant bit rate for `duration`
+//!   (512-byte packets for 15 s by default), once or every `every`.
+//! * `video`: frames at a frame rate, fixed or random sizes, frame-rate steps
+//!   ([`super::video`]); `trace`: frames from a CSV file ([`super::trace`]); both split into
+//!   packets ([`super::frames`]), so their packets differ in size.
+//! * `ramp`: a stepped constant bit rate ([`super::ramp`]).
 
 use super::codec::{Codec, IP_UDP_RTP_HEADER_BYTES};
 use super::distribution::DurationDist;
+use super::frames::{FrameSource, FrameState};
+use super::ramp::{RampClock, RampParams};
+use super::trace::{Trace, TraceCursor, TraceParams};
+use super::video::{VideoClock, VideoParams, DEFAULT_VIDEO_HEADER_BYTES, DEFAULT_VIDEO_PACKET_BYTES};
 
 use crate::engine::Rng;
 use crate::scenario::error::{join_path, Issue};
@@ -27,6 +40,8 @@ use crate::time::{SimTime, NS_PER_S};
 use crate::units::{Duration, RateOrShare, Size};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use std::path::Path;
+use std::sync::Arc;
 
 /// Constant bit rate parameters.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
@@ -104,6 +119,47 @@ pub struct ProbeParams {
     pub size: Option<Size>,
 }
 
+/// The ad-hoc report's alarm: a train of packets, once or repeated.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AlarmParams {
+    /// IP packet size (default 256 B).
+    pub size: Option<Size>,
+    /// Time between packets (default 100 ms).
+    pub interval: Option<Duration>,
+    /// Packets per alarm (default 10: one second's worth).
+    pub count: Option<u32>,
+    /// Repeat the alarm on this period (default: once, at the flow's `start`).
+    pub every: Option<Duration>,
+}
+
+/// OSPF hello packets.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OspfHelloParams {
+    /// IP packet size (default 64 B).
+    pub size: Option<Size>,
+    /// Hello interval (default 10 s).
+    pub interval: Option<Duration>,
+}
+
+/// Constant-rate bursts.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BurstParams {
+    /// Bit rate of IP packets during a burst, or a share of the bottleneck.
+    pub rate: RateOrShare,
+    /// IP packet size (default 512 B).
+    pub size: Option<Size>,
+    /// Length of a burst (default 15 s).
+    pub duration: Option<Duration>,
+    /// Repeat the burst on this period (default: once, at the flow's `start`).
+    pub every: Option<Duration>,
+}
+
+/// An OFF period no run reaches: a train that does not repeat.
+const FOREVER_NS: u64 = u64::MAX / 4;
+
 /// Default packets per probe.
 pub const PROBE_COUNT: u32 = 50;
 /// Default spacing of a probe's packets, ns.
@@ -112,6 +168,20 @@ pub const PROBE_SPACING_NS: u64 = 20_000_000;
 pub const PROBE_EVERY_NS: u64 = 60 * NS_PER_S;
 /// Default probe packet size, bytes.
 pub const PROBE_SIZE_BYTES: u64 = 60;
+/// Default alarm packet size, bytes (the ad-hoc report's Annex).
+pub const ALARM_SIZE_BYTES: u64 = 256;
+/// Default alarm packet interval, ns.
+pub const ALARM_INTERVAL_NS: u64 = 100_000_000;
+/// Default packets per alarm.
+pub const ALARM_COUNT: u32 = 10;
+/// Default OSPF hello size, bytes (the ad-hoc report's "at least 64 bytes").
+pub const OSPF_HELLO_SIZE_BYTES: u64 = 64;
+/// Default OSPF hello interval, ns.
+pub const OSPF_HELLO_INTERVAL_NS: u64 = 10 * NS_PER_S;
+/// Default burst packet size, bytes (the DiffServ measurements).
+pub const BURST_SIZE_BYTES: u64 = 512;
+/// Default burst length, ns.
+pub const BURST_DURATION_NS: u64 = 15 * NS_PER_S;
 
 kind_enum! {
     /// A traffic pattern as written in a scenario.
@@ -128,6 +198,18 @@ kind_enum! {
         "onoff" => OnOff(OnOffParams),
         /// IP SLA style probes: a train of packets every period.
         "probe" => Probe(ProbeParams),
+        /// The ad-hoc report's alarm: 256 B every 100 ms for 1 s.
+        "alarm" => Alarm(AlarmParams),
+        /// OSPF hellos: 64 B every 10 s.
+        "ospf_hello" => OspfHello(OspfHelloParams),
+        /// Constant-rate bursts (the DiffServ measurements' 15 s UDP bursts).
+        "burst" => Burst(BurstParams),
+        /// Video frames at a frame rate, split into packets.
+        "video" => Video(VideoParams),
+        /// Frames from a CSV trace, split into packets.
+        "trace" => Trace(TraceParams),
+        /// A stepped constant bit rate.
+        "ramp" => Ramp(RampParams),
     }
 }
 
@@ -167,6 +249,10 @@ pub enum Generator {
     },
     /// ON-OFF around an inner generator.
     OnOff(Box<OnOffState>),
+    /// Frames split into packets of different sizes.
+    Frames(Box<FrameState>),
+    /// A stepped constant bit rate.
+    Ramp(Box<RampClock>),
 }
 
 /// ON-OFF runtime state.
@@ -178,15 +264,53 @@ pub struct OnOffState {
     on_end: SimTime,
 }
 
-/// A compiled pattern: the generator plus the fixed packet size and nominal interval.
+/// A compiled pattern: the generator plus the packet size and nominal interval.
 #[derive(Clone, Debug)]
 pub struct Pattern {
     /// Emission schedule.
     pub generator: Generator,
-    /// IP packet size, bytes.
+    /// IP packet size, bytes; for `video` and `trace`, whose packets differ, the largest.
     pub size_bytes: u32,
     /// Nominal interval between packets, ns (mean for random patterns).
     pub nominal_interval_ns: u64,
+}
+
+/// What compiling a pattern needs besides the pattern.
+#[derive(Clone, Copy, Debug)]
+pub struct PatternEnv<'a> {
+    /// Rate of the flow's slowest link, for rates given as a share.
+    pub bottleneck_bps: u64,
+    /// Folder that relative file names (traces) are read from.
+    pub base_dir: &'a Path,
+}
+
+/// A train: `count` packets `spacing_ns` apart, every `every_ns` (or once), as ON-OFF.
+fn train(count: u32, spacing_ns: u64, every_ns: Option<u64>, size: u32) -> Pattern {
+    let train_ns = count as u64 * spacing_ns;
+    Pattern {
+        size_bytes: size,
+        nominal_interval_ns: spacing_ns,
+        generator: Generator::OnOff(Box::new(OnOffState {
+            on: DurationDist::Constant(train_ns),
+            off: DurationDist::Constant(every_ns.map_or(FOREVER_NS, |every| every - train_ns)),
+            inner: Generator::Cbr(cbr_clock(spacing_ns as u128, 1)),
+            on_end: SimTime::ZERO,
+        })),
+    }
+}
+
+/// Largest packet and header bytes of a frame pattern, checked.
+fn frame_packets(packet_size: Option<Size>, headers: Option<Size>, at: &str) -> Result<(u32, u32), Issue> {
+    let packet = check_size(packet_size.unwrap_or(Size(DEFAULT_VIDEO_PACKET_BYTES)), at)?;
+    let headers_bytes = headers.map_or(DEFAULT_VIDEO_HEADER_BYTES, |h| h.0);
+    if headers_bytes >= packet as u64 {
+        return Err(Issue::at(
+            join_path(at, "headers"),
+            format!("{headers_bytes} B of headers leave no payload in {packet} B packets"),
+        )
+        .hint("the IPv4 and UDP headers are 28B"));
+    }
+    Ok((packet, headers_bytes as u32))
 }
 
 fn check_size(size: Size, at: &str) -> Result<u32, Issue> {
@@ -210,7 +334,8 @@ fn cbr_clock(interval_num: u128, interval_den: u128) -> CbrClock {
 impl PatternSpec {
     /// Compiles the pattern found at key path `at`, for a flow whose slowest link runs at
     /// `bottleneck_bps`.
-    pub fn compile(&self, at: &str, bottleneck_bps: u64) -> Result<Pattern, Issue> {
+    pub fn compile(&self, at: &str, env: &PatternEnv) -> Result<Pattern, Issue> {
+        let bottleneck_bps = env.bottleneck_bps;
         let resolve =
             |rate: RateOrShare| match rate.bps(bottleneck_bps) {
                 0 => Err(Issue::at(join_path(at, "rate"), "must be above zero")
@@ -314,32 +439,125 @@ impl PatternSpec {
                     )
                     .hint("lengthen `every`, or send fewer packets per probe"));
                 }
+                Ok(train(count, spacing_ns, Some(every_ns), size))
+            }
+            PatternSpec::Alarm(p) => {
+                let size = check_size(p.size.unwrap_or(Size(ALARM_SIZE_BYTES)), at)?;
+                let count = p.count.unwrap_or(ALARM_COUNT);
+                let interval_ns = p.interval.map_or(ALARM_INTERVAL_NS, |d| d.0);
+                if count == 0 || interval_ns == 0 {
+                    return Err(Issue::at(
+                        at,
+                        "an alarm needs at least one packet and an interval above zero",
+                    )
+                    .hint("the ad-hoc report's alarm: 10 packets 100ms apart"));
+                }
+                let train_ns = count as u64 * interval_ns;
+                if p.every.is_some_and(|every| every.0 < train_ns) {
+                    return Err(Issue::at(join_path(at, "every"), "the alarm lasts longer than its period")
+                        .hint("lengthen `every` or send fewer packets"));
+                }
+                Ok(train(count, interval_ns, p.every.map(|d| d.0), size))
+            }
+            PatternSpec::OspfHello(p) => {
+                let size = check_size(p.size.unwrap_or(Size(OSPF_HELLO_SIZE_BYTES)), at)?;
+                let interval_ns = p.interval.map_or(OSPF_HELLO_INTERVAL_NS, |d| d.0);
+                if interval_ns == 0 {
+                    return Err(Issue::at(join_path(at, "interval"), "must be above zero")
+                        .hint("OSPF's default hello interval is 10s"));
+                }
                 Ok(Pattern {
                     size_bytes: size,
-                    nominal_interval_ns: spacing_ns,
+                    nominal_interval_ns: interval_ns,
+                    generator: Generator::Cbr(cbr_clock(interval_ns as u128, 1)),
+                })
+            }
+            PatternSpec::Burst(p) => {
+                let size = check_size(p.size.unwrap_or(Size(BURST_SIZE_BYTES)), at)?;
+                let duration_ns = p.duration.map_or(BURST_DURATION_NS, |d| d.0);
+                if duration_ns == 0 {
+                    return Err(Issue::at(join_path(at, "duration"), "a burst of 0 s sends nothing")
+                        .hint("the DiffServ measurements' bursts lasted 15s"));
+                }
+                if p.every.is_some_and(|every| every.0 < duration_ns) {
+                    return Err(Issue::at(join_path(at, "every"), "the burst lasts longer than its period")
+                        .hint("lengthen `every` or shorten `duration`"));
+                }
+                let clock = cbr_clock(size as u128 * 8 * NS_PER_S as u128, resolve(p.rate)? as u128);
+                Ok(Pattern {
+                    size_bytes: size,
+                    nominal_interval_ns: clock.interval_ns(),
                     generator: Generator::OnOff(Box::new(OnOffState {
-                        on: DurationDist::Constant(train_ns),
-                        off: DurationDist::Constant(every_ns - train_ns),
-                        inner: Generator::Cbr(cbr_clock(spacing_ns as u128, 1)),
+                        on: DurationDist::Constant(duration_ns),
+                        off: DurationDist::Constant(
+                            p.every.map_or(FOREVER_NS, |every| every.0 - duration_ns),
+                        ),
+                        inner: Generator::Cbr(clock),
                         on_end: SimTime::ZERO,
                     })),
                 })
             }
+            PatternSpec::Video(p) => {
+                let (packet, headers) = frame_packets(p.packet_size, p.headers, at)?;
+                let (clock, mean_frame_bytes, fps) = VideoClock::build(p, at)?;
+                let packets_per_frame = (mean_frame_bytes / (packet - headers) as f64).ceil().max(1.0);
+                Ok(Pattern {
+                    size_bytes: packet,
+                    nominal_interval_ns: (1e9 / fps / packets_per_frame) as u64,
+                    generator: Generator::Frames(Box::new(FrameState::new(
+                        FrameSource::Video(clock),
+                        packet,
+                        headers,
+                    ))),
+                })
+            }
+            PatternSpec::Trace(p) => {
+                let (packet, headers) = frame_packets(p.packet_size, p.headers, at)?;
+                let trace = Trace::load(p, at, env.base_dir)?;
+                let mean_row_bytes =
+                    trace.mean_rate_bps() / 8.0 * trace.period_ns as f64 / 1e9 / trace.rows.len() as f64;
+                let packets_per_row = (mean_row_bytes / (packet - headers) as f64).ceil().max(1.0);
+                let nominal_interval_ns = (trace.mean_gap_ns() as f64 / packets_per_row) as u64;
+                let cursor = TraceCursor::new(Arc::new(trace), p.repeat);
+                Ok(Pattern {
+                    size_bytes: packet,
+                    nominal_interval_ns,
+                    generator: Generator::Frames(Box::new(FrameState::new(
+                        FrameSource::Trace(cursor),
+                        packet,
+                        headers,
+                    ))),
+                })
+            }
+            PatternSpec::Ramp(p) => {
+                let size = check_size(p.size, at)?;
+                let clock = RampClock::build(p, size, at)?;
+                Ok(Pattern {
+                    size_bytes: size,
+                    nominal_interval_ns: (size as u128 * 8 * NS_PER_S as u128 / p.start_rate.0.max(1) as u128)
+                        as u64,
+                    generator: Generator::Ramp(Box::new(clock)),
+                })
+            }
             PatternSpec::OnOff(p) => {
                 let inner_at = join_path(at, "during_on");
-                if matches!(
+                if !matches!(
                     *p.during_on,
-                    PatternSpec::OnOff(_) | PatternSpec::Flood(_) | PatternSpec::Probe(_)
+                    PatternSpec::Cbr(_)
+                        | PatternSpec::Codec(_)
+                        | PatternSpec::Poisson(_)
+                        | PatternSpec::Video(_)
+                        | PatternSpec::Trace(_)
                 ) {
                     return Err(Issue::at(
                         join_path(&inner_at, "kind"),
-                        "the ON pattern must be `cbr`, `codec` or `poisson`",
+                        "the ON pattern must be `cbr`, `codec`, `poisson`, `video` or `trace`",
                     ));
                 }
                 if p.on.mean_ns() == 0.0 {
                     return Err(Issue::at(join_path(at, "on"), "ON periods of zero length send nothing"));
                 }
-                let inner = p.during_on.compile(&inner_at, bottleneck_bps)?;
+                let inner = p.during_on.compile(&inner_at, env)?;
                 Ok(Pattern {
                     size_bytes: inner.size_bytes,
                     nominal_interval_ns: inner.nominal_interval_ns,
@@ -362,7 +580,7 @@ impl PatternSpec {
 
 impl Generator {
     /// Restarts the schedule at `origin`: the next emission is at `origin`.
-    fn restart(&mut self, origin: SimTime) {
+    fn restart(&mut self, origin: SimTime, rng: &mut Rng) {
         match self {
             Generator::Cbr(clock) => {
                 clock.origin = origin;
@@ -372,7 +590,20 @@ impl Generator {
                 *last = origin;
                 *first = true;
             }
+            Generator::Frames(frames) => frames.restart(origin),
+            Generator::Ramp(ramp) => ramp.restart(origin, rng),
             Generator::OnOff(_) => unreachable!("ON-OFF patterns do not nest"),
+        }
+    }
+
+    /// Size of the packet the last emission sent, for generators whose packets differ in
+    /// size (`None`: the pattern's fixed size).
+    #[inline]
+    pub fn size_bytes(&self) -> Option<u32> {
+        match self {
+            Generator::Frames(frames) => Some(frames.size_bytes()),
+            Generator::OnOff(state) => state.inner.size_bytes(),
+            _ => None,
         }
     }
 
@@ -384,7 +615,7 @@ impl Generator {
                 state.begin_on(on_start, rng)
             }
             simple => {
-                simple.restart(start);
+                simple.restart(start, rng);
                 simple.next(rng)
             }
         }
@@ -414,6 +645,8 @@ impl Generator {
                 let off_end = state.on_end.after(state.off.sample_ns(rng));
                 state.begin_on(off_end, rng)
             }
+            Generator::Frames(frames) => frames.next(rng),
+            Generator::Ramp(ramp) => ramp.next(rng),
         }
     }
 }
@@ -424,7 +657,7 @@ impl OnOffState {
     fn begin_on(&mut self, mut on_start: SimTime, rng: &mut Rng) -> SimTime {
         loop {
             self.on_end = on_start.after(self.on.sample_ns(rng));
-            self.inner.restart(on_start);
+            self.inner.restart(on_start, rng);
             let at = self.inner.next(rng);
             if at < self.on_end {
                 return at;

@@ -78,19 +78,37 @@ pub struct Source {
     pub stop: SimTime,
     /// The egress port at the sending node.
     pub first_port: u32,
+    /// Size of the packet due next, IP bytes.
+    pub next_size_bytes: u32,
 }
 
 impl Source {
+    /// A source with its generator started: the first emission is due at the returned time.
+    pub fn start(
+        template: Packet,
+        mut generator: Generator,
+        mut rng: Rng,
+        start: SimTime,
+        start_off: bool,
+    ) -> (Self, SimTime) {
+        let first = generator.first(start, start_off, &mut rng);
+        let next_size_bytes = generator.size_bytes().unwrap_or(template.size_bytes);
+        (Source { template, generator, rng, stop: SimTime::ZERO, first_port: 0, next_size_bytes }, first)
+    }
+
     /// The packet emitted at `now` with id `id`.
     #[inline]
     pub fn packet(&self, id: u64, now: SimTime, counted: bool) -> Packet {
-        Packet { id, created: now, counted, ..self.template }
+        Packet { id, created: now, counted, size_bytes: self.next_size_bytes, ..self.template }
     }
 
     /// The next emission time after the current one, or `None` once the source stops.
     #[inline]
     pub fn next_emission(&mut self) -> Option<SimTime> {
         let at = self.generator.next(&mut self.rng);
+        if let Some(size_bytes) = self.generator.size_bytes() {
+            self.next_size_bytes = size_bytes;
+        }
         (at < self.stop).then_some(at)
     }
 }

@@ -17,6 +17,7 @@ mod probes;
 mod ptt;
 mod red;
 mod shaping;
+mod study_traffic;
 mod tcp;
 mod traffic;
 mod wfq;

@@ -1,0 +1,191 @@
+//! Trace-driven traffic: frames (or packets) at the times and of the sizes a CSV file
+//! lists, as the DiffServ measurements replayed an MPEG-4 trace with RUDE.
+//!
+//! The file has one row per frame, `time_s,size_bytes` — the time in seconds since the
+//! trace began (non-decreasing), the payload in bytes — with an optional header row and
+//! `#` comment lines. It is read once when the scenario is built; the run never touches the
+//! disk. Row i leaves at the flow's start + time_i, split into packets by
+//! [`super::frames`]. With `loop: true` the trace starts over after its last row, one
+//! period later, the period being the last row's time plus the mean gap between rows; without
+//! it the flow falls silent after the last row.
+
+use crate::scenario::error::{join_path, Issue};
+use crate::time::SimTime;
+use crate::units::Size;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Trace parameters.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TraceParams {
+    /// The CSV file of `time_s,size_bytes` rows, relative to the scenario file's folder.
+    pub file: String,
+    /// Start over after the last row (default false).
+    #[serde(default, rename = "loop")]
+    pub repeat: bool,
+    /// Largest IP packet (default 1500 B).
+    pub packet_size: Option<Size>,
+    /// Header bytes in each packet (default 28 B: IPv4 and UDP).
+    pub headers: Option<Size>,
+}
+
+/// A loaded trace: (offset from the start ns, payload bytes) per row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trace {
+    /// The rows.
+    pub rows: Vec<(u64, u64)>,
+    /// Time from the first row to the same row of the next repetition, ns.
+    pub period_ns: u64,
+}
+
+impl Trace {
+    /// Mean payload bit rate over one period, bit/s.
+    pub fn mean_rate_bps(&self) -> f64 {
+        let bytes: u64 = self.rows.iter().map(|&(_, b)| b).sum();
+        bytes as f64 * 8.0 / (self.period_ns as f64 / 1e9)
+    }
+
+    /// Mean time between rows, ns.
+    pub fn mean_gap_ns(&self) -> u64 {
+        self.period_ns / self.rows.len() as u64
+    }
+
+    /// Parses CSV text; errors name `origin:line`.
+    pub fn parse(text: &str, origin: &str) -> Result<Trace, String> {
+        let mut rows: Vec<(u64, u64)> = Vec::new();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            let line_no = n + 1;
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+            let [time, size] = fields[..] else {
+                return Err(format!(
+                    "{origin}:{line_no}: expected two fields `time_s,size_bytes`, found {}",
+                    fields.len()
+                ));
+            };
+            let Ok(time_s) = time.parse::<f64>() else {
+                if rows.is_empty() && time.chars().any(|c| c.is_ascii_alphabetic()) {
+                    continue; // a header row
+                }
+                return Err(format!("{origin}:{line_no}: `{time}` is not a time in seconds"));
+            };
+            let size_bytes = size
+                .parse::<u64>()
+                .map_err(|_| format!("{origin}:{line_no}: `{size}` is not a whole number of bytes"))?;
+            if !(time_s.is_finite() && time_s >= 0.0) {
+                return Err(format!("{origin}:{line_no}: the time must be zero or positive"));
+            }
+            let at_ns = (time_s * 1e9).round() as u64;
+            if rows.last().is_some_and(|&(last, _)| at_ns < last) {
+                return Err(format!(
+                    "{origin}:{line_no}: times must not decrease ({time_s} s comes after a later row)"
+                ));
+            }
+            rows.push((at_ns, size_bytes));
+        }
+        if rows.iter().all(|&(_, b)| b == 0) {
+            return Err(format!("{origin}: the trace has no row with bytes to send"));
+        }
+        let span_ns = rows.last().expect("a row").0 - rows[0].0;
+        let gap_ns = if rows.len() > 1 { span_ns / (rows.len() as u64 - 1) } else { 1_000_000_000 };
+        let period_ns = (span_ns + gap_ns.max(1)).max(1);
+        let first = rows[0].0;
+        rows.iter_mut().for_each(|row| row.0 -= first);
+        Ok(Trace { rows, period_ns })
+    }
+
+    /// Loads the trace of `params` at key path `at`, with relative paths read from
+    /// `base_dir`.
+    pub fn load(params: &TraceParams, at: &str, base_dir: &Path) -> Result<Trace, Issue> {
+        let path = base_dir.join(&params.file);
+        let text = std::fs::read_to_string(&path).map_err(|error| {
+            Issue::at(join_path(at, "file"), format!("cannot read `{}`: {error}", path.display())).hint(
+                "a relative path is read from the scenario file's folder (the current folder for a scenario given as text)",
+            )
+        })?;
+        Trace::parse(&text, &path.display().to_string()).map_err(|message| {
+            Issue::at(join_path(at, "file"), message).hint("rows are `time_s,size_bytes`, e.g. `0.04,5120`")
+        })
+    }
+}
+
+/// A position in a trace.
+#[derive(Clone, Debug)]
+pub struct TraceCursor {
+    trace: Arc<Trace>,
+    repeat: bool,
+    origin: SimTime,
+    index: usize,
+}
+
+impl TraceCursor {
+    /// A cursor over `trace`, repeating it if `repeat`.
+    pub fn new(trace: Arc<Trace>, repeat: bool) -> Self {
+        TraceCursor { trace, repeat, origin: SimTime::ZERO, index: 0 }
+    }
+
+    /// Starts the trace over with its first row at `origin`.
+    pub fn restart(&mut self, origin: SimTime) {
+        self.origin = origin;
+        self.index = 0;
+    }
+
+    /// The next row: when it leaves and its payload bytes. After the last row of a trace
+    /// that does not repeat, a time no run reaches.
+    pub fn next_frame(&mut self) -> (SimTime, u64) {
+        if self.index == self.trace.rows.len() {
+            if !self.repeat {
+                return (SimTime(u64::MAX / 2), 1);
+            }
+            self.origin = self.origin.after(self.trace.period_ns);
+            self.index = 0;
+        }
+        let (offset_ns, bytes) = self.trace.rows[self.index];
+        self.index += 1;
+        (self.origin.after(offset_ns), bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_times_sizes_and_the_loop() {
+        let trace =
+            Trace::parse("time_s,size_bytes\n# a comment\n0.5,100\n0.54,0\n0.58,3000\n", "t.csv").unwrap();
+        // Offsets from the first row; the period adds the mean gap (40 ms) to the span.
+        assert_eq!(trace.rows, vec![(0, 100), (40_000_000, 0), (80_000_000, 3000)]);
+        assert_eq!(trace.period_ns, 120_000_000);
+        assert!((trace.mean_rate_bps() - 3100.0 * 8.0 / 0.12).abs() < 1e-6);
+        let mut cursor = TraceCursor::new(Arc::new(trace.clone()), true);
+        cursor.restart(SimTime(1_000_000_000));
+        let rows: Vec<(u64, u64)> = (0..4).map(|_| cursor.next_frame()).map(|(t, b)| (t.0, b)).collect();
+        assert_eq!(
+            rows,
+            vec![(1_000_000_000, 100), (1_040_000_000, 0), (1_080_000_000, 3000), (1_120_000_000, 100)]
+        );
+        let mut once = TraceCursor::new(Arc::new(trace), false);
+        once.restart(SimTime::ZERO);
+        (0..3).for_each(|_| {
+            once.next_frame();
+        });
+        assert!(once.next_frame().0 .0 > 1_000_000_000_000_000);
+    }
+
+    #[test]
+    fn malformed_rows_name_their_line() {
+        let error = |text: &str| Trace::parse(text, "v.csv").unwrap_err();
+        assert_eq!(error("0,10\n0.1\n"), "v.csv:2: expected two fields `time_s,size_bytes`, found 1");
+        assert_eq!(error("0,10\nsoon,5\n"), "v.csv:2: `soon` is not a time in seconds");
+        assert_eq!(error("0,10\n0.1,1.5\n"), "v.csv:2: `1.5` is not a whole number of bytes");
+        assert!(error("0.2,10\n0.1,5\n").starts_with("v.csv:2: times must not decrease"));
+        assert_eq!(error("0,0\n"), "v.csv: the trace has no row with bytes to send");
+    }
+}
