@@ -6,8 +6,9 @@
 //! when the server's FIN arrives. One connection carries one request (HTTP/1.0 without
 //! keep-alive, and the ad-hoc report's RPC application). The response time runs from the
 //! connection's first SYN to the response's last byte at the client, so it includes the
-//! handshake. The think time starts when the connection has closed. Users start after a
-//! first think time of their own, so they do not begin in lockstep.
+//! handshake. The think time starts when the connection has closed. Each user first waits
+//! a uniformly random part of a think time, so users do not begin in lockstep — not even
+//! with a constant think time.
 //!
 //! Study parameters: the DiffServ measurements' HTTP users think 12 s between objects of
 //! geometric size with mean 10 kB; the ad-hoc report's RPC sends requests of at most 500 B
@@ -89,9 +90,16 @@ impl RequestResponseApp {
         }
     }
 
-    /// When each user sends its first request, given the application's start time.
+    /// When each user sends its first request, given the application's start time: after
+    /// a uniformly random part of a think time, so users with a constant think time do not
+    /// all request at once.
     pub fn first_starts(&mut self, start: SimTime) -> Vec<SimTime> {
-        (0..self.users.len()).map(|_| start.after(self.think_time.sample_ns(&mut self.rng))).collect()
+        (0..self.users.len())
+            .map(|_| {
+                let think_ns = self.think_time.sample_ns(&mut self.rng);
+                start.after(self.rng.uniform_u64(0, think_ns.saturating_sub(1)))
+            })
+            .collect()
     }
 
     /// User `user` sends its next request at `now`.
