@@ -73,6 +73,10 @@ pub struct TcpSpec {
     pub receive_window: Option<Size>,
     /// Delayed-ACK policy (default 40 ms, every second segment).
     pub delayed_ack: Option<DelayedAckSpec>,
+    /// SACK blocks on acknowledgements and SACK-based loss recovery (RFC 2018, RFC 6675)
+    /// instead of NewReno's (default false).
+    #[serde(default)]
+    pub sack: bool,
 }
 
 impl TcpSpec {
@@ -116,6 +120,7 @@ impl TcpSpec {
                 timeout_ns: delayed.and_then(|d| d.timeout).map_or(DEFAULT_DELAYED_ACK_NS, |d| d.0),
                 segments,
             },
+            sack: self.sack,
         })
     }
 }

@@ -417,7 +417,9 @@ impl Simulation {
             id: self.totals.created,
             created: now,
             counted,
-            size_bytes: crate::tcp::segment::HEADER_BYTES + segment.payload_bytes,
+            size_bytes: crate::tcp::segment::HEADER_BYTES
+                + segment.payload_bytes
+                + segment.sack.option_bytes(),
             segment: Some(segment),
             ..slot.template
         };

@@ -1,11 +1,12 @@
 //! TCP: connection set-up and tear-down, reliable delivery with real sequence numbers,
 //! RTT estimation and retransmission timeouts, slow start, congestion avoidance and NewReno
-//! fast recovery, with CUBIC as an alternative window growth.
+//! fast recovery, with CUBIC as an alternative window growth and SACK-based recovery
+//! (RFC 2018, RFC 6675) as an alternative to NewReno's.
 //!
 //! Segments are ordinary packets (IP + 20-byte TCP header, no options), so they queue, get
 //! classified, policed and dropped like any other traffic, in both directions. What is not
-//! modelled, and says so: TCP options (timestamps, window scaling beyond the advertised
-//! window, SACK), Nagle's algorithm (applications write whole messages), ECN feedback
+//! modelled, and says so: TCP options other than SACK (timestamps, window scaling beyond the
+//! advertised window), Nagle's algorithm (applications write whole messages), ECN feedback
 //! (ECE/CWR), the persist timer (the receive window never closes: applications read at once)
 //! and TIME-WAIT.
 
@@ -14,6 +15,8 @@ pub mod cubic;
 pub mod endpoint;
 pub mod receiver;
 pub mod rtt;
+pub mod sack;
+pub mod scoreboard;
 pub mod segment;
 pub mod sender;
 pub mod stack;

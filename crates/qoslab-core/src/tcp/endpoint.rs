@@ -10,7 +10,7 @@
 
 use super::receiver::{AckNeed, Receiver};
 use super::segment::{flags, Segment};
-use super::sender::{Outgoing, Sender};
+use super::sender::{Ack, Outgoing, Sender};
 use crate::time::SimTime;
 
 /// One end of a connection.
@@ -43,6 +43,7 @@ fn stamp(outgoing: Outgoing, receiver: &mut Receiver, peer: u32, incarnation: u3
         payload_bytes: outgoing.payload_bytes,
         flags: segment_flags,
         window_bytes: receiver.window_bytes,
+        sack: receiver.sack_blocks(),
     }
 }
 
@@ -60,7 +61,13 @@ impl Endpoint {
         let mut emit = |o: Outgoing| out.push(stamp(o, receiver, peer, incarnation));
         if segment.has(flags::ACK) {
             let dup_candidate = segment.payload_bytes == 0 && !segment.has(flags::SYN | flags::FIN);
-            self.sender.on_ack(segment.ack, segment.window_bytes as u64, dup_candidate, now, &mut emit);
+            let ack = Ack {
+                ack: segment.ack,
+                window_bytes: segment.window_bytes as u64,
+                dup_candidate,
+                sack: &segment.sack,
+            };
+            self.sender.on_ack(&ack, now, &mut emit);
         } else {
             self.sender.output(now, &mut emit);
         }
@@ -135,6 +142,25 @@ mod tests {
                 incarnation: 0,
             };
             Wire { ends: [end(1), end(0)], in_flight: Vec::new(), log: Vec::new(), delay_ns: delay_ms * MS }
+        }
+
+        /// As `new`, both ends using SACK.
+        fn with_sack(delay_ms: u64, min_rto_ns: u64) -> Self {
+            let mut w = Wire::new(delay_ms, min_rto_ns);
+            for end in &mut w.ends {
+                end.sender.enable_sack();
+                end.receiver.enable_sack();
+            }
+            w
+        }
+
+        /// Client 0 opens, writes `bytes` and sends what its window allows at 0.
+        fn start_transfer(&mut self, bytes: u64) {
+            self.ends[0].sender.open();
+            self.ends[0].sender.write(bytes);
+            let mut out = Vec::new();
+            self.ends[0].output(SimTime(0), &mut out);
+            self.send(0, 0, &mut out, &mut |_: &Sent, _: usize| false);
         }
 
         fn send(
@@ -248,5 +274,66 @@ mod tests {
         assert_eq!(s.rtt.srtt_ns(), Some(20 * MS));
         assert_eq!(s.rtt.rto_ns(), 1600 * MS);
         assert!(s.all_acked());
+    }
+
+    /// Ten 1000-byte segments leave at 20 ms over a 10 ms path; the first transmissions of
+    /// 2001 and 6001 are lost. With SACK the duplicate ACKs at 40 ms say which segments
+    /// arrived: the third (SACKing 3001-6001, more than 2 MSS above 2001) starts recovery
+    /// with ssthresh = cwnd = flight/2 = 4000 and the retransmission of 2001; pipe is then
+    /// 5000 (2001-3001 and 6001-10001 unSACKed, 2001 lost but retransmitted). Two more
+    /// duplicates shrink pipe to 3000, and NextSeg's rule 3 retransmits 6001 — the hole
+    /// below SACKed data not yet retransmitted — also at 40 ms. Both holes are repaired in
+    /// one round trip: the ACK of everything leaves the server at 50 ms. NewReno learns of
+    /// the second hole only from the partial ACK at 60 ms and finishes a round trip later.
+    #[test]
+    fn sack_repairs_two_holes_in_one_round_trip() {
+        let lose = |r: &Sent, earlier: usize| r.1 == 0 && (r.2 == 2001 || r.2 == 6001) && earlier == 0;
+        let retransmissions = |w: &Wire| -> Vec<(u64, u64)> {
+            w.log.iter().filter(|r| r.1 == 0 && r.4 > 0 && r.0 > 20).map(|r| (r.0, r.2)).collect()
+        };
+        let full_ack_at = |w: &Wire| w.log.iter().find(|r| r.1 == 1 && r.3 == 10_001).map(|r| r.0);
+
+        let mut sack = Wire::with_sack(10, 200 * MS);
+        sack.start_transfer(10_000);
+        sack.run(1000, lose);
+        assert_eq!(retransmissions(&sack), vec![(40, 2001), (40, 6001)]);
+        assert_eq!(full_ack_at(&sack), Some(50));
+        let s = &sack.ends[0].sender;
+        assert_eq!((s.counters.fast_retransmits, s.counters.retransmissions, s.counters.timeouts), (1, 2, 0));
+        assert_eq!((s.cc.ssthresh_bytes, s.cc.cwnd_bytes), (4000, 4000));
+        assert!(s.all_acked() && sack.ends[1].receiver.delivered_bytes() == 10_000);
+
+        let mut newreno = Wire::new(10, 200 * MS);
+        newreno.start_transfer(10_000);
+        newreno.run(1000, lose);
+        assert_eq!(retransmissions(&newreno), vec![(40, 2001), (60, 6001)]);
+        assert_eq!(full_ack_at(&newreno), Some(70));
+    }
+
+    /// The duplicate ACKs of the SACK run carry the receiver's out-of-order ranges, the
+    /// most recent arrival's first.
+    #[test]
+    fn duplicate_acks_carry_sack_blocks() {
+        let mut w = Wire::with_sack(10, 200 * MS);
+        w.start_transfer(10_000);
+        let mut blocks = Vec::new();
+        // Stop before the dup ACKs arrive and look at what is in flight from the server.
+        w.run(30, |r, earlier| r.1 == 0 && (r.2 == 2001 || r.2 == 6001) && earlier == 0);
+        for (_, segment) in &w.in_flight {
+            if segment.to_endpoint == 0 && !segment.sack.is_empty() {
+                blocks.push(segment.sack.ranges(segment.ack).collect::<Vec<_>>());
+            }
+        }
+        assert_eq!(
+            blocks,
+            vec![
+                vec![(3001, 4001)],
+                vec![(3001, 5001)],
+                vec![(3001, 6001)],
+                vec![(7001, 8001), (3001, 6001)],
+                vec![(7001, 9001), (3001, 6001)],
+                vec![(7001, 10_001), (3001, 6001)],
+            ]
+        );
     }
 }

@@ -3,8 +3,11 @@
 //! Sequence and acknowledgement numbers are byte offsets in each direction's stream, counted
 //! from an initial sequence number of 0: the SYN occupies sequence number 0, data starts at
 //! 1, and the FIN occupies the number after the last data byte (RFC 9293 §3.4). Numbers are
-//! 64-bit, so they never wrap within a run. The header is 20 bytes of IP and 20 of TCP (no
-//! options are modelled, so a segment of `p` payload bytes is a `40 + p`-byte IP packet).
+//! 64-bit, so they never wrap within a run. The header is 20 bytes of IP and 20 of TCP; the
+//! only option modelled is SACK ([`super::sack`]), so a segment of `p` payload bytes is a
+//! `40 + p`-byte IP packet plus its SACK option's bytes.
+
+use super::sack::SackBlocks;
 
 /// Bytes of IP and TCP header on every segment (no options).
 pub const HEADER_BYTES: u32 = 40;
@@ -37,6 +40,8 @@ pub struct Segment {
     pub flags: u8,
     /// Receive window the sender advertises, bytes.
     pub window_bytes: u32,
+    /// SACK blocks (empty unless the connection uses SACK and data is out of order).
+    pub sack: SackBlocks,
 }
 
 impl Segment {

@@ -23,9 +23,19 @@
 //!   restarts the timer. A full ACK ends recovery with cwnd = min(ssthresh,
 //!   max(FlightSize, MSS) + MSS). After a timeout `recover = snd_max`, so duplicate ACKs
 //!   from the go-back-N retransmissions cannot start a second recovery.
+//! * **SACK-based recovery** (with SACK on, RFC 6675): an ACK that SACKs new data is a
+//!   duplicate; the third one — or a scoreboard showing the oldest byte lost — starts
+//!   recovery: the oldest unacknowledged segment is retransmitted, ssthresh and cwnd both
+//!   become the congestion control's reduced window, and `RecoveryPoint = snd_max`. On every
+//!   ACK in recovery the sender sends while cwnd − pipe ≥ 1 MSS, choosing with NextSeg
+//!   ([`super::scoreboard`]): lost holes first, then new data, then holes not yet known
+//!   lost. Recovery ends when the cumulative ACK reaches RecoveryPoint; a timeout clears
+//!   the scoreboard.
 
 use super::congestion::{Congestion, CongestionControl};
 use super::rtt::RttEstimator;
+use super::sack::SackBlocks;
+use super::scoreboard::{Scoreboard, DUP_THRESH};
 use super::segment::flags;
 use crate::time::SimTime;
 
@@ -53,6 +63,19 @@ pub struct Outgoing {
     pub payload_bytes: u32,
     /// SYN and FIN bits.
     pub flags: u8,
+}
+
+/// The acknowledgement fields of an arriving segment.
+#[derive(Copy, Clone, Debug)]
+pub struct Ack<'a> {
+    /// Cumulative acknowledgement.
+    pub ack: u64,
+    /// Advertised window, bytes.
+    pub window_bytes: u64,
+    /// The segment carried no data, SYN or FIN (only such segments count as duplicates).
+    pub dup_candidate: bool,
+    /// Its SACK blocks.
+    pub sack: &'a SackBlocks,
 }
 
 /// The sending half of an endpoint.
@@ -83,6 +106,8 @@ pub struct Sender {
     /// When the retransmission timer expires, if it runs.
     pub rto_deadline: Option<SimTime>,
     syn_retransmitted: bool,
+    /// The SACK scoreboard, when the connection uses SACK.
+    scoreboard: Option<Scoreboard>,
     /// Counters.
     pub counters: SendCounters,
 }
@@ -113,8 +138,14 @@ impl Sender {
             timing: None,
             rto_deadline: None,
             syn_retransmitted: false,
+            scoreboard: None,
             counters: SendCounters::default(),
         }
+    }
+
+    /// Recovers from losses with SACK (RFC 6675) instead of NewReno.
+    pub fn enable_sack(&mut self) {
+        self.scoreboard = Some(Scoreboard::default());
     }
 
     /// Opens this direction: the SYN (or SYN-ACK) is due.
@@ -224,27 +255,30 @@ impl Sender {
         }
     }
 
-    /// Processes the acknowledgement fields of an arriving segment; `dup_candidate` says the
-    /// segment carried no data, SYN or FIN (only such segments count as duplicate ACKs).
-    pub fn on_ack(
-        &mut self,
-        ack: u64,
-        window_bytes: u64,
-        dup_candidate: bool,
-        now: SimTime,
-        out: &mut impl FnMut(Outgoing),
-    ) {
-        let window_changed = window_bytes != self.peer_window_bytes;
-        self.peer_window_bytes = window_bytes;
-        if ack > self.snd_max {
+    /// Processes the acknowledgement fields of an arriving segment.
+    pub fn on_ack(&mut self, ack: &Ack, now: SimTime, out: &mut impl FnMut(Outgoing)) {
+        let window_changed = ack.window_bytes != self.peer_window_bytes;
+        self.peer_window_bytes = ack.window_bytes;
+        if ack.ack > self.snd_max {
             return;
         }
-        if ack > self.snd_una {
-            self.on_new_ack(ack, now, out);
-        } else if ack == self.snd_una && dup_candidate && !window_changed && self.snd_max > self.snd_una {
-            self.on_duplicate_ack(ack, now, out);
+        let (snd_una, snd_max) = (self.snd_una.max(ack.ack), self.snd_max);
+        let new_sack =
+            self.scoreboard.as_mut().is_some_and(|sb| sb.update(snd_una, snd_max, ack.sack.ranges(ack.ack)));
+        let duplicate = match self.scoreboard {
+            Some(_) => new_sack,
+            None => !window_changed,
+        };
+        if ack.ack > self.snd_una {
+            self.on_new_ack(ack.ack, now, out);
+        } else if ack.ack == self.snd_una && ack.dup_candidate && duplicate && self.snd_max > self.snd_una {
+            self.on_duplicate_ack(ack.ack, now, out);
         }
-        self.output(now, out);
+        if self.scoreboard.is_some() && self.recovery.is_some() {
+            self.sack_transmit(now, out);
+        } else {
+            self.output(now, out);
+        }
     }
 
     fn on_new_ack(&mut self, ack: u64, now: SimTime, out: &mut impl FnMut(Outgoing)) {
@@ -263,7 +297,18 @@ impl Sender {
             self.rtt.handshake_retransmitted();
         }
         let mut restart_timer = true;
+        let sack = self.scoreboard.is_some();
+        if let Some(sb) = &mut self.scoreboard {
+            sb.advance(ack);
+        }
         match self.recovery {
+            Some(recover) if sack => {
+                // RFC 6675: partial ACKs only move the scoreboard; the window stays at
+                // ssthresh, and recovery ends at RecoveryPoint.
+                if ack >= recover {
+                    self.recovery = None;
+                }
+            }
             Some(recover) if ack >= recover => {
                 // Full ACK: leave fast recovery.
                 let flight = self.flight_bytes();
@@ -297,6 +342,19 @@ impl Sender {
 
     fn on_duplicate_ack(&mut self, ack: u64, now: SimTime, out: &mut impl FnMut(Outgoing)) {
         self.dupacks += 1;
+        if let Some(sb) = &self.scoreboard {
+            let lost = self.dupacks as u64 >= DUP_THRESH || sb.is_lost(self.snd_una, self.mss_bytes);
+            if self.recovery.is_none() && ack > self.recover && lost {
+                let hole_end = sb.hole_end(self.snd_una);
+                self.cc.on_loss(self.flight_bytes());
+                self.cc.cwnd_bytes = self.cc.ssthresh_bytes;
+                self.recover = self.snd_max;
+                self.recovery = Some(self.snd_max);
+                self.counters.fast_retransmits += 1;
+                self.retransmit(self.snd_una, hole_end, now, out);
+            }
+            return;
+        }
         if self.recovery.is_some() {
             self.cc.cwnd_bytes += self.cc.mss_bytes;
         } else if self.dupacks == 3 && ack > self.recover {
@@ -311,11 +369,57 @@ impl Sender {
         }
     }
 
+    /// Retransmits from `seq`, at most one MSS and not past `hole_end` (where SACKed data
+    /// begins), recording it as HighRxt.
+    fn retransmit(&mut self, seq: u64, hole_end: u64, now: SimTime, out: &mut impl FnMut(Outgoing)) {
+        let mut segment = self.segment_at(seq);
+        let room = hole_end - seq;
+        if Self::seq_len(&segment) > room {
+            segment.payload_bytes = room as u32;
+            segment.flags = 0;
+        }
+        if let Some(sb) = &mut self.scoreboard {
+            sb.high_rxt = seq + Self::seq_len(&segment);
+        }
+        self.emit(segment, now, out);
+    }
+
+    /// In SACK recovery: sends while cwnd − pipe ≥ 1 MSS, choosing by NextSeg (RFC 6675).
+    fn sack_transmit(&mut self, now: SimTime, out: &mut impl FnMut(Outgoing)) {
+        let mss = self.mss_bytes;
+        loop {
+            let sb = self.scoreboard.as_ref().expect("SACK recovery has a scoreboard");
+            if self.cc.cwnd_bytes < sb.pipe(self.snd_una, self.snd_max, mss) + mss {
+                return;
+            }
+            if let Some((seq, hole_end)) = sb.next_lost(self.snd_una, mss) {
+                self.retransmit(seq, hole_end, now, out);
+                continue;
+            }
+            let next_unsacked = sb.next_unsacked(self.snd_una);
+            if self.snd_max < self.stream_end() {
+                let segment = self.segment_at(self.snd_max);
+                if self.snd_max + segment.payload_bytes as u64 <= self.snd_una + self.peer_window_bytes {
+                    self.snd_nxt = self.snd_max + Self::seq_len(&segment);
+                    self.emit(segment, now, out);
+                    continue;
+                }
+            }
+            match next_unsacked {
+                Some((seq, hole_end)) => self.retransmit(seq, hole_end, now, out),
+                None => return,
+            }
+        }
+    }
+
     /// The retransmission timer expired at `now`.
     pub fn on_timeout(&mut self, now: SimTime, out: &mut impl FnMut(Outgoing)) {
         self.rto_deadline = None;
         if self.snd_una >= self.snd_max {
             return;
+        }
+        if let Some(sb) = &mut self.scoreboard {
+            sb.clear();
         }
         self.counters.timeouts += 1;
         self.rtt.back_off();

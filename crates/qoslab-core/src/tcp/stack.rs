@@ -31,22 +31,25 @@ pub struct TcpConfig {
     pub receive_window_bytes: u32,
     /// Delayed-ACK policy.
     pub delayed_ack: DelayedAck,
+    /// SACK blocks and SACK-based loss recovery (RFC 2018, RFC 6675).
+    pub sack: bool,
 }
 
 impl TcpConfig {
     /// A fresh endpoint with this configuration, talking to `peer`.
     fn endpoint(&self, peer: u32, incarnation: u32) -> Endpoint {
-        Endpoint {
-            sender: Sender::new(
-                self.congestion_control,
-                self.mss_bytes,
-                self.initial_window_segments,
-                self.min_rto_ns,
-            ),
-            receiver: Receiver::new(self.receive_window_bytes, Some(self.delayed_ack)),
-            peer,
-            incarnation,
+        let mut sender = Sender::new(
+            self.congestion_control,
+            self.mss_bytes,
+            self.initial_window_segments,
+            self.min_rto_ns,
+        );
+        let mut receiver = Receiver::new(self.receive_window_bytes, Some(self.delayed_ack));
+        if self.sack {
+            sender.enable_sack();
+            receiver.enable_sack();
         }
+        Endpoint { sender, receiver, peer, incarnation }
     }
 }
 

@@ -100,3 +100,55 @@ fn tcp_runs_are_reproducible() {
     assert_eq!(first, run_yaml(&yaml, &[]).to_json());
     assert_ne!(first, run_yaml(&yaml, &["run.seed=5"]).to_json());
 }
+
+/// Bursty loss (Gilbert–Elliott: bad periods of about 3.3 packets losing half of them,
+/// entered after 500 good packets on average, in both directions) on a 10 Mbit/s path with
+/// 40 ms RTT: several segments of one window are often lost together. SACK (RFC 6675)
+/// repairs them in one round trip where NewReno needs one per hole and more often falls
+/// back on its timer: over three seeds SACK times out less than half as often and gets at
+/// least NewReno's goodput on every seed.
+#[test]
+fn sack_recovers_bursty_losses_with_fewer_timeouts() {
+    let mut timeouts = [0, 0];
+    for seed in 1..=3 {
+        let mut goodput_bps = [0.0, 0.0];
+        for (i, sack) in [false, true].into_iter().enumerate() {
+            let results = run_yaml(
+                &two_hosts(
+                    &format!("duration: 300s, warmup: 10s, seed: {seed}"),
+                    "rate: 10Mbps, delay: 20ms, l2: none, loss: {gilbert_elliott: {p: '0.2%', r: '30%', good_loss: '0%', bad_loss: '50%'}}",
+                    "{kind: fifo}",
+                    &format!("  - {{name: ftp, from: tx, to: rx, app: {{kind: bulk}}, tcp: {{sack: {sack}, receive_window: 1MB}}}}\n"),
+                ),
+                &[],
+            );
+            let ftp = app(&results, "ftp");
+            goodput_bps[i] = ftp.goodput_bps;
+            timeouts[i] += ftp.timeouts;
+        }
+        assert!(
+            goodput_bps[1] >= goodput_bps[0],
+            "seed {seed}: SACK {} < NewReno {}",
+            goodput_bps[1],
+            goodput_bps[0]
+        );
+    }
+    assert!(2 * timeouts[1] < timeouts[0], "timeouts: NewReno {}, SACK {}", timeouts[0], timeouts[1]);
+}
+
+/// With SACK on, a transfer on an idle 10 Mbit/s link still fills it (≥ 95 %): SACK blocks
+/// only ride on ACKs when data is out of order.
+#[test]
+fn sack_on_an_idle_link_fills_it() {
+    let results = run_yaml(
+        &two_hosts(
+            "duration: 20s, warmup: 10s, seed: 1",
+            "rate: 10Mbps, delay: 5ms, l2: none",
+            "{kind: fifo}",
+            "  - {name: ftp, from: tx, to: rx, app: {kind: bulk}, tcp: {sack: true}}\n",
+        ),
+        &[],
+    );
+    let share = app(&results, "ftp").goodput_bps / 10e6;
+    assert!((0.95..=0.98).contains(&share), "goodput {:.2} % of the link", 100.0 * share);
+}
