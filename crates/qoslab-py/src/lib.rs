@@ -38,7 +38,9 @@ fn scenario_counts(
 ) -> PyResult<(usize, usize, usize)> {
     let overrides = core_overrides(overrides);
     let (spec, _) = qoslab_core::scenario::parse(text, origin, &overrides).map_err(scenario_error)?;
-    Ok((spec.topology.nodes.len(), spec.topology.links.len(), spec.traffic.len()))
+    // A traffic entry with `copies: N` is N flows.
+    let flows = spec.traffic.iter().map(|f| f.copies.unwrap_or(1) as usize).sum();
+    Ok((spec.topology.nodes.len(), spec.topology.links.len(), flows))
 }
 
 /// The `qoslab._core` module.
