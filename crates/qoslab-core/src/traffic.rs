@@ -1,10 +1,11 @@
-//! Traffic: open-loop sources (CBR, codec presets, floods, Poisson, ON-OFF) and the flows
-//! that carry them.
+//! Traffic: open-loop sources (CBR, codec presets, floods, Poisson, ON-OFF, video, traces,
+//! ramps and the studies' presets) and the flows that carry them.
 
 pub mod codec;
 pub mod distribution;
 pub mod frames;
 pub mod pattern;
+pub mod presets;
 pub mod ramp;
 pub mod source;
 pub mod trace;

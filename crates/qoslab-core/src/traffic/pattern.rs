@@ -9,18 +9,10 @@
 //! * `flood`: an iperf-style UDP flood — CBR at a bit rate, 1500-byte packets by default.
 //! * `poisson`: exponential inter-departure times (a Poisson process) of fixed-size packets.
 //! * `onoff`: alternating ON and OFF periods with constant, uniform or exponential
-//!   durations; during ON an inner `cbr`/`codec`/`poisson` pattern runs from the start of
-//!   the period, and no packet starts after the period ends.
-//! * `probe`: an IP SLA (SAA) style probe — `count` packets `spacing` apart, repeated
-//!   `every` period; compiled as ON-OFF with constant periods. The JANET trial's SAA agents
-//!   sent 50 packets per probe; Cisco's udp-jitter operation defaults to 20 ms between
-//!   packets and one operation every 60 s (Cisco IOS IP SLAs configuration guide, "UDP
-//!   jitter operation"). Pair it with the flow's `echo: true` to measure round trips.
-//! * `alarm`: the ad-hoc report's alarm, 256-byte packets every 100 ms for 1 s (once, or
-//!   every `every`), from the flow's `start` — a train like `probe`.
-//! * `ospf_hello`: the ad-hoc report's OSPF hellos, 64 bytes every 10 s.
-//! * `burst`: the DiffServ measurements' UDP bursts, constant bit rate for `duration`
-//!   (512-byte packets for 15 s by default), once or every `every`.
+//!   durations; during ON an inner `cbr`, `codec`, `poisson`, `video` or `trace` pattern
+//!   runs from the start of the period, and no packet starts after the period ends.
+//! * `probe`, `alarm`, `ospf_hello`, `burst`: presets for the studies' probes, alarm, OSPF
+//!   hellos and UDP bursts ([`super::presets`]).
 //! * `video`: frames at a frame rate, fixed or random sizes, frame-rate steps
 //!   ([`super::video`]); `trace`: frames from a CSV file ([`super::trace`]); both split into
 //!   packets ([`super::frames`]), so their packets differ in size.
@@ -29,6 +21,7 @@
 use super::codec::{Codec, IP_UDP_RTP_HEADER_BYTES};
 use super::distribution::DurationDist;
 use super::frames::{FrameSource, FrameState};
+use super::presets::{AlarmParams, BurstParams, OspfHelloParams, ProbeParams};
 use super::ramp::{RampClock, RampParams};
 use super::trace::{Trace, TraceCursor, TraceParams};
 use super::video::{VideoClock, VideoParams, DEFAULT_VIDEO_HEADER_BYTES, DEFAULT_VIDEO_PACKET_BYTES};
@@ -104,84 +97,6 @@ pub struct OnOffParams {
     #[serde(default)]
     pub start_off: bool,
 }
-
-/// IP SLA style probe parameters.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ProbeParams {
-    /// Packets per probe (default 50, as the JANET trial's SAA agents sent).
-    pub count: Option<u32>,
-    /// Time between a probe's packets (default 20 ms).
-    pub spacing: Option<Duration>,
-    /// Time between probe starts (default 60 s).
-    pub every: Option<Duration>,
-    /// IP packet size (default 60 B: a 32-byte payload with UDP and IP headers).
-    pub size: Option<Size>,
-}
-
-/// The ad-hoc report's alarm: a train of packets, once or repeated.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AlarmParams {
-    /// IP packet size (default 256 B).
-    pub size: Option<Size>,
-    /// Time between packets (default 100 ms).
-    pub interval: Option<Duration>,
-    /// Packets per alarm (default 10: one second's worth).
-    pub count: Option<u32>,
-    /// Repeat the alarm on this period (default: once, at the flow's `start`).
-    pub every: Option<Duration>,
-}
-
-/// OSPF hello packets.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct OspfHelloParams {
-    /// IP packet size (default 64 B).
-    pub size: Option<Size>,
-    /// Hello interval (default 10 s).
-    pub interval: Option<Duration>,
-}
-
-/// Constant-rate bursts.
-#[derive(Clone, Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BurstParams {
-    /// Bit rate of IP packets during a burst, or a share of the bottleneck.
-    pub rate: RateOrShare,
-    /// IP packet size (default 512 B).
-    pub size: Option<Size>,
-    /// Length of a burst (default 15 s).
-    pub duration: Option<Duration>,
-    /// Repeat the burst on this period (default: once, at the flow's `start`).
-    pub every: Option<Duration>,
-}
-
-/// An OFF period no run reaches: a train that does not repeat.
-const FOREVER_NS: u64 = u64::MAX / 4;
-
-/// Default packets per probe.
-pub const PROBE_COUNT: u32 = 50;
-/// Default spacing of a probe's packets, ns.
-pub const PROBE_SPACING_NS: u64 = 20_000_000;
-/// Default period of probes, ns.
-pub const PROBE_EVERY_NS: u64 = 60 * NS_PER_S;
-/// Default probe packet size, bytes.
-pub const PROBE_SIZE_BYTES: u64 = 60;
-/// Default alarm packet size, bytes (the ad-hoc report's Annex).
-pub const ALARM_SIZE_BYTES: u64 = 256;
-/// Default alarm packet interval, ns.
-pub const ALARM_INTERVAL_NS: u64 = 100_000_000;
-/// Default packets per alarm.
-pub const ALARM_COUNT: u32 = 10;
-/// Default OSPF hello size, bytes (the ad-hoc report's "at least 64 bytes").
-pub const OSPF_HELLO_SIZE_BYTES: u64 = 64;
-/// Default OSPF hello interval, ns.
-pub const OSPF_HELLO_INTERVAL_NS: u64 = 10 * NS_PER_S;
-/// Default burst packet size, bytes (the DiffServ measurements).
-pub const BURST_SIZE_BYTES: u64 = 512;
-/// Default burst length, ns.
-pub const BURST_DURATION_NS: u64 = 15 * NS_PER_S;
 
 kind_enum! {
     /// A traffic pattern as written in a scenario.
@@ -264,6 +179,18 @@ pub struct OnOffState {
     on_end: SimTime,
 }
 
+impl OnOffState {
+    /// ON periods of `on_ns` running `inner`, separated by OFF periods of `off_ns`.
+    pub(super) fn constant(on_ns: u64, off_ns: u64, inner: Generator) -> Generator {
+        Generator::OnOff(Box::new(OnOffState {
+            on: DurationDist::Constant(on_ns),
+            off: DurationDist::Constant(off_ns),
+            inner,
+            on_end: SimTime::ZERO,
+        }))
+    }
+}
+
 /// A compiled pattern: the generator plus the packet size and nominal interval.
 #[derive(Clone, Debug)]
 pub struct Pattern {
@@ -284,21 +211,6 @@ pub struct PatternEnv<'a> {
     pub base_dir: &'a Path,
 }
 
-/// A train: `count` packets `spacing_ns` apart, every `every_ns` (or once), as ON-OFF.
-fn train(count: u32, spacing_ns: u64, every_ns: Option<u64>, size: u32) -> Pattern {
-    let train_ns = count as u64 * spacing_ns;
-    Pattern {
-        size_bytes: size,
-        nominal_interval_ns: spacing_ns,
-        generator: Generator::OnOff(Box::new(OnOffState {
-            on: DurationDist::Constant(train_ns),
-            off: DurationDist::Constant(every_ns.map_or(FOREVER_NS, |every| every - train_ns)),
-            inner: Generator::Cbr(cbr_clock(spacing_ns as u128, 1)),
-            on_end: SimTime::ZERO,
-        })),
-    }
-}
-
 /// Largest packet and header bytes of a frame pattern, checked.
 fn frame_packets(packet_size: Option<Size>, headers: Option<Size>, at: &str) -> Result<(u32, u32), Issue> {
     let packet = check_size(packet_size.unwrap_or(Size(DEFAULT_VIDEO_PACKET_BYTES)), at)?;
@@ -313,7 +225,7 @@ fn frame_packets(packet_size: Option<Size>, headers: Option<Size>, at: &str) -> 
     Ok((packet, headers_bytes as u32))
 }
 
-fn check_size(size: Size, at: &str) -> Result<u32, Issue> {
+pub(super) fn check_size(size: Size, at: &str) -> Result<u32, Issue> {
     match size.0 {
         0..=27 => Err(Issue::at(
             join_path(at, "size"),
@@ -327,7 +239,7 @@ fn check_size(size: Size, at: &str) -> Result<u32, Issue> {
     }
 }
 
-fn cbr_clock(interval_num: u128, interval_den: u128) -> CbrClock {
+pub(super) fn cbr_clock(interval_num: u128, interval_den: u128) -> CbrClock {
     CbrClock { interval_num, interval_den, origin: SimTime::ZERO, k: 0 }
 }
 
@@ -414,89 +326,10 @@ impl PatternSpec {
                     generator: Generator::Poisson { mean_gap_ns, last: SimTime::ZERO, first: true },
                 })
             }
-            PatternSpec::Probe(p) => {
-                let size = check_size(p.size.unwrap_or(Size(PROBE_SIZE_BYTES)), at)?;
-                let count = p.count.unwrap_or(PROBE_COUNT);
-                let spacing_ns = p.spacing.map_or(PROBE_SPACING_NS, |d| d.0);
-                let every_ns = p.every.map_or(PROBE_EVERY_NS, |d| d.0);
-                if count == 0 {
-                    return Err(Issue::at(join_path(at, "count"), "a probe of 0 packets sends nothing")
-                        .hint("the JANET trial's SAA probes had 50 packets"));
-                }
-                if spacing_ns == 0 {
-                    return Err(Issue::at(join_path(at, "spacing"), "must be above zero")
-                        .hint("IP SLA's udp-jitter sends a packet every 20ms"));
-                }
-                let train_ns = count as u64 * spacing_ns;
-                if every_ns < train_ns {
-                    return Err(Issue::at(
-                        join_path(at, "every"),
-                        format!(
-                            "a probe of {count} packets {} ms apart lasts longer than the {} ms between probes",
-                            spacing_ns as f64 / 1e6,
-                            every_ns as f64 / 1e6
-                        ),
-                    )
-                    .hint("lengthen `every`, or send fewer packets per probe"));
-                }
-                Ok(train(count, spacing_ns, Some(every_ns), size))
-            }
-            PatternSpec::Alarm(p) => {
-                let size = check_size(p.size.unwrap_or(Size(ALARM_SIZE_BYTES)), at)?;
-                let count = p.count.unwrap_or(ALARM_COUNT);
-                let interval_ns = p.interval.map_or(ALARM_INTERVAL_NS, |d| d.0);
-                if count == 0 || interval_ns == 0 {
-                    return Err(Issue::at(
-                        at,
-                        "an alarm needs at least one packet and an interval above zero",
-                    )
-                    .hint("the ad-hoc report's alarm: 10 packets 100ms apart"));
-                }
-                let train_ns = count as u64 * interval_ns;
-                if p.every.is_some_and(|every| every.0 < train_ns) {
-                    return Err(Issue::at(join_path(at, "every"), "the alarm lasts longer than its period")
-                        .hint("lengthen `every` or send fewer packets"));
-                }
-                Ok(train(count, interval_ns, p.every.map(|d| d.0), size))
-            }
-            PatternSpec::OspfHello(p) => {
-                let size = check_size(p.size.unwrap_or(Size(OSPF_HELLO_SIZE_BYTES)), at)?;
-                let interval_ns = p.interval.map_or(OSPF_HELLO_INTERVAL_NS, |d| d.0);
-                if interval_ns == 0 {
-                    return Err(Issue::at(join_path(at, "interval"), "must be above zero")
-                        .hint("OSPF's default hello interval is 10s"));
-                }
-                Ok(Pattern {
-                    size_bytes: size,
-                    nominal_interval_ns: interval_ns,
-                    generator: Generator::Cbr(cbr_clock(interval_ns as u128, 1)),
-                })
-            }
-            PatternSpec::Burst(p) => {
-                let size = check_size(p.size.unwrap_or(Size(BURST_SIZE_BYTES)), at)?;
-                let duration_ns = p.duration.map_or(BURST_DURATION_NS, |d| d.0);
-                if duration_ns == 0 {
-                    return Err(Issue::at(join_path(at, "duration"), "a burst of 0 s sends nothing")
-                        .hint("the DiffServ measurements' bursts lasted 15s"));
-                }
-                if p.every.is_some_and(|every| every.0 < duration_ns) {
-                    return Err(Issue::at(join_path(at, "every"), "the burst lasts longer than its period")
-                        .hint("lengthen `every` or shorten `duration`"));
-                }
-                let clock = cbr_clock(size as u128 * 8 * NS_PER_S as u128, resolve(p.rate)? as u128);
-                Ok(Pattern {
-                    size_bytes: size,
-                    nominal_interval_ns: clock.interval_ns(),
-                    generator: Generator::OnOff(Box::new(OnOffState {
-                        on: DurationDist::Constant(duration_ns),
-                        off: DurationDist::Constant(
-                            p.every.map_or(FOREVER_NS, |every| every.0 - duration_ns),
-                        ),
-                        inner: Generator::Cbr(clock),
-                        on_end: SimTime::ZERO,
-                    })),
-                })
-            }
+            PatternSpec::Probe(p) => p.compile(at),
+            PatternSpec::Alarm(p) => p.compile(at),
+            PatternSpec::OspfHello(p) => p.compile(at),
+            PatternSpec::Burst(p) => p.compile(at, resolve(p.rate)?),
             PatternSpec::Video(p) => {
                 let (packet, headers) = frame_packets(p.packet_size, p.headers, at)?;
                 let (clock, mean_frame_bytes, fps) = VideoClock::build(p, at)?;
