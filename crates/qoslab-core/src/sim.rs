@@ -174,6 +174,11 @@ impl Simulation {
             }
             runnable.push(source);
         }
+        for (p, port) in ports.iter().enumerate() {
+            if let Some(&(at, _)) = port.rate_changes.first() {
+                events.schedule(at, Event::RateChange(p as u32));
+            }
+        }
         for &(start, endpoint) in &apps.starts {
             if start < run.end {
                 events.schedule(start, Event::AppStart(endpoint));
@@ -310,6 +315,11 @@ impl Simulation {
                 } else {
                     let next = self.routes.next_port(node, packet.dst_node);
                     self.ports[next as usize].enqueue(packet, &mut env);
+                }
+            }
+            Event::RateChange(p) => {
+                if let Some(next) = self.ports[p as usize].change_rate() {
+                    env.events.schedule(next, Event::RateChange(p));
                 }
             }
             Event::PortWake(p) => {

@@ -31,6 +31,8 @@ pub enum Event {
     TcpTimer(u32),
     /// The voice clock of push-to-talk application `index` ticks.
     VoiceTick(u32),
+    /// Port `index` changes its physical rate, as its link's schedule says.
+    RateChange(u32),
 }
 
 #[derive(Debug)]

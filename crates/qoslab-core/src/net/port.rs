@@ -74,6 +74,8 @@ pub struct WireCounters {
     /// Time the wire was busy, ns (frames straddling the window edges count only for
     /// their part inside it).
     pub busy_ns: u64,
+    /// Layer-2 bits those busy times carried (busy time × the rate each frame was sent at).
+    pub l2_bits: f64,
 }
 
 /// Counters of the interface's input policy in the measured window.
@@ -118,9 +120,13 @@ pub struct Port {
     pub link_loss: Option<LinkLoss>,
     /// Frames the link lost in the measured window.
     pub link_lost_packets: u64,
+    /// Scheduled changes of the physical rate: (when, new rate), in time order.
+    pub rate_changes: Vec<(SimTime, u64)>,
+    next_rate_change: usize,
     index: u32,
     ring: VecDeque<Packet>,
-    on_wire: Option<(Packet, SimTime)>,
+    /// The frame being serialized, when it started and at what rate.
+    on_wire: Option<(Packet, SimTime, u64)>,
     wake_at: Option<SimTime>,
     propagating: VecDeque<Packet>,
     window_start: SimTime,
@@ -141,6 +147,8 @@ impl Port {
             input: InputCounters::default(),
             link_loss: None,
             link_lost_packets: 0,
+            rate_changes: Vec::new(),
+            next_rate_change: 0,
             index,
             on_wire: None,
             wake_at: None,
@@ -201,7 +209,7 @@ impl Port {
         if self.on_wire.is_none() {
             if let Some(packet) = self.ring.pop_front() {
                 let done = env.now.after(self.frame_ns(packet.size_bytes));
-                self.on_wire = Some((packet, env.now));
+                self.on_wire = Some((packet, env.now, self.config.rate_bps));
                 env.events.schedule(done, Event::TransmitDone(self.index));
             }
         }
@@ -210,10 +218,10 @@ impl Port {
     /// The frame on the wire finished: it starts propagating, the next one starts.
     #[inline]
     pub fn transmit_done(&mut self, env: &mut PortEnv) {
-        let (packet, started) = self.on_wire.take().expect("TransmitDone with an idle wire");
+        let (packet, started, rate_bps) = self.on_wire.take().expect("TransmitDone with an idle wire");
         self.wire.sent_packets += 1;
         self.wire.sent_bytes += packet.size_bytes as u64;
-        self.wire.busy_ns += env.now.since(started.max(self.window_start));
+        self.count_busy(started, env.now, rate_bps);
         self.propagating.push_back(packet);
         env.events.schedule(env.now.after(self.config.propagation_ns), Event::LinkArrival(self.index));
         self.service(env);
@@ -288,16 +296,33 @@ impl Port {
         self.class_stats.iter_mut().for_each(|c| c.start_window(now));
     }
 
-    /// Layer-2 bits put on the wire in the window: busy time × rate, so frames straddling
-    /// the window edges count only for their part inside it.
+    /// Counts the wire busy from `started` to `now` at `rate_bps`, inside the window.
+    fn count_busy(&mut self, started: SimTime, now: SimTime, rate_bps: u64) {
+        let busy_ns = now.since(started.max(self.window_start));
+        self.wire.busy_ns += busy_ns;
+        self.wire.l2_bits += busy_ns as f64 * rate_bps as f64 / 1e9;
+    }
+
+    /// Layer-2 bits put on the wire in the window: busy time × the rate of each frame, so
+    /// frames straddling the window edges count only for their part inside it.
     pub fn sent_l2_bits(&self) -> f64 {
-        self.wire.busy_ns as f64 * self.config.rate_bps as f64 / 1e9
+        self.wire.l2_bits
+    }
+
+    /// Applies the scheduled rate change due now; returns when the next one is due. A frame
+    /// already on the wire finishes at the rate it started with; the next frame starts at
+    /// the new rate.
+    pub fn change_rate(&mut self) -> Option<SimTime> {
+        let (_, rate_bps) = self.rate_changes[self.next_rate_change];
+        self.config.rate_bps = rate_bps;
+        self.next_rate_change += 1;
+        self.rate_changes.get(self.next_rate_change).map(|&(at, _)| at)
     }
 
     /// Closes the measured window at the end of the run.
     pub fn close_window(&mut self, now: SimTime) {
-        if let Some((_, started)) = self.on_wire {
-            self.wire.busy_ns += now.since(started.max(self.window_start));
+        if let Some((_, started, rate_bps)) = self.on_wire {
+            self.count_busy(started, now, rate_bps);
         }
         self.queue_stats.close_window(now);
         self.class_stats.iter_mut().for_each(|c| c.close_window(now));

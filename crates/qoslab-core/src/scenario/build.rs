@@ -3,7 +3,7 @@
 
 use super::build_app::{add_app, AppFlow};
 use super::error::{join_path, Issue};
-use super::spec::{NodeKind, PolicyRef, ScenarioSpec};
+use super::spec::{NodeKind, PolicyRef, RateChangeSpec, ScenarioSpec};
 use super::suggest::nearest;
 use crate::classify::matcher::{format_ipv4, parse_ipv4};
 use crate::condition::{Conditioner, ConditionerSpec};
@@ -128,6 +128,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
     // Links → two ports each: a->b, then b->a.
     let mut port_configs = Vec::new();
     let mut link_losses = Vec::new();
+    let mut link_rate_changes = Vec::new();
     for (i, link) in spec.topology.links.iter().enumerate() {
         let at = format!("topology.links[{i}]");
         let a = node_index(&link.between[0], format!("{at}.between[0]"))?;
@@ -162,8 +163,10 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
         }
         let ring = check_ring(link.tx_ring, format!("{at}.tx_ring"))?.unwrap_or(DEFAULT_TX_RING_PACKETS);
         let bandwidth = check_bandwidth(link.bandwidth, format!("{at}.bandwidth"))?;
+        let rate_changes = check_rate_changes(&link.rate_changes, &at)?;
         for (from, to) in [(a, b), (b, a)] {
             link_losses.push(link.loss);
+            link_rate_changes.push(rate_changes.clone());
             port_configs.push(PortConfig {
                 name: format!("{}->{}", nodes[from as usize].name, nodes[to as usize].name),
                 node: from,
@@ -262,6 +265,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
             }
         })?;
         let mut port = Port::new(i as u32, config.clone(), qdisc);
+        port.rate_changes = std::mem::take(&mut link_rate_changes[i]);
         port.link_loss = link_losses[i].map(|spec| {
             LinkLoss::new(spec, Rng::for_stream(run.seed, run.replication, &format!("link {}", config.name)))
         });
@@ -532,4 +536,22 @@ fn expand_copies(traffic: &[FlowSpec]) -> Result<Vec<(usize, FlowSpec)>, Issue> 
         }
     }
     Ok(flows)
+}
+
+/// A link's rate changes as (when, rate) in time order, checked.
+fn check_rate_changes(changes: &[RateChangeSpec], at: &str) -> Result<Vec<(SimTime, u64)>, Issue> {
+    let mut schedule: Vec<(SimTime, u64)> = Vec::with_capacity(changes.len());
+    for (i, change) in changes.iter().enumerate() {
+        let here = format!("{at}.rate_changes[{i}]");
+        if change.rate.0 == 0 {
+            return Err(Issue::at(format!("{here}.rate"), "a link rate must be above zero")
+                .hint("to take a link down for a while, lower its rate instead: failures are not modelled"));
+        }
+        if schedule.last().is_some_and(|&(last, _)| change.at.0 <= last.0) {
+            return Err(Issue::at(format!("{here}.at"), "rate changes must be in time order")
+                .hint("list the changes by increasing `at`"));
+        }
+        schedule.push((SimTime(change.at.0), change.rate.0));
+    }
+    Ok(schedule)
 }

@@ -110,6 +110,19 @@ pub struct LinkSpec {
     /// Random frame loss in each direction: `"1%"` or `{gilbert_elliott: {p, r, good_loss,
     /// bad_loss}}` (default none).
     pub loss: Option<LossSpec>,
+    /// Changes of the physical rate of both directions during the run, in time order.
+    #[serde(default)]
+    pub rate_changes: Vec<RateChangeSpec>,
+}
+
+/// A scheduled change of a link's physical rate.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RateChangeSpec {
+    /// When, since the run began.
+    pub at: Duration,
+    /// The new rate.
+    pub rate: Rate,
 }
 
 /// A static route: at node `at`, traffic for `to` leaves towards neighbour `via`.

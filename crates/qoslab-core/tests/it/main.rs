@@ -15,6 +15,7 @@ mod linux_qdiscs;
 mod mdrr;
 mod probes;
 mod ptt;
+mod rate_changes;
 mod red;
 mod shaping;
 mod study_traffic;
