@@ -60,6 +60,8 @@ def test_run_writes_the_result_files_to_the_output_directory(voice_vs_flood, tmp
         "classes.parquet",
         "flows.csv",
         "flows.parquet",
+        "hops.csv",
+        "hops.parquet",
         "ports.csv",
         "ports.parquet",
         "probes.csv",

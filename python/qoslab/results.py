@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-TABLES = ("flows", "classes", "ports", "apps", "users", "probes", "spurts")
+TABLES = ("flows", "classes", "ports", "apps", "users", "probes", "spurts", "hops")
 """The tables of a results document, each a list of flat records."""
 
 
@@ -20,9 +20,10 @@ class Results:
     ``flows``, ``classes`` (one row per queue class of each port), ``ports``, ``apps`` (one
     row per application over TCP: transfers, completion times, goodput, fairness, TCP
     counters), ``users`` (one row per user of each application), ``probes`` (one row per
-    flow with ``echo``: round-trip times and loss) and ``spurts`` (one row per talk spurt of
-    each push-to-talk application) are DataFrames with one column per measurement, each
-    name ending in its unit (``_ms``, ``_s``, ``_bps``, ``_pct``, ``_packets``, ``_bytes``).
+    flow with ``echo``: round-trip times and loss), ``spurts`` (one row per talk spurt of
+    each push-to-talk application) and ``hops`` (one row per flow at each observed hop) are
+    DataFrames with one column per measurement, each name ending in its unit (``_ms``,
+    ``_s``, ``_bps``, ``_pct``, ``_packets``, ``_bytes``).
     """
 
     def __init__(self, json_text: str) -> None:
@@ -44,6 +45,9 @@ class Results:
         )
         self.spurts = pd.DataFrame.from_records(
             document["spurts"], columns=_columns(document, "spurts", SPURT_COLUMNS)
+        )
+        self.hops = pd.DataFrame.from_records(
+            document["hops"], columns=_columns(document, "hops", HOP_COLUMNS)
         )
 
     def __repr__(self) -> str:
@@ -153,3 +157,18 @@ SPURT_COLUMNS = (
     "delay_max_ms",
 )
 """Columns of the spurts table, in order."""
+
+HOP_COLUMNS = (
+    "port",
+    "flow",
+    "arrived_packets",
+    "departed_packets",
+    "dropped_packets",
+    "delay_min_ms",
+    "delay_mean_ms",
+    "delay_p50_ms",
+    "delay_p95_ms",
+    "delay_p99_ms",
+    "delay_max_ms",
+)
+"""Columns of the hops table, in order."""

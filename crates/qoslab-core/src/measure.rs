@@ -4,6 +4,7 @@
 pub mod drops;
 pub mod flow_stats;
 pub mod histogram;
+pub mod hop_stats;
 pub mod jitter;
 pub mod queue_stats;
 pub mod results;

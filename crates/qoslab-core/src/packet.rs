@@ -104,6 +104,10 @@ pub struct Packet {
     pub ecn: u8,
     /// Whether it was created after the warm-up, so it counts in flow statistics.
     pub counted: bool,
+    /// The observed hop it is crossing ([`crate::measure::hop_stats::NO_HOP`] if none).
+    pub hop_slot: u32,
+    /// When it entered the egress port it is crossing.
+    pub hop_in: SimTime,
     /// The TCP header of a segment of a simulated connection (`None` for open-loop traffic,
     /// even when its protocol number says TCP).
     pub segment: Option<Segment>,

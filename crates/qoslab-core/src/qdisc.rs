@@ -285,6 +285,8 @@ pub mod testing {
             dscp,
             ecn: 0,
             counted: true,
+            hop_slot: crate::measure::hop_stats::NO_HOP,
+            hop_in: SimTime::ZERO,
             segment: None,
         }
     }

@@ -9,6 +9,7 @@
 
 use crate::app::App;
 use crate::engine::{Event, EventQueue};
+use crate::measure::hop_stats::NO_HOP;
 use crate::measure::results::{build_results, Results};
 use crate::measure::{DropReason, FlowStats};
 use crate::net::port::{Port, PortEnv};
@@ -269,6 +270,13 @@ impl Simulation {
                         env.flows[packet.flow as usize].on_dropped(&packet, DropReason::LinkLoss);
                     }
                     return;
+                }
+                if packet.hop_slot != NO_HOP {
+                    if packet.counted {
+                        env.flows[packet.flow as usize].hops[packet.hop_slot as usize]
+                            .on_departed(packet.hop_in, now);
+                    }
+                    packet.hop_slot = NO_HOP;
                 }
                 // The receiving interface is the reverse port (links make ports in pairs
                 // a->b, b->a); its input policy acts before delivery or routing.

@@ -35,7 +35,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="run a scenario and report per-flow delay, jitter and loss",
         description="Run a scenario, print its per-flow measurements and write the result "
         "files (results.json, and each table — flows, classes, ports, apps, users, probes, "
-        "spurts — as CSV and Parquet).",
+        "spurts, hops — as CSV and Parquet).",
     )
     command.add_argument("scenario", metavar="SCENARIO", help="scenario file (YAML)")
     add_override_options(command)

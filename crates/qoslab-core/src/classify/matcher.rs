@@ -268,6 +268,8 @@ mod tests {
             dscp: 46,
             ecn: 0,
             counted: true,
+            hop_slot: crate::measure::hop_stats::NO_HOP,
+            hop_in: SimTime::ZERO,
             segment: None,
         }
     }

@@ -9,12 +9,15 @@
 use super::drops::{DropCounters, DropReason};
 use super::histogram::Histogram;
 use super::jitter::Jitter;
+use crate::measure::hop_stats::{HopStats, NO_HOP};
 use crate::packet::Packet;
 use crate::time::SimTime;
 
 /// Streaming statistics of one flow.
 #[derive(Clone, Debug)]
 pub struct FlowStats {
+    /// Per observed hop, in the order of the observed ports.
+    pub hops: Vec<HopStats>,
     /// Packets created by the source (after the warm-up).
     pub sent_packets: u64,
     /// Bytes (layer 3) created by the source.
@@ -44,6 +47,7 @@ impl FlowStats {
     /// Empty statistics for a flow with the given nominal interval (for deviation jitter).
     pub fn new(nominal_interval_ns: u64, gap_threshold_ns: u64) -> Self {
         FlowStats {
+            hops: Vec::new(),
             sent_packets: 0,
             sent_bytes: 0,
             received_packets: 0,
@@ -92,6 +96,9 @@ impl FlowStats {
     #[inline]
     pub fn on_dropped(&mut self, packet: &Packet, reason: DropReason) {
         self.drops.record(reason, packet.size_bytes);
+        if packet.hop_slot != NO_HOP {
+            self.hops[packet.hop_slot as usize].dropped_packets += 1;
+        }
     }
 
     /// Mean one-way delay of received packets, ns (`None` if none arrived).

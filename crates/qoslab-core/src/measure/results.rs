@@ -7,6 +7,7 @@ use super::drops::DropReason;
 use super::queue_stats::QueueStats;
 use crate::app::App;
 use crate::classify::matcher::format_ipv4;
+use crate::measure::hop_stats::NO_HOP;
 use crate::packet::Protocol;
 use crate::sim::Simulation;
 use crate::tcp::sender::SendCounters;
@@ -194,6 +195,24 @@ pub struct ProbeRecord {
     pub rtt_max_ms: Option<f64>,
 }
 
+/// One flow at one observed hop (an egress port with `observe: true`), over packets created
+/// in the measured window: from entering the port's discipline to reaching the far end of
+/// its link.
+#[derive(Clone, Debug, Serialize)]
+pub struct HopRecord {
+    pub port: String,
+    pub flow: String,
+    pub arrived_packets: u64,
+    pub departed_packets: u64,
+    pub dropped_packets: u64,
+    pub delay_min_ms: Option<f64>,
+    pub delay_mean_ms: Option<f64>,
+    pub delay_p50_ms: Option<f64>,
+    pub delay_p95_ms: Option<f64>,
+    pub delay_p99_ms: Option<f64>,
+    pub delay_max_ms: Option<f64>,
+}
+
 /// One talk spurt of a push-to-talk application's voice (spurts that start in the window).
 #[derive(Clone, Debug, Serialize)]
 pub struct SpurtRecord {
@@ -242,6 +261,8 @@ pub struct Results {
     pub probes: Vec<ProbeRecord>,
     /// One row per talk spurt of every push-to-talk application.
     pub spurts: Vec<SpurtRecord>,
+    /// One row per flow crossing each observed hop.
+    pub hops: Vec<HopRecord>,
 }
 
 impl Results {
@@ -493,6 +514,29 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
             })
         })
         .collect();
+    let mut hops = Vec::new();
+    for port in sim.ports.iter().filter(|p| p.observe_slot != NO_HOP) {
+        for (info, stats) in sim.flows.iter().zip(&sim.flow_stats) {
+            let hop = &stats.hops[port.observe_slot as usize];
+            if hop.arrived_packets == 0 && hop.departed_packets == 0 {
+                continue;
+            }
+            let range = hop.delay_range_ns();
+            hops.push(HopRecord {
+                port: port.config.name.clone(),
+                flow: info.name.clone(),
+                arrived_packets: hop.arrived_packets,
+                departed_packets: hop.departed_packets,
+                dropped_packets: hop.dropped_packets,
+                delay_min_ms: range.map(|(min, _)| ms(min as f64)),
+                delay_mean_ms: hop.delay_mean_ns().map(ms),
+                delay_p50_ms: hop.delay_quantile_ns(0.50).map(ms),
+                delay_p95_ms: hop.delay_quantile_ns(0.95).map(ms),
+                delay_p99_ms: hop.delay_quantile_ns(0.99).map(ms),
+                delay_max_ms: range.map(|(_, max)| ms(max as f64)),
+            });
+        }
+    }
     let t = &sim.totals;
     Results {
         run: RunRecord {
@@ -516,5 +560,6 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
         users,
         probes,
         spurts,
+        hops,
     }
 }

@@ -24,6 +24,7 @@
 use super::link_loss::LinkLoss;
 use crate::condition::{Conditioner, Verdict};
 use crate::engine::{Event, EventQueue};
+use crate::measure::hop_stats::NO_HOP;
 use crate::measure::{DropCounters, DropReason, FlowStats, QueueStats};
 use crate::packet::Packet;
 use crate::qdisc::{AnyQdisc, Dequeue, Qdisc, QdiscCtx};
@@ -120,6 +121,8 @@ pub struct Port {
     pub link_loss: Option<LinkLoss>,
     /// Frames the link lost in the measured window.
     pub link_lost_packets: u64,
+    /// The slot of this port among the observed hops ([`NO_HOP`] if not observed).
+    pub observe_slot: u32,
     /// Scheduled changes of the physical rate: (when, new rate), in time order.
     pub rate_changes: Vec<(SimTime, u64)>,
     next_rate_change: usize,
@@ -147,6 +150,7 @@ impl Port {
             input: InputCounters::default(),
             link_loss: None,
             link_lost_packets: 0,
+            observe_slot: NO_HOP,
             rate_changes: Vec::new(),
             next_rate_change: 0,
             index,
@@ -176,7 +180,12 @@ impl Port {
 
     /// A packet arrives for transmission.
     #[inline]
-    pub fn enqueue(&mut self, packet: Packet, env: &mut PortEnv) {
+    pub fn enqueue(&mut self, mut packet: Packet, env: &mut PortEnv) {
+        packet.hop_in = env.now;
+        packet.hop_slot = self.observe_slot;
+        if self.observe_slot != NO_HOP && packet.counted {
+            env.flows[packet.flow as usize].hops[self.observe_slot as usize].arrived_packets += 1;
+        }
         let ring_has_room =
             self.ring.len() + usize::from(self.on_wire.is_some()) < self.config.tx_ring_packets as usize;
         let mut ctx =

@@ -243,6 +243,8 @@ impl FqCodel {
             dscp: 0,
             ecn: 0,
             counted: false,
+            hop_slot: crate::measure::hop_stats::NO_HOP,
+            hop_in: SimTime::ZERO,
             segment: None,
         };
         let slots = (0..capacity)

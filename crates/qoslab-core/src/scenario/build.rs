@@ -8,6 +8,7 @@ use super::suggest::nearest;
 use crate::classify::matcher::{format_ipv4, parse_ipv4};
 use crate::condition::{Conditioner, ConditionerSpec};
 use crate::engine::Rng;
+use crate::measure::hop_stats::HopStats;
 use crate::measure::FlowStats;
 use crate::net::l2::L2Overhead;
 use crate::net::link_loss::LinkLoss;
@@ -185,6 +186,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
     let mut outputs: Vec<Option<(&PolicySpec, String)>> = vec![None; port_configs.len()];
     let mut hold_queues: Vec<Option<(u32, String)>> = vec![None; port_configs.len()];
     let mut inputs: Vec<Option<(&ConditionerSpec, String)>> = vec![None; port_configs.len()];
+    let mut observed = vec![false; port_configs.len()];
     for (node, by_peer) in &spec.interfaces {
         let from = node_index(node, format!("interfaces.{node}"))?;
         for (peer, interface) in by_peer {
@@ -219,6 +221,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
                 }
                 hold_queues[p] = Some((packets, join_path(&at, "hold_queue")));
             }
+            observed[p] |= interface.observe;
             if let Some(input) = &interface.input {
                 inputs[p] = Some((input, join_path(&at, "input")));
             }
@@ -265,6 +268,9 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
             }
         })?;
         let mut port = Port::new(i as u32, config.clone(), qdisc);
+        if observed[i] {
+            port.observe_slot = observed[..i].iter().filter(|&&o| o).count() as u32;
+        }
         port.rate_changes = std::mem::take(&mut link_rate_changes[i]);
         port.link_loss = link_losses[i].map(|spec| {
             LinkLoss::new(spec, Rng::for_stream(run.seed, run.replication, &format!("link {}", config.name)))
@@ -359,6 +365,8 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
             dscp: flow.dscp.map_or(0, |d| d.0),
             ecn: if flow.ecn { ECT_0 } else { 0 },
             counted: false,
+            hop_slot: crate::measure::hop_stats::NO_HOP,
+            hop_in: SimTime::ZERO,
             segment: None,
         };
         let pattern_spec = match (&flow.pattern, &flow.app) {
@@ -448,6 +456,10 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
             let intervals_ns = (pattern.nominal_interval_ns, gap_threshold_ns);
             add_echo(&at, flow, &routes, &edges, &port_configs, &mut flows, &mut flow_stats, intervals_ns)?;
         }
+    }
+    let observed_hops = observed.iter().filter(|&&o| o).count();
+    for stats in &mut flow_stats {
+        stats.hops = vec![HopStats::default(); observed_hops];
     }
     Ok(Simulation::new(run, nodes, ports, routes, sources, flows, flow_stats, apps))
 }

@@ -153,6 +153,8 @@ pub struct InterfaceSpec {
     /// Input policy (IOS `service-policy input`): classes that police and re-mark the
     /// packets this interface receives from the neighbour.
     pub input: Option<ConditionerSpec>,
+    /// Measure every flow's packets crossing this hop (the `hops` table).
+    pub observe: bool,
 }
 
 /// The same fields, read without the shape check below.
@@ -164,6 +166,8 @@ struct InterfaceFields {
     bandwidth: Option<Rate>,
     hold_queue: Option<u32>,
     input: Option<ConditionerSpec>,
+    #[serde(default)]
+    observe: bool,
 }
 
 impl TryFrom<serde_json::Value> for InterfaceSpec {
@@ -184,6 +188,7 @@ impl TryFrom<serde_json::Value> for InterfaceSpec {
             bandwidth: f.bandwidth,
             hold_queue: f.hold_queue,
             input: f.input,
+            observe: f.observe,
         })
     }
 }

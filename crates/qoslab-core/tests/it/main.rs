@@ -11,6 +11,7 @@ mod custom;
 mod defaults;
 mod determinism;
 mod example;
+mod hops;
 mod linux_qdiscs;
 mod mdrr;
 mod probes;
