@@ -136,13 +136,33 @@ def test_write_creates_the_json_and_both_formats_of_each_table(fifo_results, tmp
         ["results.json"]
         + [
             f"{t}.{ext}"
-            for t in ("flows", "classes", "ports", "apps", "users", "probes", "spurts", "hops")
+            for t in (
+                "flows",
+                "classes",
+                "ports",
+                "apps",
+                "users",
+                "probes",
+                "spurts",
+                "hops",
+                "changes",
+            )
             for ext in ("csv", "parquet")
         ]
     )
     assert all(path.is_file() for path in written)
     assert (tmp_path / "out" / "results.json").read_text() == fifo_results.to_json()
-    for table in ("flows", "classes", "ports", "apps", "users", "probes", "spurts", "hops"):
+    for table in (
+        "flows",
+        "classes",
+        "ports",
+        "apps",
+        "users",
+        "probes",
+        "spurts",
+        "hops",
+        "changes",
+    ):
         frame = getattr(fifo_results, table)
         pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "out" / f"{table}.parquet"), frame)
         csv = pd.read_csv(tmp_path / "out" / f"{table}.csv")

@@ -56,6 +56,8 @@ def test_run_writes_the_result_files_to_the_output_directory(voice_vs_flood, tmp
     assert sorted(path.name for path in out.iterdir()) == [
         "apps.csv",
         "apps.parquet",
+        "changes.csv",
+        "changes.parquet",
         "classes.csv",
         "classes.parquet",
         "flows.csv",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-TABLES = ("flows", "classes", "ports", "apps", "users", "probes", "spurts", "hops")
+TABLES = ("flows", "classes", "ports", "apps", "users", "probes", "spurts", "hops", "changes")
 """The tables of a results document, each a list of flat records."""
 
 
@@ -21,7 +21,8 @@ class Results:
     row per application over TCP: transfers, completion times, goodput, fairness, TCP
     counters), ``users`` (one row per user of each application), ``probes`` (one row per
     flow with ``echo``: round-trip times and loss), ``spurts`` (one row per talk spurt of
-    each push-to-talk application) and ``hops`` (one row per flow at each observed hop) are
+    each push-to-talk application), ``hops`` (one row per flow at each observed hop) and
+    ``changes`` (one row per replacement of an interface's discipline during the run) are
     DataFrames with one column per measurement, each name ending in its unit (``_ms``,
     ``_s``, ``_bps``, ``_pct``, ``_packets``, ``_bytes``).
     """
@@ -48,6 +49,9 @@ class Results:
         )
         self.hops = pd.DataFrame.from_records(
             document["hops"], columns=_columns(document, "hops", HOP_COLUMNS)
+        )
+        self.changes = pd.DataFrame.from_records(
+            document["changes"], columns=_columns(document, "changes", CHANGE_COLUMNS)
         )
 
     def __repr__(self) -> str:
@@ -172,3 +176,13 @@ HOP_COLUMNS = (
     "delay_max_ms",
 )
 """Columns of the hops table, in order."""
+
+CHANGE_COLUMNS = (
+    "port",
+    "at_s",
+    "qdisc",
+    "cause",
+    "handed_over_packets",
+    "refused_packets",
+)
+"""Columns of the changes table, in order."""

@@ -3,6 +3,7 @@
 pub mod l2;
 pub mod link_loss;
 pub mod port;
+pub mod reconfiguration;
 pub mod routing;
 
 use crate::scenario::spec::NodeKind;

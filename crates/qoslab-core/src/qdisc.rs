@@ -102,6 +102,10 @@ pub trait Qdisc {
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Dequeue;
     /// Packets held now.
     fn len_packets(&self) -> usize;
+    /// Removes and returns every packet held, in no particular order. Used when the
+    /// interface's discipline is replaced: the discipline is discarded afterwards, so its
+    /// scheduling state need not stay consistent.
+    fn take_packets(&mut self) -> Vec<Packet>;
 }
 
 kind_enum! {
@@ -255,6 +259,9 @@ impl Qdisc for AnyQdisc {
     }
     fn len_packets(&self) -> usize {
         dispatch!(self, q => q.len_packets())
+    }
+    fn take_packets(&mut self) -> Vec<Packet> {
+        dispatch!(self, q => q.take_packets())
     }
 }
 

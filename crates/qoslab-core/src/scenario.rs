@@ -3,6 +3,7 @@
 
 pub mod build;
 mod build_app;
+mod build_reconfig;
 pub mod error;
 pub mod one_or_many;
 pub mod overrides;

@@ -180,6 +180,12 @@ impl Simulation {
                 events.schedule(at, Event::RateChange(p as u32));
             }
         }
+        // After the rate changes, so one at the same instant as a rate change comes second.
+        for (p, port) in ports.iter().enumerate() {
+            if let Some(first) = port.reconfigurations.front() {
+                events.schedule(first.at, Event::Reconfigure(p as u32));
+            }
+        }
         for &(start, endpoint) in &apps.starts {
             if start < run.end {
                 events.schedule(start, Event::AppStart(endpoint));
@@ -326,8 +332,13 @@ impl Simulation {
                 }
             }
             Event::RateChange(p) => {
-                if let Some(next) = self.ports[p as usize].change_rate() {
+                if let Some(next) = self.ports[p as usize].change_rate(now) {
                     env.events.schedule(next, Event::RateChange(p));
+                }
+            }
+            Event::Reconfigure(p) => {
+                if let Some(next) = self.ports[p as usize].reconfigure(&mut env) {
+                    env.events.schedule(next, Event::Reconfigure(p));
                 }
             }
             Event::PortWake(p) => {
@@ -490,6 +501,11 @@ impl Simulation {
                 return fail(format!(
                     "port {name}: its classes hold {in_classes} packets, the discipline {queued}"
                 ));
+            }
+            for retired in &port.retired {
+                for (class, stats) in retired.class_names.iter().zip(&retired.class_stats) {
+                    stats.check(0).or_else(|e| fail(format!("port {name}, replaced class {class}: {e}")))?;
+                }
             }
         }
         for (info, stats) in self.flows.iter().zip(&self.flow_stats) {

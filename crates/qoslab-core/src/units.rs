@@ -60,6 +60,16 @@ pub fn parse_rate_bps(text: &str) -> Result<u64, String> {
     scale_decimal(number, multiplier, "bit/s")
 }
 
+/// A rate in words for messages: `2 Mbit/s`, `38.4 kbit/s`, `300 bit/s`.
+pub fn format_rate(bps: u64) -> String {
+    match bps {
+        1_000_000_000.. => format!("{} Gbit/s", bps as f64 / 1e9),
+        1_000_000.. => format!("{} Mbit/s", bps as f64 / 1e6),
+        1_000.. => format!("{} kbit/s", bps as f64 / 1e3),
+        _ => format!("{bps} bit/s"),
+    }
+}
+
 /// Parses a duration into nanoseconds: `ns`, `us` (or `µs`), `ms`, `s`, `min`, `h`.
 pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
     let (number, unit) = split_number(text)?;
@@ -161,6 +171,10 @@ mod tests {
         assert_eq!(parse_rate_bps("128kbps"), Ok(128_000));
         assert_eq!(parse_rate_bps("1.5Mbps"), Ok(1_500_000));
         assert_eq!(parse_rate_bps("38.4 kbit/s"), Ok(38_400));
+        assert_eq!(format_rate(38_400), "38.4 kbit/s");
+        assert_eq!(format_rate(2_000_000), "2 Mbit/s");
+        assert_eq!(format_rate(2_488_000_000), "2.488 Gbit/s");
+        assert_eq!(format_rate(300), "300 bit/s");
         assert_eq!(parse_rate_bps("10Gbps"), Ok(10_000_000_000));
         assert!(parse_rate_bps("0.5bps").unwrap_err().contains("whole number"));
         assert!(parse_rate_bps("128").unwrap_err().contains("no unit"));

@@ -35,7 +35,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="run a scenario and report per-flow delay, jitter and loss",
         description="Run a scenario, print its per-flow measurements and write the result "
         "files (results.json, and each table — flows, classes, ports, apps, users, probes, "
-        "spurts, hops — as CSV and Parquet).",
+        "spurts, hops, changes — as CSV and Parquet).",
     )
     command.add_argument("scenario", metavar="SCENARIO", help="scenario file (YAML)")
     add_override_options(command)
@@ -127,7 +127,8 @@ def probe_lines(results: qoslab.Results) -> list[str]:
 
 
 def port_lines(results: qoslab.Results) -> list[str]:
-    """One line per port that carried traffic or dropped packets."""
+    """One line per port that carried traffic or dropped packets, then one per
+    replacement of a port's discipline during the run."""
     lines = []
     for port in results.ports.to_dict("records"):
         busy_pct = port.get("utilisation_pct", 0.0)
@@ -140,6 +141,16 @@ def port_lines(results: qoslab.Results) -> list[str]:
         line += f": {busy_pct:.1f} % busy"
         if "dropped_packets" in port:
             line += f", {dropped:,} packets dropped"
+        lines.append(line)
+    for change in results.changes.to_dict("records"):
+        line = (
+            f"port {change['port']} at {change['at_s']:g} s: {change['qdisc']} — {change['cause']}"
+        )
+        if change["handed_over_packets"]:
+            line += (
+                f" ({change['handed_over_packets']:,} queued packets handed over,"
+                f" {change['refused_packets']:,} refused)"
+            )
         lines.append(line)
     return lines
 

@@ -33,6 +33,8 @@ pub enum Event {
     VoiceTick(u32),
     /// Port `index` changes its physical rate, as its link's schedule says.
     RateChange(u32),
+    /// Port `index` replaces its output discipline, as planned.
+    Reconfigure(u32),
 }
 
 #[derive(Debug)]

@@ -4,8 +4,10 @@
 //! Every arriving packet is either enqueued or dropped on arrival, and each is counted; a
 //! queued packet leaves by being dequeued or by being dropped from the queue. Identity
 //! checked after every run by [`QueueStats::check`], over the whole run (the warm-up only
-//! resets the reported counters): `backlog = enqueued − dequeued − dropped from the queue`,
-//! and the backlog equals the packets the queue really holds.
+//! resets the reported counters): `backlog = enqueued − dequeued − dropped from the queue −
+//! handed over`, and the backlog equals the packets the queue really holds. Packets are
+//! handed over when the interface's discipline is replaced during the run: they leave the
+//! old discipline's classes and are offered to the new one.
 //!
 //! The mean backlog is the time integral of the backlog over the measured window divided
 //! by its length; it is updated at every change, so it is exact, not sampled.
@@ -45,6 +47,7 @@ pub struct QueueStats {
     life_enqueued: u64,
     life_dequeued: u64,
     life_dropped_from_queue: u64,
+    life_handed_over: u64,
 }
 
 impl QueueStats {
@@ -107,6 +110,15 @@ impl QueueStats {
         self.backlog_bytes -= size_bytes as u64;
     }
 
+    /// `packets` queued packets of `bytes` bytes left the queue at `now` without being sent
+    /// or dropped: the discipline holding them was replaced.
+    pub fn hand_over(&mut self, now: SimTime, packets: u64, bytes: u64) {
+        self.advance(now);
+        self.life_handed_over += packets;
+        self.backlog_packets -= packets;
+        self.backlog_bytes -= bytes;
+    }
+
     /// Starts the measured window at `now`: counters restart, the backlog is kept.
     pub fn start_window(&mut self, now: SimTime) {
         *self = QueueStats {
@@ -119,6 +131,7 @@ impl QueueStats {
             life_enqueued: self.life_enqueued,
             life_dequeued: self.life_dequeued,
             life_dropped_from_queue: self.life_dropped_from_queue,
+            life_handed_over: self.life_handed_over,
             ..QueueStats::default()
         };
     }
@@ -163,10 +176,12 @@ impl QueueStats {
 
     /// Checks the backlog identity over the whole run against the packets actually held.
     pub fn check(&self, held_packets: u64) -> Result<(), String> {
-        let expected = self.life_enqueued - self.life_dequeued - self.life_dropped_from_queue;
+        let expected =
+            self.life_enqueued - self.life_dequeued - self.life_dropped_from_queue - self.life_handed_over;
         if expected != self.backlog_packets || held_packets != self.backlog_packets {
             return Err(format!(
-                "queue backlog identity broken: enqueued − dequeued − dropped from the queue = {expected}, \
+                "queue backlog identity broken: enqueued − dequeued − dropped from the queue − handed \
+                 over = {expected}, \
                  counted backlog {}, packets actually held {held_packets}",
                 self.backlog_packets
             ));

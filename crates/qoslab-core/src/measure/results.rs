@@ -11,7 +11,7 @@ use crate::measure::hop_stats::NO_HOP;
 use crate::packet::Protocol;
 use crate::sim::Simulation;
 use crate::tcp::sender::SendCounters;
-use crate::time::NS_PER_MS;
+use crate::time::{SimTime, NS_PER_MS};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -92,6 +92,9 @@ pub struct ClassRecord {
     pub port: String,
     pub qdisc: &'static str,
     pub class: String,
+    /// When the discipline this class belongs to was installed (0 unless the interface was
+    /// reconfigured during the run).
+    pub since_s: f64,
     pub enqueued_packets: u64,
     pub enqueued_bytes: u64,
     pub dequeued_packets: u64,
@@ -213,6 +216,23 @@ pub struct HopRecord {
     pub delay_max_ms: Option<f64>,
 }
 
+/// A replacement of an interface's output discipline during the run (the whole run, not
+/// only the measured window).
+#[derive(Clone, Debug, Serialize)]
+pub struct ChangeRecord {
+    pub port: String,
+    /// When, since the run began.
+    pub at_s: f64,
+    /// The `kind` of the discipline installed.
+    pub qdisc: &'static str,
+    /// Why: a scheduled change, or a rate change re-sizing or withdrawing the policy.
+    pub cause: String,
+    /// Packets queued in the old discipline, offered to the new one.
+    pub handed_over_packets: u64,
+    /// Of those, packets the new discipline dropped.
+    pub refused_packets: u64,
+}
+
 /// One talk spurt of a push-to-talk application's voice (spurts that start in the window).
 #[derive(Clone, Debug, Serialize)]
 pub struct SpurtRecord {
@@ -263,6 +283,8 @@ pub struct Results {
     pub spurts: Vec<SpurtRecord>,
     /// One row per flow crossing each observed hop.
     pub hops: Vec<HopRecord>,
+    /// One row per replacement of an interface's discipline during the run.
+    pub changes: Vec<ChangeRecord>,
 }
 
 impl Results {
@@ -291,11 +313,18 @@ fn by_reason(count: impl Fn(DropReason) -> u64) -> Map<String, Value> {
         .collect()
 }
 
-fn class_record(port: &str, qdisc: &'static str, class: String, q: &QueueStats) -> ClassRecord {
+fn class_record(
+    port: &str,
+    qdisc: &'static str,
+    class: String,
+    since: SimTime,
+    q: &QueueStats,
+) -> ClassRecord {
     ClassRecord {
         port: port.to_owned(),
         qdisc,
         class,
+        since_s: since.as_secs_f64(),
         enqueued_packets: q.enqueued_packets,
         enqueued_bytes: q.enqueued_bytes,
         dequeued_packets: q.dequeued_packets,
@@ -368,12 +397,28 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
         })
         .collect();
     let mut classes = Vec::new();
+    let mut changes = Vec::new();
     let mut ports = Vec::new();
     for port in &sim.ports {
         let c = &port.config;
         let kind = port.qdisc.kind();
+        for retired in &port.retired {
+            for (name, q) in retired.class_names.iter().zip(&retired.class_stats) {
+                classes.push(class_record(&c.name, retired.kind, name.clone(), retired.since, q));
+            }
+        }
         for (name, q) in port.qdisc.class_names().into_iter().zip(&port.class_stats) {
-            classes.push(class_record(&c.name, kind, name, q));
+            classes.push(class_record(&c.name, kind, name, port.since, q));
+        }
+        for change in &port.changes {
+            changes.push(ChangeRecord {
+                port: c.name.clone(),
+                at_s: change.at.as_secs_f64(),
+                qdisc: change.kind,
+                cause: change.cause.clone(),
+                handed_over_packets: change.handed_over_packets,
+                refused_packets: change.refused_packets,
+            });
         }
         let q = &port.queue_stats;
         ports.push(PortRecord {
@@ -561,5 +606,6 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
         probes,
         spurts,
         hops,
+        changes,
     }
 }

@@ -16,12 +16,17 @@
 //! Serialization time = (IP size + L2 overhead) × 8 / rate, rounded up to the nanosecond.
 //! Frames arrive at the peer one propagation delay after their last bit left, in order.
 //!
+//! **Reconfiguration.** The discipline may be replaced during the run, by a scheduled
+//! configuration change or because a rate change re-sizes the policy; see
+//! [`super::reconfiguration`].
+//!
 //! **Input.** The port also stands for the interface's receiving side: an input policy
 //! (IOS `service-policy input`, a [`Conditioner`]) on the interface `node->peer` conditions
 //! the packets `node` receives from `peer` — those the reverse port `peer->node` delivers —
 //! before `node` delivers or routes them. Its drops and re-markings are counted here.
 
 use super::link_loss::LinkLoss;
+use super::reconfiguration::{ChangeLog, Reconfiguration, RetiredDiscipline};
 use crate::condition::{Conditioner, Verdict};
 use crate::engine::{Event, EventQueue};
 use crate::measure::hop_stats::NO_HOP;
@@ -126,6 +131,14 @@ pub struct Port {
     /// Scheduled changes of the physical rate: (when, new rate), in time order.
     pub rate_changes: Vec<(SimTime, u64)>,
     next_rate_change: usize,
+    /// Disciplines still to be installed, in time order.
+    pub reconfigurations: VecDeque<Reconfiguration>,
+    /// When the current discipline was installed.
+    pub since: SimTime,
+    /// Disciplines used earlier in the run, in order.
+    pub retired: Vec<RetiredDiscipline>,
+    /// The replacements made so far.
+    pub changes: Vec<ChangeLog>,
     index: u32,
     ring: VecDeque<Packet>,
     /// The frame being serialized, when it started and at what rate.
@@ -153,6 +166,10 @@ impl Port {
             observe_slot: NO_HOP,
             rate_changes: Vec::new(),
             next_rate_change: 0,
+            reconfigurations: VecDeque::new(),
+            since: SimTime::ZERO,
+            retired: Vec::new(),
+            changes: Vec::new(),
             index,
             on_wire: None,
             wake_at: None,
@@ -303,6 +320,9 @@ impl Port {
         self.link_lost_packets = 0;
         self.queue_stats.start_window(now);
         self.class_stats.iter_mut().for_each(|c| c.start_window(now));
+        for retired in &mut self.retired {
+            retired.class_stats.iter_mut().for_each(|c| c.start_window(now));
+        }
     }
 
     /// Counts the wire busy from `started` to `now` at `rate_bps`, inside the window.
@@ -318,14 +338,64 @@ impl Port {
         self.wire.l2_bits
     }
 
-    /// Applies the scheduled rate change due now; returns when the next one is due. A frame
-    /// already on the wire finishes at the rate it started with; the next frame starts at
-    /// the new rate.
-    pub fn change_rate(&mut self) -> Option<SimTime> {
-        let (_, rate_bps) = self.rate_changes[self.next_rate_change];
-        self.config.rate_bps = rate_bps;
-        self.next_rate_change += 1;
-        self.rate_changes.get(self.next_rate_change).map(|&(at, _)| at)
+    /// Applies the scheduled rate changes due by `now`; returns when the next one is due. A
+    /// frame already on the wire finishes at the rate it started with; the next frame
+    /// starts at the new rate.
+    pub fn change_rate(&mut self, now: SimTime) -> Option<SimTime> {
+        while let Some(&(at, rate_bps)) = self.rate_changes.get(self.next_rate_change) {
+            if at > now {
+                return Some(at);
+            }
+            self.config.rate_bps = rate_bps;
+            self.next_rate_change += 1;
+        }
+        None
+    }
+
+    /// Installs the discipline planned for now; returns when the next one is due. The
+    /// packets the old discipline holds are offered to the new one in their order of
+    /// arrival at the port.
+    pub fn reconfigure(&mut self, env: &mut PortEnv) -> Option<SimTime> {
+        // A rate change at this same instant takes effect first, whatever the event order.
+        self.change_rate(env.now);
+        let next = self.reconfigurations.pop_front().expect("Reconfigure with nothing planned");
+        let mut packets = self.qdisc.take_packets();
+        packets.sort_unstable_by_key(|p| (p.hop_in, p.id));
+        let bytes = packets.iter().map(|p| p.size_bytes as u64).sum();
+        self.queue_stats.hand_over(env.now, packets.len() as u64, bytes);
+        for stats in &mut self.class_stats {
+            stats.hand_over(env.now, stats.backlog_packets, stats.backlog_bytes);
+        }
+        let classes = next.qdisc.class_names().len();
+        let old = std::mem::replace(&mut self.qdisc, next.qdisc);
+        let mut fresh = QueueStats::default();
+        fresh.start_window(env.now);
+        self.retired.push(RetiredDiscipline {
+            kind: old.kind(),
+            class_names: old.class_names(),
+            class_stats: std::mem::replace(&mut self.class_stats, vec![fresh; classes]),
+            since: self.since,
+        });
+        self.since = env.now;
+        let handed_over_packets = packets.len() as u64;
+        let dropped_before = *env.dropped_packets;
+        let ring_has_room =
+            self.ring.len() + usize::from(self.on_wire.is_some()) < self.config.tx_ring_packets as usize;
+        let mut ctx =
+            Self::ctx(env.now, self.config.rate_bps, &mut self.class_stats, &mut self.queue_stats, env);
+        ctx.ring_has_room = ring_has_room;
+        for packet in packets {
+            self.qdisc.enqueue(packet, &mut ctx);
+        }
+        self.changes.push(ChangeLog {
+            at: env.now,
+            kind: self.qdisc.kind(),
+            cause: next.cause,
+            handed_over_packets,
+            refused_packets: *env.dropped_packets - dropped_before,
+        });
+        self.service(env);
+        self.reconfigurations.front().map(|r| r.at)
     }
 
     /// Closes the measured window at the end of the run.

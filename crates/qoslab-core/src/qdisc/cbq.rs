@@ -334,6 +334,10 @@ impl Qdisc for Cbq {
     fn len_packets(&self) -> usize {
         self.classes.iter().map(|c| c.queue.len()).sum()
     }
+
+    fn take_packets(&mut self) -> Vec<Packet> {
+        self.classes.iter_mut().flat_map(|c| c.queue.take_all()).collect()
+    }
 }
 
 #[cfg(test)]

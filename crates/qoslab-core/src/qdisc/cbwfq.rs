@@ -585,6 +585,12 @@ impl Qdisc for Cbwfq {
     fn len_packets(&self) -> usize {
         self.priority_queue.len() + self.scfq.len_packets()
     }
+
+    fn take_packets(&mut self) -> Vec<Packet> {
+        let mut packets: Vec<Packet> = self.priority_queue.drain(..).map(|(p, _)| p).collect();
+        packets.extend(self.scfq.take_all());
+        packets
+    }
 }
 
 #[cfg(test)]

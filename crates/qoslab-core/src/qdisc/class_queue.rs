@@ -74,6 +74,12 @@ impl ClassQueue {
         self.packets.head_size_bytes()
     }
 
+    /// Removes every packet, oldest first, leaving the dropper's average as it is (the
+    /// queue is being discarded).
+    pub fn take_all(&mut self) -> Vec<Packet> {
+        self.packets.take_all()
+    }
+
     /// Packets held.
     #[inline]
     pub fn len(&self) -> usize {

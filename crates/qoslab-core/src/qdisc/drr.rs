@@ -207,6 +207,11 @@ impl Qdisc for Drr {
     fn len_packets(&self) -> usize {
         self.packets
     }
+
+    fn take_packets(&mut self) -> Vec<Packet> {
+        self.packets = 0;
+        self.queues.iter_mut().flat_map(ClassQueue::take_all).collect()
+    }
 }
 
 #[cfg(test)]

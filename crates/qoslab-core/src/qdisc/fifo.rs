@@ -71,6 +71,10 @@ impl Qdisc for Fifo {
     fn len_packets(&self) -> usize {
         self.queue.len()
     }
+
+    fn take_packets(&mut self) -> Vec<Packet> {
+        self.queue.take_all()
+    }
 }
 
 #[cfg(test)]

@@ -478,6 +478,16 @@ impl Qdisc for FqCodel {
     fn len_packets(&self) -> usize {
         self.packets as usize
     }
+
+    fn take_packets(&mut self) -> Vec<Packet> {
+        let mut packets = Vec::with_capacity(self.packets as usize);
+        for bucket in 0..self.buckets.len() {
+            while let Some((packet, _)) = self.pop(bucket) {
+                packets.push(packet);
+            }
+        }
+        packets
+    }
 }
 
 #[cfg(test)]

@@ -516,6 +516,11 @@ impl Qdisc for Htb {
     fn len_packets(&self) -> usize {
         self.packets
     }
+
+    fn take_packets(&mut self) -> Vec<Packet> {
+        self.packets = 0;
+        self.leaves.iter_mut().flat_map(|l| l.queue.take_all()).collect()
+    }
 }
 
 #[cfg(test)]

@@ -363,6 +363,10 @@ impl Qdisc for Mdrr {
     fn len_packets(&self) -> usize {
         self.queues.iter().map(|q| q.packets.len()).sum()
     }
+
+    fn take_packets(&mut self) -> Vec<Packet> {
+        self.queues.iter_mut().flat_map(|q| q.packets.take_all()).collect()
+    }
 }
 
 #[cfg(test)]

@@ -116,6 +116,12 @@ impl PacketQueue {
         self.packets.front().map(|p| p.size_bytes)
     }
 
+    /// Removes every packet, oldest first.
+    pub fn take_all(&mut self) -> Vec<Packet> {
+        self.bytes = 0;
+        self.packets.drain(..).collect()
+    }
+
     /// Packets held.
     #[inline]
     pub fn len(&self) -> usize {

@@ -181,6 +181,10 @@ impl Qdisc for Prio {
     fn len_packets(&self) -> usize {
         self.bands.iter().map(PacketQueue::len).sum()
     }
+
+    fn take_packets(&mut self) -> Vec<Packet> {
+        self.bands.iter_mut().flat_map(PacketQueue::take_all).collect()
+    }
 }
 
 #[cfg(test)]

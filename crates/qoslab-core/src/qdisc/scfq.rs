@@ -72,6 +72,13 @@ impl Scfq {
         self.len_packets
     }
 
+    /// Removes every packet, queue by queue, and forgets the schedule.
+    pub fn take_all(&mut self) -> Vec<Packet> {
+        self.heads.clear();
+        self.len_packets = 0;
+        self.queues.iter_mut().flat_map(|q| q.entries.drain(..).map(|e| e.packet)).collect()
+    }
+
     /// Packets held in queue `queue`.
     #[inline]
     pub fn queue_len(&self, queue: usize) -> usize {

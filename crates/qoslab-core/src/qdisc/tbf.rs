@@ -205,6 +205,17 @@ impl Qdisc for Tbf {
             Waiting::Child { policy, held } => policy.len_packets() + usize::from(held.is_some()),
         }
     }
+
+    fn take_packets(&mut self) -> Vec<Packet> {
+        match &mut self.waiting {
+            Waiting::Fifo(queue) => queue.take_all(),
+            Waiting::Child { policy, held } => {
+                let mut packets: Vec<Packet> = held.take().map(|(p, _)| p).into_iter().collect();
+                packets.extend(policy.take_packets());
+                packets
+            }
+        }
+    }
 }
 
 #[cfg(test)]

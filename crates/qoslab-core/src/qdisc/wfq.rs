@@ -193,6 +193,10 @@ impl Qdisc for Wfq {
     fn len_packets(&self) -> usize {
         self.scfq.len_packets()
     }
+
+    fn take_packets(&mut self) -> Vec<Packet> {
+        self.scfq.take_all()
+    }
 }
 
 #[cfg(test)]

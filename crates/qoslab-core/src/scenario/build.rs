@@ -2,8 +2,9 @@
 //! value the types cannot check is checked here, each problem reported at its key path.
 
 use super::build_app::{add_app, AppFlow};
+use super::build_reconfig::{plan, resolve_policy, Timeline};
 use super::error::{join_path, Issue};
-use super::spec::{NodeKind, PolicyRef, RateChangeSpec, ScenarioSpec};
+use super::spec::{NodeKind, RateChangeSpec, ScenarioSpec};
 use super::suggest::nearest;
 use crate::classify::matcher::{format_ipv4, parse_ipv4};
 use crate::condition::{Conditioner, ConditionerSpec};
@@ -187,6 +188,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
     let mut hold_queues: Vec<Option<(u32, String)>> = vec![None; port_configs.len()];
     let mut inputs: Vec<Option<(&ConditionerSpec, String)>> = vec![None; port_configs.len()];
     let mut observed = vec![false; port_configs.len()];
+    let mut changes: Vec<&[_]> = vec![&[]; port_configs.len()];
     for (node, by_peer) in &spec.interfaces {
         let from = node_index(node, format!("interfaces.{node}"))?;
         for (peer, interface) in by_peer {
@@ -227,19 +229,9 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
             }
             outputs[p] = match &interface.output {
                 None => None,
-                Some(PolicyRef::Named(name)) => {
-                    let policy = spec.policies.get(name).ok_or_else(|| {
-                        Issue::unknown_name(
-                            join_path(&at, "output"),
-                            "policy",
-                            name,
-                            spec.policies.keys().map(String::as_str),
-                        )
-                    })?;
-                    Some((policy, format!("policies.{name}")))
-                }
-                Some(PolicyRef::Inline(policy)) => Some((policy, join_path(&at, "output"))),
+                Some(output) => Some(resolve_policy(output, &join_path(&at, "output"), &spec.policies)?),
             };
+            changes[p] = interface.changes.as_slice();
         }
     }
     let default_output = PolicySpec::default_output();
@@ -250,13 +242,18 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
             Some((packets, at)) => policy.with_hold_queue(*packets).map_err(|why| Issue::at(at, why))?,
             None => policy.clone(),
         };
-        let interface = Interface {
-            bandwidth_bps: config.qos_bandwidth_bps(),
-            admission: true,
-            random_seed: Rng::for_stream(run.seed, run.replication, &format!("port {}", config.name))
-                .next_u64(),
+        let random_seed = |number: u64| {
+            let stream = match number {
+                0 => format!("port {}", config.name),
+                n => format!("port {} #{n}", config.name),
+            };
+            Rng::for_stream(run.seed, run.replication, &stream).next_u64()
         };
-        let qdisc = policy.build(&policy_at, interface, &node_address).map_err(|issue| {
+        let build_policy = |policy: &PolicySpec, at: &str, bandwidth_bps: u64, number: u64| {
+            let interface = Interface { bandwidth_bps, admission: true, random_seed: random_seed(number) };
+            policy.build(at, interface, &node_address)
+        };
+        let qdisc = build_policy(&policy, &policy_at, config.qos_bandwidth_bps(), 0).map_err(|issue| {
             // A problem of the attachment as a whole (a reservation above what the interface
             // allows) belongs to the interface, not to the policy's text.
             if issue.key_path == policy_at {
@@ -267,17 +264,32 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
                 issue
             }
         })?;
+        let timeline = Timeline {
+            at: format!(
+                "interfaces.{}.{}",
+                nodes[config.node as usize].name, nodes[config.peer as usize].name
+            ),
+            rate_bps: config.rate_bps,
+            bandwidth_bps: config.bandwidth_bps,
+            policy: (policy, policy_at),
+            hold_queue: hold_queues[i].as_ref().map(|(packets, _)| *packets),
+            rate_changes: &link_rate_changes[i],
+            changes: changes[i],
+        };
+        let reconfigurations = plan(&timeline, &spec.policies, &build_policy)?;
         let mut port = Port::new(i as u32, config.clone(), qdisc);
         if observed[i] {
             port.observe_slot = observed[..i].iter().filter(|&&o| o).count() as u32;
         }
         port.rate_changes = std::mem::take(&mut link_rate_changes[i]);
+        port.reconfigurations = reconfigurations;
         port.link_loss = link_losses[i].map(|spec| {
             LinkLoss::new(spec, Rng::for_stream(run.seed, run.replication, &format!("link {}", config.name)))
         });
         if let Some((input, input_at)) = &inputs[i] {
             // Percentage rates in the input policy are of this interface's QoS bandwidth.
-            port.ingress = Some(Conditioner::build(input, input_at, interface.bandwidth_bps, &node_address)?);
+            let bandwidth_bps = config.qos_bandwidth_bps();
+            port.ingress = Some(Conditioner::build(input, input_at, bandwidth_bps, &node_address)?);
         }
         ports.push(port);
     }

@@ -155,6 +155,20 @@ pub struct InterfaceSpec {
     pub input: Option<ConditionerSpec>,
     /// Measure every flow's packets crossing this hop (the `hops` table).
     pub observe: bool,
+    /// Configuration changes during the run, in time order.
+    pub changes: Vec<InterfaceChangeSpec>,
+}
+
+/// A scheduled change of an interface's configuration.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InterfaceChangeSpec {
+    /// When, since the run began.
+    pub at: Duration,
+    /// The output policy from then on: a name in `policies`, or a policy written in place.
+    pub output: Option<PolicyRef>,
+    /// The QoS bandwidth from then on (IOS `bandwidth`).
+    pub bandwidth: Option<Rate>,
 }
 
 /// The same fields, read without the shape check below.
@@ -168,6 +182,8 @@ struct InterfaceFields {
     input: Option<ConditionerSpec>,
     #[serde(default)]
     observe: bool,
+    #[serde(default)]
+    changes: Vec<InterfaceChangeSpec>,
 }
 
 impl TryFrom<serde_json::Value> for InterfaceSpec {
@@ -189,6 +205,7 @@ impl TryFrom<serde_json::Value> for InterfaceSpec {
             hold_queue: f.hold_queue,
             input: f.input,
             observe: f.observe,
+            changes: f.changes,
         })
     }
 }

@@ -17,6 +17,7 @@ mod mdrr;
 mod probes;
 mod ptt;
 mod rate_changes;
+mod reconfiguration;
 mod red;
 mod shaping;
 mod study_traffic;
