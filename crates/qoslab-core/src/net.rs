@@ -1,6 +1,7 @@
 //! The network: nodes, egress ports of full-duplex links, layer-2 framing and routing.
 
 pub mod l2;
+pub mod lfi;
 pub mod link_loss;
 pub mod port;
 pub mod reconfiguration;

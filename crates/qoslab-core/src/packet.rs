@@ -75,6 +75,18 @@ impl JsonSchema for Protocol {
 }
 
 /// One IP packet in the simulated network.
+/// How a frame carries its packet: whole, or as a multilink fragment ([`crate::net::lfi`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Fragment {
+    /// The whole packet.
+    #[default]
+    Whole,
+    /// A fragment other than the last: it delivers nothing by itself.
+    Leading,
+    /// The last fragment: the packet is delivered when it arrives.
+    Last,
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Packet {
     /// Unique within a run, in creation order.
@@ -111,6 +123,8 @@ pub struct Packet {
     /// The TCP header of a segment of a simulated connection (`None` for open-loop traffic,
     /// even when its protocol number says TCP).
     pub segment: Option<Segment>,
+    /// Whole, or which multilink fragment this frame is (set by the link, never by sources).
+    pub fragment: Fragment,
 }
 
 impl Packet {

@@ -102,6 +102,12 @@ pub trait Qdisc {
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Dequeue;
     /// Packets held now.
     fn len_packets(&self) -> usize;
+    /// The next packet of the discipline's strict-priority queue, if it has one and it
+    /// holds a packet: what link fragmentation may send between two fragments of another
+    /// packet ([`crate::net::lfi`]). Disciplines without such a queue never interleave.
+    fn dequeue_interleaved(&mut self, _ctx: &mut QdiscCtx) -> Option<Packet> {
+        None
+    }
     /// Removes and returns every packet held, in no particular order. Used when the
     /// interface's discipline is replaced: the discipline is discarded afterwards, so its
     /// scheduling state need not stay consistent.
@@ -263,6 +269,10 @@ impl Qdisc for AnyQdisc {
     fn take_packets(&mut self) -> Vec<Packet> {
         dispatch!(self, q => q.take_packets())
     }
+    #[inline]
+    fn dequeue_interleaved(&mut self, ctx: &mut QdiscCtx) -> Option<Packet> {
+        dispatch!(self, q => q.dequeue_interleaved(ctx))
+    }
 }
 
 /// Helpers for disciplines' unit tests: packets and a context with its own counters.
@@ -295,6 +305,7 @@ pub mod testing {
             hop_slot: crate::measure::hop_stats::NO_HOP,
             hop_in: SimTime::ZERO,
             segment: None,
+            fragment: crate::packet::Fragment::Whole,
         }
     }
 

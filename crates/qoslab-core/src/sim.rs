@@ -268,9 +268,11 @@ impl Simulation {
             }
             Event::LinkArrival(p) => {
                 let port = &mut self.ports[p as usize];
-                let mut packet = port.take_arrival();
                 let node = port.config.peer;
-                if port.loses_arrival() {
+                let Some((mut packet, lost)) = port.receive() else {
+                    return; // a fragment: its packet arrives with the last one
+                };
+                if lost {
                     *env.dropped_packets += 1;
                     if packet.counted {
                         env.flows[packet.flow as usize].on_dropped(&packet, DropReason::LinkLoss);

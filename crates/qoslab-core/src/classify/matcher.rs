@@ -271,6 +271,7 @@ mod tests {
             hop_slot: crate::measure::hop_stats::NO_HOP,
             hop_in: SimTime::ZERO,
             segment: None,
+            fragment: crate::packet::Fragment::Whole,
         }
     }
 

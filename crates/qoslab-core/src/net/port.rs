@@ -16,6 +16,9 @@
 //! Serialization time = (IP size + L2 overhead) × 8 / rate, rounded up to the nanosecond.
 //! Frames arrive at the peer one propagation delay after their last bit left, in order.
 //!
+//! **Fragmentation.** With `lfi`, large packets leave as multilink fragments with priority
+//! packets between them; see [`super::lfi`].
+//!
 //! **Reconfiguration.** The discipline may be replaced during the run, by a scheduled
 //! configuration change or because a rate change re-sizes the policy; see
 //! [`super::reconfiguration`].
@@ -25,13 +28,14 @@
 //! the packets `node` receives from `peer` — those the reverse port `peer->node` delivers —
 //! before `node` delivers or routes them. Its drops and re-markings are counted here.
 
+use super::lfi::{Lfi, Train};
 use super::link_loss::LinkLoss;
 use super::reconfiguration::{ChangeLog, Reconfiguration, RetiredDiscipline};
 use crate::condition::{Conditioner, Verdict};
 use crate::engine::{Event, EventQueue};
 use crate::measure::hop_stats::NO_HOP;
 use crate::measure::{DropCounters, DropReason, FlowStats, QueueStats};
-use crate::packet::Packet;
+use crate::packet::{Fragment, Packet};
 use crate::qdisc::{AnyQdisc, Dequeue, Qdisc, QdiscCtx};
 use crate::time::{transmission_ns, SimTime};
 use std::collections::VecDeque;
@@ -139,6 +143,12 @@ pub struct Port {
     pub retired: Vec<RetiredDiscipline>,
     /// The replacements made so far.
     pub changes: Vec<ChangeLog>,
+    /// Link fragmentation and interleaving, if configured.
+    pub lfi: Option<Lfi>,
+    /// The packet whose fragments are being handed to the ring.
+    train: Option<Train>,
+    /// Whether the link lost a fragment of the packet now arriving in fragments.
+    reassembly_broken: bool,
     index: u32,
     ring: VecDeque<Packet>,
     /// The frame being serialized, when it started and at what rate.
@@ -170,6 +180,9 @@ impl Port {
             since: SimTime::ZERO,
             retired: Vec::new(),
             changes: Vec::new(),
+            lfi: None,
+            train: None,
+            reassembly_broken: false,
             index,
             on_wire: None,
             wake_at: None,
@@ -178,10 +191,14 @@ impl Port {
         }
     }
 
-    /// Frame time of `packet` on this link, ns.
+    /// Frame time of `packet` (a whole packet or a fragment) on this link now, ns.
     #[inline]
-    pub fn frame_ns(&self, size_bytes: u32) -> u64 {
-        let bits = (size_bytes as u64 + self.config.l2_overhead_bytes as u64) * 8;
+    fn frame_ns(&self, packet: &Packet) -> u64 {
+        let bytes = match &self.lfi {
+            None => packet.size_bytes,
+            Some(lfi) => lfi.frame_bytes(packet),
+        };
+        let bits = (bytes as u64 + self.config.l2_overhead_bytes as u64) * 8;
         transmission_ns(bits, self.config.rate_bps)
     }
 
@@ -219,8 +236,29 @@ impl Port {
         while self.ring.len() + usize::from(self.on_wire.is_some()) < slots {
             let mut ctx =
                 Self::ctx(env.now, self.config.rate_bps, &mut self.class_stats, &mut self.queue_stats, env);
+            if let Some(train) = &mut self.train {
+                let lfi = self.lfi.as_ref().expect("fragments only with LFI");
+                // A priority packet goes between two fragments.
+                if lfi.interleave {
+                    if let Some(packet) = self.qdisc.dequeue_interleaved(&mut ctx) {
+                        self.ring.push_back(packet);
+                        continue;
+                    }
+                }
+                let (frame, last) = train.next_frame(lfi);
+                self.ring.push_back(frame);
+                if last {
+                    self.train = None;
+                }
+                continue;
+            }
             match self.qdisc.dequeue(&mut ctx) {
-                Dequeue::Packet(packet) => self.ring.push_back(packet),
+                Dequeue::Packet(packet) => match &self.lfi {
+                    Some(lfi) if lfi.fragments(packet.size_bytes) => {
+                        self.train = Some(Train { packet, sent: 0 });
+                    }
+                    _ => self.ring.push_back(packet),
+                },
                 Dequeue::NotBefore(at) => {
                     // One pending wake-up per port, the earliest asked for.
                     if self.wake_at.is_none_or(|w| at < w) {
@@ -234,7 +272,7 @@ impl Port {
         }
         if self.on_wire.is_none() {
             if let Some(packet) = self.ring.pop_front() {
-                let done = env.now.after(self.frame_ns(packet.size_bytes));
+                let done = env.now.after(self.frame_ns(&packet));
                 self.on_wire = Some((packet, env.now, self.config.rate_bps));
                 env.events.schedule(done, Event::TransmitDone(self.index));
             }
@@ -245,26 +283,38 @@ impl Port {
     #[inline]
     pub fn transmit_done(&mut self, env: &mut PortEnv) {
         let (packet, started, rate_bps) = self.on_wire.take().expect("TransmitDone with an idle wire");
-        self.wire.sent_packets += 1;
-        self.wire.sent_bytes += packet.size_bytes as u64;
+        // A packet counts as sent with its last fragment.
+        if packet.fragment != Fragment::Leading {
+            self.wire.sent_packets += 1;
+            self.wire.sent_bytes += packet.size_bytes as u64;
+        }
         self.count_busy(started, env.now, rate_bps);
         self.propagating.push_back(packet);
         env.events.schedule(env.now.after(self.config.propagation_ns), Event::LinkArrival(self.index));
         self.service(env);
     }
 
-    /// The oldest propagating frame reaches the peer.
+    /// The oldest propagating frame reaches the peer: the packet it completes, `None` for a
+    /// fragment that is not the last, or the packet and `true` when the link lost it (or,
+    /// for a fragmented packet, any of its fragments; counted in `link_lost_packets`).
     #[inline]
-    pub fn take_arrival(&mut self) -> Packet {
-        self.propagating.pop_front().expect("LinkArrival with nothing propagating")
-    }
-
-    /// Whether the link loses the frame now arriving (counted in `link_lost_packets`).
-    #[inline]
-    pub fn loses_arrival(&mut self) -> bool {
+    pub fn receive(&mut self) -> Option<(Packet, bool)> {
+        let packet = self.propagating.pop_front().expect("LinkArrival with nothing propagating");
         let lost = self.link_loss.as_mut().is_some_and(LinkLoss::lose);
+        match packet.fragment {
+            Fragment::Whole => {}
+            Fragment::Leading => {
+                self.reassembly_broken |= lost;
+                return None;
+            }
+            Fragment::Last => {
+                let lost = lost || std::mem::take(&mut self.reassembly_broken);
+                self.link_lost_packets += lost as u64;
+                return Some((Packet { fragment: Fragment::Whole, ..packet }, lost));
+            }
+        }
         self.link_lost_packets += lost as u64;
-        lost
+        Some((packet, lost))
     }
 
     /// Applies the input policy to `packet`, received on this interface at `now`; returns
@@ -292,7 +342,7 @@ impl Port {
     pub fn idle_with_backlog(&self) -> bool {
         self.on_wire.is_none()
             && self.wake_at.is_none()
-            && (self.qdisc.len_packets() > 0 || !self.ring.is_empty())
+            && (self.qdisc.len_packets() > 0 || !self.ring.is_empty() || self.train.is_some())
     }
 
     /// A wake-up the discipline asked for arrived: ask it again.
@@ -304,12 +354,15 @@ impl Port {
         }
     }
 
-    /// Packets held anywhere in the port: discipline, ring, wire, propagating.
+    /// Packets held anywhere in the port: discipline, fragmentation, ring, wire,
+    /// propagating (a fragmented packet counts once, by its last fragment, wherever that is).
     pub fn packets_held(&self) -> u64 {
+        let whole_or_last = |p: &Packet| p.fragment != Fragment::Leading;
         (self.qdisc.len_packets()
-            + self.ring.len()
-            + usize::from(self.on_wire.is_some())
-            + self.propagating.len()) as u64
+            + usize::from(self.train.is_some())
+            + self.ring.iter().filter(|p| whole_or_last(p)).count()
+            + usize::from(self.on_wire.as_ref().is_some_and(|(p, _, _)| whole_or_last(p)))
+            + self.propagating.iter().filter(|p| whole_or_last(p)).count()) as u64
     }
 
     /// Starts the measured window.

@@ -547,8 +547,7 @@ impl Qdisc for Cbwfq {
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Dequeue {
         // Strict priority first.
-        if let Some((packet, class)) = self.priority_queue.pop_front() {
-            ctx.dequeued(class, &packet);
+        if let Some(packet) = self.dequeue_interleaved(ctx) {
             return Dequeue::Packet(packet);
         }
         // Then the smallest sequence number among the heads that may leave now: an unshaped
@@ -584,6 +583,13 @@ impl Qdisc for Cbwfq {
 
     fn len_packets(&self) -> usize {
         self.priority_queue.len() + self.scfq.len_packets()
+    }
+
+    #[inline]
+    fn dequeue_interleaved(&mut self, ctx: &mut QdiscCtx) -> Option<Packet> {
+        let (packet, class) = self.priority_queue.pop_front()?;
+        ctx.dequeued(class, &packet);
+        Some(packet)
     }
 
     fn take_packets(&mut self) -> Vec<Packet> {

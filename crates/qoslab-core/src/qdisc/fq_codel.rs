@@ -246,6 +246,7 @@ impl FqCodel {
             hop_slot: crate::measure::hop_stats::NO_HOP,
             hop_in: SimTime::ZERO,
             segment: None,
+            fragment: crate::packet::Fragment::Whole,
         };
         let slots = (0..capacity)
             .map(|i| Slot {

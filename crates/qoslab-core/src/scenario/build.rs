@@ -12,6 +12,7 @@ use crate::engine::Rng;
 use crate::measure::hop_stats::HopStats;
 use crate::measure::FlowStats;
 use crate::net::l2::L2Overhead;
+use crate::net::lfi::Lfi;
 use crate::net::link_loss::LinkLoss;
 use crate::net::port::{Port, PortConfig, DEFAULT_TX_RING_PACKETS};
 use crate::net::routing::{PathError, RoutingTable};
@@ -188,6 +189,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
     let mut hold_queues: Vec<Option<(u32, String)>> = vec![None; port_configs.len()];
     let mut inputs: Vec<Option<(&ConditionerSpec, String)>> = vec![None; port_configs.len()];
     let mut observed = vec![false; port_configs.len()];
+    let mut lfis = vec![None; port_configs.len()];
     let mut changes: Vec<&[_]> = vec![&[]; port_configs.len()];
     for (node, by_peer) in &spec.interfaces {
         let from = node_index(node, format!("interfaces.{node}"))?;
@@ -224,6 +226,9 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
                 hold_queues[p] = Some((packets, join_path(&at, "hold_queue")));
             }
             observed[p] |= interface.observe;
+            if let Some(lfi) = &interface.lfi {
+                lfis[p] = Some((lfi, join_path(&at, "lfi")));
+            }
             if let Some(input) = &interface.input {
                 inputs[p] = Some((input, join_path(&at, "input")));
             }
@@ -283,6 +288,9 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
         }
         port.rate_changes = std::mem::take(&mut link_rate_changes[i]);
         port.reconfigurations = reconfigurations;
+        if let Some((lfi, lfi_at)) = &lfis[i] {
+            port.lfi = Some(Lfi::build(lfi, lfi_at, config.qos_bandwidth_bps())?);
+        }
         port.link_loss = link_losses[i].map(|spec| {
             LinkLoss::new(spec, Rng::for_stream(run.seed, run.replication, &format!("link {}", config.name)))
         });
@@ -380,6 +388,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
             hop_slot: crate::measure::hop_stats::NO_HOP,
             hop_in: SimTime::ZERO,
             segment: None,
+            fragment: crate::packet::Fragment::Whole,
         };
         let pattern_spec = match (&flow.pattern, &flow.app) {
             (Some(pattern), None) => pattern,

@@ -6,6 +6,7 @@
 
 use crate::condition::ConditionerSpec;
 use crate::net::l2::L2Overhead;
+use crate::net::lfi::LfiSpec;
 use crate::net::link_loss::LossSpec;
 use crate::qdisc::PolicySpec;
 use crate::traffic::FlowSpec;
@@ -157,6 +158,8 @@ pub struct InterfaceSpec {
     pub observe: bool,
     /// Configuration changes during the run, in time order.
     pub changes: Vec<InterfaceChangeSpec>,
+    /// Link fragmentation and interleaving (multilink PPP) on this direction.
+    pub lfi: Option<LfiSpec>,
 }
 
 /// A scheduled change of an interface's configuration.
@@ -184,6 +187,7 @@ struct InterfaceFields {
     observe: bool,
     #[serde(default)]
     changes: Vec<InterfaceChangeSpec>,
+    lfi: Option<LfiSpec>,
 }
 
 impl TryFrom<serde_json::Value> for InterfaceSpec {
@@ -206,6 +210,7 @@ impl TryFrom<serde_json::Value> for InterfaceSpec {
             input: f.input,
             observe: f.observe,
             changes: f.changes,
+            lfi: f.lfi,
         })
     }
 }

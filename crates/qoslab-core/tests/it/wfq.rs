@@ -85,6 +85,7 @@ fn probe(src_port: u16, dst_port: u16) -> Packet {
         hop_slot: qoslab_core::measure::hop_stats::NO_HOP,
         hop_in: SimTime::ZERO,
         segment: None,
+        fragment: qoslab_core::packet::Fragment::Whole,
     }
 }
 
