@@ -6,6 +6,7 @@ pub mod link_loss;
 pub mod port;
 pub mod reconfiguration;
 pub mod routing;
+pub mod tunnel;
 
 use crate::scenario::spec::NodeKind;
 

@@ -125,6 +125,8 @@ pub struct Packet {
     pub segment: Option<Segment>,
     /// Whole, or which multilink fragment this frame is (set by the link, never by sources).
     pub fragment: Fragment,
+    /// Inside a tunnel: what the outer header added and hides ([`crate::net::tunnel`]).
+    pub encapsulated: Option<crate::net::tunnel::Encapsulated>,
 }
 
 impl Packet {

@@ -306,6 +306,7 @@ pub mod testing {
             hop_in: SimTime::ZERO,
             segment: None,
             fragment: crate::packet::Fragment::Whole,
+            encapsulated: None,
         }
     }
 

@@ -14,6 +14,7 @@ use crate::measure::results::{build_results, Results};
 use crate::measure::{DropReason, FlowStats};
 use crate::net::port::{Port, PortEnv};
 use crate::net::routing::RoutingTable;
+use crate::net::tunnel::{Next, Passage, Tunnels};
 use crate::net::Node;
 use crate::packet::Packet;
 use crate::qdisc::Qdisc;
@@ -21,6 +22,15 @@ use crate::tcp::{Segment, TcpStack};
 use crate::time::SimTime;
 use crate::traffic::Source;
 use std::fmt;
+
+/// Hands `packet` to egress port `port`, through the tunnel its flow enters there, if any.
+#[inline]
+fn send(ports: &mut [Port], tunnels: &mut Tunnels, port: u32, packet: Packet, env: &mut PortEnv) {
+    match tunnels.on_egress(port, packet, env.now) {
+        Passage::Go(packet) => ports[port as usize].enqueue(packet, env),
+        Passage::Held(at, line) => env.events.schedule(at, Event::TunnelRelease(line)),
+    }
+}
 
 /// Facts about a flow needed for its results row.
 #[derive(Clone, Debug)]
@@ -141,6 +151,8 @@ pub struct Simulation {
     pub(crate) app_info: Vec<AppInfo>,
     /// Per TCP endpoint: its counters when the warm-up ended.
     pub(crate) tcp_baseline: Vec<crate::tcp::sender::SendCounters>,
+    /// Tunnels and the packets held at their ends.
+    pub(crate) tunnels: Tunnels,
     now: SimTime,
 }
 
@@ -205,6 +217,7 @@ impl Simulation {
             tcp: apps.stack,
             apps: apps.apps,
             app_info: apps.info,
+            tunnels: Tunnels::default(),
             now: SimTime::ZERO,
         }
     }
@@ -256,7 +269,7 @@ impl Simulation {
                     env.events.schedule(next, Event::SourceEmit(i));
                 }
                 let port = source.first_port;
-                self.ports[port as usize].enqueue(packet, &mut env);
+                send(&mut self.ports, &mut self.tunnels, port, packet, &mut env);
             }
             Event::TransmitDone(p) => {
                 self.totals.packet_hops += 1;
@@ -297,42 +310,15 @@ impl Simulation {
                     }
                     return;
                 }
-                if node == packet.dst_node {
-                    self.totals.delivered += 1;
-                    let stats = &mut env.flows[packet.flow as usize];
-                    if packet.counted {
-                        stats.on_received(&packet, now);
-                    }
-                    if now >= self.run.warmup_end {
-                        stats.on_arrival_in_window(&packet);
-                    }
-                    if let Some(echo) = self.flows[packet.flow as usize].echo {
-                        // The reply keeps the request's creation time, so its delay is the
-                        // round trip.
-                        let reply = Packet {
-                            id: self.totals.created,
-                            created: packet.created,
-                            counted: packet.counted,
-                            size_bytes: packet.size_bytes,
-                            ..self.flows[echo.flow as usize].template
-                        };
-                        self.totals.created += 1;
-                        if reply.counted {
-                            env.flows[echo.flow as usize].on_sent(&reply);
-                        }
-                        self.ports[echo.first_port as usize].enqueue(reply, &mut env);
-                    } else if let Some(a) = self.flows[packet.flow as usize].voice_app {
-                        if let (App::Ptt(app), true) = (&mut self.apps[a as usize], packet.counted) {
-                            app.on_voice_received(packet.created, now);
-                        }
-                    } else if let Some(segment) = packet.segment {
-                        self.deliver_segment(&segment, now);
-                    }
-                } else {
-                    let next = self.routes.next_port(node, packet.dst_node);
-                    self.ports[next as usize].enqueue(packet, &mut env);
+                match self.tunnels.on_arrival(node, packet, now) {
+                    Passage::Go(packet) => self.land(node, packet),
+                    Passage::Held(at, line) => env.events.schedule(at, Event::TunnelRelease(line)),
                 }
             }
+            Event::TunnelRelease(line) => match self.tunnels.release(line) {
+                (packet, Next::Port(port)) => self.ports[port as usize].enqueue(packet, &mut env),
+                (packet, Next::Node(node)) => self.land(node, packet),
+            },
             Event::RateChange(p) => {
                 if let Some(next) = self.ports[p as usize].change_rate(now) {
                     env.events.schedule(next, Event::RateChange(p));
@@ -380,7 +366,7 @@ impl Simulation {
                     if counted {
                         env.flows[packet.flow as usize].on_sent(&packet);
                     }
-                    self.ports[voice.first_port as usize].enqueue(packet, &mut env);
+                    send(&mut self.ports, &mut self.tunnels, voice.first_port, packet, &mut env);
                 }
                 let client = info.first_endpoint;
                 self.after_tcp_activity(client, now);
@@ -393,6 +379,53 @@ impl Simulation {
                 slot.endpoint.on_timer(now, &mut self.tcp.out);
                 self.after_tcp_activity(e, now);
             }
+        }
+    }
+
+    /// `packet` is at `node`, past the receiving interface's input policy and any tunnel
+    /// end there: delivered if `node` is its destination, else routed on.
+    fn land(&mut self, node: u32, packet: Packet) {
+        let now = self.now;
+        let mut env = PortEnv {
+            now,
+            events: &mut self.events,
+            flows: &mut self.flow_stats,
+            dropped_packets: &mut self.totals.dropped,
+        };
+        if node == packet.dst_node {
+            self.totals.delivered += 1;
+            let stats = &mut env.flows[packet.flow as usize];
+            if packet.counted {
+                stats.on_received(&packet, now);
+            }
+            if now >= self.run.warmup_end {
+                stats.on_arrival_in_window(&packet);
+            }
+            if let Some(echo) = self.flows[packet.flow as usize].echo {
+                // The reply keeps the request's creation time, so its delay is the
+                // round trip.
+                let reply = Packet {
+                    id: self.totals.created,
+                    created: packet.created,
+                    counted: packet.counted,
+                    size_bytes: packet.size_bytes,
+                    ..self.flows[echo.flow as usize].template
+                };
+                self.totals.created += 1;
+                if reply.counted {
+                    env.flows[echo.flow as usize].on_sent(&reply);
+                }
+                send(&mut self.ports, &mut self.tunnels, echo.first_port, reply, &mut env);
+            } else if let Some(a) = self.flows[packet.flow as usize].voice_app {
+                if let (App::Ptt(app), true) = (&mut self.apps[a as usize], packet.counted) {
+                    app.on_voice_received(packet.created, now);
+                }
+            } else if let Some(segment) = packet.segment {
+                self.deliver_segment(&segment, now);
+            }
+        } else {
+            let next = self.routes.next_port(node, packet.dst_node);
+            send(&mut self.ports, &mut self.tunnels, next, packet, &mut env);
         }
     }
 
@@ -465,7 +498,7 @@ impl Simulation {
             flows: &mut self.flow_stats,
             dropped_packets: &mut self.totals.dropped,
         };
-        self.ports[port as usize].enqueue(packet, &mut env);
+        send(&mut self.ports, &mut self.tunnels, port, packet, &mut env);
     }
 
     /// Runs to the end, checks the invariants and returns the results.
@@ -480,7 +513,7 @@ impl Simulation {
 
     fn check_invariants(&self) -> Result<(), RunError> {
         let fail = |message: String| Err(RunError { message });
-        let held: u64 = self.ports.iter().map(Port::packets_held).sum();
+        let held: u64 = self.ports.iter().map(Port::packets_held).sum::<u64>() + self.tunnels.packets_held();
         let t = &self.totals;
         if t.created != t.delivered + t.dropped + held {
             return fail(format!(

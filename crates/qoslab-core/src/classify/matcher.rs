@@ -272,6 +272,7 @@ mod tests {
             hop_in: SimTime::ZERO,
             segment: None,
             fragment: crate::packet::Fragment::Whole,
+            encapsulated: None,
         }
     }
 

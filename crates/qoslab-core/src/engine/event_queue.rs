@@ -35,6 +35,8 @@ pub enum Event {
     RateChange(u32),
     /// Port `index` replaces its output discipline, as planned.
     Reconfigure(u32),
+    /// The oldest packet held at tunnel end `index` is processed.
+    TunnelRelease(u32),
 }
 
 #[derive(Debug)]

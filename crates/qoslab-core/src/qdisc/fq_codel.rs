@@ -247,6 +247,7 @@ impl FqCodel {
             hop_in: SimTime::ZERO,
             segment: None,
             fragment: crate::packet::Fragment::Whole,
+            encapsulated: None,
         };
         let slots = (0..capacity)
             .map(|i| Slot {

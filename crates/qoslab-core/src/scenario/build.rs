@@ -3,6 +3,7 @@
 
 use super::build_app::{add_app, AppFlow};
 use super::build_reconfig::{plan, resolve_policy, Timeline};
+use super::build_tunnels::{build_tunnels, crossing, path_mtu_bytes};
 use super::error::{join_path, Issue};
 use super::spec::{NodeKind, RateChangeSpec, ScenarioSpec};
 use super::suggest::nearest;
@@ -16,6 +17,7 @@ use crate::net::lfi::Lfi;
 use crate::net::link_loss::LinkLoss;
 use crate::net::port::{Port, PortConfig, DEFAULT_TX_RING_PACKETS};
 use crate::net::routing::{PathError, RoutingTable};
+use crate::net::tunnel::Tunnels;
 use crate::net::Node;
 use crate::packet::{protocol, Packet, ECT_0};
 use crate::qdisc::{Interface, PolicySpec};
@@ -325,6 +327,11 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
         routes.set(from, to, p as u32);
     }
 
+    // Tunnels.
+    let tunnel_specs = &spec.topology.tunnels;
+    let tunnels =
+        build_tunnels(tunnel_specs, &|name, at| node_index(name, at), &|i| nodes[i as usize].address)?;
+
     // Flows.
     let mut sources = Vec::new();
     let mut flows = Vec::new();
@@ -389,6 +396,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
             hop_in: SimTime::ZERO,
             segment: None,
             fragment: crate::packet::Fragment::Whole,
+            encapsulated: None,
         };
         let pattern_spec = match (&flow.pattern, &flow.app) {
             (Some(pattern), None) => pattern,
@@ -400,6 +408,14 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
                     )
                     .hint("TCP needs a path in both directions for its acknowledgements")
                 })?;
+                // The segments fit the smallest MTU both ways, tunnel overheads deducted.
+                let there =
+                    crossing(&tunnels, tunnel_specs, &flow.name, from, &template, &path, &port_configs, &at)?;
+                let back_row = format!("{}.reverse", flow.name);
+                let back =
+                    crossing(&tunnels, tunnel_specs, &back_row, to, &template, &reverse, &port_configs, &at)?;
+                let mtu_bytes = path_mtu_bytes(&tunnels, there.as_ref(), &path, &port_configs)
+                    .min(path_mtu_bytes(&tunnels, back.as_ref(), &reverse, &port_configs));
                 let setup = AppFlow {
                     at: &at,
                     flow,
@@ -407,6 +423,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
                     to,
                     path: &path,
                     reverse: &reverse,
+                    mtu_bytes,
                     bottleneck_port,
                     start,
                 };
@@ -443,6 +460,21 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
         }
         let env = PatternEnv { bottleneck_bps, base_dir };
         let pattern = pattern_spec.compile(&format!("{at}.pattern"), &env)?;
+        let tunnel =
+            crossing(&tunnels, tunnel_specs, &flow.name, from, &template, &path, &port_configs, &at)?;
+        if let Some(c) = &tunnel {
+            let mtu_bytes = path_mtu_bytes(&tunnels, Some(c), &path, &port_configs);
+            if pattern.size_bytes > mtu_bytes {
+                return Err(Issue::at(
+                    format!("{at}.pattern"),
+                    format!(
+                        "{} B packets do not fit topology.tunnels[{}]: with its overhead the path carries at most {mtu_bytes} B",
+                        pattern.size_bytes, c.tunnel
+                    ),
+                )
+                .hint("IP fragmentation is not modelled: use smaller packets, or raise the `mtu` of the links inside the tunnel"));
+            }
+        }
         if let Some(&p) = path.iter().find(|&&p| pattern.size_bytes > port_configs[p as usize].mtu_bytes) {
             let port = &port_configs[p as usize];
             return Err(Issue::at(
@@ -482,7 +514,36 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
     for stats in &mut flow_stats {
         stats.hops = vec![HopStats::default(); observed_hops];
     }
-    Ok(Simulation::new(run, nodes, ports, routes, sources, flows, flow_stats, apps))
+    let mut flow_tunnels = Vec::with_capacity(flows.len());
+    for info in &flows {
+        let path = routes.path(info.from, info.to, &edges).expect("every row's path was checked");
+        let at = "topology.tunnels";
+        flow_tunnels.push(crossing(
+            &tunnels,
+            tunnel_specs,
+            &info.name,
+            info.from,
+            &info.template,
+            &path,
+            &port_configs,
+            at,
+        )?);
+    }
+    for (i, tunnel) in tunnel_specs.iter().enumerate() {
+        for (k, name) in tunnel.flows.iter().flatten().enumerate() {
+            if !spec.traffic.iter().any(|f| f.name == *name) {
+                return Err(Issue::unknown_name(
+                    format!("topology.tunnels[{i}].flows[{k}]"),
+                    "flow",
+                    name,
+                    spec.traffic.iter().map(|f| f.name.as_str()),
+                ));
+            }
+        }
+    }
+    let mut sim = Simulation::new(run, nodes, ports, routes, sources, flows, flow_stats, apps);
+    sim.tunnels = Tunnels::new(tunnels, flow_tunnels);
+    Ok(sim)
 }
 
 /// Adds the `.echo` row of the flow just added (the last row): its destination reflects

@@ -27,6 +27,8 @@ pub(super) struct AppFlow<'a> {
     pub(super) to: u32,
     pub(super) path: &'a [u32],
     pub(super) reverse: &'a [u32],
+    /// The largest IP packet both paths carry (tunnel overheads deducted).
+    pub(super) mtu_bytes: u32,
     pub(super) bottleneck_port: u32,
     pub(super) start: u64,
 }
@@ -44,7 +46,7 @@ pub(super) fn add_app(
     flows: &mut Vec<FlowInfo>,
     flow_stats: &mut Vec<FlowStats>,
 ) -> Result<(), Issue> {
-    let AppFlow { at, flow, from, to, path, reverse, bottleneck_port, start } = *setup;
+    let AppFlow { at, flow, from, to, path, reverse, mtu_bytes, bottleneck_port, start } = *setup;
     let app_spec = flow.app.as_ref().expect("an app flow");
     if flow.protocol.is_some_and(|p| p.0 != protocol::TCP) {
         return Err(
@@ -67,12 +69,6 @@ pub(super) fn add_app(
         .hint("remove `stop`, or bound the work with `transfers` and `size`"));
     }
     // The MSS fits the smallest MTU on the way there and back.
-    let mtu_bytes = path
-        .iter()
-        .chain(reverse)
-        .map(|&p| port_configs[p as usize].mtu_bytes)
-        .min()
-        .expect("paths have ports");
     if mtu_bytes <= HEADER_BYTES {
         return Err(Issue::at(
             format!("{at}.to"),

@@ -8,6 +8,7 @@ use crate::condition::ConditionerSpec;
 use crate::net::l2::L2Overhead;
 use crate::net::lfi::LfiSpec;
 use crate::net::link_loss::LossSpec;
+use crate::net::tunnel::TunnelSpec;
 use crate::qdisc::PolicySpec;
 use crate::traffic::FlowSpec;
 use crate::units::{Duration, Rate, Size};
@@ -86,6 +87,9 @@ pub struct TopologySpec {
     /// Static routes that replace the computed shortest paths.
     #[serde(default)]
     pub routes: Vec<RouteSpec>,
+    /// Tunnels (GRE, PPTP, IPsec) carrying the flows that pass both their ends.
+    #[serde(default)]
+    pub tunnels: Vec<TunnelSpec>,
 }
 
 /// A full-duplex point-to-point link; both directions share its settings.

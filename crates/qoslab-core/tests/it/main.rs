@@ -24,4 +24,5 @@ mod shaping;
 mod study_traffic;
 mod tcp;
 mod traffic;
+mod tunnels;
 mod wfq;

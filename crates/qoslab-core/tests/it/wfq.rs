@@ -86,6 +86,7 @@ fn probe(src_port: u16, dst_port: u16) -> Packet {
         hop_in: SimTime::ZERO,
         segment: None,
         fragment: qoslab_core::packet::Fragment::Whole,
+        encapsulated: None,
     }
 }
 
