@@ -164,6 +164,13 @@ impl PolicySpec {
         }
     }
 
+    /// Whether the discipline built from this policy depends on the interface's QoS
+    /// bandwidth (percentages, reservations, class weights, link-sharing rates), so that a
+    /// change of bandwidth must build it again.
+    pub fn depends_on_bandwidth(&self) -> bool {
+        matches!(self, PolicySpec::Cbwfq(_) | PolicySpec::Htb(_) | PolicySpec::Tbf(_) | PolicySpec::Cbq(_))
+    }
+
     /// Builds the discipline for `interface`; `at` is the key path for errors.
     pub fn build(
         &self,

@@ -412,6 +412,9 @@ impl Port {
         // A rate change at this same instant takes effect first, whatever the event order.
         self.change_rate(env.now);
         let next = self.reconfigurations.pop_front().expect("Reconfigure with nothing planned");
+        if next.bandwidth_bps.is_some() {
+            self.config.bandwidth_bps = next.bandwidth_bps;
+        }
         let mut packets = self.qdisc.take_packets();
         packets.sort_unstable_by_key(|p| (p.hop_in, p.id));
         let bytes = packets.iter().map(|p| p.size_bytes as u64).sum();

@@ -38,6 +38,8 @@ pub struct Reconfiguration {
     pub qdisc: AnyQdisc,
     /// Why, in words, for the results.
     pub cause: String,
+    /// The interface's explicit QoS bandwidth from then on, when the change sets one.
+    pub bandwidth_bps: Option<u64>,
 }
 
 /// A discipline the port used for part of the run, kept for its counters.

@@ -230,7 +230,10 @@ impl Tunnel {
             dst_port: 0,
             protocol: self.protocol,
             dscp: if self.copy_dscp { packet.dscp } else { 0 },
-            encapsulated: Some(Encapsulated { overhead_bytes, inner_dscp: packet.dscp }),
+            encapsulated: Some(Encapsulated {
+                overhead_bytes: overhead_bytes as u16,
+                inner_dscp: packet.dscp,
+            }),
             ..packet
         }
     }
@@ -240,7 +243,7 @@ impl Tunnel {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Encapsulated {
     /// Bytes the outer header and trailer added.
-    pub overhead_bytes: u32,
+    pub overhead_bytes: u16,
     /// The inner packet's DSCP.
     pub inner_dscp: u8,
 }
@@ -350,7 +353,7 @@ impl Tunnels {
         match (self.crossing(&packet), packet.encapsulated) {
             (Some(&ft), Some(outer)) if ft.exit_node == node => {
                 let inner = Packet {
-                    size_bytes: packet.size_bytes - outer.overhead_bytes,
+                    size_bytes: packet.size_bytes - u32::from(outer.overhead_bytes),
                     src_addr: ft.inner.src_addr,
                     dst_addr: ft.inner.dst_addr,
                     src_port: ft.inner.src_port,

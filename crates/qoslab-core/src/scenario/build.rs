@@ -26,6 +26,7 @@ use crate::tcp::TcpStack;
 use crate::time::{SimTime, NS_PER_S};
 use crate::traffic::pattern::PatternEnv;
 use crate::traffic::source::{DEFAULT_DST_PORT, DEFAULT_SRC_PORT_BASE};
+use crate::traffic::trace::parse_rows;
 use crate::traffic::FlowSpec;
 use crate::traffic::Source;
 use crate::units::Rate;
@@ -168,7 +169,17 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
         }
         let ring = check_ring(link.tx_ring, format!("{at}.tx_ring"))?.unwrap_or(DEFAULT_TX_RING_PACKETS);
         let bandwidth = check_bandwidth(link.bandwidth, format!("{at}.bandwidth"))?;
-        let rate_changes = check_rate_changes(&link.rate_changes, &at)?;
+        let rate_changes = match &link.rate_trace {
+            None => check_rate_changes(&link.rate_changes, &at)?,
+            Some(_) if !link.rate_changes.is_empty() => {
+                return Err(Issue::at(
+                    format!("{at}.rate_trace"),
+                    "a link takes `rate_changes` or `rate_trace`, not both",
+                )
+                .hint("move the changes into the trace file, or drop it"))
+            }
+            Some(file) => load_rate_trace(file, &format!("{at}.rate_trace"), base_dir)?,
+        };
         for (from, to) in [(a, b), (b, a)] {
             link_losses.push(link.loss);
             link_rate_changes.push(rate_changes.clone());
@@ -630,6 +641,32 @@ fn expand_copies(traffic: &[FlowSpec]) -> Result<Vec<(usize, FlowSpec)>, Issue> 
         }
     }
     Ok(flows)
+}
+
+/// A link's rate changes read from the CSV file `file` (key path `at`), checked as
+/// `rate_changes` are.
+fn load_rate_trace(file: &str, at: &str, base_dir: &Path) -> Result<Vec<(SimTime, u64)>, Issue> {
+    let path = base_dir.join(file);
+    let origin = path.display().to_string();
+    let text = std::fs::read_to_string(&path).map_err(|error| {
+        Issue::at(at, format!("cannot read `{origin}`: {error}"))
+            .hint("a relative path is read from the scenario file's folder")
+    })?;
+    let rows = parse_rows(&text, &origin, "rate_bps", "bit/s")
+        .map_err(|message| Issue::at(at, message).hint("rows are `time_s,rate_bps`, e.g. `180,1000000`"))?;
+    let mut schedule: Vec<(SimTime, u64)> = Vec::with_capacity(rows.len());
+    for (at_ns, rate_bps) in rows {
+        let when = format!("{origin}: the row at {} s", at_ns as f64 / 1e9);
+        if rate_bps == 0 {
+            return Err(Issue::at(at, format!("{when} has rate 0")).hint("a link rate must be above zero"));
+        }
+        if schedule.last().is_some_and(|&(last, _)| at_ns == last.0) {
+            return Err(Issue::at(at, format!("{when} repeats the time of the row before it"))
+                .hint("give each change its own time"));
+        }
+        schedule.push((SimTime(at_ns), rate_bps));
+    }
+    Ok(schedule)
 }
 
 /// A link's rate changes as (when, rate) in time order, checked.

@@ -6,8 +6,9 @@
 //!
 //! * a configuration change installs its policy and/or QoS bandwidth; a policy that does
 //!   not fit is an error at the change, as IOS refuses such a `service-policy` command;
-//! * a rate change matters only to an interface without an explicit `bandwidth`: its QoS
-//!   bandwidth follows the rate, so the policy is built again against the new value; if it
+//! * a rate change matters only to an interface without an explicit `bandwidth` whose
+//!   policy depends on the bandwidth (CBWFQ, HTB, a shaper, CBQ): its QoS bandwidth follows
+//!   the rate, so the policy is built again against the new value; if it
 //!   no longer fits, it is withdrawn and the interface falls back to FIFO, and a later
 //!   change that lets it fit reinstates it.
 
@@ -111,7 +112,7 @@ pub(super) fn plan(
             Step::Rate(new_rate_bps) => {
                 rate_bps = new_rate_bps;
                 let bandwidth_bps = explicit_bps.unwrap_or(rate_bps);
-                if bandwidth_bps == before_bps {
+                if bandwidth_bps == before_bps || !policy.depends_on_bandwidth() {
                     continue;
                 }
                 let rate = format_rate(rate_bps);
@@ -142,7 +143,7 @@ pub(super) fn plan(
                         (qdisc, cause)
                     }
                 };
-                plan.push_back(Reconfiguration { at, qdisc, cause });
+                plan.push_back(Reconfiguration { at, qdisc, cause, bandwidth_bps: None });
             }
             Step::Change(k, change) => {
                 let here = format!("{}.changes[{k}]", timeline.at);
@@ -170,11 +171,9 @@ pub(super) fn plan(
                     (Some(_), None) => "a new policy".to_owned(),
                     (None, _) => format!("bandwidth {}", format_rate(bandwidth_bps)),
                 };
-                plan.push_back(Reconfiguration {
-                    at,
-                    qdisc,
-                    cause: format!("scheduled change ({here}): {what}"),
-                });
+                let cause = format!("scheduled change ({here}): {what}");
+                let bandwidth_bps = change.bandwidth.map(|b| b.0);
+                plan.push_back(Reconfiguration { at, qdisc, cause, bandwidth_bps });
             }
         }
     }

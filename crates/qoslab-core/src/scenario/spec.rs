@@ -118,6 +118,9 @@ pub struct LinkSpec {
     /// Changes of the physical rate of both directions during the run, in time order.
     #[serde(default)]
     pub rate_changes: Vec<RateChangeSpec>,
+    /// The same from a CSV file of `time_s,rate_bps` rows (relative to the scenario's
+    /// folder), instead of `rate_changes`.
+    pub rate_trace: Option<String>,
 }
 
 /// A scheduled change of a link's physical rate.

@@ -55,40 +55,7 @@ impl Trace {
 
     /// Parses CSV text; errors name `origin:line`.
     pub fn parse(text: &str, origin: &str) -> Result<Trace, String> {
-        let mut rows: Vec<(u64, u64)> = Vec::new();
-        for (n, line) in text.lines().enumerate() {
-            let line = line.trim();
-            let line_no = n + 1;
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-            let [time, size] = fields[..] else {
-                return Err(format!(
-                    "{origin}:{line_no}: expected two fields `time_s,size_bytes`, found {}",
-                    fields.len()
-                ));
-            };
-            let Ok(time_s) = time.parse::<f64>() else {
-                if rows.is_empty() && time.chars().any(|c| c.is_ascii_alphabetic()) {
-                    continue; // a header row
-                }
-                return Err(format!("{origin}:{line_no}: `{time}` is not a time in seconds"));
-            };
-            let size_bytes = size
-                .parse::<u64>()
-                .map_err(|_| format!("{origin}:{line_no}: `{size}` is not a whole number of bytes"))?;
-            if !(time_s.is_finite() && time_s >= 0.0) {
-                return Err(format!("{origin}:{line_no}: the time must be zero or positive"));
-            }
-            let at_ns = (time_s * 1e9).round() as u64;
-            if rows.last().is_some_and(|&(last, _)| at_ns < last) {
-                return Err(format!(
-                    "{origin}:{line_no}: times must not decrease ({time_s} s comes after a later row)"
-                ));
-            }
-            rows.push((at_ns, size_bytes));
-        }
+        let mut rows = parse_rows(text, origin, "size_bytes", "bytes")?;
         if rows.iter().all(|&(_, b)| b == 0) {
             return Err(format!("{origin}: the trace has no row with bytes to send"));
         }
@@ -113,6 +80,50 @@ impl Trace {
             Issue::at(join_path(at, "file"), message).hint("rows are `time_s,size_bytes`, e.g. `0.04,5120`")
         })
     }
+}
+
+/// Rows `time_s,COLUMN` of CSV text (`column` names the second column and `unit` its unit in
+/// messages): times in seconds, non-decreasing, as ns; values whole numbers of `unit`. An
+/// optional header row and `#` comment lines are skipped; errors name `origin:line`.
+pub fn parse_rows(text: &str, origin: &str, column: &str, unit: &str) -> Result<Vec<(u64, u64)>, String> {
+    let mut rows: Vec<(u64, u64)> = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        let line_no = n + 1;
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        let [time, number] = fields[..] else {
+            return Err(format!(
+                "{origin}:{line_no}: expected two fields `time_s,{column}`, found {}",
+                fields.len()
+            ));
+        };
+        let Ok(time_s) = time.parse::<f64>() else {
+            if rows.is_empty() && time.chars().any(|c| c.is_ascii_alphabetic()) {
+                continue; // a header row
+            }
+            return Err(format!("{origin}:{line_no}: `{time}` is not a time in seconds"));
+        };
+        let number = number
+            .parse::<u64>()
+            .map_err(|_| format!("{origin}:{line_no}: `{number}` is not a whole number of {unit}"))?;
+        if !(time_s.is_finite() && time_s >= 0.0) {
+            return Err(format!("{origin}:{line_no}: the time must be zero or positive"));
+        }
+        let at_ns = (time_s * 1e9).round() as u64;
+        if rows.last().is_some_and(|&(last, _)| at_ns < last) {
+            return Err(format!(
+                "{origin}:{line_no}: times must not decrease ({time_s} s comes after a later row)"
+            ));
+        }
+        rows.push((at_ns, number));
+    }
+    if rows.is_empty() {
+        return Err(format!("{origin}: no rows"));
+    }
+    Ok(rows)
 }
 
 /// A position in a trace.

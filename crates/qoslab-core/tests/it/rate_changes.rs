@@ -65,3 +65,37 @@ traffic: []
     assert!(error("[{at: 5s, rate: 0bps}]").contains("topology.links[0].rate_changes[0].rate"));
     assert!(error("[{at: 5s, rate: 1Mbps}, {at: 2s, rate: 2Mbps}]").contains("must be in time order"));
 }
+
+/// A rate trace file gives the same run as the same changes written in the scenario; a bad
+/// row is refused with its file and line.
+#[test]
+fn a_rate_trace_file_is_the_same_schedule() {
+    let dir = std::env::temp_dir().join(format!("qoslab-rate-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("steps.csv"), "time_s,rate_bps\n# the radio link slows\n10,1000000\n15,500000\n")
+        .unwrap();
+    std::fs::write(dir.join("bad.csv"), "10,1000000\n12,fast\n").unwrap();
+    let scenario = |link_keys: &str| {
+        format!(
+            "name: traced
+run: {{duration: 20s, seed: 1}}
+topology:
+  nodes: {{a: {{kind: host}}, b: {{kind: host}}}}
+  links: [{{between: [a, b], rate: 2Mbps, l2: none, {link_keys}}}]
+traffic:
+  - {{name: flood, from: a, to: b, pattern: {{kind: flood, rate: 3Mbps}}}}
+"
+        )
+    };
+    let origin = dir.join("t.yaml").display().to_string();
+    let run = |keys: &str| {
+        qoslab_core::load(&scenario(keys), &origin, &[], None).map(|sim| sim.finish().unwrap().to_json())
+    };
+    let written = run("rate_changes: [{at: 10s, rate: 1Mbps}, {at: 15s, rate: 500kbps}]").unwrap();
+    assert_eq!(run("rate_trace: steps.csv").unwrap(), written);
+    let bad = run("rate_trace: bad.csv").err().unwrap().to_string();
+    assert!(bad.contains("topology.links[0].rate_trace") && bad.contains("bad.csv:2"), "{bad}");
+    let both = run("rate_trace: steps.csv, rate_changes: [{at: 1s, rate: 1Mbps}]").err().unwrap().to_string();
+    assert!(both.contains("not both"), "{both}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
