@@ -24,8 +24,12 @@ use crate::traffic::Source;
 use std::fmt;
 
 /// Hands `packet` to egress port `port`, through the tunnel its flow enters there, if any.
-#[inline]
+#[inline(always)]
 fn send(ports: &mut [Port], tunnels: &mut Tunnels, port: u32, packet: Packet, env: &mut PortEnv) {
+    if !tunnels.in_use() {
+        ports[port as usize].enqueue(packet, env);
+        return;
+    }
     match tunnels.on_egress(port, packet, env.now) {
         Passage::Go(packet) => ports[port as usize].enqueue(packet, env),
         Passage::Held(at, line) => env.events.schedule(at, Event::TunnelRelease(line)),
@@ -310,6 +314,10 @@ impl Simulation {
                     }
                     return;
                 }
+                if !self.tunnels.in_use() {
+                    self.land(node, packet);
+                    return;
+                }
                 match self.tunnels.on_arrival(node, packet, now) {
                     Passage::Go(packet) => self.land(node, packet),
                     Passage::Held(at, line) => env.events.schedule(at, Event::TunnelRelease(line)),
@@ -384,6 +392,7 @@ impl Simulation {
 
     /// `packet` is at `node`, past the receiving interface's input policy and any tunnel
     /// end there: delivered if `node` is its destination, else routed on.
+    #[inline]
     fn land(&mut self, node: u32, packet: Packet) {
         let now = self.now;
         let mut env = PortEnv {

@@ -315,6 +315,12 @@ impl Tunnels {
         Tunnels { tunnels, flows, held }
     }
 
+    /// Whether any flow crosses a tunnel.
+    #[inline]
+    pub fn in_use(&self) -> bool {
+        !self.flows.is_empty()
+    }
+
     #[inline]
     fn crossing(&self, packet: &Packet) -> Option<&FlowTunnel> {
         if self.flows.is_empty() {
