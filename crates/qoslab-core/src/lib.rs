@@ -29,6 +29,7 @@ pub mod bench;
 pub mod classify;
 pub mod condition;
 pub mod engine;
+pub mod ios;
 pub mod measure;
 pub mod net;
 pub mod packet;

@@ -3,7 +3,8 @@
 //! A match object is a conjunction: every condition it names must hold, and a list value
 //! (`dscp: [EF, AF41]`) holds when any element matches. `any:` holds when at least one of
 //! its sub-matches holds (IOS `class-map match-any`), `all:` when all do (`match-all`). An
-//! empty match holds for every packet (IOS `match any`). Compiled form: DSCP and precedence
+//! empty match holds for every packet (IOS `match any`); `not:` holds when its sub-match
+//! does not (IOS `match not`, and access-list entries after a `deny`). Compiled form: DSCP and precedence
 //! fold into one 64-bit mask; prefixes are (address, mask) pairs; ports and lengths are
 //! inclusive ranges. Cost per packet: a handful of comparisons, no allocation.
 
@@ -91,6 +92,8 @@ pub struct MatchSpec {
     pub any: Option<Vec<MatchSpec>>,
     /// Holds when all of these hold (match-all).
     pub all: Option<Vec<MatchSpec>>,
+    /// Holds when this does not.
+    pub not: Option<Box<MatchSpec>>,
 }
 
 /// An address prefix: `addr & mask == network`.
@@ -112,6 +115,7 @@ pub struct Matcher {
     length_bytes: (u32, u32),
     any: Vec<Matcher>,
     all: Vec<Matcher>,
+    not: Option<Box<Matcher>>,
 }
 
 /// Parses `a.b.c.d` into a host-order address.
@@ -213,6 +217,10 @@ impl MatchSpec {
             length_bytes,
             any,
             all: compile_list(&self.all, "all")?,
+            not: match &self.not {
+                None => None,
+                Some(inner) => Some(Box::new(inner.compile(&join_path(path, "not"), node_address)?)),
+            },
         })
     }
 }
@@ -245,6 +253,7 @@ impl Matcher {
             && (self.length_bytes.0..=self.length_bytes.1).contains(&packet.size_bytes)
             && (self.any.is_empty() || self.any.iter().any(|m| m.matches(packet)))
             && self.all.iter().all(|m| m.matches(packet))
+            && self.not.as_ref().is_none_or(|m| !m.matches(packet))
     }
 }
 

@@ -3,7 +3,7 @@
 /// Edit distance counting insertions, deletions, substitutions and swaps of two adjacent
 /// characters as one edit each (the optimal-string-alignment variant of Damerau's
 /// distance), so the commonest typos — a missing, extra, wrong or swapped letter — cost 1.
-fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     // d[i][j]: distance between the first i chars of a and the first j of b.

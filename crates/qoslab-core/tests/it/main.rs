@@ -12,6 +12,7 @@ mod defaults;
 mod determinism;
 mod example;
 mod hops;
+mod ios;
 mod lfi;
 mod linux_qdiscs;
 mod mdrr;

@@ -1,0 +1,20 @@
+//! Cisco IOS configuration import: paste a router's configuration, get qoslab's interface
+//! settings.
+//!
+//! [`parse`] reads the text into access lists, class maps, policy maps, priority and queue
+//! lists and interfaces, collecting a warning for every line it does not model and an error
+//! for every line that would change QoS meaning but cannot be read. [`interface_settings`]
+//! resolves one interface the way IOS would — which queuing it runs, its QoS bandwidth, its
+//! input policy and fragmentation — into the same policy objects a scenario writes in
+//! YAML, so an imported policy and its YAML twin build the same discipline.
+
+pub mod acl;
+pub mod config;
+pub mod keywords;
+pub mod lines;
+pub mod parse;
+pub mod translate;
+
+pub use config::{Diagnostic, IosConfig, Severity};
+pub use parse::parse;
+pub use translate::{interface_settings, InterfaceSettings};

@@ -1,0 +1,192 @@
+//! What a configuration says about QoS: access lists, class maps, policy maps, priority and
+//! queue lists, and interfaces, each with the line it was written on. Class and policy
+//! contents are kept in qoslab's own scenario form (match conditions and class settings as
+//! the YAML writes them), so the importer's result is an ordinary policy.
+
+use super::acl::AclEntry;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// How bad a finding is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// A line qoslab does not model; the rest of the configuration stands.
+    Warning,
+    /// A line that changes QoS meaning and cannot be read, or that IOS itself would refuse.
+    Error,
+}
+
+/// A finding about one line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// Warning or error.
+    pub severity: Severity,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it, if there is a suggestion.
+    pub hint: Option<String>,
+}
+
+/// An access list.
+#[derive(Clone, Debug, Default)]
+pub struct Acl {
+    /// Its entries in order.
+    pub entries: Vec<AclEntry>,
+    /// Line of its first entry.
+    pub line: usize,
+}
+
+/// A class map.
+#[derive(Clone, Debug)]
+pub struct ClassMap {
+    /// `match-all` (the default) or `match-any`.
+    pub match_all: bool,
+    /// Its `match` conditions in order, each as a match object, with the line it came from.
+    pub matches: Vec<(Value, usize)>,
+    /// Where it was opened.
+    pub line: usize,
+}
+
+/// A class of a policy map, with its settings in the scenario's class form.
+#[derive(Clone, Debug)]
+pub struct PolicyClass {
+    /// The class map's name (`class-default` included).
+    pub name: String,
+    /// Settings: `priority`, `bandwidth`, `bandwidth_remaining`, `queue_limit`,
+    /// `fair_queue`, `random_detect`, `police`, `shape`, `set`.
+    pub settings: Map<String, Value>,
+    /// A child policy (`service-policy` in a shaped class).
+    pub child: Option<(String, usize)>,
+    /// Where it was opened.
+    pub line: usize,
+}
+
+/// A policy map.
+#[derive(Clone, Debug, Default)]
+pub struct PolicyMap {
+    /// Classes in order.
+    pub classes: Vec<PolicyClass>,
+    /// Where it was opened.
+    pub line: usize,
+}
+
+/// What a priority-list or queue-list rule matches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ListMatch {
+    /// Every IP packet.
+    Ip,
+    /// An access list.
+    Acl(String),
+    /// TCP to or from this port.
+    Tcp(u16),
+    /// UDP to or from this port.
+    Udp(u16),
+}
+
+/// A legacy priority list (`priority-list N ...`).
+#[derive(Clone, Debug, Default)]
+pub struct PriorityList {
+    /// (queue `high|medium|normal|low`, what, line) in order.
+    pub rules: Vec<(String, ListMatch, usize)>,
+    /// The queue for unmatched packets.
+    pub default: Option<String>,
+    /// Queue limits of high, medium, normal, low.
+    pub limits: Option<[u32; 4]>,
+    /// First line.
+    pub line: usize,
+}
+
+/// A legacy custom queue list (`queue-list N ...`).
+#[derive(Clone, Debug, Default)]
+pub struct QueueList {
+    /// (queue number, what, line) in order.
+    pub rules: Vec<(u32, ListMatch, usize)>,
+    /// The queue for unmatched packets.
+    pub default: Option<u32>,
+    /// Per queue: limit in packets and byte count.
+    pub queues: BTreeMap<u32, (Option<u32>, Option<u64>)>,
+    /// `lowest-custom`.
+    pub lowest_custom: Option<u32>,
+    /// First line.
+    pub line: usize,
+}
+
+/// `fair-queue [cdt [dynamic [reservable]]]` on an interface.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct FairQueue {
+    /// Congestive discard threshold.
+    pub cdt: Option<u32>,
+    /// Dynamic conversation queues.
+    pub dynamic_queues: Option<u32>,
+}
+
+/// An interface.
+#[derive(Clone, Debug, Default)]
+pub struct Interface {
+    /// Canonical name (`Serial0/1/1`).
+    pub name: String,
+    /// Where it was opened.
+    pub line: usize,
+    /// `bandwidth`, kbit/s.
+    pub bandwidth_kbps: Option<u64>,
+    /// `clock rate`, bit/s.
+    pub clock_rate_bps: Option<u64>,
+    /// `encapsulation`.
+    pub encapsulation: Option<String>,
+    /// `service-policy output`.
+    pub output_policy: Option<(String, usize)>,
+    /// `service-policy input`.
+    pub input_policy: Option<(String, usize)>,
+    /// `priority-group`.
+    pub priority_group: Option<(String, usize)>,
+    /// `custom-queue-list`.
+    pub custom_queue_list: Option<(String, usize)>,
+    /// `fair-queue`, or `no fair-queue` (Some(None)).
+    pub fair_queue: Option<Option<FairQueue>>,
+    /// `hold-queue N out`.
+    pub hold_queue_out: Option<u32>,
+    /// `tx-ring-limit`.
+    pub tx_ring: Option<u32>,
+    /// `max-reserved-bandwidth`, percent.
+    pub max_reserved_pct: Option<u64>,
+    /// `ppp multilink fragment delay`, ms.
+    pub fragment_delay_ms: Option<u64>,
+    /// `ppp multilink interleave`.
+    pub interleave: bool,
+}
+
+/// A whole configuration, read.
+#[derive(Clone, Debug, Default)]
+pub struct IosConfig {
+    /// Access lists by number or name.
+    pub acls: BTreeMap<String, Acl>,
+    /// Class maps by name.
+    pub class_maps: BTreeMap<String, ClassMap>,
+    /// Policy maps by name.
+    pub policy_maps: BTreeMap<String, PolicyMap>,
+    /// Priority lists by number.
+    pub priority_lists: BTreeMap<String, PriorityList>,
+    /// Queue lists by number.
+    pub queue_lists: BTreeMap<String, QueueList>,
+    /// Interfaces in order.
+    pub interfaces: Vec<Interface>,
+    /// Warnings and errors, in line order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl IosConfig {
+    /// The interface named `name` (any abbreviation IOS accepts).
+    pub fn interface(&self, name: &str) -> Option<&Interface> {
+        let canonical = super::keywords::interface_name(name)?;
+        self.interfaces.iter().find(|i| i.name.eq_ignore_ascii_case(&canonical))
+    }
+
+    /// Whether any finding is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(|d| d.severity == Severity::Error)
+    }
+}

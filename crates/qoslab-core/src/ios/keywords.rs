@@ -1,0 +1,127 @@
+//! Keywords as IOS reads them: case-insensitive, and abbreviated to any prefix that no other
+//! keyword of the same place shares (`int` for `interface`, `ser` for `Serial`); interface
+//! names in canonical form.
+
+use crate::scenario::suggest::{edit_distance, nearest};
+
+/// What a word is among a place's keywords.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Lookup<'a> {
+    /// This keyword (whole or a unique abbreviation).
+    Found(&'a str),
+    /// An abbreviation of several.
+    Ambiguous(Vec<&'a str>),
+    /// None of them; perhaps a misspelling of this one.
+    Unknown(Option<&'a str>),
+}
+
+/// Looks `word` up among `keywords`.
+pub fn lookup<'a>(word: &str, keywords: &[&'a str]) -> Lookup<'a> {
+    let lower = word.to_ascii_lowercase();
+    if let Some(exact) = keywords.iter().find(|k| k.eq_ignore_ascii_case(&lower)) {
+        return Lookup::Found(exact);
+    }
+    let prefixed: Vec<&str> = keywords.iter().copied().filter(|k| k.starts_with(&lower)).collect();
+    match prefixed.len() {
+        1 => Lookup::Found(prefixed[0]),
+        0 => Lookup::Unknown(nearest(word, keywords.iter().copied())),
+        _ => Lookup::Ambiguous(prefixed),
+    }
+}
+
+/// The keyword `word` most likely stands for when it is badly damaged (text extracted from
+/// a scanned page turns `priority` into `phonty`): the nearest keyword with the same first
+/// letter, if at most two edits in three characters away.
+pub fn damaged(word: &str, keywords: &[&'static str]) -> Option<&'static str> {
+    let lower = word.to_ascii_lowercase();
+    let first = lower.chars().next()?;
+    let limit = (2 * lower.chars().count()).div_ceil(3);
+    keywords
+        .iter()
+        .filter(|k| k.starts_with(first))
+        .map(|k| (edit_distance(&lower, k), *k))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// Whether `word` is `keyword` or an abbreviation IOS would take for it among `keywords`.
+pub fn is(word: &str, keyword: &str, keywords: &[&str]) -> bool {
+    lookup(word, keywords) == Lookup::Found(keyword)
+}
+
+/// Interface types and their canonical spelling.
+const INTERFACE_TYPES: [&str; 14] = [
+    "Serial",
+    "FastEthernet",
+    "GigabitEthernet",
+    "TenGigabitEthernet",
+    "Ethernet",
+    "POS",
+    "ATM",
+    "Multilink",
+    "Tunnel",
+    "Loopback",
+    "Vlan",
+    "Dialer",
+    "Virtual-Template",
+    "Port-channel",
+];
+
+/// The canonical name of an interface written `name` or abbreviated (`s0/1/1`,
+/// `ser 0/1/1`, `fa0/0`, `Gi1/0`), or `None` if its type is unknown or ambiguous.
+pub fn interface_name(name: &str) -> Option<String> {
+    let split = name.find(|c: char| c.is_ascii_digit()).unwrap_or(name.len());
+    let (kind, number) = name.split_at(split);
+    let kind = kind.trim();
+    if kind.is_empty() || number.is_empty() {
+        return None;
+    }
+    let lower = kind.to_ascii_lowercase();
+    let exact = INTERFACE_TYPES.iter().find(|t| t.eq_ignore_ascii_case(&lower));
+    let canonical = match exact {
+        Some(t) => *t,
+        None => {
+            let matching: Vec<&str> = INTERFACE_TYPES
+                .iter()
+                .copied()
+                .filter(|t| t.to_ascii_lowercase().starts_with(&lower))
+                .collect();
+            match matching.as_slice() {
+                [one] => *one,
+                _ => return None,
+            }
+        }
+    };
+    Some(format!("{canonical}{}", number.trim()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn abbreviations_and_misspellings() {
+        let words = ["priority", "police", "bandwidth", "queue-limit"];
+        assert_eq!(lookup("prio", &words), Lookup::Found("priority"));
+        assert_eq!(lookup("BAND", &words), Lookup::Found("bandwidth"));
+        assert_eq!(lookup("p", &words), Lookup::Ambiguous(vec!["priority", "police"]));
+        assert_eq!(lookup("prioirty", &words), Lookup::Unknown(Some("priority")));
+        assert_eq!(lookup("hostname", &words), Lookup::Unknown(None));
+        assert!(is("queue", "queue-limit", &words));
+        assert_eq!(damaged("phonty", &words), Some("priority"));
+        assert_eq!(damaged("compression", &words), None);
+    }
+
+    #[test]
+    fn interface_names() {
+        assert_eq!(interface_name("s0/1/1").as_deref(), Some("Serial0/1/1"));
+        assert_eq!(interface_name("Serial0/1/0").as_deref(), Some("Serial0/1/0"));
+        assert_eq!(interface_name("fa0/0").as_deref(), Some("FastEthernet0/0"));
+        assert_eq!(interface_name("gi1/0").as_deref(), Some("GigabitEthernet1/0"));
+        assert_eq!(interface_name("e0").as_deref(), Some("Ethernet0"));
+        assert_eq!(interface_name("POS3/0").as_deref(), Some("POS3/0"));
+        assert_eq!(interface_name("t0").as_deref(), None); // Tunnel or TenGigabitEthernet
+        assert_eq!(interface_name("serial").as_deref(), None);
+    }
+}

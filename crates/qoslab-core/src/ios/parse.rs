@@ -1,0 +1,825 @@
+//! Reading configuration lines the way IOS does: a command either belongs to the mode the
+//! previous commands opened (`class-map`, `policy-map` and its `class`, `interface`, `ip
+//! access-list`) or, if that mode has no such command, to the mode above it — so
+//! configurations pasted without indentation (as the studies print them) read the same as
+//! indented ones. `exit` leaves one mode, `end` all of them.
+//!
+//! Lines qoslab does not model become warnings. A line that would change QoS meaning but
+//! cannot be read — a misspelt `priority`, a rate IOS would refuse — is an error, with a
+//! suggestion for near-miss keywords.
+
+use super::acl::{entry, Words};
+use super::config::{
+    Acl, ClassMap, Diagnostic, FairQueue, Interface, IosConfig, ListMatch, PolicyClass, PolicyMap, Severity,
+};
+use super::keywords::{damaged, interface_name, lookup, Lookup};
+use super::lines::{split, Line};
+use crate::classify::dscp::{parse_dscp, parse_precedence};
+use serde_json::{json, Map, Value};
+
+/// Where the following lines go.
+#[derive(Clone, Debug, PartialEq)]
+enum Mode {
+    Global,
+    Interface(usize),
+    ClassMap(String),
+    PolicyMap(String),
+    PolicyClass(String, usize),
+    NamedAcl(String, bool),
+}
+
+const GLOBAL: &[&str] = &[
+    "access-list",
+    "ip",
+    "class-map",
+    "policy-map",
+    "priority-list",
+    "queue-list",
+    "interface",
+    "end",
+    "exit",
+];
+const INTERFACE: &[&str] = &[
+    "bandwidth",
+    "clock",
+    "clockrate",
+    "encapsulation",
+    "service-policy",
+    "priority-group",
+    "custom-queue-list",
+    "fair-queue",
+    "no",
+    "hold-queue",
+    "tx-ring-limit",
+    "max-reserved-bandwidth",
+    "ppp",
+    "description",
+];
+const CLASS_MAP: &[&str] = &["match", "description"];
+const POLICY_MAP: &[&str] = &["class", "description"];
+const POLICY_CLASS: &[&str] = &[
+    "bandwidth",
+    "priority",
+    "queue-limit",
+    "fair-queue",
+    "random-detect",
+    "police",
+    "shape",
+    "set",
+    "service-policy",
+    "conform-action",
+    "exceed-action",
+    "violate-action",
+];
+const NAMED_ACL: &[&str] = &["permit", "deny", "remark"];
+
+/// A problem with a line: column, message, hint.
+type Problem = (usize, String, Option<String>);
+
+fn problem(column: usize, message: impl Into<String>) -> Problem {
+    (column, message.into(), None)
+}
+
+/// What a mode made of a line.
+enum Outcome {
+    Done,
+    NotHere,
+}
+
+struct Parser {
+    config: IosConfig,
+    mode: Mode,
+    mode_indent: usize,
+}
+
+/// Reads `text`.
+pub fn parse(text: &str) -> IosConfig {
+    let mut parser = Parser { config: IosConfig::default(), mode: Mode::Global, mode_indent: 0 };
+    for line in split(text) {
+        parser.line(&line);
+    }
+    parser.config.diagnostics.sort_by_key(|d| (d.line, d.column));
+    parser.config
+}
+
+fn number<T: std::str::FromStr>(words: &mut Words, what: &str) -> Result<T, Problem> {
+    let column = words.column();
+    let word = words.next().ok_or_else(|| problem(column, format!("{what} is missing")))?;
+    word.parse().map_err(|_| problem(column, format!("`{word}` is not {what}")))
+}
+
+fn percent(words: &mut Words) -> Result<u64, Problem> {
+    let column = words.column();
+    let value: u64 = number(words, "a percentage")?;
+    if value == 0 || value > 100 {
+        return Err(problem(column, format!("{value} % is outside 1 to 100, which IOS refuses")));
+    }
+    Ok(value)
+}
+
+impl Parser {
+    fn diagnose(&mut self, severity: Severity, line: &Line, (column, message, hint): Problem) {
+        self.config.diagnostics.push(Diagnostic { severity, line: line.number, column, message, hint });
+    }
+
+    fn unmodelled(&mut self, line: &Line) {
+        let message = format!("`{}` is not modelled; the line is ignored", line.rest(0));
+        self.diagnose(Severity::Warning, line, problem(line.column(0), message));
+    }
+
+    fn enter(&mut self, mode: Mode, line: &Line) {
+        self.mode = mode;
+        self.mode_indent = line.indent;
+    }
+
+    fn line(&mut self, line: &Line) {
+        let first = line.words[0].text.to_ascii_lowercase();
+        if first == "end" {
+            self.mode = Mode::Global;
+            return;
+        }
+        if first == "exit" {
+            self.mode = match &self.mode {
+                Mode::PolicyClass(policy, _) => Mode::PolicyMap(policy.clone()),
+                _ => Mode::Global,
+            };
+            return;
+        }
+        loop {
+            let keywords = match self.mode {
+                Mode::Global => GLOBAL,
+                Mode::Interface(_) => INTERFACE,
+                Mode::ClassMap(_) => CLASS_MAP,
+                Mode::PolicyMap(_) => POLICY_MAP,
+                Mode::PolicyClass(..) => POLICY_CLASS,
+                Mode::NamedAcl(..) => NAMED_ACL,
+            };
+            let outcome = match lookup(&line.words[0].text, keywords) {
+                Lookup::Found(keyword) => self.command(keyword, line),
+                Lookup::Ambiguous(options) => Err(problem(
+                    line.column(0),
+                    format!("`{}` is ambiguous here: {}", line.words[0].text, options.join(", ")),
+                )),
+                Lookup::Unknown(near) => {
+                    // In a class map or a policy's class, a damaged keyword still changes
+                    // what the policy does.
+                    let qos_mode = matches!(self.mode, Mode::ClassMap(_) | Mode::PolicyClass(..));
+                    let near = near.or_else(|| if qos_mode { damaged(&first, keywords) } else { None });
+                    let sequence = matches!(self.mode, Mode::NamedAcl(..)) && first.parse::<u32>().is_ok();
+                    if sequence {
+                        self.named_acl_entry(line, 1)
+                    } else {
+                        match near {
+                            // A misspelt keyword of a QoS mode changes what the policy does.
+                            Some(keyword) if self.mode != Mode::Global || GLOBAL.contains(&keyword) => {
+                                let (column, word) = (line.column(0), &line.words[0].text);
+                                Err((
+                                    column,
+                                    format!("unknown command `{word}`"),
+                                    Some(format!("did you mean `{keyword}`?")),
+                                ))
+                            }
+                            _ => Ok(Outcome::NotHere),
+                        }
+                    }
+                }
+            };
+            match outcome {
+                Ok(Outcome::Done) => return,
+                Err(p) => return self.diagnose(Severity::Error, line, p),
+                Ok(Outcome::NotHere) => {}
+            }
+            // Not a command of this mode: an indented line stays in it; otherwise the mode
+            // above may know it.
+            self.mode = match &self.mode {
+                Mode::Global => return self.unmodelled(line),
+                _ if line.indent > self.mode_indent => return self.unmodelled(line),
+                Mode::PolicyClass(policy, _) => Mode::PolicyMap(policy.clone()),
+                _ => Mode::Global,
+            };
+        }
+    }
+
+    fn command(&mut self, keyword: &str, line: &Line) -> Result<Outcome, Problem> {
+        let mut words = Words::new(line, 1);
+        match (&self.mode, keyword) {
+            (_, "description") => Ok(Outcome::Done),
+            (Mode::Global, "access-list") => self.numbered_acl(line, &mut words),
+            (Mode::Global, "ip") => match words.peek().map(str::to_ascii_lowercase).as_deref() {
+                Some("access-list") => {
+                    words.next();
+                    let column = words.column();
+                    let kind = words.next().unwrap_or("").to_ascii_lowercase();
+                    let extended = match kind.as_str() {
+                        "extended" => true,
+                        "standard" => false,
+                        _ => return Err(problem(column, "expected `standard` or `extended`")),
+                    };
+                    let name =
+                        words.next().ok_or_else(|| problem(words.column(), "the list needs a name"))?;
+                    self.config
+                        .acls
+                        .entry(name.to_owned())
+                        .or_insert(Acl { entries: Vec::new(), line: line.number });
+                    self.enter(Mode::NamedAcl(name.to_owned(), extended), line);
+                    Ok(Outcome::Done)
+                }
+                _ => Ok(Outcome::NotHere),
+            },
+            (Mode::Global, "class-map") => {
+                let mut match_all = true;
+                match words.peek().map(str::to_ascii_lowercase).as_deref() {
+                    Some("match-any") => {
+                        match_all = false;
+                        words.next();
+                    }
+                    Some("match-all") => {
+                        words.next();
+                    }
+                    _ => {}
+                }
+                let name =
+                    words.next().ok_or_else(|| problem(words.column(), "the class map needs a name"))?;
+                self.config
+                    .class_maps
+                    .insert(name.to_owned(), ClassMap { match_all, matches: Vec::new(), line: line.number });
+                self.enter(Mode::ClassMap(name.to_owned()), line);
+                Ok(Outcome::Done)
+            }
+            (Mode::Global, "policy-map") => {
+                let name =
+                    words.next().ok_or_else(|| problem(words.column(), "the policy map needs a name"))?;
+                self.config
+                    .policy_maps
+                    .entry(name.to_owned())
+                    .or_insert(PolicyMap { classes: Vec::new(), line: line.number });
+                self.enter(Mode::PolicyMap(name.to_owned()), line);
+                Ok(Outcome::Done)
+            }
+            (Mode::Global, "priority-list") => self.priority_list(line, &mut words),
+            (Mode::Global, "queue-list") => self.queue_list(line, &mut words),
+            (Mode::Global, "interface") => {
+                let column = words.column();
+                let written = line.rest(1);
+                let name = interface_name(&written.replace(' ', "")).ok_or_else(|| {
+                    problem(column, format!("`{written}` is not an interface name qoslab knows"))
+                })?;
+                let index = match self.config.interfaces.iter().position(|i| i.name == name) {
+                    Some(i) => i,
+                    None => {
+                        self.config.interfaces.push(Interface {
+                            name,
+                            line: line.number,
+                            ..Interface::default()
+                        });
+                        self.config.interfaces.len() - 1
+                    }
+                };
+                self.enter(Mode::Interface(index), line);
+                Ok(Outcome::Done)
+            }
+            (Mode::Interface(i), _) => {
+                let i = *i;
+                self.interface_command(i, keyword, line, &mut words)
+            }
+            (Mode::ClassMap(name), "match") => {
+                let name = name.clone();
+                let condition = self.class_match(&mut words)?;
+                if let Some(map) = self.config.class_maps.get_mut(&name) {
+                    map.matches.push((condition, line.number));
+                }
+                Ok(Outcome::Done)
+            }
+            (Mode::PolicyMap(policy), "class") => {
+                let policy = policy.clone();
+                let name =
+                    words.next().ok_or_else(|| problem(words.column(), "`class` needs a class-map name"))?;
+                let map = self.config.policy_maps.get_mut(&policy).expect("the policy map was opened");
+                let index = match map.classes.iter().position(|c| c.name == name) {
+                    Some(i) => i,
+                    None => {
+                        map.classes.push(PolicyClass {
+                            name: name.to_owned(),
+                            settings: Map::new(),
+                            child: None,
+                            line: line.number,
+                        });
+                        map.classes.len() - 1
+                    }
+                };
+                self.enter(Mode::PolicyClass(policy, index), line);
+                Ok(Outcome::Done)
+            }
+            (Mode::PolicyClass(policy, index), _) => {
+                let (policy, index) = (policy.clone(), *index);
+                self.class_setting(&policy, index, keyword, line, &mut words)
+            }
+            (Mode::NamedAcl(..), "remark") => Ok(Outcome::Done),
+            (Mode::NamedAcl(..), _) => self.named_acl_entry(line, 0),
+            _ => Ok(Outcome::NotHere),
+        }
+    }
+
+    fn numbered_acl(&mut self, line: &Line, words: &mut Words) -> Result<Outcome, Problem> {
+        let column = words.column();
+        let acl_number: u32 = number(words, "an access-list number")?;
+        let extended = match acl_number {
+            1..=99 | 1300..=1999 => false,
+            100..=199 | 2000..=2699 => true,
+            _ => return Err(problem(column, format!("{acl_number} is not an IP access-list number"))),
+        };
+        let column = words.column();
+        let verb = words.next().unwrap_or("").to_ascii_lowercase();
+        let permit = match verb.as_str() {
+            "permit" => true,
+            "deny" => false,
+            "remark" => return Ok(Outcome::Done),
+            _ => return Err(problem(column, "expected `permit`, `deny` or `remark`")),
+        };
+        let entry = entry(permit, words, extended).map_err(|(c, m)| problem(c, m))?;
+        let acl = self
+            .config
+            .acls
+            .entry(acl_number.to_string())
+            .or_insert(Acl { entries: Vec::new(), line: line.number });
+        acl.entries.push(entry);
+        Ok(Outcome::Done)
+    }
+
+    fn named_acl_entry(&mut self, line: &Line, first: usize) -> Result<Outcome, Problem> {
+        let Mode::NamedAcl(name, extended) = self.mode.clone() else { return Ok(Outcome::NotHere) };
+        let mut words = Words::new(line, first);
+        let column = words.column();
+        let permit = match words.next().unwrap_or("").to_ascii_lowercase().as_str() {
+            "permit" => true,
+            "deny" => false,
+            "remark" => return Ok(Outcome::Done),
+            _ => return Err(problem(column, "expected `permit`, `deny` or `remark`")),
+        };
+        let entry = entry(permit, &mut words, extended).map_err(|(c, m)| problem(c, m))?;
+        self.config.acls.get_mut(&name).expect("the list was opened").entries.push(entry);
+        Ok(Outcome::Done)
+    }
+
+    fn list_match(words: &mut Words) -> Result<ListMatch, Problem> {
+        let column = words.column();
+        match words.next().map(str::to_ascii_lowercase).as_deref() {
+            None => Ok(ListMatch::Ip),
+            Some("list") => {
+                let acl = words
+                    .next()
+                    .ok_or_else(|| problem(words.column(), "`list` needs an access-list number"))?;
+                Ok(ListMatch::Acl(acl.to_owned()))
+            }
+            Some("tcp") => Ok(ListMatch::Tcp(number(words, "a port")?)),
+            Some("udp") => Ok(ListMatch::Udp(number(words, "a port")?)),
+            Some(other) => {
+                Err(problem(column, format!("`{other}` is not modelled here (use `list`, `tcp` or `udp`)")))
+            }
+        }
+    }
+
+    fn priority_list(&mut self, line: &Line, words: &mut Words) -> Result<Outcome, Problem> {
+        let list_number: u32 = number(words, "a priority-list number")?;
+        let queues = ["high", "medium", "normal", "low"];
+        let queue = |words: &mut Words| -> Result<String, Problem> {
+            let column = words.column();
+            let word = words.next().unwrap_or("");
+            match lookup(word, &queues) {
+                Lookup::Found(q) => Ok(q.to_owned()),
+                _ => Err(problem(column, format!("`{word}` is not a queue (high, medium, normal, low)"))),
+            }
+        };
+        let column = words.column();
+        let list = self.config.priority_lists.entry(list_number.to_string()).or_default();
+        if list.line == 0 {
+            list.line = line.number;
+        }
+        match words.next().map(str::to_ascii_lowercase).as_deref() {
+            Some("protocol") => {
+                let column = words.column();
+                if !words.next().is_some_and(|w| w.eq_ignore_ascii_case("ip")) {
+                    return Err(problem(column, "only `protocol ip` rules are modelled"));
+                }
+                let q = queue(words)?;
+                let what = Self::list_match(words)?;
+                list.rules.push((q, what, line.number));
+            }
+            Some("default") => list.default = Some(queue(words)?),
+            Some("queue-limit") => {
+                let limits = [
+                    number(words, "the high queue's limit")?,
+                    number(words, "the medium queue's limit")?,
+                    number(words, "the normal queue's limit")?,
+                    number(words, "the low queue's limit")?,
+                ];
+                list.limits = Some(limits);
+            }
+            _ => return Err(problem(column, "expected `protocol`, `default` or `queue-limit`")),
+        }
+        Ok(Outcome::Done)
+    }
+
+    fn queue_list(&mut self, line: &Line, words: &mut Words) -> Result<Outcome, Problem> {
+        let list_number: u32 = number(words, "a queue-list number")?;
+        let column = words.column();
+        let list = self.config.queue_lists.entry(list_number.to_string()).or_default();
+        if list.line == 0 {
+            list.line = line.number;
+        }
+        let queue = |words: &mut Words| -> Result<u32, Problem> {
+            let column = words.column();
+            let q: u32 = number(words, "a queue number")?;
+            if q > 16 {
+                return Err(problem(
+                    column,
+                    format!("queue {q} does not exist: custom queuing has queues 0 to 16"),
+                ));
+            }
+            Ok(q)
+        };
+        match words.next().map(str::to_ascii_lowercase).as_deref() {
+            Some("protocol") => {
+                let column = words.column();
+                if !words.next().is_some_and(|w| w.eq_ignore_ascii_case("ip")) {
+                    return Err(problem(column, "only `protocol ip` rules are modelled"));
+                }
+                let q = queue(words)?;
+                let what = Self::list_match(words)?;
+                list.rules.push((q, what, line.number));
+            }
+            Some("default") => list.default = Some(queue(words)?),
+            Some("lowest-custom") => list.lowest_custom = Some(queue(words)?),
+            Some("queue") => {
+                let q = queue(words)?;
+                let column = words.column();
+                let entry = list.queues.entry(q).or_default();
+                match words.next().map(str::to_ascii_lowercase).as_deref() {
+                    Some("limit") => entry.0 = Some(number(words, "a limit in packets")?),
+                    Some("byte-count") => entry.1 = Some(number(words, "a byte count")?),
+                    _ => return Err(problem(column, "expected `limit` or `byte-count`")),
+                }
+            }
+            _ => return Err(problem(column, "expected `protocol`, `default`, `queue` or `lowest-custom`")),
+        }
+        Ok(Outcome::Done)
+    }
+
+    fn interface_command(
+        &mut self,
+        i: usize,
+        keyword: &str,
+        line: &Line,
+        words: &mut Words,
+    ) -> Result<Outcome, Problem> {
+        let interface = &mut self.config.interfaces[i];
+        let name = |words: &mut Words, what: &str| -> Result<(String, usize), Problem> {
+            let word = words.next().ok_or_else(|| problem(words.column(), format!("{what} is missing")))?;
+            Ok((word.to_owned(), line.number))
+        };
+        match keyword {
+            "bandwidth" => interface.bandwidth_kbps = Some(number(words, "a bandwidth in kbit/s")?),
+            "clock" => {
+                let column = words.column();
+                if !words.next().is_some_and(|w| w.eq_ignore_ascii_case("rate")) {
+                    return Err(problem(column, "expected `clock rate BPS`"));
+                }
+                interface.clock_rate_bps = Some(number(words, "a clock rate in bit/s")?);
+            }
+            "clockrate" => interface.clock_rate_bps = Some(number(words, "a clock rate in bit/s")?),
+            "encapsulation" => interface.encapsulation = words.next().map(str::to_ascii_lowercase),
+            "service-policy" => {
+                let column = words.column();
+                match words.next().map(str::to_ascii_lowercase).as_deref() {
+                    Some("output") => interface.output_policy = Some(name(words, "the policy-map name")?),
+                    Some("input") => interface.input_policy = Some(name(words, "the policy-map name")?),
+                    _ => return Err(problem(column, "expected `input` or `output`")),
+                }
+            }
+            "priority-group" => interface.priority_group = Some(name(words, "the priority-list number")?),
+            "custom-queue-list" => interface.custom_queue_list = Some(name(words, "the queue-list number")?),
+            "fair-queue" => {
+                let cdt =
+                    words.peek().map(|_| number(words, "a congestive discard threshold")).transpose()?;
+                let dynamic_queues =
+                    words.peek().map(|_| number(words, "a number of dynamic queues")).transpose()?;
+                interface.fair_queue = Some(Some(FairQueue { cdt, dynamic_queues }));
+            }
+            "no" => match words.next().map(str::to_ascii_lowercase).as_deref() {
+                Some("fair-queue") => interface.fair_queue = Some(None),
+                _ => {
+                    self.unmodelled(line);
+                }
+            },
+            "hold-queue" => {
+                let packets: u32 = number(words, "a hold-queue length")?;
+                let column = words.column();
+                match words.next().map(str::to_ascii_lowercase).as_deref() {
+                    Some("out") => interface.hold_queue_out = Some(packets),
+                    Some("in") => self.unmodelled(line),
+                    _ => return Err(problem(column, "expected `in` or `out`")),
+                }
+            }
+            "tx-ring-limit" => interface.tx_ring = Some(number(words, "a ring size")?),
+            "max-reserved-bandwidth" => interface.max_reserved_pct = Some(percent(words)?),
+            "ppp" => {
+                let rest = line.rest(1).to_ascii_lowercase();
+                if rest == "multilink interleave" {
+                    interface.interleave = true;
+                } else if let Some(ms) = rest
+                    .strip_prefix("multilink fragment delay ")
+                    .or(rest.strip_prefix("multilink fragment-delay "))
+                {
+                    let ms =
+                        ms.trim().parse().map_err(|_| problem(line.column(4), "expected a delay in ms"))?;
+                    interface.fragment_delay_ms = Some(ms);
+                } else {
+                    self.unmodelled(line);
+                }
+            }
+            _ => return Ok(Outcome::NotHere),
+        }
+        Ok(Outcome::Done)
+    }
+
+    fn class_match(&mut self, words: &mut Words) -> Result<Value, Problem> {
+        let mut negate = false;
+        if words.peek().is_some_and(|w| w.eq_ignore_ascii_case("not")) {
+            negate = true;
+            words.next();
+        }
+        let column = words.column();
+        let kind = words.next().unwrap_or("").to_ascii_lowercase();
+        let values = |words: &mut Words, parse: fn(&str) -> Result<u8, String>| -> Result<Vec<u8>, Problem> {
+            let mut out = Vec::new();
+            while let Some(word) = words.peek() {
+                let column = words.column();
+                out.push(parse(word).map_err(|m| problem(column, m))?);
+                words.next();
+            }
+            if out.is_empty() {
+                return Err(problem(words.column(), "at least one value is needed"));
+            }
+            Ok(out)
+        };
+        let condition = match kind.as_str() {
+            "any" => json!({}),
+            "access-group" => {
+                if words.peek().is_some_and(|w| w.eq_ignore_ascii_case("name")) {
+                    words.next();
+                }
+                let acl = words.next().ok_or_else(|| problem(words.column(), "an access list is missing"))?;
+                json!({"acl": acl})
+            }
+            "ip" => {
+                let column = words.column();
+                match words.next().map(str::to_ascii_lowercase).as_deref() {
+                    Some("dscp") => json!({"dscp": values(words, parse_dscp)?}),
+                    Some("precedence") => json!({"precedence": values(words, parse_precedence)?}),
+                    _ => return Err(problem(column, "expected `ip dscp` or `ip precedence`")),
+                }
+            }
+            "dscp" => json!({"dscp": values(words, parse_dscp)?}),
+            "precedence" => json!({"precedence": values(words, parse_precedence)?}),
+            "protocol" => {
+                let column = words.column();
+                match words.next().map(str::to_ascii_lowercase).as_deref() {
+                    Some("ip") => json!({}),
+                    Some("tcp") => json!({"protocol": "tcp"}),
+                    Some("udp") => json!({"protocol": "udp"}),
+                    Some("icmp") => json!({"protocol": "icmp"}),
+                    Some(other) => {
+                        return Err((
+                            column,
+                            format!("`match protocol {other}` (application recognition) is not modelled"),
+                            Some("classify with an access list or by DSCP instead".into()),
+                        ))
+                    }
+                    None => return Err(problem(column, "a protocol is missing")),
+                }
+            }
+            other => return Err(problem(column, format!("`match {other}` is not modelled"))),
+        };
+        Ok(if negate { json!({"not": condition}) } else { condition })
+    }
+
+    fn class_setting(
+        &mut self,
+        policy: &str,
+        index: usize,
+        keyword: &str,
+        line: &Line,
+        words: &mut Words,
+    ) -> Result<Outcome, Problem> {
+        let class = &mut self.config.policy_maps.get_mut(policy).expect("opened").classes[index];
+        let settings = &mut class.settings;
+        let kbps = |words: &mut Words, what: &str| -> Result<String, Problem> {
+            let value: u64 = number(words, what)?;
+            Ok(format!("{value}kbps"))
+        };
+        match keyword {
+            "bandwidth" => match words.peek().map(str::to_ascii_lowercase).as_deref() {
+                Some("percent") => {
+                    words.next();
+                    settings.insert("bandwidth".into(), json!(format!("{}%", percent(words)?)));
+                }
+                Some("remaining") => {
+                    words.next();
+                    let column = words.column();
+                    if !words.next().is_some_and(|w| w.eq_ignore_ascii_case("percent")) {
+                        return Err(problem(column, "expected `remaining percent P`"));
+                    }
+                    settings.insert("bandwidth_remaining".into(), json!(format!("{}%", percent(words)?)));
+                }
+                _ => {
+                    settings.insert("bandwidth".into(), json!(kbps(words, "a bandwidth in kbit/s")?));
+                }
+            },
+            "priority" => {
+                let rate = if words.peek().is_some_and(|w| w.eq_ignore_ascii_case("percent")) {
+                    words.next();
+                    format!("{}%", percent(words)?)
+                } else {
+                    kbps(words, "a rate in kbit/s")?
+                };
+                settings.insert("priority".into(), json!(rate));
+                if words.peek().is_some() {
+                    let burst: u64 = number(words, "a burst in bytes")?;
+                    settings.insert("burst".into(), json!(format!("{burst}B")));
+                }
+            }
+            "queue-limit" => {
+                let packets: u32 = number(words, "a queue limit")?;
+                settings.insert("queue_limit".into(), json!(packets));
+            }
+            "fair-queue" => {
+                let value = match words.peek() {
+                    Some(_) => json!({"dynamic_queues": number::<u32>(words, "a number of dynamic queues")?}),
+                    None => json!(true),
+                };
+                settings.insert("fair_queue".into(), value);
+            }
+            "random-detect" => {
+                let red = settings.entry("random_detect").or_insert_with(|| json!({}));
+                let red = red.as_object_mut().expect("an object");
+                let column = words.column();
+                match words.next().map(str::to_ascii_lowercase).as_deref() {
+                    None | Some("prec-based") => {}
+                    Some("dscp-based") => {
+                        red.insert("based_on".into(), json!("dscp"));
+                    }
+                    Some("ecn") => {
+                        red.insert("ecn".into(), json!(true));
+                    }
+                    Some("exponential-weighting-constant") => {
+                        let n: u32 = number(words, "an exponent")?;
+                        red.insert("exponential_weighting_constant".into(), json!(n));
+                    }
+                    Some(basis @ ("dscp" | "precedence")) => {
+                        let column = words.column();
+                        let word = words.next().unwrap_or("");
+                        let value = if basis == "dscp" { parse_dscp(word) } else { parse_precedence(word) };
+                        let value = value.map_err(|m| problem(column, m))?;
+                        let min: u32 = number(words, "a minimum threshold")?;
+                        let max: u32 = number(words, "a maximum threshold")?;
+                        let mut row = json!({basis: value, "min": min, "max": max});
+                        if words.peek().is_some() {
+                            row["denominator"] = json!(number::<u32>(words, "a denominator")?);
+                        }
+                        if basis == "dscp" {
+                            red.insert("based_on".into(), json!("dscp"));
+                        }
+                        let profiles = red.entry("profiles").or_insert_with(|| json!([]));
+                        profiles.as_array_mut().expect("a list").push(row);
+                    }
+                    Some(other) => {
+                        return Err(problem(column, format!("`random-detect {other}` is not modelled")))
+                    }
+                }
+            }
+            "police" => {
+                settings.insert("police".into(), police(words)?);
+            }
+            "conform-action" | "exceed-action" | "violate-action" => {
+                let Some(police) = settings.get_mut("police") else {
+                    return Err(problem(line.column(0), format!("`{keyword}` without a `police` before it")));
+                };
+                let action = action(words)?;
+                police[keyword.replace('-', "_")] = json!(action);
+            }
+            "shape" => {
+                let column = words.column();
+                let mode = match words.next().map(str::to_ascii_lowercase).as_deref() {
+                    Some("average") => "average",
+                    Some("peak") => "peak",
+                    _ => return Err(problem(column, "expected `shape average` or `shape peak`")),
+                };
+                let rate = if words.peek().is_some_and(|w| w.eq_ignore_ascii_case("percent")) {
+                    words.next();
+                    format!("{}%", percent(words)?)
+                } else {
+                    format!("{}bps", number::<u64>(words, "a rate in bit/s")?)
+                };
+                let mut shape = json!({"rate": rate, "mode": mode});
+                // IOS gives Bc and Be in bits.
+                if words.peek().is_some() {
+                    shape["bc"] = json!(format!("{}B", number::<u64>(words, "Bc in bits")?.div_ceil(8)));
+                }
+                if words.peek().is_some() {
+                    shape["be"] = json!(format!("{}B", number::<u64>(words, "Be in bits")?.div_ceil(8)));
+                }
+                settings.insert("shape".into(), shape);
+            }
+            "set" => {
+                let mut rest = Words::new(line, 1);
+                if rest.peek().is_some_and(|w| w.eq_ignore_ascii_case("ip")) {
+                    rest.next();
+                }
+                let column = rest.column();
+                let field = rest.next().unwrap_or("").to_ascii_lowercase();
+                let value_column = rest.column();
+                let value = rest.next().ok_or_else(|| problem(value_column, "a value is missing"))?;
+                let set = match field.as_str() {
+                    "dscp" => json!({"dscp": parse_dscp(value).map_err(|m| problem(value_column, m))?}),
+                    "precedence" => {
+                        json!({"precedence": parse_precedence(value).map_err(|m| problem(value_column, m))?})
+                    }
+                    _ => {
+                        return Err(problem(
+                            column,
+                            format!(
+                                "`set {field}` is not modelled (use `set ip dscp` or `set ip precedence`)"
+                            ),
+                        ))
+                    }
+                };
+                settings.insert("set".into(), set);
+            }
+            "service-policy" => {
+                let child = words
+                    .next()
+                    .ok_or_else(|| problem(words.column(), "the child policy's name is missing"))?;
+                class.child = Some((child.to_owned(), line.number));
+            }
+            _ => return Ok(Outcome::NotHere),
+        }
+        Ok(Outcome::Done)
+    }
+}
+
+/// A police action: `transmit`, `drop`, `set-dscp-transmit X`, `set-prec-transmit N`.
+fn action(words: &mut Words) -> Result<String, Problem> {
+    let column = words.column();
+    let verb = words.next().unwrap_or("").to_ascii_lowercase();
+    match verb.as_str() {
+        "transmit" | "drop" => Ok(verb),
+        "set-dscp-transmit" | "set-prec-transmit" => {
+            let value = words.next().ok_or_else(|| problem(words.column(), "a value is missing"))?;
+            Ok(format!("{verb} {value}"))
+        }
+        _ => Err(problem(column, format!("`{verb}` is not a police action qoslab models"))),
+    }
+}
+
+/// `police [cir] BPS|cir percent P [bc] [BYTES [be] [BYTES]] [pir BPS] [actions]`.
+fn police(words: &mut Words) -> Result<Value, Problem> {
+    let mut police = json!({});
+    if words.peek().is_some_and(|w| w.eq_ignore_ascii_case("cir")) {
+        words.next();
+    }
+    if words.peek().is_some_and(|w| w.eq_ignore_ascii_case("percent")) {
+        words.next();
+        police["cir"] = json!(format!("{}%", percent(words)?));
+    } else {
+        police["cir"] = json!(format!("{}bps", number::<u64>(words, "a rate in bit/s")?));
+    }
+    let mut positional = 0;
+    while let Some(word) = words.peek() {
+        let column = words.column();
+        match word.to_ascii_lowercase().as_str() {
+            "bc" => {
+                words.next();
+                police["bc"] = json!(format!("{}B", number::<u64>(words, "Bc in bytes")?));
+            }
+            "be" => {
+                words.next();
+                police["be"] = json!(format!("{}B", number::<u64>(words, "Be in bytes")?));
+            }
+            "pir" => {
+                words.next();
+                police["pir"] = json!(format!("{}bps", number::<u64>(words, "a rate in bit/s")?));
+            }
+            key @ ("conform-action" | "exceed-action" | "violate-action") => {
+                words.next();
+                police[key.replace('-', "_")] = json!(action(words)?);
+            }
+            _ if word.parse::<u64>().is_ok() && positional < 2 => {
+                let bytes: u64 = number(words, "a burst in bytes")?;
+                police[if positional == 0 { "bc" } else { "be" }] = json!(format!("{bytes}B"));
+                positional += 1;
+            }
+            other => return Err(problem(column, format!("`{other}` is not modelled in `police`"))),
+        }
+    }
+    Ok(police)
+}

@@ -1,0 +1,268 @@
+//! From what an interface's configuration says to qoslab's interface settings, following
+//! IOS's rules:
+//!
+//! * **Output queuing** — one per interface: `service-policy output` (CBWFQ/LLQ; a policy
+//!   whose only class is `class-default` shaped with a child `service-policy` becomes a
+//!   shaper over the child), else `priority-group` (priority queuing), else
+//!   `custom-queue-list` (custom queuing), else `fair-queue`, else `no fair-queue` (FIFO),
+//!   else IOS's default: WFQ on serial interfaces of 2.048 Mbit/s and below, FIFO elsewhere
+//!   (`qos-behaviour.md` A.1).
+//! * **Bandwidth** — `bandwidth` in kbit/s; a serial interface without it keeps 1544 kbit/s
+//!   whatever its clock rate (`qos-behaviour.md` A.10), which is what CBWFQ's percentages
+//!   and admission check use.
+//! * **Classification** — class maps with `match-all` (every match must hold) or
+//!   `match-any`; an access list matches when its first matching entry permits; a class
+//!   map without matches matches nothing. Priority- and queue-list `tcp P`/`udp P` rules
+//!   match the port as source or destination.
+
+use super::acl::condition as acl_condition;
+use super::config::{IosConfig, ListMatch};
+use serde_json::{json, Map, Value};
+
+/// A serial interface's bandwidth when none is configured, kbit/s.
+const SERIAL_DEFAULT_BANDWIDTH_KBPS: u64 = 1544;
+/// Serial interfaces at this bandwidth and below fair-queue by default, kbit/s.
+const DEFAULT_WFQ_MAX_KBPS: u64 = 2048;
+
+/// An interface's settings in scenario form.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct InterfaceSettings {
+    /// The output policy, as a scenario policy object.
+    pub output: Value,
+    /// Why this output (which command, or IOS's default).
+    pub output_from: String,
+    /// The input policy, as a scenario input-policy object.
+    pub input: Option<Value>,
+    /// QoS bandwidth, bit/s (`None`: the physical rate, for non-serial interfaces without
+    /// `bandwidth`).
+    pub bandwidth_bps: Option<u64>,
+    /// `clock rate`, bit/s.
+    pub clock_rate_bps: Option<u64>,
+    /// `hold-queue N out`.
+    pub hold_queue: Option<u32>,
+    /// `tx-ring-limit`.
+    pub tx_ring: Option<u32>,
+    /// Link fragmentation and interleaving.
+    pub lfi: Option<Value>,
+}
+
+/// A problem resolving an interface: the line it comes from (0 when none) and the message.
+pub type Unresolved = (usize, String);
+
+fn list_condition(config: &IosConfig, what: &ListMatch, line: usize) -> Result<Value, Unresolved> {
+    Ok(match what {
+        ListMatch::Ip => json!({}),
+        ListMatch::Acl(name) => acl(config, name, line)?,
+        ListMatch::Tcp(port) => json!({"any": [
+            {"protocol": "tcp", "dst_port": [port]}, {"protocol": "tcp", "src_port": [port]}]}),
+        ListMatch::Udp(port) => json!({"any": [
+            {"protocol": "udp", "dst_port": [port]}, {"protocol": "udp", "src_port": [port]}]}),
+    })
+}
+
+fn acl(config: &IosConfig, name: &str, line: usize) -> Result<Value, Unresolved> {
+    let acl = config.acls.get(name).ok_or((line, format!("access list `{name}` is not configured")))?;
+    Ok(acl_condition(&acl.entries))
+}
+
+/// Replaces `{"acl": NAME}` placeholders of class-map matches by the list's condition.
+fn resolve_acls(config: &IosConfig, value: &Value, line: usize) -> Result<Value, Unresolved> {
+    match value {
+        Value::Object(map) if map.len() == 1 && map.contains_key("acl") => {
+            acl(config, map["acl"].as_str().unwrap_or_default(), line)
+        }
+        Value::Object(map) => {
+            let mut out = Map::new();
+            for (k, v) in map {
+                out.insert(k.clone(), resolve_acls(config, v, line)?);
+            }
+            Ok(Value::Object(out))
+        }
+        other => Ok(other.clone()),
+    }
+}
+
+fn class_condition(config: &IosConfig, name: &str, line: usize) -> Result<Value, Unresolved> {
+    let map = config
+        .class_maps
+        .get(name)
+        .ok_or((line, format!("class map `{name}` is not configured, so IOS refuses the class")))?;
+    let matches: Vec<Value> =
+        map.matches.iter().map(|(m, l)| resolve_acls(config, m, *l)).collect::<Result<_, _>>()?;
+    Ok(match (matches.len(), map.match_all) {
+        (0, _) => json!({"not": {}}),
+        (1, _) => matches.into_iter().next().expect("one"),
+        (_, true) => json!({"all": matches}),
+        (_, false) => json!({"any": matches}),
+    })
+}
+
+/// The scenario policy of `service-policy output NAME`.
+fn policy_map(
+    config: &IosConfig,
+    name: &str,
+    line: usize,
+    max_reserved_pct: Option<u64>,
+) -> Result<Value, Unresolved> {
+    let map = config.policy_maps.get(name).ok_or((line, format!("policy map `{name}` is not configured")))?;
+    // A shaper over a child policy: the whole interface shaped, queuing inside.
+    if let [only] = map.classes.as_slice() {
+        if let (Some((child, child_line)), Some(shape)) = (&only.child, only.settings.get("shape")) {
+            let mut tbf = shape.as_object().cloned().unwrap_or_default();
+            tbf.insert("kind".into(), json!("tbf"));
+            tbf.insert("child".into(), policy_map(config, child, *child_line, None)?);
+            return Ok(Value::Object(tbf));
+        }
+    }
+    let mut classes = Vec::new();
+    for class in &map.classes {
+        if let Some((_, child_line)) = &class.child {
+            return Err((*child_line, "a child policy is modelled only under a shaped class-default".into()));
+        }
+        let mut entry = Map::new();
+        entry.insert("name".into(), json!(class.name));
+        if class.name != "class-default" {
+            entry.insert("match".into(), class_condition(config, &class.name, class.line)?);
+        }
+        entry.extend(class.settings.clone());
+        classes.push(Value::Object(entry));
+    }
+    let mut policy = json!({"kind": "cbwfq", "classes": classes});
+    if let Some(pct) = max_reserved_pct {
+        policy["max_reserved"] = json!(format!("{pct}%"));
+    }
+    Ok(policy)
+}
+
+fn input_policy(config: &IosConfig, name: &str, line: usize) -> Result<Value, Unresolved> {
+    let map = config.policy_maps.get(name).ok_or((line, format!("policy map `{name}` is not configured")))?;
+    let mut classes = Vec::new();
+    for class in &map.classes {
+        if let Some(key) = class.settings.keys().find(|k| !matches!(k.as_str(), "set" | "police")) {
+            return Err((
+                class.line,
+                format!("IOS refuses `{key}` in an input policy: only marking and policing act on input"),
+            ));
+        }
+        let mut entry = class.settings.clone();
+        entry.insert("name".into(), json!(class.name));
+        let condition = if class.name == "class-default" {
+            json!({})
+        } else {
+            class_condition(config, &class.name, class.line)?
+        };
+        entry.insert("match".into(), condition);
+        classes.push(Value::Object(entry));
+    }
+    Ok(json!({"classes": classes}))
+}
+
+/// The settings of interface `name` (any abbreviation) in `config`.
+pub fn interface_settings(config: &IosConfig, name: &str) -> Result<InterfaceSettings, Unresolved> {
+    let interface = config.interface(name).ok_or_else(|| {
+        let known: Vec<&str> = config.interfaces.iter().map(|i| i.name.as_str()).collect();
+        (
+            0,
+            format!(
+                "the configuration has no interface `{name}` (it has: {})",
+                if known.is_empty() { "none".into() } else { known.join(", ") }
+            ),
+        )
+    })?;
+    let serial = interface.name.starts_with("Serial");
+    let bandwidth_kbps = interface.bandwidth_kbps.or(serial.then_some(SERIAL_DEFAULT_BANDWIDTH_KBPS));
+    let (output, output_from) = if let Some((policy, line)) = &interface.output_policy {
+        (
+            policy_map(config, policy, *line, interface.max_reserved_pct)?,
+            format!("service-policy output {policy}"),
+        )
+    } else if let Some((list, line)) = &interface.priority_group {
+        let pl = config
+            .priority_lists
+            .get(list)
+            .ok_or((*line, format!("priority list {list} is not configured")))?;
+        let limits = pl.limits.unwrap_or([20, 40, 60, 80]);
+        let bands: Vec<Value> = ["high", "medium", "normal", "low"]
+            .iter()
+            .zip(limits)
+            .map(|(band, limit)| json!({"name": band, "limit": limit}))
+            .collect();
+        let classify = pl
+            .rules
+            .iter()
+            .map(|(band, what, l)| Ok(json!({"match": list_condition(config, what, *l)?, "band": band})))
+            .collect::<Result<Vec<_>, Unresolved>>()?;
+        let default = pl.default.clone().unwrap_or_else(|| "normal".into());
+        (
+            json!({"kind": "prio", "bands": bands, "default": default, "classify": classify}),
+            format!("priority-group {list}"),
+        )
+    } else if let Some((list, line)) = &interface.custom_queue_list {
+        let ql =
+            config.queue_lists.get(list).ok_or((*line, format!("queue list {list} is not configured")))?;
+        let mut queues = Map::new();
+        for (q, (limit, bytes)) in &ql.queues {
+            let mut spec = Map::new();
+            if let Some(l) = limit {
+                spec.insert("limit".into(), json!(l));
+            }
+            if let Some(b) = bytes {
+                spec.insert("byte_count".into(), json!(format!("{b}B")));
+            }
+            queues.insert(q.to_string(), Value::Object(spec));
+        }
+        let classify = ql
+            .rules
+            .iter()
+            .map(|(q, what, l)| Ok(json!({"match": list_condition(config, what, *l)?, "queue": q})))
+            .collect::<Result<Vec<_>, Unresolved>>()?;
+        let mut custom = json!({"kind": "custom", "queues": queues, "classify": classify});
+        if let Some(d) = ql.default {
+            custom["default_queue"] = json!(d);
+        }
+        if let Some(l) = ql.lowest_custom {
+            custom["lowest_custom"] = json!(l);
+        }
+        (custom, format!("custom-queue-list {list}"))
+    } else {
+        match interface.fair_queue {
+            Some(Some(fq)) => {
+                let mut wfq = json!({"kind": "wfq"});
+                if let Some(cdt) = fq.cdt {
+                    wfq["cdt"] = json!(cdt);
+                }
+                if let Some(n) = fq.dynamic_queues {
+                    wfq["dynamic_queues"] = json!(n);
+                }
+                (wfq, "fair-queue".into())
+            }
+            Some(None) => (json!({"kind": "fifo"}), "no fair-queue".into()),
+            None if serial && bandwidth_kbps.is_some_and(|b| b <= DEFAULT_WFQ_MAX_KBPS) => (
+                json!({"kind": "wfq"}),
+                "IOS's default: WFQ on serial interfaces of 2.048 Mbit/s and below".into(),
+            ),
+            None => (json!({"kind": "fifo"}), "IOS's default: FIFO".into()),
+        }
+    };
+    let input = match &interface.input_policy {
+        Some((policy, line)) => Some(input_policy(config, policy, *line)?),
+        None => None,
+    };
+    let lfi = (interface.fragment_delay_ms.is_some() || interface.interleave).then(|| {
+        let mut lfi = json!({"interleave": interface.interleave});
+        if let Some(ms) = interface.fragment_delay_ms {
+            lfi["fragment_delay"] = json!(format!("{ms}ms"));
+        }
+        lfi
+    });
+    Ok(InterfaceSettings {
+        output,
+        output_from,
+        input,
+        bandwidth_bps: bandwidth_kbps.map(|k| k * 1000),
+        clock_rate_bps: interface.clock_rate_bps,
+        hold_queue: interface.hold_queue_out,
+        tx_ring: interface.tx_ring,
+        lfi,
+    })
+}

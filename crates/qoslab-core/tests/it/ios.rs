@@ -1,0 +1,93 @@
+//! Cisco IOS configuration import: the studies' configurations parse and resolve to the
+//! policies they mean.
+
+use qoslab_core::ios::{interface_settings, parse, Severity};
+use serde_json::json;
+
+fn config(name: &str) -> String {
+    let path = format!("{}/../../tests/ios/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The congestion-management lab's six configurations: no errors, no warnings, and each
+/// interface resolves to its scheme. Its serial interface has no `bandwidth`, so the QoS
+/// bandwidth is IOS's 1544 kbit/s for a serial interface.
+#[test]
+fn the_congestion_lab_configurations() {
+    let acl = |port: u16, protocol: u8| json!({"protocol": protocol, "src": "172.16.10.0/24", "dst": "172.16.20.0/24", "dst_port": [port]});
+    let (ftp, video, voice) = (acl(21, 6), acl(1720, 6), acl(5060, 17));
+    for (file, kind) in [
+        ("congestion-lab-fifo.txt", "fifo"),
+        ("congestion-lab-pq.txt", "prio"),
+        ("congestion-lab-cq.txt", "custom"),
+        ("congestion-lab-wfq.txt", "wfq"),
+        ("congestion-lab-cbwfq.txt", "cbwfq"),
+        ("congestion-lab-llq.txt", "cbwfq"),
+    ] {
+        let parsed = parse(&config(file));
+        assert!(parsed.diagnostics.is_empty(), "{file}: {:?}", parsed.diagnostics);
+        let settings = interface_settings(&parsed, "Serial0/1/1").unwrap();
+        assert_eq!(settings.output["kind"], kind, "{file}");
+        assert_eq!(settings.bandwidth_bps, Some(1_544_000), "{file}");
+    }
+    let llq = interface_settings(&parse(&config("congestion-lab-llq.txt")), "s0/1/1").unwrap();
+    assert_eq!(
+        llq.output,
+        json!({"kind": "cbwfq", "classes": [
+            {"name": "VOICE", "match": voice, "priority": "384kbps"},
+            {"name": "VIDEO", "match": video, "bandwidth": "30%"},
+            {"name": "FTP", "match": ftp, "bandwidth": "10%"},
+            {"name": "class-default", "bandwidth": "5%"},
+        ]})
+    );
+    assert_eq!(llq.output_from, "service-policy output R1-Serial");
+    let pq = interface_settings(&parse(&config("congestion-lab-pq.txt")), "s0/1/1").unwrap();
+    assert_eq!(pq.output["default"], "low");
+    assert_eq!(pq.output["bands"][0], json!({"name": "high", "limit": 20}));
+    assert_eq!(pq.output["classify"][0], json!({"match": voice, "band": "high"}));
+    let cq = interface_settings(&parse(&config("congestion-lab-cq.txt")), "s0/1/1").unwrap();
+    assert_eq!(cq.output["queues"]["2"], json!({"limit": 10}));
+    assert_eq!(cq.output["default_queue"], 1);
+}
+
+/// IOS's default queuing: WFQ on a serial interface of 2.048 Mbit/s or less, FIFO on a
+/// faster one or on Ethernet.
+#[test]
+fn default_queuing_follows_the_bandwidth() {
+    let parsed = parse(
+        "interface Serial0\n bandwidth 2048\ninterface Serial1\n bandwidth 4096\ninterface FastEthernet0/0\n",
+    );
+    assert_eq!(interface_settings(&parsed, "s0").unwrap().output["kind"], "wfq");
+    assert_eq!(interface_settings(&parsed, "s1").unwrap().output["kind"], "fifo");
+    let fa = interface_settings(&parsed, "fa0/0").unwrap();
+    assert_eq!((fa.output["kind"].as_str(), fa.bandwidth_bps), (Some("fifo"), None));
+}
+
+/// Lines qoslab does not model are warnings with their line; a misspelt keyword in a
+/// policy is an error with a suggestion; IOS's own refusals are errors.
+#[test]
+fn warnings_and_errors_name_their_line_and_column() {
+    let parsed = parse(
+        "hostname R1\npolicy-map P\n class class-default\n  phonty percent 5\n  bandwidth percent 130\ninterface s0\n ip address 10.0.0.1 255.255.255.0\n",
+    );
+    let found: Vec<(Severity, usize, usize, &str)> =
+        parsed.diagnostics.iter().map(|d| (d.severity, d.line, d.column, d.message.as_str())).collect();
+    assert_eq!(found[0].0, Severity::Warning);
+    assert_eq!((found[0].1, found[0].2), (1, 1));
+    assert_eq!((found[1].0, found[1].1, found[1].2), (Severity::Error, 4, 3));
+    assert_eq!(parsed.diagnostics[1].hint.as_deref(), Some("did you mean `priority`?"));
+    assert_eq!((found[2].0, found[2].1, found[2].2), (Severity::Error, 5, 21));
+    assert!(found[2].3.contains("130 %"), "{}", found[2].3);
+    assert_eq!((found[3].0, found[3].1, found[3].2), (Severity::Warning, 7, 2));
+    assert_eq!(found.len(), 4);
+}
+
+/// Unindented and indented text read the same; `exit` and abbreviations are IOS's.
+#[test]
+fn indentation_does_not_matter() {
+    let flat = parse("class-map match-any V\nmatch ip dscp ef\nmatch ip precedence 5\npolicy-map P\nclass V\nprio 100\nint ser0\nservice-policy output P\n");
+    let indented = parse("class-map match-any V\n match ip dscp ef\n match ip precedence 5\n!\npolicy-map P\n class V\n  priority 100\n!\ninterface Serial0\n service-policy output P\n");
+    let a = interface_settings(&flat, "Serial0").unwrap();
+    assert_eq!(a, interface_settings(&indented, "s0").unwrap());
+    assert_eq!(a.output["classes"][0]["match"], json!({"any": [{"dscp": [46]}, {"precedence": [5]}]}));
+}
