@@ -2,6 +2,7 @@
 //! value the types cannot check is checked here, each problem reported at its key path.
 
 use super::build_app::{add_app, AppFlow};
+use super::build_ios::ios_interface;
 use super::build_reconfig::{plan, resolve_policy, Timeline};
 use super::build_tunnels::{build_tunnels, crossing, path_mtu_bytes};
 use super::error::{join_path, Issue};
@@ -198,9 +199,9 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
     }
 
     // Interfaces: per-direction settings, then each port's output discipline.
-    let mut outputs: Vec<Option<(&PolicySpec, String)>> = vec![None; port_configs.len()];
+    let mut outputs: Vec<Option<(PolicySpec, String)>> = vec![None; port_configs.len()];
     let mut hold_queues: Vec<Option<(u32, String)>> = vec![None; port_configs.len()];
-    let mut inputs: Vec<Option<(&ConditionerSpec, String)>> = vec![None; port_configs.len()];
+    let mut inputs: Vec<Option<(ConditionerSpec, String)>> = vec![None; port_configs.len()];
     let mut observed = vec![false; port_configs.len()];
     let mut lfis = vec![None; port_configs.len()];
     let mut changes: Vec<&[_]> = vec![&[]; port_configs.len()];
@@ -240,22 +241,56 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
             }
             observed[p] |= interface.observe;
             if let Some(lfi) = &interface.lfi {
-                lfis[p] = Some((lfi, join_path(&at, "lfi")));
+                lfis[p] = Some((lfi.clone(), join_path(&at, "lfi")));
             }
             if let Some(input) = &interface.input {
-                inputs[p] = Some((input, join_path(&at, "input")));
+                inputs[p] = Some((input.clone(), join_path(&at, "input")));
             }
             outputs[p] = match &interface.output {
                 None => None,
-                Some(output) => Some(resolve_policy(output, &join_path(&at, "output"), &spec.policies)?),
+                Some(output) => {
+                    let (policy, policy_at) =
+                        resolve_policy(output, &join_path(&at, "output"), &spec.policies)?;
+                    Some((policy.clone(), policy_at))
+                }
             };
+            if let Some(ios) = &interface.ios {
+                let ios_at = join_path(&at, "ios");
+                let set_too = [
+                    ("output", interface.output.is_some()),
+                    ("input", interface.input.is_some()),
+                    ("bandwidth", interface.bandwidth.is_some()),
+                    ("hold_queue", interface.hold_queue.is_some()),
+                    ("tx_ring", interface.tx_ring.is_some()),
+                    ("lfi", interface.lfi.is_some()),
+                ];
+                if let Some((key, _)) = set_too.iter().find(|(_, set)| *set) {
+                    return Err(Issue::at(
+                        join_path(&at, key),
+                        format!("`{key}` is set by the IOS configuration in `ios`"),
+                    )
+                    .hint("remove one of them: the configuration sets the whole interface"));
+                }
+                let config = &mut port_configs[p];
+                let imported = ios_interface(ios, &ios_at, config.rate_bps, base_dir)?;
+                config.bandwidth_bps = imported.bandwidth_bps.or(config.bandwidth_bps);
+                if let Some(ring) = imported.tx_ring {
+                    config.tx_ring_packets = ring.max(1);
+                }
+                if let Some(packets) = imported.hold_queue {
+                    hold_queues[p] = Some((packets, join_path(&ios_at, "config")));
+                }
+                outputs[p] = Some((imported.output, join_path(&ios_at, "config")));
+                inputs[p] = imported.input.map(|input| (input, join_path(&ios_at, "config")));
+                lfis[p] = imported.lfi.map(|lfi| (lfi, join_path(&ios_at, "config")));
+            }
             changes[p] = interface.changes.as_slice();
         }
     }
     let default_output = PolicySpec::default_output();
     let mut ports = Vec::with_capacity(port_configs.len());
     for (i, config) in port_configs.iter().enumerate() {
-        let (policy, policy_at) = outputs[i].clone().unwrap_or((&default_output, String::new()));
+        let (policy, policy_at) = outputs[i].clone().unwrap_or((default_output.clone(), String::new()));
         let policy = match &hold_queues[i] {
             Some((packets, at)) => policy.with_hold_queue(*packets).map_err(|why| Issue::at(at, why))?,
             None => policy.clone(),
@@ -274,7 +309,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
         let qdisc = build_policy(&policy, &policy_at, config.qos_bandwidth_bps(), 0).map_err(|issue| {
             // A problem of the attachment as a whole (a reservation above what the interface
             // allows) belongs to the interface, not to the policy's text.
-            if issue.key_path == policy_at {
+            if issue.key_path == policy_at && !policy_at.ends_with(".ios.config") {
                 let node = &nodes[config.node as usize].name;
                 let peer = &nodes[config.peer as usize].name;
                 Issue { key_path: format!("interfaces.{node}.{peer}.output"), ..issue }

@@ -167,6 +167,19 @@ pub struct InterfaceSpec {
     pub changes: Vec<InterfaceChangeSpec>,
     /// Link fragmentation and interleaving (multilink PPP) on this direction.
     pub lfi: Option<LfiSpec>,
+    /// Take this interface's settings from a Cisco IOS configuration.
+    pub ios: Option<IosSpec>,
+}
+
+/// An interface configured by a Cisco IOS configuration.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IosSpec {
+    /// The configuration: a file (relative to the scenario's folder), or the text itself
+    /// when it has line breaks.
+    pub config: String,
+    /// The interface's name in the configuration (`Serial0/1/1`, or as abbreviated there).
+    pub interface: String,
 }
 
 /// A scheduled change of an interface's configuration.
@@ -195,6 +208,7 @@ struct InterfaceFields {
     #[serde(default)]
     changes: Vec<InterfaceChangeSpec>,
     lfi: Option<LfiSpec>,
+    ios: Option<IosSpec>,
 }
 
 impl TryFrom<serde_json::Value> for InterfaceSpec {
@@ -218,6 +232,7 @@ impl TryFrom<serde_json::Value> for InterfaceSpec {
             observe: f.observe,
             changes: f.changes,
             lfi: f.lfi,
+            ios: f.ios,
         })
     }
 }

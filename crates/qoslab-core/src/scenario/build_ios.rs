@@ -1,0 +1,90 @@
+//! An interface configured from Cisco IOS text (`interfaces.NODE.PEER.ios`): the
+//! configuration is read, the named interface resolved as IOS would
+//! ([`crate::ios`]), and its settings become the interface's output and input policies,
+//! QoS bandwidth, hold queue, transmit ring and fragmentation — as if written in YAML.
+
+use super::error::{join_path, Issue};
+use super::spec::IosSpec;
+use super::tagged::nested;
+use crate::condition::ConditionerSpec;
+use crate::ios::{interface_settings, parse, Severity};
+use crate::net::lfi::LfiSpec;
+use crate::qdisc::PolicySpec;
+use crate::units::format_rate;
+use std::path::Path;
+
+/// What the configuration sets on the interface.
+pub(super) struct IosInterface {
+    pub output: PolicySpec,
+    pub input: Option<ConditionerSpec>,
+    pub bandwidth_bps: Option<u64>,
+    pub hold_queue: Option<u32>,
+    pub tx_ring: Option<u32>,
+    pub lfi: Option<LfiSpec>,
+}
+
+/// Reads `spec` (at key path `at`) for an interface whose link runs at `rate_bps`.
+pub(super) fn ios_interface(
+    spec: &IosSpec,
+    at: &str,
+    rate_bps: u64,
+    base_dir: &Path,
+) -> Result<IosInterface, Issue> {
+    let config_at = join_path(at, "config");
+    // Text with a line break is the configuration itself; anything else names a file.
+    let (text, origin) = if spec.config.contains('\n') {
+        (spec.config.clone(), None)
+    } else {
+        let path = base_dir.join(&spec.config);
+        let text = std::fs::read_to_string(&path).map_err(|error| {
+            Issue::at(&config_at, format!("cannot read `{}`: {error}", path.display()))
+                .hint("a relative path is read from the scenario file's folder; text with line breaks is read as the configuration itself")
+        })?;
+        (text, Some(path.display().to_string()))
+    };
+    // Where in the configuration: `file:line:column` for a file, `line L, column C` for text.
+    let place = |line: usize, column: Option<usize>| match (&origin, column) {
+        (Some(file), Some(column)) => format!("{file}:{line}:{column}: "),
+        (Some(file), None) => format!("{file}:{line}: "),
+        (None, Some(column)) => format!("line {line}, column {column}: "),
+        (None, None) => format!("line {line}: "),
+    };
+    let origin = origin.clone().unwrap_or_else(|| "the configuration".to_owned());
+    let config = parse(&text);
+    if let Some(error) = config.diagnostics.iter().find(|d| d.severity == Severity::Error) {
+        let issue =
+            Issue::at(&config_at, format!("{}{}", place(error.line, Some(error.column)), error.message));
+        return Err(match &error.hint {
+            Some(hint) => issue.hint(hint.clone()),
+            None => issue.hint("`qoslab ios check FILE` lists every problem of the configuration"),
+        });
+    }
+    let settings = interface_settings(&config, &spec.interface).map_err(|(line, message)| {
+        let here = if line > 0 { place(line, None) } else { String::new() };
+        Issue::at(join_path(at, if line > 0 { "config" } else { "interface" }), format!("{here}{message}"))
+    })?;
+    if let Some(clock_bps) = settings.clock_rate_bps.filter(|&c| c != rate_bps) {
+        return Err(Issue::at(
+            join_path(at, "interface"),
+            format!(
+                "{origin} clocks {} at {}, but the link runs at {}",
+                spec.interface,
+                format_rate(clock_bps),
+                format_rate(rate_bps)
+            ),
+        )
+        .hint("make the link's `rate` the configuration's clock rate"));
+    }
+    let converted = |what: &str, message: String| {
+        Issue::at(at, format!("the configuration's {what} does not convert: {message}"))
+            .hint("`qoslab ios to-yaml` shows the conversion; please report this configuration")
+    };
+    Ok(IosInterface {
+        output: nested(settings.output).map_err(|m| converted("output policy", m))?,
+        input: settings.input.map(nested).transpose().map_err(|m| converted("input policy", m))?,
+        bandwidth_bps: settings.bandwidth_bps,
+        hold_queue: settings.hold_queue,
+        tx_ring: settings.tx_ring,
+        lfi: settings.lfi.map(nested).transpose().map_err(|m| converted("fragmentation", m))?,
+    })
+}
