@@ -169,3 +169,33 @@ def test_bad_input_exits_2_with_the_message_and_no_traceback(
     assert result.stdout == ""
     for fragment in fragments:
         assert fragment.lower() in result.stderr.lower()
+
+
+IOS_DIR = Path(__file__).resolve().parent / "ios"
+
+
+def test_ios_explain_shows_the_llq_rates_admission_and_the_physical_rate_warning(capsys):
+    llq = IOS_DIR / "congestion-lab-llq.txt"
+    assert main(["ios", "explain", str(llq), "--rate", "128kbps"]) == 0
+    out = capsys.readouterr().out
+    assert "class VOICE: priority 384kbps = 384 kbit/s" in out
+    assert "class VIDEO: bandwidth 30% = 463.2 kbit/s" in out
+    assert "IOS accepts the policy" in out
+    assert "exceed the physical rate (128 kbit/s)" in out
+
+
+def test_ios_check_lists_warnings_and_fails_on_errors(tmp_path, capsys):
+    damaged = tmp_path / "router.txt"
+    damaged.write_text("hostname R1\npolicy-map P\n class class-default\n  phonty percent 5\n")
+    assert main(["ios", "check", str(damaged)]) == 2
+    out = capsys.readouterr().out
+    assert f"{damaged}:1:1: warning: `hostname R1` is not modelled" in out
+    assert f"{damaged}:4:3: error: unknown command `phonty` (did you mean `priority`?)" in out
+    assert main(["ios", "check", str(IOS_DIR / "congestion-lab-cq.txt")]) == 0
+
+
+def test_ios_to_yaml_writes_an_interface_entry(capsys):
+    assert main(["ios", "to-yaml", str(IOS_DIR / "congestion-lab-wfq.txt")]) == 0
+    out = capsys.readouterr().out
+    assert "bandwidth: 1544kbps" in out
+    assert "output: {kind: wfq}" in out

@@ -29,6 +29,20 @@ def scenario_counts(
 ) -> tuple[int, int, int]:
     """The numbers of nodes, links and flows in a scenario document (read, not built)."""
 
+def ios_check(text: str) -> list[tuple[str, int, int, str, str | None]]:
+    """Every finding of a Cisco IOS configuration: ``(severity, line, column, message,
+    hint)``, severity ``"warning"`` (a line not modelled) or ``"error"``."""
+
+def ios_interfaces(text: str) -> list[str]:
+    """The configuration's interfaces, by their canonical names (``Serial0/1/1``)."""
+
+def ios_explain(text: str, interface: str, rate: str | None = None) -> str:
+    """What the interface's configuration does, in words and bit rates; ``rate`` is the
+    link's physical rate (``"128kbps"``). Raises ``ScenarioError`` if it does not resolve."""
+
+def ios_to_yaml(text: str, interface: str) -> str:
+    """The interface as the YAML of a scenario's ``interfaces.NODE.PEER`` entry."""
+
 class Simulation:
     """A scenario parsed, validated and built, ready to run.
 

@@ -10,11 +10,13 @@
 
 pub mod acl;
 pub mod config;
+pub mod explain;
 pub mod keywords;
 pub mod lines;
 pub mod parse;
 pub mod translate;
 
 pub use config::{Diagnostic, IosConfig, Severity};
+pub use explain::{explain, to_yaml};
 pub use parse::parse;
 pub use translate::{interface_settings, InterfaceSettings};

@@ -4,6 +4,7 @@
 //! and the ergonomics (CLI, DataFrames, files) in the `qoslab` Python package.
 
 mod errors;
+mod ios;
 mod simulation;
 
 use errors::{bad_override, scenario_error};
@@ -53,5 +54,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(parse_override, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(ios::ios_check, m)?)?;
+    m.add_function(wrap_pyfunction!(ios::ios_interfaces, m)?)?;
+    m.add_function(wrap_pyfunction!(ios::ios_explain, m)?)?;
+    m.add_function(wrap_pyfunction!(ios::ios_to_yaml, m)?)?;
     m.add_class::<simulation::Simulation>()
 }

@@ -180,9 +180,13 @@ pub fn entry(permit: bool, words: &mut Words, extended: bool) -> Result<AclEntry
             words.next().ok_or_else(|| words.error("a protocol is missing (`ip`, `tcp`, `udp`, ...)"))?;
         let protocol =
             protocol_number(word).ok_or((column, format!("`{word}` is not a protocol IOS knows here")))?;
-        if let Some(number) = protocol {
-            condition.insert("protocol".into(), Value::from(number));
-        }
+        match protocol {
+            Some(6) => condition.insert("protocol".into(), json!("tcp")),
+            Some(17) => condition.insert("protocol".into(), json!("udp")),
+            Some(1) => condition.insert("protocol".into(), json!("icmp")),
+            Some(number) => condition.insert("protocol".into(), json!(number)),
+            None => None,
+        };
         if let Some(src) = address(words)? {
             condition.insert("src".into(), Value::from(src));
         }
@@ -261,10 +265,10 @@ mod tests {
         let e = parse("permit tcp 172.16.10.0 0.0.0.255 172.16.20.0 0.0.0.255 eq 21", true).unwrap();
         assert_eq!(
             Value::Object(e.condition),
-            json!({"protocol": 6, "src": "172.16.10.0/24", "dst": "172.16.20.0/24", "dst_port": [21]})
+            json!({"protocol": "tcp", "src": "172.16.10.0/24", "dst": "172.16.20.0/24", "dst_port": [21]})
         );
         let e = parse("permit udp any any range 16384 32767", true).unwrap();
-        assert_eq!(Value::Object(e.condition), json!({"protocol": 17, "dst_port": ["16384-32767"]}));
+        assert_eq!(Value::Object(e.condition), json!({"protocol": "udp", "dst_port": ["16384-32767"]}));
         let e = parse("permit ip host 10.0.0.1 any dscp ef", true).unwrap();
         assert_eq!(Value::Object(e.condition), json!({"src": "10.0.0.1", "dscp": 46}));
         let e = parse("permit 10.1.0.0 0.0.255.255", false).unwrap();
@@ -272,7 +276,7 @@ mod tests {
         let e = parse("permit tcp any gt 1023 any lt 1024", true).unwrap();
         assert_eq!(
             Value::Object(e.condition),
-            json!({"protocol": 6, "src_port": ["1024-65535"], "dst_port": ["0-1023"]})
+            json!({"protocol": "tcp", "src_port": ["1024-65535"], "dst_port": ["0-1023"]})
         );
     }
 

@@ -14,8 +14,8 @@ fn config(name: &str) -> String {
 /// bandwidth is IOS's 1544 kbit/s for a serial interface.
 #[test]
 fn the_congestion_lab_configurations() {
-    let acl = |port: u16, protocol: u8| json!({"protocol": protocol, "src": "172.16.10.0/24", "dst": "172.16.20.0/24", "dst_port": [port]});
-    let (ftp, video, voice) = (acl(21, 6), acl(1720, 6), acl(5060, 17));
+    let acl = |port: u16, protocol: &str| json!({"protocol": protocol, "src": "172.16.10.0/24", "dst": "172.16.20.0/24", "dst_port": [port]});
+    let (ftp, video, voice) = (acl(21, "tcp"), acl(1720, "tcp"), acl(5060, "udp"));
     for (file, kind) in [
         ("congestion-lab-fifo.txt", "fifo"),
         ("congestion-lab-pq.txt", "prio"),
@@ -150,4 +150,57 @@ traffic: []
     );
     let both = error("{config: \"interface s0\\n\", interface: s0}, output: {kind: fifo}");
     assert!(both.contains("interfaces.a.b.output"), "{both}");
+}
+
+/// `qoslab ios explain` on the congestion lab's LLQ configuration: IOS's rates from the
+/// serial interface's default 1544 kbit/s bandwidth, its admission verdict, and the warning
+/// that the reservations exceed the 128 kbit/s clock.
+#[test]
+fn explaining_the_congestion_lab_llq() {
+    let text = qoslab_core::ios::explain(&parse(&config("congestion-lab-llq.txt")), "s0/1/1", Some(128_000))
+        .unwrap();
+    for expected in [
+        "Serial0/1/1: service-policy output R1-Serial",
+        "QoS bandwidth 1.544 Mbit/s (IOS's default for a serial interface without `bandwidth`",
+        "physical rate 128 kbit/s",
+        "class VOICE: priority 384kbps = 384 kbit/s",
+        "class VIDEO: bandwidth 30% = 463.2 kbit/s",
+        "class FTP: bandwidth 10% = 154.4 kbit/s",
+        "class class-default: bandwidth 5% = 77.2 kbit/s",
+        "match {dst: 172.16.20.0/24, dst_port: [5060], protocol: udp, src: 172.16.10.0/24}",
+        "reserved 1078.8 kbit/s of the 1158 kbit/s IOS allows (75 % of 1.544 Mbit/s): IOS accepts the policy",
+        "warning: the reservations (1078.8 kbit/s) exceed the physical rate (128 kbit/s)",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in\n{text}");
+    }
+}
+
+/// `qoslab ios to-yaml` writes YAML that a scenario reads back to the same interface.
+#[test]
+fn to_yaml_round_trips() {
+    let path = format!("{}/../../examples/congestion-lab.yaml", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let run = |text: &str| {
+        let short = qoslab_core::Override::parse("run.duration=10s").unwrap();
+        qoslab_core::load(text, &path, &[short], None)
+            .unwrap_or_else(|e| panic!("{e}\n{text}"))
+            .finish()
+            .unwrap()
+            .to_json()
+    };
+    for scheme in ["pq", "cq", "llq"] {
+        let settings =
+            interface_settings(&parse(&config(&format!("congestion-lab-{scheme}.txt"))), "s0/1/1").unwrap();
+        let yaml = qoslab_core::ios::to_yaml(&settings);
+        let indented: String = yaml.lines().map(|l| format!("      {l}\n")).collect();
+        // The link already sets the 1544 kbit/s bandwidth; the interface's own is the same.
+        let from_yaml = text.replace("    r2: {output: fifo}\n", &format!("    r2:\n{indented}"));
+        let from_ios = text.replace(
+            "    r2: {output: fifo}",
+            &format!(
+                "    r2: {{ios: {{config: ../tests/ios/congestion-lab-{scheme}.txt, interface: s0/1/1}}}}"
+            ),
+        );
+        assert_eq!(run(&from_yaml), run(&from_ios), "{scheme}:\n{yaml}");
+    }
 }

@@ -1,0 +1,246 @@
+//! What an interface's configuration does, in words and numbers: which queuing it runs and
+//! why, the QoS bandwidth its rates are taken from, each class's match, rate in bit/s, queue
+//! limit, dropper and policer, and IOS's admission check — and, as YAML, the same settings
+//! for a scenario.
+
+use super::config::IosConfig;
+use super::translate::{interface_settings, InterfaceSettings, Unresolved};
+use crate::units::{format_rate, RateOrShare};
+use serde_json::Value;
+use std::fmt::Write;
+
+/// IOS's default share of the bandwidth that classes may reserve, percent.
+const DEFAULT_MAX_RESERVED_PCT: f64 = 75.0;
+
+/// A value as one line of YAML flow style.
+pub fn flow(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let items: Vec<String> = map.iter().map(|(k, v)| format!("{k}: {}", flow(v))).collect();
+            format!("{{{}}}", items.join(", "))
+        }
+        Value::Array(items) => format!("[{}]", items.iter().map(flow).collect::<Vec<_>>().join(", ")),
+        Value::String(s) => {
+            let plain = !s.is_empty()
+                && s.chars().all(|c| c.is_ascii_alphanumeric() || "._/%-".contains(c))
+                && !matches!(s.as_str(), "true" | "false" | "null" | "yes" | "no");
+            if plain {
+                s.clone()
+            } else {
+                Value::String(s.clone()).to_string()
+            }
+        }
+        other => other.to_string(),
+    }
+}
+
+/// `value` as YAML block lines at `indent`: mappings open blocks, lists of mappings become
+/// `- {flow}` items, everything else stays on its key's line.
+fn block(value: &Value, indent: usize, out: &mut String) {
+    let pad = " ".repeat(indent);
+    let Value::Object(map) = value else {
+        let _ = writeln!(out, "{pad}{}", flow(value));
+        return;
+    };
+    for (key, v) in map {
+        match v {
+            Value::Object(inner)
+                if !inner.is_empty() && inner.values().any(|x| x.is_object() || x.is_array()) =>
+            {
+                let _ = writeln!(out, "{pad}{key}:");
+                block(v, indent + 2, out);
+            }
+            Value::Array(items) if items.iter().any(Value::is_object) => {
+                let _ = writeln!(out, "{pad}{key}:");
+                for item in items {
+                    let _ = writeln!(out, "{pad}  - {}", flow(item));
+                }
+            }
+            _ => {
+                let _ = writeln!(out, "{pad}{key}: {}", flow(v));
+            }
+        }
+    }
+}
+
+/// The interface's settings as the YAML of an `interfaces.NODE.PEER` entry.
+pub fn to_yaml(settings: &InterfaceSettings) -> String {
+    let mut entry = serde_json::Map::new();
+    entry.insert("output".into(), settings.output.clone());
+    if let Some(bps) = settings.bandwidth_bps {
+        entry.insert("bandwidth".into(), Value::from(format!("{}kbps", bps / 1000)));
+    }
+    if let Some(packets) = settings.hold_queue {
+        entry.insert("hold_queue".into(), Value::from(packets));
+    }
+    if let Some(ring) = settings.tx_ring {
+        entry.insert("tx_ring".into(), Value::from(ring));
+    }
+    if let Some(input) = &settings.input {
+        entry.insert("input".into(), input.clone());
+    }
+    if let Some(lfi) = &settings.lfi {
+        entry.insert("lfi".into(), lfi.clone());
+    }
+    let mut out = String::new();
+    block(&Value::Object(entry), 0, &mut out);
+    out
+}
+
+/// A `"384kbps"` or `"30%"` setting in bit/s at `bandwidth_bps`.
+fn rate_bps(value: &Value, bandwidth_bps: u64) -> Option<f64> {
+    match RateOrShare::parse(value.as_str()?).ok()? {
+        RateOrShare::Absolute(bps) => Some(bps as f64),
+        RateOrShare::Share(ppm) => Some(bandwidth_bps as f64 * ppm as f64 / 1e6),
+    }
+}
+
+fn kbps(bps: f64) -> String {
+    format!("{} kbit/s", (bps / 100.0).round() / 10.0)
+}
+
+/// Explains interface `name` of `config`; `physical_bps` is the link's rate when known (else
+/// the configuration's clock rate is used, if any).
+pub fn explain(config: &IosConfig, name: &str, physical_bps: Option<u64>) -> Result<String, Unresolved> {
+    let settings = interface_settings(config, name)?;
+    let interface = config.interface(name).expect("resolved above");
+    let mut out = String::new();
+    let _ = writeln!(out, "{}: {}", interface.name, settings.output_from);
+    let physical_bps = physical_bps.or(settings.clock_rate_bps);
+    let bandwidth_bps = settings.bandwidth_bps.or(physical_bps);
+    let source = match (interface.bandwidth_kbps, settings.bandwidth_bps) {
+        (Some(_), _) => "its `bandwidth`",
+        (None, Some(_)) => {
+            "IOS's default for a serial interface without `bandwidth`, whatever the clock rate"
+        }
+        (None, None) => "the physical rate",
+    };
+    match bandwidth_bps {
+        Some(bw) => {
+            let _ = writeln!(out, "  QoS bandwidth {} ({source})", format_rate(bw));
+        }
+        None => {
+            let _ = writeln!(out, "  QoS bandwidth: the physical rate (give it with --rate)");
+        }
+    }
+    match physical_bps {
+        Some(rate) => {
+            let _ = writeln!(out, "  physical rate {}", format_rate(rate));
+        }
+        None => {
+            let _ = writeln!(out, "  physical rate: not in the configuration (give it with --rate)");
+        }
+    }
+    let output = &settings.output;
+    let kind = output["kind"].as_str().unwrap_or_default();
+    let _ = writeln!(out, "  queuing: {kind}");
+    let bw = bandwidth_bps.unwrap_or(0);
+    match kind {
+        "cbwfq" => {
+            let mut reserved_bps = 0.0;
+            for class in output["classes"].as_array().into_iter().flatten() {
+                let name = class["name"].as_str().unwrap_or_default();
+                let mut what = Vec::new();
+                if let Some(p) = class.get("priority") {
+                    let bps = rate_bps(p, bw).unwrap_or(0.0);
+                    reserved_bps += bps;
+                    what.push(format!(
+                        "priority {} = {} (strict priority, policed to it under congestion)",
+                        flow(p),
+                        kbps(bps)
+                    ));
+                }
+                if let Some(b) = class.get("bandwidth") {
+                    let bps = rate_bps(b, bw).unwrap_or(0.0);
+                    reserved_bps += bps;
+                    what.push(format!("bandwidth {} = {}", flow(b), kbps(bps)));
+                }
+                if let Some(b) = class.get("bandwidth_remaining") {
+                    what.push(format!("bandwidth remaining {}", flow(b)));
+                }
+                for key in ["queue_limit", "fair_queue", "random_detect", "police", "shape", "set", "burst"] {
+                    if let Some(v) = class.get(key) {
+                        what.push(format!("{key} {}", flow(v)));
+                    }
+                }
+                if what.is_empty() {
+                    what.push("unreserved bandwidth".into());
+                }
+                let _ = writeln!(out, "    class {name}: {}", what.join("; "));
+                if let Some(m) = class.get("match") {
+                    let _ = writeln!(out, "      match {}", flow(m));
+                }
+            }
+            let max_pct = output
+                .get("max_reserved")
+                .and_then(|v| v.as_str())
+                .and_then(|v| v.trim_end_matches('%').parse::<f64>().ok())
+                .unwrap_or(DEFAULT_MAX_RESERVED_PCT);
+            let allowed_bps = bw as f64 * max_pct / 100.0;
+            let verdict =
+                if reserved_bps <= allowed_bps { "IOS accepts the policy" } else { "IOS refuses the policy" };
+            let _ = writeln!(
+                out,
+                "  reserved {} of the {} IOS allows ({max_pct} % of {}): {verdict}",
+                kbps(reserved_bps),
+                kbps(allowed_bps),
+                format_rate(bw)
+            );
+            if let Some(rate) = physical_bps.filter(|&r| reserved_bps > r as f64) {
+                let _ = writeln!(
+                    out,
+                    "  warning: the reservations ({}) exceed the physical rate ({}): the link cannot give them",
+                    kbps(reserved_bps),
+                    format_rate(rate)
+                );
+            }
+        }
+        "prio" => {
+            for band in output["bands"].as_array().into_iter().flatten() {
+                let _ =
+                    writeln!(out, "    band {}: limit {} packets", flow(&band["name"]), flow(&band["limit"]));
+            }
+            for rule in output["classify"].as_array().into_iter().flatten() {
+                let _ = writeln!(out, "    {} <- {}", flow(&rule["band"]), flow(&rule["match"]));
+            }
+            let _ = writeln!(out, "    unmatched -> {}", flow(&output["default"]));
+        }
+        "custom" => {
+            for (queue, spec) in output["queues"].as_object().into_iter().flatten() {
+                let _ = writeln!(out, "    queue {queue}: {}", flow(spec));
+            }
+            for rule in output["classify"].as_array().into_iter().flatten() {
+                let _ = writeln!(out, "    queue {} <- {}", flow(&rule["queue"]), flow(&rule["match"]));
+            }
+            let default = output.get("default_queue").map_or("1".to_owned(), flow);
+            let _ = writeln!(out, "    unmatched -> queue {default}");
+        }
+        _ => {
+            let _ = writeln!(out, "    {}", flow(output));
+        }
+    }
+    if let Some(packets) = settings.hold_queue {
+        let _ = writeln!(out, "  hold-queue {packets} out");
+    }
+    if let Some(input) = &settings.input {
+        let _ = writeln!(out, "  input: {}", flow(input));
+    }
+    if let Some(lfi) = &settings.lfi {
+        let _ = writeln!(out, "  fragmentation: {}", flow(lfi));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn flow_style() {
+        assert_eq!(
+            flow(&json!({"a": [1, "x y"], "b": "30%", "c": "true"})),
+            r#"{a: [1, "x y"], b: 30%, c: "true"}"#
+        );
+    }
+}

@@ -1,0 +1,85 @@
+"""``qoslab ios``: read a Cisco IOS configuration — check it, explain an interface, or
+convert it to scenario YAML."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from qoslab._core import ios_check, ios_explain, ios_interfaces, ios_to_yaml
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    command = commands.add_parser(
+        "ios",
+        help="check, explain or convert a Cisco IOS configuration",
+        description="Read a router's IOS configuration the way the scenario key "
+        "`interfaces.NODE.PEER.ios` does.",
+    )
+    actions = command.add_subparsers(dest="action", required=True, metavar="ACTION")
+    check = actions.add_parser(
+        "check",
+        help="list the lines qoslab does not model (warnings) and those it cannot read (errors)",
+    )
+    check.add_argument("file", metavar="FILE", help="configuration text file")
+    check.set_defaults(main=main_check)
+    explain = actions.add_parser(
+        "explain",
+        help="what an interface's queuing does: classes, matches, rates in bit/s, admission",
+    )
+    explain.add_argument("file", metavar="FILE", help="configuration text file")
+    explain.add_argument("--interface", help="the interface (default: every interface)")
+    explain.add_argument(
+        "--rate", help="the link's physical rate, e.g. 128kbps (default: its clock rate)"
+    )
+    explain.set_defaults(main=main_explain)
+    to_yaml = actions.add_parser(
+        "to-yaml", help="the interface as a scenario's interfaces.NODE.PEER entry"
+    )
+    to_yaml.add_argument("file", metavar="FILE", help="configuration text file")
+    to_yaml.add_argument("--interface", help="the interface (required if there are several)")
+    to_yaml.set_defaults(main=main_to_yaml)
+
+
+def _text(path: str) -> str:
+    return Path(path).read_text(encoding="utf-8")
+
+
+def main_check(args: argparse.Namespace) -> int:
+    findings = ios_check(_text(args.file))
+    for severity, line, column, message, hint in findings:
+        text = f"{args.file}:{line}:{column}: {severity}: {message}"
+        if hint:
+            text += f" ({hint})"
+        print(text)
+    errors = sum(1 for finding in findings if finding[0] == "error")
+    warnings = len(findings) - errors
+    print(f"{args.file}: {errors} errors, {warnings} lines not modelled")
+    return 2 if errors else 0
+
+
+def main_explain(args: argparse.Namespace) -> int:
+    text = _text(args.file)
+    names = [args.interface] if args.interface else ios_interfaces(text)
+    if not names:
+        print(f"{args.file}: no interfaces", file=sys.stderr)
+        return 2
+    for name in names:
+        print(ios_explain(text, name, args.rate), end="")
+    return 0
+
+
+def main_to_yaml(args: argparse.Namespace) -> int:
+    text = _text(args.file)
+    name = args.interface
+    if name is None:
+        names = ios_interfaces(text)
+        if len(names) != 1:
+            listed = ", ".join(names) or "none"
+            print(f"{args.file}: name the interface with --interface ({listed})", file=sys.stderr)
+            return 2
+        name = names[0]
+    print(f"# {name} from {args.file}")
+    print(ios_to_yaml(text, name), end="")
+    return 0
