@@ -115,6 +115,39 @@ pub struct QueueList {
     pub line: usize,
 }
 
+/// One entry of a route map (policy-based marking).
+#[derive(Clone, Debug)]
+pub struct RouteMapEntry {
+    /// `permit` (true) or `deny`.
+    pub permit: bool,
+    /// Sequence number.
+    pub sequence: u32,
+    /// Access lists of `match ip address` (any of them; none: every packet).
+    pub acls: Vec<String>,
+    /// `set ip precedence|dscp`, as a marker object.
+    pub set: Option<Value>,
+    /// Where it was opened.
+    pub line: usize,
+}
+
+/// A Cisco 12000 `cos-queue-group`.
+#[derive(Clone, Debug, Default)]
+pub struct CosQueueGroup {
+    /// Per precedence: its queue (`None`: low-latency), when not the default queue 0.
+    pub precedence_queue: BTreeMap<u8, Option<u32>>,
+    /// Per precedence: its WRED label.
+    pub precedence_label: BTreeMap<u8, u32>,
+    /// Per label: (min, max, denominator).
+    pub labels: BTreeMap<u32, (u32, u32, u32)>,
+    /// Per regular queue: its weight.
+    pub weights: BTreeMap<u32, u64>,
+    /// The low-latency queue's mode: `Some(None)` strict, `Some(Some(w))` alternate with
+    /// weight w.
+    pub low_latency: Option<Option<u64>>,
+    /// Where it was opened.
+    pub line: usize,
+}
+
 /// `fair-queue [cdt [dynamic [reservable]]]` on an interface.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct FairQueue {
@@ -157,6 +190,10 @@ pub struct Interface {
     pub fragment_delay_ms: Option<u64>,
     /// `ppp multilink interleave`.
     pub interleave: bool,
+    /// `ip policy route-map`.
+    pub policy_route_map: Option<(String, usize)>,
+    /// `tx-cos` (Cisco 12000 output queuing).
+    pub tx_cos: Option<(String, usize)>,
 }
 
 /// A whole configuration, read.
@@ -172,6 +209,10 @@ pub struct IosConfig {
     pub priority_lists: BTreeMap<String, PriorityList>,
     /// Queue lists by number.
     pub queue_lists: BTreeMap<String, QueueList>,
+    /// Route maps by name, entries in sequence order.
+    pub route_maps: BTreeMap<String, Vec<RouteMapEntry>>,
+    /// Cisco 12000 cos-queue-groups by name.
+    pub cos_queue_groups: BTreeMap<String, CosQueueGroup>,
     /// Interfaces in order.
     pub interfaces: Vec<Interface>,
     /// Warnings and errors, in line order.

@@ -21,7 +21,13 @@ pub fn lookup<'a>(word: &str, keywords: &[&'a str]) -> Lookup<'a> {
     if let Some(exact) = keywords.iter().find(|k| k.eq_ignore_ascii_case(&lower)) {
         return Lookup::Found(exact);
     }
-    let prefixed: Vec<&str> = keywords.iter().copied().filter(|k| k.starts_with(&lower)).collect();
+    // A word that stops where a hyphenated keyword's first part ends is another command in
+    // IOS (`priority` is not `priority-list`, `class` not `class-map`), not an abbreviation.
+    let prefixed: Vec<&str> = keywords
+        .iter()
+        .copied()
+        .filter(|k| k.starts_with(&lower) && !k[lower.len()..].starts_with('-'))
+        .collect();
     match prefixed.len() {
         1 => Lookup::Found(prefixed[0]),
         0 => Lookup::Unknown(nearest(word, keywords.iter().copied())),
@@ -108,7 +114,8 @@ mod tests {
         assert_eq!(lookup("p", &words), Lookup::Ambiguous(vec!["priority", "police"]));
         assert_eq!(lookup("prioirty", &words), Lookup::Unknown(Some("priority")));
         assert_eq!(lookup("hostname", &words), Lookup::Unknown(None));
-        assert!(is("queue", "queue-limit", &words));
+        assert!(!is("queue", "queue-limit", &words));
+        assert!(is("queue-l", "queue-limit", &words));
         assert_eq!(damaged("phonty", &words), Some("priority"));
         assert_eq!(damaged("compression", &words), None);
     }

@@ -10,7 +10,8 @@
 
 use super::acl::{entry, Words};
 use super::config::{
-    Acl, ClassMap, Diagnostic, FairQueue, Interface, IosConfig, ListMatch, PolicyClass, PolicyMap, Severity,
+    Acl, ClassMap, CosQueueGroup, Diagnostic, FairQueue, Interface, IosConfig, ListMatch, PolicyClass,
+    PolicyMap, RouteMapEntry, Severity,
 };
 use super::keywords::{damaged, interface_name, lookup, Lookup};
 use super::lines::{split, Line};
@@ -26,6 +27,8 @@ enum Mode {
     PolicyMap(String),
     PolicyClass(String, usize),
     NamedAcl(String, bool),
+    RouteMap(String, usize),
+    CosQueueGroup(String),
 }
 
 const GLOBAL: &[&str] = &[
@@ -36,6 +39,8 @@ const GLOBAL: &[&str] = &[
     "priority-list",
     "queue-list",
     "interface",
+    "route-map",
+    "cos-queue-group",
     "end",
     "exit",
 ];
@@ -53,6 +58,8 @@ const INTERFACE: &[&str] = &[
     "tx-ring-limit",
     "max-reserved-bandwidth",
     "ppp",
+    "ip",
+    "tx-cos",
     "description",
 ];
 const CLASS_MAP: &[&str] = &["match", "description"];
@@ -72,6 +79,8 @@ const POLICY_CLASS: &[&str] = &[
     "violate-action",
 ];
 const NAMED_ACL: &[&str] = &["permit", "deny", "remark"];
+const ROUTE_MAP: &[&str] = &["match", "set", "description"];
+const COS_QUEUE_GROUP: &[&str] = &["precedence", "random-detect-label", "queue"];
 
 /// A problem with a line: column, message, hint.
 type Problem = (usize, String, Option<String>);
@@ -145,59 +154,83 @@ impl Parser {
             };
             return;
         }
+        // A command the mode does not know may belong to the mode above (IOS leaves a mode
+        // for a command of the one above). An indented line belongs to its mode; a command
+        // no mode knows is not modelled, and the mode stays as it was.
+        let (start_mode, start_indent) = (self.mode.clone(), self.mode_indent);
+        let indented = start_mode != Mode::Global && line.indent > start_indent;
         loop {
-            let keywords = match self.mode {
-                Mode::Global => GLOBAL,
-                Mode::Interface(_) => INTERFACE,
-                Mode::ClassMap(_) => CLASS_MAP,
-                Mode::PolicyMap(_) => POLICY_MAP,
-                Mode::PolicyClass(..) => POLICY_CLASS,
-                Mode::NamedAcl(..) => NAMED_ACL,
-            };
-            let outcome = match lookup(&line.words[0].text, keywords) {
-                Lookup::Found(keyword) => self.command(keyword, line),
-                Lookup::Ambiguous(options) => Err(problem(
-                    line.column(0),
-                    format!("`{}` is ambiguous here: {}", line.words[0].text, options.join(", ")),
-                )),
-                Lookup::Unknown(near) => {
-                    // In a class map or a policy's class, a damaged keyword still changes
-                    // what the policy does.
-                    let qos_mode = matches!(self.mode, Mode::ClassMap(_) | Mode::PolicyClass(..));
-                    let near = near.or_else(|| if qos_mode { damaged(&first, keywords) } else { None });
-                    let sequence = matches!(self.mode, Mode::NamedAcl(..)) && first.parse::<u32>().is_ok();
-                    if sequence {
-                        self.named_acl_entry(line, 1)
-                    } else {
-                        match near {
-                            // A misspelt keyword of a QoS mode changes what the policy does.
-                            Some(keyword) if self.mode != Mode::Global || GLOBAL.contains(&keyword) => {
-                                let (column, word) = (line.column(0), &line.words[0].text);
-                                Err((
-                                    column,
-                                    format!("unknown command `{word}`"),
-                                    Some(format!("did you mean `{keyword}`?")),
-                                ))
-                            }
-                            _ => Ok(Outcome::NotHere),
-                        }
-                    }
-                }
-            };
-            match outcome {
+            match self.attempt(line, &first) {
                 Ok(Outcome::Done) => return,
-                Err(p) => return self.diagnose(Severity::Error, line, p),
+                Err(p) => {
+                    (self.mode, self.mode_indent) = (start_mode, start_indent);
+                    return self.diagnose(Severity::Error, line, p);
+                }
                 Ok(Outcome::NotHere) => {}
             }
-            // Not a command of this mode: an indented line stays in it; otherwise the mode
-            // above may know it.
-            self.mode = match &self.mode {
-                Mode::Global => return self.unmodelled(line),
-                _ if line.indent > self.mode_indent => return self.unmodelled(line),
-                Mode::PolicyClass(policy, _) => Mode::PolicyMap(policy.clone()),
-                _ => Mode::Global,
+            let parent = match &self.mode {
+                Mode::Global => None,
+                _ if indented => None,
+                Mode::PolicyClass(policy, _) => Some(Mode::PolicyMap(policy.clone())),
+                _ => Some(Mode::Global),
             };
+            match parent {
+                Some(mode) => self.mode = mode,
+                None => {
+                    (self.mode, self.mode_indent) = (start_mode, start_indent);
+                    return self.unmodelled(line);
+                }
+            }
         }
+    }
+
+    /// Reads `line` as a command of the current mode.
+    fn attempt(&mut self, line: &Line, first: &str) -> Result<Outcome, Problem> {
+        let keywords = match self.mode {
+            Mode::Global => GLOBAL,
+            Mode::Interface(_) => INTERFACE,
+            Mode::ClassMap(_) => CLASS_MAP,
+            Mode::PolicyMap(_) => POLICY_MAP,
+            Mode::PolicyClass(..) => POLICY_CLASS,
+            Mode::NamedAcl(..) => NAMED_ACL,
+            Mode::RouteMap(..) => ROUTE_MAP,
+            Mode::CosQueueGroup(_) => COS_QUEUE_GROUP,
+        };
+        let outcome = match lookup(&line.words[0].text, keywords) {
+            Lookup::Found(keyword) => self.command(keyword, line),
+            Lookup::Ambiguous(options) => Err(problem(
+                line.column(0),
+                format!("`{}` is ambiguous here: {}", line.words[0].text, options.join(", ")),
+            )),
+            Lookup::Unknown(near) => {
+                // In a class map or a policy's class, a damaged keyword still changes
+                // what the policy does.
+                let qos_mode = matches!(
+                    self.mode,
+                    Mode::ClassMap(_) | Mode::PolicyClass(..) | Mode::RouteMap(..) | Mode::CosQueueGroup(_)
+                );
+                let near = near.or_else(|| if qos_mode { damaged(first, keywords) } else { None });
+                let sequence = matches!(self.mode, Mode::NamedAcl(..)) && first.parse::<u32>().is_ok();
+                if sequence {
+                    self.named_acl_entry(line, 1)
+                } else {
+                    match near {
+                        // A misspelt keyword of a QoS mode changes what the policy does.
+                        // (Short keywords such as `ip` and `no` are too near too many commands.)
+                        Some(keyword) if keyword.len() >= 4 => {
+                            let (column, word) = (line.column(0), &line.words[0].text);
+                            Err((
+                                column,
+                                format!("unknown command `{word}`"),
+                                Some(format!("did you mean `{keyword}`?")),
+                            ))
+                        }
+                        _ => Ok(Outcome::NotHere),
+                    }
+                }
+            }
+        };
+        outcome
     }
 
     fn command(&mut self, keyword: &str, line: &Line) -> Result<Outcome, Problem> {
@@ -313,6 +346,55 @@ impl Parser {
             (Mode::PolicyClass(policy, index), _) => {
                 let (policy, index) = (policy.clone(), *index);
                 self.class_setting(&policy, index, keyword, line, &mut words)
+            }
+            (Mode::Global, "route-map") => {
+                let name =
+                    words.next().ok_or_else(|| problem(words.column(), "the route map needs a name"))?;
+                let mut permit = true;
+                if let Some(verb) = words.peek().map(str::to_ascii_lowercase) {
+                    if verb == "permit" || verb == "deny" {
+                        permit = verb == "permit";
+                        words.next();
+                    }
+                }
+                let sequence =
+                    words.peek().map(|_| number(&mut words, "a sequence number")).transpose()?.unwrap_or(10);
+                let entries = self.config.route_maps.entry(name.to_owned()).or_default();
+                let index = match entries.iter().position(|e| e.sequence == sequence) {
+                    Some(i) => i,
+                    None => {
+                        entries.push(RouteMapEntry {
+                            permit,
+                            sequence,
+                            acls: Vec::new(),
+                            set: None,
+                            line: line.number,
+                        });
+                        entries.sort_by_key(|e| e.sequence);
+                        entries.iter().position(|e| e.sequence == sequence).expect("just added")
+                    }
+                };
+                self.enter(Mode::RouteMap(name.to_owned(), index), line);
+                Ok(Outcome::Done)
+            }
+            (Mode::RouteMap(name, index), keyword) => {
+                let (name, index) = (name.clone(), *index);
+                self.route_map_command(&name, index, keyword, line, &mut words)
+            }
+            (Mode::Global, "cos-queue-group") => {
+                let name = words
+                    .next()
+                    .ok_or_else(|| problem(words.column(), "the cos-queue-group needs a name"))?;
+                let group = self.config.cos_queue_groups.entry(name.to_owned()).or_default();
+                if group.line == 0 {
+                    group.line = line.number;
+                }
+                self.enter(Mode::CosQueueGroup(name.to_owned()), line);
+                Ok(Outcome::Done)
+            }
+            (Mode::CosQueueGroup(name), keyword) => {
+                let name = name.clone();
+                self.cos_command(&name, keyword, &mut words)
             }
             (Mode::NamedAcl(..), "remark") => Ok(Outcome::Done),
             (Mode::NamedAcl(..), _) => self.named_acl_entry(line, 0),
@@ -521,6 +603,11 @@ impl Parser {
                 }
             }
             "tx-ring-limit" => interface.tx_ring = Some(number(words, "a ring size")?),
+            "tx-cos" => interface.tx_cos = Some(name(words, "the cos-queue-group name")?),
+            "ip" if line.rest(1).to_ascii_lowercase().starts_with("policy route-map ") => {
+                let route_map = line.words.get(3).map(|w| w.text.clone()).unwrap_or_default();
+                interface.policy_route_map = Some((route_map, line.number));
+            }
             "max-reserved-bandwidth" => interface.max_reserved_pct = Some(percent(words)?),
             "ppp" => {
                 let rest = line.rest(1).to_ascii_lowercase();
@@ -760,6 +847,105 @@ impl Parser {
                     .next()
                     .ok_or_else(|| problem(words.column(), "the child policy's name is missing"))?;
                 class.child = Some((child.to_owned(), line.number));
+            }
+            _ => return Ok(Outcome::NotHere),
+        }
+        Ok(Outcome::Done)
+    }
+}
+
+impl Parser {
+    fn route_map_command(
+        &mut self,
+        name: &str,
+        index: usize,
+        keyword: &str,
+        line: &Line,
+        words: &mut Words,
+    ) -> Result<Outcome, Problem> {
+        let entry = &mut self.config.route_maps.get_mut(name).expect("opened")[index];
+        let rest = line.rest(1).to_ascii_lowercase();
+        match keyword {
+            "match" if rest.starts_with("ip address ") => {
+                words.next();
+                words.next();
+                while let Some(acl) = words.next() {
+                    entry.acls.push(acl.to_owned());
+                }
+            }
+            "set" if rest.starts_with("ip precedence") || rest.starts_with("ip dscp") => {
+                words.next();
+                let field = words.next().unwrap_or_default().to_ascii_lowercase();
+                let column = words.column();
+                let value =
+                    words.next().ok_or_else(|| problem(column, format!("`set ip {field}` needs a value")))?;
+                entry.set = Some(if field == "dscp" {
+                    json!({"dscp": parse_dscp(value).map_err(|m| problem(column, m))?})
+                } else {
+                    json!({"precedence": parse_precedence(value).map_err(|m| problem(column, m))?})
+                });
+            }
+            _ => {
+                // Route maps also steer routing (`set ip next-hop`, ...): not QoS, not modelled.
+                self.unmodelled(line);
+            }
+        }
+        Ok(Outcome::Done)
+    }
+
+    fn cos_command(&mut self, name: &str, keyword: &str, words: &mut Words) -> Result<Outcome, Problem> {
+        let group: &mut CosQueueGroup = self.config.cos_queue_groups.get_mut(name).expect("opened");
+        match keyword {
+            "precedence" => {
+                let column = words.column();
+                let precedence: u8 = number(words, "a precedence")?;
+                if precedence > 7 {
+                    return Err(problem(column, format!("precedence {precedence} does not exist (0 to 7)")));
+                }
+                let column = words.column();
+                match words.next().map(str::to_ascii_lowercase).as_deref() {
+                    Some("queue") => {
+                        let queue = if words.peek().is_some_and(|w| w.eq_ignore_ascii_case("low-latency")) {
+                            words.next();
+                            None
+                        } else {
+                            Some(number(words, "a queue number")?)
+                        };
+                        group.precedence_queue.insert(precedence, queue);
+                    }
+                    Some("random-detect-label") => {
+                        group.precedence_label.insert(precedence, number(words, "a label")?);
+                    }
+                    _ => return Err(problem(column, "expected `queue` or `random-detect-label`")),
+                }
+            }
+            "random-detect-label" => {
+                let label: u32 = number(words, "a label")?;
+                let min = number(words, "a minimum threshold")?;
+                let max = number(words, "a maximum threshold")?;
+                let denominator = number(words, "a denominator")?;
+                group.labels.insert(label, (min, max, denominator));
+            }
+            "queue" => {
+                if words.peek().is_some_and(|w| w.eq_ignore_ascii_case("low-latency")) {
+                    words.next();
+                    let column = words.column();
+                    match words.next().map(str::to_ascii_lowercase).as_deref() {
+                        Some("strict-priority") | None => group.low_latency = Some(None),
+                        Some("alternate-priority") => {
+                            group.low_latency = Some(Some(number(words, "a weight")?))
+                        }
+                        _ => {
+                            return Err(problem(
+                                column,
+                                "expected `strict-priority` or `alternate-priority W`",
+                            ))
+                        }
+                    }
+                } else {
+                    let queue: u32 = number(words, "a queue number")?;
+                    group.weights.insert(queue, number(words, "a weight")?);
+                }
             }
             _ => return Ok(Outcome::NotHere),
         }

@@ -3,13 +3,21 @@
 //!
 //! * **Output queuing** — one per interface: `service-policy output` (CBWFQ/LLQ; a policy
 //!   whose only class is `class-default` shaped with a child `service-policy` becomes a
-//!   shaper over the child), else `priority-group` (priority queuing), else
+//!   shaper over the child), else `tx-cos` (a Cisco 12000 cos-queue-group: MDRR), else
+//!   `priority-group` (priority queuing), else
 //!   `custom-queue-list` (custom queuing), else `fair-queue`, else `no fair-queue` (FIFO),
 //!   else IOS's default: WFQ on serial interfaces of 2.048 Mbit/s and below, FIFO elsewhere
 //!   (`qos-behaviour.md` A.1).
 //! * **Bandwidth** — `bandwidth` in kbit/s; a serial interface without it keeps 1544 kbit/s
 //!   whatever its clock rate (`qos-behaviour.md` A.10), which is what CBWFQ's percentages
 //!   and admission check use.
+//! * **Marking** — `ip policy route-map` marks what the interface receives: each route-map
+//!   entry in sequence order is an input class matching its access lists and setting its
+//!   precedence or DSCP (a `deny` entry or one without `set` passes packets unchanged).
+//! * **Cisco 12000 queues** — a cos-queue-group's precedences go to queue 0 unless mapped;
+//!   each queue's WRED profiles are the labels of the precedences it carries (tail drop for
+//!   the others); the configuration has no queue limits, so each queue holds at least its
+//!   largest label's maximum threshold (else the discipline's default).
 //! * **Classification** — class maps with `match-all` (every match must hold) or
 //!   `match-any`; an access list matches when its first matching entry permits; a class
 //!   map without matches matches nothing. Priority- and queue-list `tcp P`/`udp P` rules
@@ -157,6 +165,112 @@ fn input_policy(config: &IosConfig, name: &str, line: usize) -> Result<Value, Un
     Ok(json!({"classes": classes}))
 }
 
+/// The MDRR policy of `tx-cos NAME`.
+fn cos_queue_group(config: &IosConfig, name: &str, line: usize) -> Result<Value, Unresolved> {
+    let group = config
+        .cos_queue_groups
+        .get(name)
+        .ok_or((line, format!("cos-queue-group `{name}` is not configured")))?;
+    let mut numbers: Vec<u32> = group.precedence_queue.values().flatten().copied().collect();
+    numbers.extend(group.weights.keys());
+    numbers.push(0);
+    numbers.sort_unstable();
+    numbers.dedup();
+    let queue_of = |precedence: u8| group.precedence_queue.get(&precedence).copied().unwrap_or(Some(0));
+    let label =
+        |l: u32| group.labels.get(&l).ok_or((group.line, format!("random-detect-label {l} is not defined")));
+    // WRED of the queue (`None`: the low-latency queue) and the depth its labels need.
+    let wred = |queue: Option<u32>| -> Result<(Option<Value>, Option<u32>), Unresolved> {
+        let mut by_label: Vec<(u32, Vec<u8>)> = Vec::new();
+        for (&precedence, &l) in &group.precedence_label {
+            if queue_of(precedence) == queue {
+                match by_label.iter_mut().find(|(x, _)| *x == l) {
+                    Some((_, list)) => list.push(precedence),
+                    None => by_label.push((l, vec![precedence])),
+                }
+            }
+        }
+        if by_label.is_empty() {
+            return Ok((None, None));
+        }
+        let mut profiles = Vec::new();
+        let mut deepest = 0;
+        for (l, precedences) in by_label {
+            let (min, max, denominator) = *label(l)?;
+            deepest = deepest.max(max);
+            profiles
+                .push(json!({"precedence": precedences, "min": min, "max": max, "denominator": denominator}));
+        }
+        Ok((Some(json!({"unlisted": "tail_drop", "profiles": profiles})), Some(deepest)))
+    };
+    let mut queues = Vec::new();
+    for q in &numbers {
+        let mut spec = json!({"name": format!("queue-{q}")});
+        if let Some(w) = group.weights.get(q) {
+            spec["weight"] = json!(w);
+        }
+        let (red, depth) = wred(Some(*q))?;
+        if let Some(red) = red {
+            spec["random_detect"] = red;
+        }
+        if let Some(depth) = depth {
+            spec["limit"] = json!(depth);
+        }
+        queues.push(spec);
+    }
+    let mut policy = json!({"kind": "mdrr", "queues": queues, "default": "queue-0"});
+    let uses_low_latency = group.precedence_queue.values().any(Option::is_none);
+    if uses_low_latency || group.low_latency.is_some() {
+        let mut low = match group.low_latency.flatten() {
+            Some(weight) => json!({"mode": "alternate", "weight": weight}),
+            None => json!({"mode": "strict"}),
+        };
+        let (red, depth) = wred(None)?;
+        if let Some(red) = red {
+            low["random_detect"] = red;
+        }
+        if let Some(depth) = depth {
+            low["limit"] = json!(depth);
+        }
+        policy["low_latency"] = low;
+    }
+    let classify: Vec<Value> = group
+        .precedence_queue
+        .iter()
+        .filter(|(_, q)| **q != Some(0))
+        .map(|(p, q)| {
+            let queue = q.map_or("low-latency".to_owned(), |q| format!("queue-{q}"));
+            json!({"match": {"precedence": p}, "queue": queue})
+        })
+        .collect();
+    if !classify.is_empty() {
+        policy["classify"] = json!(classify);
+    }
+    Ok(policy)
+}
+
+/// The input policy of `ip policy route-map NAME`.
+fn route_map(config: &IosConfig, name: &str, line: usize) -> Result<Value, Unresolved> {
+    let entries =
+        config.route_maps.get(name).ok_or((line, format!("route map `{name}` is not configured")))?;
+    let mut classes = Vec::new();
+    for entry in entries {
+        let conditions: Vec<Value> =
+            entry.acls.iter().map(|a| acl(config, a, entry.line)).collect::<Result<_, _>>()?;
+        let condition = match conditions.len() {
+            0 => json!({}),
+            1 => conditions.into_iter().next().expect("one"),
+            _ => json!({"any": conditions}),
+        };
+        let mut class = json!({"name": format!("{name} {}", entry.sequence), "match": condition});
+        if let (true, Some(set)) = (entry.permit, &entry.set) {
+            class["set"] = set.clone();
+        }
+        classes.push(class);
+    }
+    Ok(json!({"classes": classes}))
+}
+
 /// The settings of interface `name` (any abbreviation) in `config`.
 pub fn interface_settings(config: &IosConfig, name: &str) -> Result<InterfaceSettings, Unresolved> {
     let interface = config.interface(name).ok_or_else(|| {
@@ -176,6 +290,8 @@ pub fn interface_settings(config: &IosConfig, name: &str) -> Result<InterfaceSet
             policy_map(config, policy, *line, interface.max_reserved_pct)?,
             format!("service-policy output {policy}"),
         )
+    } else if let Some((group, line)) = &interface.tx_cos {
+        (cos_queue_group(config, group, *line)?, format!("tx-cos {group}"))
     } else if let Some((list, line)) = &interface.priority_group {
         let pl = config
             .priority_lists
@@ -244,9 +360,16 @@ pub fn interface_settings(config: &IosConfig, name: &str) -> Result<InterfaceSet
             None => (json!({"kind": "fifo"}), "IOS's default: FIFO".into()),
         }
     };
-    let input = match &interface.input_policy {
-        Some((policy, line)) => Some(input_policy(config, policy, *line)?),
-        None => None,
+    let input = match (&interface.input_policy, &interface.policy_route_map) {
+        (Some(_), Some((_, line))) => {
+            return Err((
+                *line,
+                "an input service policy together with route-map marking is not modelled".into(),
+            ))
+        }
+        (Some((policy, line)), None) => Some(input_policy(config, policy, *line)?),
+        (None, Some((map, line))) => Some(route_map(config, map, *line)?),
+        (None, None) => None,
     };
     let lfi = (interface.fragment_delay_ms.is_some() || interface.interleave).then(|| {
         let mut lfi = json!({"interleave": interface.interleave});

@@ -204,3 +204,94 @@ fn to_yaml_round_trips() {
         assert_eq!(run(&from_yaml), run(&from_ios), "{scheme}:\n{yaml}");
     }
 }
+
+/// The other studies' published configurations: the LMR thesis's routers (priority list,
+/// WFQ, route-map marking of the voice to precedence critical), the JANET access router's
+/// MQC policy, a JANET BAR's policing and its Cisco 12000 cos-queue-group.
+#[test]
+fn the_other_studies_configurations() {
+    let one = parse(&config("lmr-thesis-router-one.txt"));
+    assert!(one.diagnostics.iter().all(|d| d.severity == Severity::Warning));
+    assert_eq!(
+        one.diagnostics.len(),
+        10,
+        "hostname, enable, 3 ip address, ip classless, 3 ip route, no cdp run"
+    );
+    assert_eq!(interface_settings(&one, "Serial0").unwrap().output, json!({"kind": "fifo"}));
+
+    let pq = interface_settings(&parse(&config("lmr-thesis-pq.txt")), "Serial0").unwrap();
+    assert_eq!(pq.clock_rate_bps, Some(38_400));
+    assert_eq!(pq.output["classify"][1]["band"], "high");
+    assert_eq!(
+        pq.output["classify"][1]["match"],
+        json!({"any": [{"protocol": "udp", "dst_port": [60600]}, {"protocol": "udp", "src_port": [60600]}]})
+    );
+
+    let three = parse(&config("lmr-thesis-router-three-wfq.txt"));
+    assert_eq!(interface_settings(&three, "Serial0").unwrap().output, json!({"kind": "wfq"}));
+    let marking = interface_settings(&three, "Ethernet0").unwrap().input.unwrap();
+    assert_eq!(marking["classes"][0]["set"], json!({"precedence": 5}));
+
+    let access = interface_settings(&parse(&config("janet-access-router.txt")), "fa0/0").unwrap();
+    assert_eq!(
+        access.output["classes"],
+        json!([
+            {"name": "premium", "match": {"precedence": [5]}, "priority": "5%"},
+            {"name": "lbe", "match": {"precedence": [1]}, "bandwidth": "1%", "random_detect": {}},
+            {"name": "class-default", "bandwidth": "69%", "queue_limit": 512},
+        ])
+    );
+    assert_eq!(access.bandwidth_bps, None, "an Ethernet interface takes its physical rate");
+
+    let bar = interface_settings(&parse(&config("janet-bar-policing.txt")), "POS0/0").unwrap();
+    assert_eq!(
+        bar.input.unwrap()["classes"][0]["police"],
+        json!({"cir": "125000000bps", "bc": "4470B", "be": "4470B", "conform_action": "transmit", "exceed_action": "drop"})
+    );
+
+    let gsr = interface_settings(&parse(&config("janet-gsr-stm16.txt")), "POS1/0").unwrap().output;
+    assert_eq!(gsr["kind"], "mdrr");
+    assert_eq!(
+        (gsr["queues"][0]["weight"].as_u64(), gsr["queues"][1]["weight"].as_u64()),
+        (Some(99), Some(1))
+    );
+    assert_eq!(
+        gsr["queues"][1]["random_detect"]["profiles"][0],
+        json!({"precedence": [1], "min": 16, "max": 80, "denominator": 1})
+    );
+    assert_eq!(gsr["low_latency"], json!({"mode": "strict"}));
+}
+
+/// Every studied interface runs in a scenario straight from its configuration file.
+#[test]
+fn every_studied_interface_runs_in_a_scenario() {
+    let dir = format!("{}/../../tests/ios", env!("CARGO_MANIFEST_DIR"));
+    for (file, interface, rate) in [
+        ("lmr-thesis-router-one.txt", "Serial0", "38400bps"),
+        ("lmr-thesis-pq.txt", "Serial0", "38400bps"),
+        ("lmr-thesis-router-three-wfq.txt", "Serial0", "38400bps"),
+        ("lmr-thesis-router-three-wfq.txt", "Ethernet0", "10Mbps"),
+        ("janet-access-router.txt", "FastEthernet0/0", "100Mbps"),
+        ("janet-bar-policing.txt", "POS0/0", "2488Mbps"),
+        ("janet-gsr-stm16.txt", "POS1/0", "2488Mbps"),
+    ] {
+        let text = format!(
+            "name: t
+run: {{duration: 2s, seed: 1}}
+topology:
+  nodes: {{a: {{kind: host}}, b: {{kind: host}}}}
+  links: [{{between: [a, b], rate: {rate}, l2: ppp}}]
+interfaces:
+  a: {{b: {{ios: {{config: {file}, interface: {interface}}}}}}}
+traffic:
+  - {{name: voice, from: a, to: b, dscp: EF, dst_port: 60600, pattern: {{kind: cbr, rate_pps: 50, size: 200B}}}}
+  - {{name: load, from: a, to: b, pattern: {{kind: flood, rate: {rate}, size: 1500B}}}}
+"
+        );
+        let origin = format!("{dir}/scenario.yaml");
+        let sim = qoslab_core::load(&text, &origin, &[], None)
+            .unwrap_or_else(|e| panic!("{file} {interface}: {e}"));
+        let results = sim.finish().unwrap();
+        assert!(results.flows[0].received_packets > 0, "{file} {interface}");
+    }
+}
