@@ -295,3 +295,56 @@ traffic:
         assert!(results.flows[0].received_packets > 0, "{file} {interface}");
     }
 }
+
+/// The parser never panics: every studied configuration, mangled 1 000 times each by
+/// deleting, duplicating, swapping and truncating words and lines (a deterministic random
+/// stream), parses to findings, and every interface it names resolves or reports why.
+#[test]
+fn mangled_configurations_never_panic() {
+    use qoslab_core::engine::Rng;
+    let dir = format!("{}/../../tests/ios", env!("CARGO_MANIFEST_DIR"));
+    let mut rng = Rng::from_seed_words(7, 7);
+    let vocabulary =
+        ["priority", "percent", "class", "exit", "0", "99999999999", "-1", "any", "host", "!", "queue", "eq"];
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        for _ in 0..1000 {
+            let mut lines: Vec<Vec<String>> =
+                text.lines().map(|l| l.split(' ').map(str::to_owned).collect()).collect();
+            for _ in 0..rng.uniform_u64(1, 6) {
+                let i = rng.uniform_u64(0, lines.len() as u64 - 1) as usize;
+                match rng.uniform_u64(0, 5) {
+                    0 => {
+                        lines.remove(i);
+                    }
+                    1 => lines.insert(i, lines[i].clone()),
+                    2 if !lines[i].is_empty() => {
+                        let k = rng.uniform_u64(0, lines[i].len() as u64 - 1) as usize;
+                        lines[i].remove(k);
+                    }
+                    3 => {
+                        let word = vocabulary[rng.uniform_u64(0, vocabulary.len() as u64 - 1) as usize];
+                        let k = rng.uniform_u64(0, lines[i].len() as u64) as usize;
+                        lines[i].insert(k, word.to_owned());
+                    }
+                    4 => {
+                        let j = rng.uniform_u64(0, lines.len() as u64 - 1) as usize;
+                        lines.swap(i, j);
+                    }
+                    _ => lines[i].iter_mut().for_each(|w| w.truncate(w.len() / 2)),
+                }
+                if lines.is_empty() {
+                    break;
+                }
+            }
+            let mangled: String = lines.iter().map(|l| l.join(" ") + "\n").collect();
+            let config = parse(&mangled);
+            for interface in &config.interfaces {
+                let _ = interface_settings(&config, &interface.name);
+                let _ = qoslab_core::ios::explain(&config, &interface.name, Some(128_000));
+            }
+        }
+    }
+}
