@@ -36,10 +36,15 @@ pub fn lookup<'a>(word: &str, keywords: &[&'a str]) -> Lookup<'a> {
 }
 
 /// The keyword `word` most likely stands for when it is badly damaged (text extracted from
-/// a scanned page turns `priority` into `phonty`): the nearest keyword with the same first
+/// a scanned page turns `priority` into `phonty`, `random-detect` into `random dotect`): a
+/// hyphenated keyword whose first part it is, else the nearest keyword with the same first
 /// letter, if at most two edits in three characters away.
 pub fn damaged(word: &str, keywords: &[&'static str]) -> Option<&'static str> {
     let lower = word.to_ascii_lowercase();
+    if let Some(whole) = keywords.iter().find(|k| k.starts_with(&lower) && k[lower.len()..].starts_with('-'))
+    {
+        return Some(whole);
+    }
     let first = lower.chars().next()?;
     let limit = (2 * lower.chars().count()).div_ceil(3);
     keywords
@@ -118,6 +123,7 @@ mod tests {
         assert!(is("queue-l", "queue-limit", &words));
         assert_eq!(damaged("phonty", &words), Some("priority"));
         assert_eq!(damaged("compression", &words), None);
+        assert_eq!(damaged("queue", &words), Some("queue-limit"));
     }
 
     #[test]

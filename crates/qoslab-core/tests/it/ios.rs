@@ -274,6 +274,8 @@ fn every_studied_interface_runs_in_a_scenario() {
         ("janet-access-router.txt", "FastEthernet0/0", "100Mbps"),
         ("janet-bar-policing.txt", "POS0/0", "2488Mbps"),
         ("janet-gsr-stm16.txt", "POS1/0", "2488Mbps"),
+        ("adhoc-strict-priority.txt", "Serial0/0", "128kbps"),
+        ("adhoc-llq-sample.txt", "Serial0/0", "128kbps"),
     ] {
         let text = format!(
             "name: t
@@ -347,4 +349,36 @@ fn mangled_configurations_never_panic() {
             }
         }
     }
+}
+
+/// The ad-hoc report's strict-priority list and its sample LLQ policy; and the LLQ figure
+/// exactly as the scan reads, whose damaged lines are errors with suggestions.
+#[test]
+fn the_adhoc_report_configurations() {
+    let strict = interface_settings(&parse(&config("adhoc-strict-priority.txt")), "s0/0").unwrap();
+    let bands: Vec<u64> = (0..4).map(|i| strict.output["bands"][i]["limit"].as_u64().unwrap()).collect();
+    assert_eq!(bands, [1, 20, 60, 80]);
+    assert_eq!(strict.output["classify"][4], json!({"match": {"dscp": 0}, "band": "low"}));
+
+    let llq = parse(&config("adhoc-llq-sample.txt"));
+    assert!(llq.diagnostics.is_empty(), "{:?}", llq.diagnostics);
+    let settings = interface_settings(&llq, "Serial0/0").unwrap();
+    assert_eq!(settings.bandwidth_bps, Some(128_000));
+    assert_eq!(
+        settings.output["classes"][1]["random_detect"],
+        json!({"based_on": "dscp", "exponential_weighting_constant": 1,
+               "profiles": [{"dscp": 26, "min": 5, "max": 10, "denominator": 8}]})
+    );
+
+    let scanned = parse(
+        "policy-map FCS\nClass ALARM_OSPF\nphonty percent 5\nClass RPOPII\nrandom dotect exponential weighting constant 1\n",
+    );
+    let errors: Vec<(usize, &str)> = scanned
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| (d.line, d.hint.as_deref().unwrap_or("")))
+        .collect();
+    assert_eq!(errors[0], (3, "did you mean `priority`?"));
+    assert_eq!(errors[1], (5, "did you mean `random-detect`?"));
 }
