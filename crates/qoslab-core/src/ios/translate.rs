@@ -127,6 +127,17 @@ fn policy_map(
         if let Some((_, child_line)) = &class.child {
             return Err((*child_line, "a child policy is modelled only under a shaped class-default".into()));
         }
+        let queuing = ["priority", "bandwidth", "bandwidth_remaining"];
+        if class.name != "class-default" && !queuing.iter().any(|k| class.settings.contains_key(*k)) {
+            return Err((
+                class.line,
+                format!(
+                    "class `{}` has no `bandwidth` or `priority`: qoslab's CBWFQ needs one for every class \
+                     but class-default (IOS before HQF queues such a class's packets with class-default)",
+                    class.name
+                ),
+            ));
+        }
         let mut entry = Map::new();
         entry.insert("name".into(), json!(class.name));
         if class.name != "class-default" {

@@ -275,7 +275,6 @@ fn every_studied_interface_runs_in_a_scenario() {
         ("janet-bar-policing.txt", "POS0/0", "2488Mbps"),
         ("janet-gsr-stm16.txt", "POS1/0", "2488Mbps"),
         ("adhoc-strict-priority.txt", "Serial0/0", "128kbps"),
-        ("adhoc-llq-sample.txt", "Serial0/0", "128kbps"),
     ] {
         let text = format!(
             "name: t
@@ -360,9 +359,17 @@ fn the_adhoc_report_configurations() {
     assert_eq!(bands, [1, 20, 60, 80]);
     assert_eq!(strict.output["classify"][4], json!({"match": {"dscp": 0}, "band": "low"}));
 
-    let llq = parse(&config("adhoc-llq-sample.txt"));
+    // The figure's RPCnor_VIDEO class shows no settings (illegible or absent): the policy
+    // does not resolve, and says why at that class's line.
+    let mut text = config("adhoc-llq-sample.txt");
+    let llq = parse(&text);
     assert!(llq.diagnostics.is_empty(), "{:?}", llq.diagnostics);
-    let settings = interface_settings(&llq, "Serial0/0").unwrap();
+    let (line, message) = interface_settings(&llq, "Serial0/0").unwrap_err();
+    assert_eq!(line, text.lines().position(|l| l == "class RPCnor_VIDEO").unwrap() + 1);
+    assert!(message.contains("class `RPCnor_VIDEO` has no `bandwidth` or `priority`"), "{message}");
+    // With a bandwidth for it, the policy resolves; the RPCpri class keeps its WRED.
+    text = text.replace("class RPCnor_VIDEO\n", "class RPCnor_VIDEO\nbandwidth percent 25\n");
+    let settings = interface_settings(&parse(&text), "Serial0/0").unwrap();
     assert_eq!(settings.bandwidth_bps, Some(128_000));
     assert_eq!(
         settings.output["classes"][1]["random_detect"],
