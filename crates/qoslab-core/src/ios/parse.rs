@@ -594,7 +594,14 @@ impl Parser {
                 }
             },
             "hold-queue" => {
+                let length_column = words.column();
                 let packets: u32 = number(words, "a hold-queue length")?;
+                if packets == 0 {
+                    return Err(problem(
+                        length_column,
+                        "a hold queue of 0 packets holds nothing: not modelled",
+                    ));
+                }
                 let column = words.column();
                 match words.next().map(str::to_ascii_lowercase).as_deref() {
                     Some("out") => interface.hold_queue_out = Some(packets),
@@ -602,7 +609,13 @@ impl Parser {
                     _ => return Err(problem(column, "expected `in` or `out`")),
                 }
             }
-            "tx-ring-limit" => interface.tx_ring = Some(number(words, "a ring size")?),
+            "tx-ring-limit" => {
+                let column = words.column();
+                match number(words, "a ring size")? {
+                    0 => return Err(problem(column, "a transmit ring holds at least the frame on the wire")),
+                    ring => interface.tx_ring = Some(ring),
+                }
+            }
             "tx-cos" => interface.tx_cos = Some(name(words, "the cos-queue-group name")?),
             "ip" if line.rest(1).to_ascii_lowercase().starts_with("policy route-map ") => {
                 let route_map = line.words.get(3).map(|w| w.text.clone()).unwrap_or_default();

@@ -275,7 +275,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
                 let imported = ios_interface(ios, &ios_at, config.rate_bps, base_dir)?;
                 config.bandwidth_bps = imported.bandwidth_bps.or(config.bandwidth_bps);
                 if let Some(ring) = imported.tx_ring {
-                    config.tx_ring_packets = ring.max(1);
+                    config.tx_ring_packets = ring;
                 }
                 if let Some(packets) = imported.hold_queue {
                     hold_queues[p] = Some((packets, join_path(&ios_at, "config")));

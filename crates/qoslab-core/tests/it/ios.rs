@@ -80,6 +80,10 @@ fn warnings_and_errors_name_their_line_and_column() {
     assert!(found[2].3.contains("130 %"), "{}", found[2].3);
     assert_eq!((found[3].0, found[3].1, found[3].2), (Severity::Warning, 7, 2));
     assert_eq!(found.len(), 4);
+    let zero = parse("interface s0\n tx-ring-limit 0\n hold-queue 0 out\n");
+    let lines: Vec<(usize, usize)> = zero.diagnostics.iter().map(|d| (d.line, d.column)).collect();
+    assert_eq!(lines, [(2, 16), (3, 13)]);
+    assert!(zero.has_errors());
 }
 
 /// Unindented and indented text read the same; `exit` and abbreviations are IOS's.
