@@ -219,8 +219,15 @@ pub fn explain(config: &IosConfig, name: &str, physical_bps: Option<u64>) -> Res
             let _ = writeln!(out, "    {}", flow(output));
         }
     }
-    if let Some(packets) = settings.hold_queue {
-        let _ = writeln!(out, "  hold-queue {packets} out");
+    match (settings.hold_queue, interface.hold_queue_out) {
+        (Some(packets), _) => {
+            let _ = writeln!(out, "  hold-queue {packets} out");
+        }
+        (None, Some(packets)) => {
+            let _ =
+                writeln!(out, "  hold-queue {packets} out: not used, the {kind} policy sizes its own queues");
+        }
+        (None, None) => {}
     }
     if let Some(input) = &settings.input {
         let _ = writeln!(out, "  input: {}", flow(input));

@@ -382,6 +382,15 @@ pub fn interface_settings(config: &IosConfig, name: &str) -> Result<InterfaceSet
         (None, Some((map, line))) => Some(route_map(config, map, *line)?),
         (None, None) => None,
     };
+    // The output hold queue sizes a FIFO or a WFQ system; IOS refuses it with priority
+    // queuing, whose lists size their queues; CBWFQ and the others size their own queues.
+    let hold_queue = match (interface.hold_queue_out, output["kind"].as_str()) {
+        (Some(packets), Some("fifo" | "wfq")) => Some(packets),
+        (Some(_), Some("prio")) => {
+            return Err((interface.line, "IOS refuses `hold-queue … out` with priority queuing".into()))
+        }
+        _ => None,
+    };
     let lfi = (interface.fragment_delay_ms.is_some() || interface.interleave).then(|| {
         let mut lfi = json!({"interleave": interface.interleave});
         if let Some(ms) = interface.fragment_delay_ms {
@@ -395,7 +404,7 @@ pub fn interface_settings(config: &IosConfig, name: &str) -> Result<InterfaceSet
         input,
         bandwidth_bps: bandwidth_kbps.map(|k| k * 1000),
         clock_rate_bps: interface.clock_rate_bps,
-        hold_queue: interface.hold_queue_out,
+        hold_queue,
         tx_ring: interface.tx_ring,
         lfi,
     })

@@ -59,6 +59,10 @@ fn default_queuing_follows_the_bandwidth() {
     );
     assert_eq!(interface_settings(&parsed, "s0").unwrap().output["kind"], "wfq");
     assert_eq!(interface_settings(&parsed, "s1").unwrap().output["kind"], "fifo");
+    // The output hold queue sizes FIFO and WFQ; IOS refuses it with priority queuing.
+    let held = parse("priority-list 1 default low\ninterface s0\n hold-queue 75 out\ninterface s1\n hold-queue 75 out\n priority-group 1\n");
+    assert_eq!(interface_settings(&held, "s0").unwrap().hold_queue, Some(75));
+    assert_eq!(interface_settings(&held, "s1").unwrap_err().0, 4);
     let fa = interface_settings(&parsed, "fa0/0").unwrap();
     assert_eq!((fa.output["kind"].as_str(), fa.bandwidth_bps), (Some("fifo"), None));
 }
