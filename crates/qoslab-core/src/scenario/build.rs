@@ -2,7 +2,7 @@
 //! value the types cannot check is checked here, each problem reported at its key path.
 
 use super::build_app::{add_app, AppFlow};
-use super::build_ios::ios_interface;
+use super::build_ios::{ios_interface, place_issue, with_router_configs};
 use super::build_reconfig::{plan, resolve_policy, Timeline};
 use super::build_tunnels::{build_tunnels, crossing, path_mtu_bytes};
 use super::error::{join_path, Issue};
@@ -205,7 +205,8 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
     let mut observed = vec![false; port_configs.len()];
     let mut lfis = vec![None; port_configs.len()];
     let mut changes: Vec<&[_]> = vec![&[]; port_configs.len()];
-    for (node, by_peer) in &spec.interfaces {
+    let (interfaces, ios_origins) = with_router_configs(spec)?;
+    for (node, by_peer) in &interfaces {
         let from = node_index(node, format!("interfaces.{node}"))?;
         for (peer, interface) in by_peer {
             let at = format!("interfaces.{node}.{peer}");
@@ -272,7 +273,8 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
                     .hint("remove one of them: the configuration sets the whole interface"));
                 }
                 let config = &mut port_configs[p];
-                let imported = ios_interface(ios, &ios_at, config.rate_bps, base_dir)?;
+                let imported = ios_interface(ios, &ios_at, config.rate_bps, base_dir)
+                    .map_err(|issue| place_issue(issue, node, peer, &ios_origins))?;
                 config.bandwidth_bps = imported.bandwidth_bps.or(config.bandwidth_bps);
                 if let Some(ring) = imported.tx_ring {
                     config.tx_ring_packets = ring;
@@ -306,15 +308,16 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
             let interface = Interface { bandwidth_bps, admission: true, random_seed: random_seed(number) };
             policy.build(at, interface, &node_address)
         };
+        let (node, peer) = (&nodes[config.node as usize].name, &nodes[config.peer as usize].name);
+        // A problem of a policy from an IOS configuration belongs where that was given.
+        let place = |issue: Issue| place_issue(issue, node, peer, &ios_origins);
         let qdisc = build_policy(&policy, &policy_at, config.qos_bandwidth_bps(), 0).map_err(|issue| {
             // A problem of the attachment as a whole (a reservation above what the interface
             // allows) belongs to the interface, not to the policy's text.
             if issue.key_path == policy_at && !policy_at.ends_with(".ios.config") {
-                let node = &nodes[config.node as usize].name;
-                let peer = &nodes[config.peer as usize].name;
                 Issue { key_path: format!("interfaces.{node}.{peer}.output"), ..issue }
             } else {
-                issue
+                place(issue)
             }
         })?;
         let timeline = Timeline {
@@ -337,7 +340,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
         port.rate_changes = std::mem::take(&mut link_rate_changes[i]);
         port.reconfigurations = reconfigurations;
         if let Some((lfi, lfi_at)) = &lfis[i] {
-            port.lfi = Some(Lfi::build(lfi, lfi_at, config.qos_bandwidth_bps())?);
+            port.lfi = Some(Lfi::build(lfi, lfi_at, config.qos_bandwidth_bps()).map_err(place)?);
         }
         port.link_loss = link_losses[i].map(|spec| {
             LinkLoss::new(spec, Rng::for_stream(run.seed, run.replication, &format!("link {}", config.name)))
@@ -345,7 +348,8 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
         if let Some((input, input_at)) = &inputs[i] {
             // Percentage rates in the input policy are of this interface's QoS bandwidth.
             let bandwidth_bps = config.qos_bandwidth_bps();
-            port.ingress = Some(Conditioner::build(input, input_at, bandwidth_bps, &node_address)?);
+            port.ingress =
+                Some(Conditioner::build(input, input_at, bandwidth_bps, &node_address).map_err(place)?);
         }
         ports.push(port);
     }

@@ -4,14 +4,89 @@
 //! QoS bandwidth, hold queue, transmit ring and fragmentation — as if written in YAML.
 
 use super::error::{join_path, Issue};
-use super::spec::IosSpec;
+use super::spec::{InterfaceSpec, IosSpec, ScenarioSpec};
 use super::tagged::nested;
 use crate::condition::ConditionerSpec;
 use crate::ios::{interface_settings, parse, Severity};
 use crate::net::lfi::LfiSpec;
 use crate::qdisc::PolicySpec;
 use crate::units::format_rate;
+use std::collections::BTreeMap;
 use std::path::Path;
+
+/// Interface settings by node and neighbour.
+pub(super) type Interfaces = BTreeMap<String, BTreeMap<String, InterfaceSpec>>;
+
+/// Where an interface's `ios` entry came from when a router's configuration and a link's
+/// interface names made it: (the node's `ios` key path, the link's interface name key path).
+pub(super) type IosOrigins = BTreeMap<(String, String), (String, String)>;
+
+/// The scenario's interface settings with those that routers' IOS configurations
+/// (`topology.nodes.NAME.ios`) give the links naming their interfaces
+/// (`topology.links[i].interfaces`).
+pub(super) fn with_router_configs(spec: &ScenarioSpec) -> Result<(Interfaces, IosOrigins), Issue> {
+    let mut interfaces = spec.interfaces.clone();
+    let mut origins = IosOrigins::new();
+    for (i, link) in spec.topology.links.iter().enumerate() {
+        let Some(names) = &link.interfaces else { continue };
+        for (end, (node, peer)) in
+            [(&link.between[0], &link.between[1]), (&link.between[1], &link.between[0])]
+                .into_iter()
+                .enumerate()
+        {
+            let names_at = format!("topology.links[{i}].interfaces[{end}]");
+            let Some(config) = spec.topology.nodes.get(node).and_then(|n| n.ios.clone()) else {
+                return Err(Issue::at(
+                    &names_at,
+                    format!("node `{node}` has no IOS configuration to name interfaces in"),
+                )
+                .hint(format!(
+                    "give it one with `topology.nodes.{node}.ios`, or remove the link's `interfaces`"
+                )));
+            };
+            let entry =
+                interfaces.entry(node.clone()).or_default().entry(peer.clone()).or_insert_with(|| {
+                    InterfaceSpec {
+                        output: None,
+                        tx_ring: None,
+                        bandwidth: None,
+                        hold_queue: None,
+                        input: None,
+                        observe: false,
+                        changes: Vec::new(),
+                        lfi: None,
+                        ios: None,
+                    }
+                });
+            if entry.ios.is_some() {
+                return Err(Issue::at(
+                    format!("interfaces.{node}.{peer}.ios"),
+                    "this interface is also named by a link",
+                )
+                .hint(format!(
+                    "remove one of them: {names_at} already takes it from `{node}`'s configuration"
+                )));
+            }
+            entry.ios = Some(IosSpec { config, interface: names[end].clone() });
+            origins.insert((node.clone(), peer.clone()), (format!("topology.nodes.{node}.ios"), names_at));
+        }
+    }
+    Ok((interfaces, origins))
+}
+
+/// `issue` about `interfaces.NODE.PEER.ios`, placed where the user wrote it when the entry
+/// came from a router's configuration.
+pub(super) fn place_issue(issue: Issue, node: &str, peer: &str, origins: &IosOrigins) -> Issue {
+    let Some((config_at, name_at)) = origins.get(&(node.to_owned(), peer.to_owned())) else { return issue };
+    let ios_at = format!("interfaces.{node}.{peer}.ios");
+    if issue.key_path == format!("{ios_at}.interface") {
+        Issue { key_path: name_at.clone(), ..issue }
+    } else if issue.key_path.starts_with(&ios_at) {
+        Issue { key_path: config_at.clone(), ..issue }
+    } else {
+        issue
+    }
+}
 
 /// What the configuration sets on the interface.
 pub(super) struct IosInterface {

@@ -74,6 +74,9 @@ pub struct NodeSpec {
     pub kind: NodeKind,
     /// IPv4 address used by classification (default 10.0.x.y from the node's position).
     pub address: Option<String>,
+    /// The router's Cisco IOS configuration (a file, or the text itself): the interfaces
+    /// that links name in their `interfaces` take their settings from it.
+    pub ios: Option<String>,
 }
 
 /// Nodes, links and static routes.
@@ -121,6 +124,9 @@ pub struct LinkSpec {
     /// The same from a CSV file of `time_s,rate_bps` rows (relative to the scenario's
     /// folder), instead of `rate_changes`.
     pub rate_trace: Option<String>,
+    /// The interface names of the link at each end (`[Serial0, Serial1]`), in the nodes'
+    /// IOS configurations (`topology.nodes.NAME.ios`).
+    pub interfaces: Option<[String; 2]>,
 }
 
 /// A scheduled change of a link's physical rate.

@@ -218,7 +218,7 @@ fn to_yaml_round_trips() {
 /// MQC policy, a JANET BAR's policing and its Cisco 12000 cos-queue-group.
 #[test]
 fn the_other_studies_configurations() {
-    let one = parse(&config("lmr-thesis-router-one.txt"));
+    let one = parse(&config("../../examples/ios/lmr-router-one.txt"));
     assert!(one.diagnostics.iter().all(|d| d.severity == Severity::Warning));
     assert_eq!(
         one.diagnostics.len(),
@@ -275,7 +275,7 @@ fn the_other_studies_configurations() {
 fn every_studied_interface_runs_in_a_scenario() {
     let dir = format!("{}/../../tests/ios", env!("CARGO_MANIFEST_DIR"));
     for (file, interface, rate) in [
-        ("lmr-thesis-router-one.txt", "Serial0", "38400bps"),
+        ("../../examples/ios/lmr-router-one.txt", "Serial0", "38400bps"),
         ("lmr-thesis-pq.txt", "Serial0", "38400bps"),
         ("lmr-thesis-router-three-wfq.txt", "Serial0", "38400bps"),
         ("lmr-thesis-router-three-wfq.txt", "Ethernet0", "10Mbps"),
@@ -396,4 +396,42 @@ fn the_adhoc_report_configurations() {
         .collect();
     assert_eq!(errors[0], (3, "did you mean `priority`?"));
     assert_eq!(errors[1], (5, "did you mean `random-detect`?"));
+}
+
+/// Whole router configurations on topology nodes, links naming their interfaces: the LMR
+/// thesis' three routers. Router TWO's Serial1 has no `no fair-queue`, so IOS's default WFQ
+/// applies there; the other serial interfaces are FIFO. Mistakes are placed at the node's
+/// `ios` or the link's `interfaces`.
+#[test]
+fn routers_configured_from_their_files() {
+    let path = format!("{}/../../examples/lmr-ios.yaml", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let short = qoslab_core::Override::parse("run.duration=5s").unwrap();
+    let load = |text: &str| qoslab_core::load(text, &path, std::slice::from_ref(&short), None);
+    let results = load(&text).unwrap_or_else(|e| panic!("{e}")).finish().unwrap();
+    let kinds: Vec<(&str, &str)> =
+        results.ports.iter().filter(|p| p.rate_bps == 38_400).map(|p| (p.port.as_str(), p.qdisc)).collect();
+    assert_eq!(
+        kinds,
+        [("three->two", "fifo"), ("two->three", "wfq"), ("two->one", "fifo"), ("one->two", "fifo")]
+    );
+    let serial = results.ports.iter().find(|p| p.port == "three->two").unwrap();
+    assert_eq!(serial.bandwidth_bps, 1_544_000);
+
+    let error = |from: &str, to: &str| load(&text.replace(from, to)).err().unwrap().to_string();
+    let wrong = error("interfaces: [Serial0, Serial1]", "interfaces: [Serial0, Serial7]");
+    assert!(
+        wrong.contains("topology.links[2].interfaces[1]") && wrong.contains("no interface `Serial7`"),
+        "{wrong}"
+    );
+    let missing = error("three: {kind: router, ios: ios/lmr-router-three.txt}", "three: {kind: router}");
+    assert!(
+        missing.contains("topology.links[2].interfaces[0]") && missing.contains("no IOS configuration"),
+        "{missing}"
+    );
+    let unreadable = error("ios/lmr-router-two.txt", "ios/router-2.txt");
+    assert!(
+        unreadable.contains("topology.nodes.two.ios") && unreadable.contains("cannot read"),
+        "{unreadable}"
+    );
 }
