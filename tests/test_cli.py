@@ -199,3 +199,12 @@ def test_ios_to_yaml_writes_an_interface_entry(capsys):
     out = capsys.readouterr().out
     assert "bandwidth: 1544kbps" in out
     assert "output: {kind: wfq}" in out
+
+
+def test_run_notes_the_configuration_lines_it_does_not_model(capsys, tmp_path):
+    example = Path(__file__).resolve().parent.parent / "examples" / "lmr-ios.yaml"
+    out_dir = tmp_path / "out"
+    assert main(["run", str(example), "--set", "run.duration=5s", "-o", str(out_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "lmr-router-two.txt: 8 lines not modelled" in out
+    assert "qoslab ios check" in out

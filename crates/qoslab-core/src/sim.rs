@@ -105,6 +105,9 @@ pub struct RunInfo {
     pub warmup_end: SimTime,
     /// End of the run.
     pub end: SimTime,
+    /// What the scenario's inputs hold that qoslab does not model (lines of IOS
+    /// configurations), one sentence each.
+    pub notes: Vec<String>,
 }
 
 /// A broken invariant: the model has a bug, and the run's numbers cannot be trusted.

@@ -61,6 +61,8 @@ def main(args: argparse.Namespace) -> int:
 
     console = stdout_console()
     console.print(_headline(results.run, wall_s))
+    for note in results.run.get("notes", []):
+        console.print(f"note: {note}", markup=False)
     console.print(flow_table(results))
     for line in app_lines(results) + probe_lines(results):
         console.print(line, markup=False)

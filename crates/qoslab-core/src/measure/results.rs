@@ -42,6 +42,8 @@ pub struct RunRecord {
     pub in_flight_packets: u64,
     /// qoslab version that produced the results.
     pub qoslab_version: &'static str,
+    /// What the scenario's inputs hold that qoslab does not model.
+    pub notes: Vec<String>,
 }
 
 /// Per-flow results over the measured window.
@@ -597,6 +599,7 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
             dropped_packets: t.dropped,
             in_flight_packets: t.created - t.delivered - t.dropped,
             qoslab_version: env!("CARGO_PKG_VERSION"),
+            notes: sim.run.notes.clone(),
         },
         flows,
         classes,

@@ -79,7 +79,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
         return Err(Issue::at("run.duration", "must be greater than zero").hint("write e.g. `60s`"));
     }
     let warmup_ns = spec.run.warmup.map_or(0, |w| w.0);
-    let run = RunInfo {
+    let mut run = RunInfo {
         scenario: spec.name.clone(),
         seed: seed.or(spec.run.seed).unwrap_or(1),
         replication: spec.run.replication.unwrap_or(0),
@@ -89,6 +89,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
                 .checked_add(spec.run.duration.0)
                 .ok_or_else(|| Issue::at("run.duration", "too long"))?,
         ),
+        notes: Vec::new(),
     };
     let gap_threshold_ns = spec.run.jitter_gap_threshold.map_or(NS_PER_S, |d| d.0);
 
@@ -275,6 +276,11 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
                 let config = &mut port_configs[p];
                 let imported = ios_interface(ios, &ios_at, config.rate_bps, base_dir)
                     .map_err(|issue| place_issue(issue, node, peer, &ios_origins))?;
+                if let Some(note) = &imported.note {
+                    if !run.notes.contains(note) {
+                        run.notes.push(note.clone());
+                    }
+                }
                 config.bandwidth_bps = imported.bandwidth_bps.or(config.bandwidth_bps);
                 if let Some(ring) = imported.tx_ring {
                     config.tx_ring_packets = ring;

@@ -96,6 +96,9 @@ pub(super) struct IosInterface {
     pub hold_queue: Option<u32>,
     pub tx_ring: Option<u32>,
     pub lfi: Option<LfiSpec>,
+    /// How many of the configuration's lines qoslab does not model, as a sentence (`None`
+    /// when it models them all).
+    pub note: Option<String>,
 }
 
 /// Reads `spec` (at key path `at`) for an interface whose link runs at `rate_bps`.
@@ -154,7 +157,17 @@ pub(super) fn ios_interface(
         Issue::at(at, format!("the configuration's {what} does not convert: {message}"))
             .hint("`qoslab ios to-yaml` shows the conversion; please report this configuration")
     };
+    let unmodelled = config.diagnostics.iter().filter(|d| d.severity == Severity::Warning).count();
+    let note = (unmodelled > 0).then(|| {
+        let check = if spec.config.contains('\n') {
+            "qoslab ios check".to_owned()
+        } else {
+            format!("qoslab ios check {origin}")
+        };
+        format!("{origin}: {unmodelled} lines not modelled (`{check}` lists them)")
+    });
     Ok(IosInterface {
+        note,
         output: nested(settings.output).map_err(|m| converted("output policy", m))?,
         input: settings.input.map(nested).transpose().map_err(|m| converted("input policy", m))?,
         bandwidth_bps: settings.bandwidth_bps,
