@@ -215,14 +215,55 @@ pub fn explain(config: &IosConfig, name: &str, physical_bps: Option<u64>) -> Res
             let default = output.get("default_queue").map_or("1".to_owned(), flow);
             let _ = writeln!(out, "    unmatched -> queue {default}");
         }
+        "mdrr" => {
+            for queue in output["queues"].as_array().into_iter().flatten() {
+                let weight = queue["weight"].as_u64().unwrap_or(1);
+                let limit = queue.get("limit").map_or("64 (default)".to_owned(), flow);
+                let _ = writeln!(
+                    out,
+                    "    {}: weight {weight} (quantum MTU + {} B), limit {limit} packets",
+                    flow(&queue["name"]),
+                    weight.saturating_sub(1) * 512
+                );
+                for profile in queue["random_detect"]["profiles"].as_array().into_iter().flatten() {
+                    let _ = writeln!(
+                        out,
+                        "      WRED precedence {}: {} to {} packets, 1/{} at the maximum",
+                        flow(&profile["precedence"]),
+                        profile["min"],
+                        profile["max"],
+                        profile["denominator"]
+                    );
+                }
+            }
+            if let Some(low) = output.get("low_latency") {
+                let _ = writeln!(out, "    low-latency queue: {}", flow(low));
+            }
+            for rule in output["classify"].as_array().into_iter().flatten() {
+                let _ = writeln!(out, "    {} <- {}", flow(&rule["queue"]), flow(&rule["match"]));
+            }
+            let _ = writeln!(out, "    unmatched -> {}", flow(&output["default"]));
+        }
+        "wfq" => {
+            let cdt = output.get("cdt").map_or("64 (IOS default)".to_owned(), flow);
+            let queues = output.get("dynamic_queues").map_or("256 (IOS default)".to_owned(), flow);
+            let hold = settings.hold_queue.map_or("1000 (IOS default)".to_owned(), |p| p.to_string());
+            let _ = writeln!(out, "    conversations by flow, weighted by IP precedence");
+            let _ = writeln!(
+                out,
+                "    congestive discard threshold {cdt}; dynamic queues {queues}; hold queue {hold} packets"
+            );
+        }
+        "fifo" => {
+            let hold = settings.hold_queue.map_or("40 (IOS default)".to_owned(), |p| p.to_string());
+            let _ = writeln!(out, "    one queue of {hold} packets, tail drop");
+        }
         _ => {
             let _ = writeln!(out, "    {}", flow(output));
         }
     }
     match (settings.hold_queue, interface.hold_queue_out) {
-        (Some(packets), _) => {
-            let _ = writeln!(out, "  hold-queue {packets} out");
-        }
+        (Some(_), _) => {}
         (None, Some(packets)) => {
             let _ =
                 writeln!(out, "  hold-queue {packets} out: not used, the {kind} policy sizes its own queues");
