@@ -223,7 +223,7 @@ pub fn explain(config: &IosConfig, name: &str, physical_bps: Option<u64>) -> Res
                     out,
                     "    {}: weight {weight} (quantum MTU + {} B), limit {limit} packets",
                     flow(&queue["name"]),
-                    weight.saturating_sub(1) * 512
+                    weight.saturating_sub(1).saturating_mul(512)
                 );
                 for profile in queue["random_detect"]["profiles"].as_array().into_iter().flatten() {
                     let _ = writeln!(
