@@ -18,6 +18,9 @@
 //!   each queue's WRED profiles are the labels of the precedences it carries (tail drop for
 //!   the others); the configuration has no queue limits, so each queue holds at least its
 //!   largest label's maximum threshold (else the discipline's default).
+//! * **Classes without actions** — a policy class with no settings at all queues its packets
+//!   with class-default, as IOS before HQF does; it still takes them first, so later
+//!   classes exclude its match.
 //! * **Classification** — class maps with `match-all` (every match must hold) or
 //!   `match-any`; an access list matches when its first matching entry permits; a class
 //!   map without matches matches nothing. Priority- and queue-list `tcp P`/`udp P` rules
@@ -123,25 +126,40 @@ fn policy_map(
         }
     }
     let mut classes = Vec::new();
+    // Conditions of earlier classes without actions, whose packets go to class-default.
+    let mut excluded: Vec<Value> = Vec::new();
     for class in &map.classes {
         if let Some((_, child_line)) = &class.child {
             return Err((*child_line, "a child policy is modelled only under a shaped class-default".into()));
         }
         let queuing = ["priority", "bandwidth", "bandwidth_remaining"];
-        if class.name != "class-default" && !queuing.iter().any(|k| class.settings.contains_key(*k)) {
+        let is_default = class.name == "class-default";
+        if !is_default && !queuing.iter().any(|k| class.settings.contains_key(*k)) {
+            if class.settings.is_empty() {
+                // IOS before HQF queues the packets of a class without actions with
+                // class-default; the class still takes them first, so the classes after it
+                // must not.
+                excluded.push(class_condition(config, &class.name, class.line)?);
+                continue;
+            }
             return Err((
                 class.line,
                 format!(
-                    "class `{}` has no `bandwidth` or `priority`: qoslab's CBWFQ needs one for every class \
-                     but class-default (IOS before HQF queues such a class's packets with class-default)",
+                    "class `{}` has settings but no `bandwidth` or `priority`: IOS before HQF queues its \
+                     packets with class-default after them, which qoslab does not model",
                     class.name
                 ),
             ));
         }
         let mut entry = Map::new();
         entry.insert("name".into(), json!(class.name));
-        if class.name != "class-default" {
-            entry.insert("match".into(), class_condition(config, &class.name, class.line)?);
+        if !is_default {
+            let condition = class_condition(config, &class.name, class.line)?;
+            let condition = match excluded.as_slice() {
+                [] => condition,
+                taken => json!({"all": [condition, {"not": {"any": taken}}]}),
+            };
+            entry.insert("match".into(), condition);
         }
         entry.extend(class.settings.clone());
         classes.push(Value::Object(entry));

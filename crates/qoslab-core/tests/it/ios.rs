@@ -283,6 +283,7 @@ fn every_studied_interface_runs_in_a_scenario() {
         ("janet-bar-policing.txt", "POS0/0", "2488Mbps"),
         ("janet-gsr-stm16.txt", "POS1/0", "2488Mbps"),
         ("adhoc-strict-priority.txt", "Serial0/0", "128kbps"),
+        ("adhoc-llq-sample.txt", "Serial0/0", "128kbps"),
     ] {
         let text = format!(
             "name: t
@@ -367,23 +368,32 @@ fn the_adhoc_report_configurations() {
     assert_eq!(bands, [1, 20, 60, 80]);
     assert_eq!(strict.output["classify"][4], json!({"match": {"dscp": 0}, "band": "low"}));
 
-    // The figure's RPCnor_VIDEO class shows no settings (illegible or absent): the policy
-    // does not resolve, and says why at that class's line.
-    let mut text = config("adhoc-llq-sample.txt");
-    let llq = parse(&text);
+    // The figure's RPCnor_VIDEO class shows no settings: as in IOS before HQF its packets are
+    // queued with class-default, and no class after it takes them.
+    let llq = parse(&config("adhoc-llq-sample.txt"));
     assert!(llq.diagnostics.is_empty(), "{:?}", llq.diagnostics);
-    let (line, message) = interface_settings(&llq, "Serial0/0").unwrap_err();
-    assert_eq!(line, text.lines().position(|l| l == "class RPCnor_VIDEO").unwrap() + 1);
-    assert!(message.contains("class `RPCnor_VIDEO` has no `bandwidth` or `priority`"), "{message}");
-    // With a bandwidth for it, the policy resolves; the RPCpri class keeps its WRED.
-    text = text.replace("class RPCnor_VIDEO\n", "class RPCnor_VIDEO\nbandwidth percent 25\n");
-    let settings = interface_settings(&parse(&text), "Serial0/0").unwrap();
+    let settings = interface_settings(&llq, "Serial0/0").unwrap();
     assert_eq!(settings.bandwidth_bps, Some(128_000));
+    let names: Vec<&str> =
+        settings.output["classes"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["ALARM_OSPF", "RPCpri", "VoIP", "class-default"]);
     assert_eq!(
         settings.output["classes"][1]["random_detect"],
         json!({"based_on": "dscp", "exponential_weighting_constant": 1,
                "profiles": [{"dscp": 26, "min": 5, "max": 10, "denominator": 8}]})
     );
+    // An action-less class before another excludes its packets from it.
+    let ordered = parse("class-map A\n match ip dscp af11\nclass-map B\n match ip precedence 1\npolicy-map P\n class A\n class B\n  bandwidth 64\ninterface s0\n service-policy output P\n");
+    let classes = interface_settings(&ordered, "s0").unwrap().output["classes"].clone();
+    assert_eq!(
+        classes[0]["match"],
+        json!({"all": [{"precedence": [1]}, {"not": {"any": [{"dscp": [10]}]}}]})
+    );
+    let marked = parse("class-map A\n match ip dscp af11\npolicy-map P\n class A\n  set ip dscp 0\ninterface s0\n service-policy output P\n");
+    assert!(interface_settings(&marked, "s0")
+        .unwrap_err()
+        .1
+        .contains("has settings but no `bandwidth` or `priority`"));
 
     let scanned = parse(
         "policy-map FCS\nClass ALARM_OSPF\nphonty percent 5\nClass RPOPII\nrandom dotect exponential weighting constant 1\n",
