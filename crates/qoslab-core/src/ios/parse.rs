@@ -683,16 +683,20 @@ impl Parser {
             "precedence" => json!({"precedence": values(words, parse_precedence)?}),
             "protocol" => {
                 let column = words.column();
-                match words.next().map(str::to_ascii_lowercase).as_deref() {
-                    Some("ip") => json!({}),
-                    Some("tcp") => json!({"protocol": "tcp"}),
-                    Some("udp") => json!({"protocol": "udp"}),
-                    Some("icmp") => json!({"protocol": "icmp"}),
-                    Some(other) => {
+                let name = words.next().map(str::to_ascii_lowercase);
+                match name.as_deref().map(protocol_condition) {
+                    Some(Some(condition)) => condition,
+                    Some(None) => {
                         return Err((
                             column,
-                            format!("`match protocol {other}` (application recognition) is not modelled"),
-                            Some("classify with an access list or by DSCP instead".into()),
+                            format!(
+                                "`match protocol {}` (application recognition) is not modelled",
+                                name.unwrap_or_default()
+                            ),
+                            Some(format!(
+                                "classify with an access list or by DSCP instead; modelled: {}",
+                                MATCH_PROTOCOLS.join(", ")
+                            )),
                         ))
                     }
                     None => return Err(problem(column, "a protocol is missing")),
@@ -964,6 +968,51 @@ impl Parser {
         }
         Ok(Outcome::Done)
     }
+}
+
+/// The `match protocol` names qoslab reads: IP protocols, and applications by their
+/// well-known ports (what application recognition would find on the standard ports).
+const MATCH_PROTOCOLS: [&str; 16] = [
+    "ip",
+    "tcp",
+    "udp",
+    "icmp",
+    "http",
+    "secure-http",
+    "ftp",
+    "telnet",
+    "ssh",
+    "smtp",
+    "dns",
+    "snmp",
+    "ntp",
+    "sip",
+    "h323",
+    "rtp",
+];
+
+/// The match condition of `match protocol NAME`, if modelled.
+fn protocol_condition(name: &str) -> Option<Value> {
+    let on = |protocol: &str, port: &str| json!({"protocol": protocol, "dst_port": [port]});
+    let both = |port: &str| json!({"any": [on("tcp", port), on("udp", port)]});
+    Some(match name {
+        "ip" => json!({}),
+        "tcp" | "udp" | "icmp" => json!({"protocol": name}),
+        "http" => on("tcp", "80"),
+        "secure-http" => on("tcp", "443"),
+        "ftp" => on("tcp", "21"),
+        "telnet" => on("tcp", "23"),
+        "ssh" => on("tcp", "22"),
+        "smtp" => on("tcp", "25"),
+        "dns" => both("53"),
+        "snmp" => on("udp", "161"),
+        "ntp" => on("udp", "123"),
+        "sip" => both("5060"),
+        "h323" => on("tcp", "1720"),
+        // Cisco's default RTP port range (even and odd ports).
+        "rtp" => on("udp", "16384-32767"),
+        _ => return None,
+    })
 }
 
 /// A police action: `transmit`, `drop`, `set-dscp-transmit X`, `set-prec-transmit N`.

@@ -445,3 +445,41 @@ fn routers_configured_from_their_files() {
         "{unreadable}"
     );
 }
+
+/// `match protocol` reads IP protocols and well-known applications by their standard ports;
+/// others are errors naming what is modelled.
+#[test]
+fn match_protocol_subset() {
+    let config = |protocol: &str| {
+        parse(&format!(
+            "class-map A\n match protocol {protocol}\npolicy-map P\n class A\n  bandwidth 64\ninterface s0\n service-policy output P\n"
+        ))
+    };
+    let matched = |protocol: &str| {
+        interface_settings(&config(protocol), "s0").unwrap().output["classes"][0]["match"].clone()
+    };
+    assert_eq!(matched("http"), json!({"protocol": "tcp", "dst_port": ["80"]}));
+    assert_eq!(matched("rtp"), json!({"protocol": "udp", "dst_port": ["16384-32767"]}));
+    assert_eq!(matched("udp"), json!({"protocol": "udp"}));
+    let unknown = config("citrix");
+    assert_eq!((unknown.diagnostics[0].line, unknown.diagnostics[0].column), (2, 17));
+    assert!(unknown.diagnostics[0].hint.as_deref().unwrap().contains("http, secure-http"));
+}
+
+/// A `match protocol` class builds in a scenario (its port conditions are valid matches).
+#[test]
+fn match_protocol_classes_build() {
+    let text = "name: t
+run: {duration: 1s}
+topology:
+  nodes: {a: {kind: host}, b: {kind: host}}
+  links: [{between: [a, b], rate: 1Mbps}]
+interfaces:
+  a: {b: {ios: {config: \"class-map match-any W\\n match protocol http\\n match protocol rtp\\n match protocol dns\\npolicy-map P\\n class W\\n  bandwidth 64\\ninterface e0\\n service-policy output P\\n\", interface: e0}}}
+traffic:
+  - {name: web, from: a, to: b, protocol: tcp, dst_port: 80, pattern: {kind: cbr, rate_pps: 10, size: 500B}}
+";
+    let results = qoslab_core::load(text, "t.yaml", &[], None).unwrap_or_else(|e| panic!("{e}")).finish().unwrap();
+    let class = results.classes.iter().find(|c| c.class == "W").unwrap();
+    assert!(class.enqueued_packets > 0);
+}
