@@ -479,7 +479,63 @@ interfaces:
 traffic:
   - {name: web, from: a, to: b, protocol: tcp, dst_port: 80, pattern: {kind: cbr, rate_pps: 10, size: 500B}}
 ";
-    let results = qoslab_core::load(text, "t.yaml", &[], None).unwrap_or_else(|e| panic!("{e}")).finish().unwrap();
+    let results =
+        qoslab_core::load(text, "t.yaml", &[], None).unwrap_or_else(|e| panic!("{e}")).finish().unwrap();
     let class = results.classes.iter().find(|c| c.class == "W").unwrap();
     assert!(class.enqueued_packets > 0);
+}
+
+/// Malformed configurations: each gives its error at the expected line and column, with the
+/// expected words in the message.
+#[test]
+fn malformed_configurations() {
+    let cases: &[(&str, usize, usize, &str)] = &[
+        ("access-list 101 permit tcp any any eq\n", 1, 38, "a port is missing"),
+        ("access-list 101 permit tcp 10.0.0.0 0.255.0.255 any\n", 1, 28, "not contiguous"),
+        ("access-list 5000 permit any\n", 1, 13, "not an IP access-list number"),
+        ("access-list 101 allow tcp any any\n", 1, 17, "expected `permit`, `deny` or `remark`"),
+        ("ip access-list extended V\n permit udp any any eq rtp\n", 2, 24, "`rtp` is not a port"),
+        ("ip access-list frobbed V\n", 1, 16, "expected `standard` or `extended`"),
+        ("class-map A\n match ip dscp af55\n", 2, 16, "af55"),
+        ("class-map A\n match fragments\n", 2, 8, "`match fragments` is not modelled"),
+        ("policy-map P\n class C\n  bandwidth percent 0\n", 3, 21, "0 % is outside 1 to 100"),
+        ("policy-map P\n class C\n  priority lots\n", 3, 12, "`lots` is not a rate in kbit/s"),
+        ("policy-map P\n class C\n  queue-limit\n", 3, 14, "a queue limit is missing"),
+        (
+            "policy-map P\n class C\n  random-detect discard-class 1 2 3\n",
+            3,
+            17,
+            "`random-detect discard-class`",
+        ),
+        ("policy-map P\n class C\n  shape adaptive 8000\n", 3, 9, "expected `shape average` or `shape peak`"),
+        (
+            "policy-map P\n class C\n  police 8000 conform-action jump\n",
+            3,
+            30,
+            "`jump` is not a police action",
+        ),
+        ("policy-map P\n class C\n  exceed-action drop\n", 3, 3, "without a `police` before it"),
+        ("policy-map P\n class C\n  set cos 3\n", 3, 7, "`set cos` is not modelled"),
+        ("priority-list 1 protocol ip urgent\n", 1, 29, "`urgent` is not a queue"),
+        ("priority-list 1 protocol ipx high\n", 1, 26, "only `protocol ip` rules are modelled"),
+        ("queue-list 1 queue 17 limit 5\n", 1, 20, "queue 17 does not exist"),
+        ("queue-list 1 queue 2 depth 5\n", 1, 22, "expected `limit` or `byte-count`"),
+        ("interface s0\n service-policy sideways P\n", 2, 17, "expected `input` or `output`"),
+        ("interface s0\n clock speed 64000\n", 2, 8, "expected `clock rate BPS`"),
+        ("interface s0\n max-reserved-bandwidth 120\n", 2, 25, "120 % is outside 1 to 100"),
+        ("interface FooBar0/0\n", 1, 11, "`FooBar0/0` is not an interface name"),
+        ("cos-queue-group G\n precedence 9 queue 1\n", 2, 13, "precedence 9 does not exist"),
+        ("cos-queue-group G\n queue low-latency sometimes\n", 2, 20, "expected `strict-priority`"),
+        ("class-map A\n mtach ip dscp ef\n", 2, 2, "unknown command `mtach`"),
+    ];
+    for &(text, line, column, words) in cases {
+        let config = parse(text);
+        let error = config
+            .diagnostics
+            .iter()
+            .find(|d| d.severity == Severity::Error)
+            .unwrap_or_else(|| panic!("no error for {text:?}: {:?}", config.diagnostics));
+        assert_eq!((error.line, error.column), (line, column), "{text:?}: {}", error.message);
+        assert!(error.message.contains(words), "{text:?}: {}", error.message);
+    }
 }
