@@ -586,6 +586,11 @@ impl Parser {
                 let dynamic_queues =
                     words.peek().map(|_| number(words, "a number of dynamic queues")).transpose()?;
                 interface.fair_queue = Some(Some(FairQueue { cdt, dynamic_queues }));
+                if words.peek().is_some() {
+                    let column = words.column();
+                    let message = "reservable (RSVP) conversation queues are not modelled; the rest of the line is read";
+                    self.diagnose(Severity::Warning, line, problem(column, message));
+                }
             }
             "no" => match words.next().map(str::to_ascii_lowercase).as_deref() {
                 Some("fair-queue") => interface.fair_queue = Some(None),

@@ -539,3 +539,90 @@ fn malformed_configurations() {
         assert!(error.message.contains(words), "{text:?}: {}", error.message);
     }
 }
+
+/// `qoslab ios explain` on each studied configuration, against hand-written expectations
+/// of its queuing, classes, rates and limits.
+#[test]
+fn explaining_the_studies_configurations() {
+    let cases: &[(&str, &str, Option<u64>, &[&str])] = &[
+        (
+            "congestion-lab-pq.txt",
+            "s0/1/1",
+            Some(128_000),
+            &[
+                "Serial0/1/1: priority-group 1",
+                "band high: limit 20 packets",
+                "band low: limit 80 packets",
+                "unmatched -> low",
+            ],
+        ),
+        (
+            "congestion-lab-cq.txt",
+            "s0/1/1",
+            Some(128_000),
+            &[
+                "Serial0/1/1: custom-queue-list 1",
+                "queue 2: {limit: 10}",
+                "queue 4: {limit: 4}",
+                "unmatched -> queue 1",
+            ],
+        ),
+        (
+            "congestion-lab-cbwfq.txt",
+            "s0/1/1",
+            Some(128_000),
+            &[
+                "class VOICE: bandwidth 30% = 463.2 kbit/s",
+                "reserved 1158 kbit/s of the 1158 kbit/s IOS allows",
+                "IOS accepts the policy",
+            ],
+        ),
+        (
+            "congestion-lab-wfq.txt",
+            "s0/1/1",
+            Some(128_000),
+            &["Serial0/1/1: fair-queue", "congestive discard threshold 64 (IOS default)"],
+        ),
+        (
+            "congestion-lab-fifo.txt",
+            "s0/1/1",
+            Some(128_000),
+            &["Serial0/1/1: no fair-queue", "one queue of 40 (IOS default) packets"],
+        ),
+        (
+            "janet-access-router.txt",
+            "fa0/0",
+            Some(100_000_000),
+            &[
+                "QoS bandwidth 100 Mbit/s (the physical rate)",
+                "class premium: priority 5% = 5000 kbit/s",
+                "class lbe: bandwidth 1% = 1000 kbit/s; random_detect {}",
+                "class class-default: bandwidth 69% = 69000 kbit/s; queue_limit 512",
+                "reserved 75000 kbit/s of the 75000 kbit/s IOS allows",
+            ],
+        ),
+        (
+            "janet-gsr-stm16.txt",
+            "POS1/0",
+            Some(2_488_000_000),
+            &[
+                "queue-0: weight 99 (quantum MTU + 50176 B), limit 5461 packets",
+                "queue-1: weight 1 (quantum MTU + 0 B), limit 80 packets",
+                "low-latency <- {precedence: 5}",
+            ],
+        ),
+        (
+            "adhoc-strict-priority.txt",
+            "Serial0/0",
+            Some(128_000),
+            &["band high: limit 1 packets", "band medium: limit 20 packets"],
+        ),
+        ("lmr-thesis-pq.txt", "Serial0", None, &["physical rate 38.4 kbit/s", "QoS bandwidth 1.544 Mbit/s"]),
+    ];
+    for &(file, interface, rate, expected) in cases {
+        let text = qoslab_core::ios::explain(&parse(&config(file)), interface, rate).unwrap();
+        for line in expected {
+            assert!(text.contains(line), "{file}: missing {line:?} in\n{text}");
+        }
+    }
+}
