@@ -259,6 +259,7 @@ impl Parser {
                 }
                 _ => Ok(Outcome::NotHere),
             },
+            (Mode::Global, "class-map" | "policy-map") if !qos_type(&mut words) => Ok(Outcome::NotHere),
             (Mode::Global, "class-map") => {
                 let mut match_all = true;
                 match words.peek().map(str::to_ascii_lowercase).as_deref() {
@@ -973,6 +974,18 @@ impl Parser {
         }
         Ok(Outcome::Done)
     }
+}
+
+/// Skips `type qos` after `class-map`/`policy-map`; false for other types (`inspect`,
+/// `control-plane`, ...), which are not QoS queuing.
+fn qos_type(words: &mut Words) -> bool {
+    if !words.peek().is_some_and(|w| w.eq_ignore_ascii_case("type")) {
+        return true;
+    }
+    words.next();
+    let qos = words.peek().is_some_and(|w| w.eq_ignore_ascii_case("qos"));
+    words.next();
+    qos
 }
 
 /// The `match protocol` names qoslab reads: IP protocols, and applications by their

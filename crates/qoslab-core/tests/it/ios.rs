@@ -626,3 +626,15 @@ fn explaining_the_studies_configurations() {
         }
     }
 }
+
+/// `class-map type qos` and `policy-map type qos` are the plain forms; other types (such as
+/// firewall `inspect` maps) are not QoS and are warnings.
+#[test]
+fn typed_maps() {
+    let config = parse("class-map type qos match-any V\n match dscp ef\npolicy-map type qos P\n class V\n  priority 64\nclass-map type inspect match-any W\n match protocol http\ninterface s0\n service-policy output P\n");
+    let settings = interface_settings(&config, "s0").unwrap();
+    assert_eq!(settings.output["classes"][0]["match"], json!({"dscp": [46]}));
+    let warnings: Vec<usize> = config.diagnostics.iter().map(|d| d.line).collect();
+    assert_eq!(warnings, [6, 7]);
+    assert!(!config.has_errors());
+}
