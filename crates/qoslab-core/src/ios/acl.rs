@@ -86,6 +86,11 @@ impl<'a> Words<'a> {
         word
     }
 
+    /// Takes every word left (the rest of the line is free text).
+    pub fn skip_rest(&mut self) {
+        self.next = self.line.words.len();
+    }
+
     /// The column of the next word (or the end of the line).
     pub fn column(&self) -> usize {
         self.line.column(self.next)

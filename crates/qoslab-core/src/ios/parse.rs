@@ -235,6 +235,21 @@ impl Parser {
 
     fn command(&mut self, keyword: &str, line: &Line) -> Result<Outcome, Problem> {
         let mut words = Words::new(line, 1);
+        let outcome = self.dispatch(keyword, line, &mut words)?;
+        // Commands that read the line themselves are free text after their keyword.
+        let reads_line =
+            matches!(keyword, "description" | "ppp" | "ip" | "set" | "interface" | "no" | "match")
+                || matches!(self.mode, Mode::NamedAcl(..));
+        if matches!(outcome, Outcome::Done) && !reads_line && words.peek().is_some() {
+            let column = words.column();
+            let rest = line.rest(line.words.iter().position(|w| w.column == column).unwrap_or(0));
+            let message = format!("`{rest}` at the end of the line is not read");
+            self.diagnose(Severity::Warning, line, problem(column, message));
+        }
+        Ok(outcome)
+    }
+
+    fn dispatch(&mut self, keyword: &str, line: &Line, mut words: &mut Words) -> Result<Outcome, Problem> {
         match (&self.mode, keyword) {
             (_, "description") => Ok(Outcome::Done),
             (Mode::Global, "access-list") => self.numbered_acl(line, &mut words),
@@ -416,7 +431,10 @@ impl Parser {
         let permit = match verb.as_str() {
             "permit" => true,
             "deny" => false,
-            "remark" => return Ok(Outcome::Done),
+            "remark" => {
+                words.skip_rest();
+                return Ok(Outcome::Done);
+            }
             _ => return Err(problem(column, "expected `permit`, `deny` or `remark`")),
         };
         let entry = entry(permit, words, extended).map_err(|(c, m)| problem(c, m))?;
@@ -760,6 +778,9 @@ impl Parser {
             }
             "queue-limit" => {
                 let packets: u32 = number(words, "a queue limit")?;
+                if words.peek().is_some_and(|w| w.eq_ignore_ascii_case("packets")) {
+                    words.next();
+                }
                 settings.insert("queue_limit".into(), json!(packets));
             }
             "fair-queue" => {

@@ -638,3 +638,19 @@ fn typed_maps() {
     assert_eq!(warnings, [6, 7]);
     assert!(!config.has_errors());
 }
+
+/// Words a command does not read are warnings, not silently dropped; IOS's optional
+/// `packets` after a queue limit is read.
+#[test]
+fn unread_words_are_warnings() {
+    let config = parse("access-list 101 remark voice first\npolicy-map P\n class class-default\n  queue-limit 512 packets\n  bandwidth 128 always\ninterface s0\n bandwidth 64 kbps\n");
+    let found: Vec<(usize, usize, &str)> =
+        config.diagnostics.iter().map(|d| (d.line, d.column, d.message.as_str())).collect();
+    assert_eq!(
+        found,
+        [
+            (5, 17, "`always` at the end of the line is not read"),
+            (7, 15, "`kbps` at the end of the line is not read"),
+        ]
+    );
+}
