@@ -249,10 +249,10 @@ impl Parser {
         Ok(outcome)
     }
 
-    fn dispatch(&mut self, keyword: &str, line: &Line, mut words: &mut Words) -> Result<Outcome, Problem> {
+    fn dispatch(&mut self, keyword: &str, line: &Line, words: &mut Words) -> Result<Outcome, Problem> {
         match (&self.mode, keyword) {
             (_, "description") => Ok(Outcome::Done),
-            (Mode::Global, "access-list") => self.numbered_acl(line, &mut words),
+            (Mode::Global, "access-list") => self.numbered_acl(line, words),
             (Mode::Global, "ip") => match words.peek().map(str::to_ascii_lowercase).as_deref() {
                 Some("access-list") => {
                     words.next();
@@ -274,7 +274,7 @@ impl Parser {
                 }
                 _ => Ok(Outcome::NotHere),
             },
-            (Mode::Global, "class-map" | "policy-map") if !qos_type(&mut words) => Ok(Outcome::NotHere),
+            (Mode::Global, "class-map" | "policy-map") if !qos_type(words) => Ok(Outcome::NotHere),
             (Mode::Global, "class-map") => {
                 let mut match_all = true;
                 match words.peek().map(str::to_ascii_lowercase).as_deref() {
@@ -305,8 +305,8 @@ impl Parser {
                 self.enter(Mode::PolicyMap(name.to_owned()), line);
                 Ok(Outcome::Done)
             }
-            (Mode::Global, "priority-list") => self.priority_list(line, &mut words),
-            (Mode::Global, "queue-list") => self.queue_list(line, &mut words),
+            (Mode::Global, "priority-list") => self.priority_list(line, words),
+            (Mode::Global, "queue-list") => self.queue_list(line, words),
             (Mode::Global, "interface") => {
                 let column = words.column();
                 let written = line.rest(1);
@@ -329,11 +329,11 @@ impl Parser {
             }
             (Mode::Interface(i), _) => {
                 let i = *i;
-                self.interface_command(i, keyword, line, &mut words)
+                self.interface_command(i, keyword, line, words)
             }
             (Mode::ClassMap(name), "match") => {
                 let name = name.clone();
-                let condition = self.class_match(&mut words)?;
+                let condition = self.class_match(words)?;
                 if let Some(map) = self.config.class_maps.get_mut(&name) {
                     map.matches.push((condition, line.number));
                 }
@@ -361,7 +361,7 @@ impl Parser {
             }
             (Mode::PolicyClass(policy, index), _) => {
                 let (policy, index) = (policy.clone(), *index);
-                self.class_setting(&policy, index, keyword, line, &mut words)
+                self.class_setting(&policy, index, keyword, line, words)
             }
             (Mode::Global, "route-map") => {
                 let name =
@@ -374,7 +374,7 @@ impl Parser {
                     }
                 }
                 let sequence =
-                    words.peek().map(|_| number(&mut words, "a sequence number")).transpose()?.unwrap_or(10);
+                    words.peek().map(|_| number(words, "a sequence number")).transpose()?.unwrap_or(10);
                 let entries = self.config.route_maps.entry(name.to_owned()).or_default();
                 let index = match entries.iter().position(|e| e.sequence == sequence) {
                     Some(i) => i,
@@ -395,7 +395,7 @@ impl Parser {
             }
             (Mode::RouteMap(name, index), keyword) => {
                 let (name, index) = (name.clone(), *index);
-                self.route_map_command(&name, index, keyword, line, &mut words)
+                self.route_map_command(&name, index, keyword, line, words)
             }
             (Mode::Global, "cos-queue-group") => {
                 let name = words
@@ -410,7 +410,7 @@ impl Parser {
             }
             (Mode::CosQueueGroup(name), keyword) => {
                 let name = name.clone();
-                self.cos_command(&name, keyword, &mut words)
+                self.cos_command(&name, keyword, words)
             }
             (Mode::NamedAcl(..), "remark") => Ok(Outcome::Done),
             (Mode::NamedAcl(..), _) => self.named_acl_entry(line, 0),
