@@ -131,6 +131,9 @@ pub fn explain(config: &IosConfig, name: &str, physical_bps: Option<u64>) -> Res
             let _ = writeln!(out, "  physical rate: not in the configuration (give it with --rate)");
         }
     }
+    if let Some(encapsulation) = &interface.encapsulation {
+        let _ = writeln!(out, "  encapsulation {encapsulation} (the link's `l2` sets the framing)");
+    }
     let output = &settings.output;
     let kind = output["kind"].as_str().unwrap_or_default();
     let _ = writeln!(out, "  queuing: {kind}");

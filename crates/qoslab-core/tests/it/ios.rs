@@ -618,6 +618,12 @@ fn explaining_the_studies_configurations() {
             &["band high: limit 1 packets", "band medium: limit 20 packets"],
         ),
         ("lmr-thesis-pq.txt", "Serial0", None, &["physical rate 38.4 kbit/s", "QoS bandwidth 1.544 Mbit/s"]),
+        (
+            "lmr-thesis-router-three-wfq.txt",
+            "Ethernet0",
+            Some(10_000_000),
+            &["input: {classes: [{match:", "set: {precedence: 5}"],
+        ),
     ];
     for &(file, interface, rate, expected) in cases {
         let text = qoslab_core::ios::explain(&parse(&config(file)), interface, rate).unwrap();
@@ -653,4 +659,11 @@ fn unread_words_are_warnings() {
             (7, 15, "`kbps` at the end of the line is not read"),
         ]
     );
+}
+
+/// `encapsulation` is shown, with where framing really comes from.
+#[test]
+fn explain_shows_the_encapsulation() {
+    let text = qoslab_core::ios::explain(&parse("interface s0\n encapsulation ppp\n"), "s0", None).unwrap();
+    assert!(text.contains("encapsulation ppp (the link's `l2` sets the framing)"), "{text}");
 }
