@@ -2,6 +2,7 @@
 //! returns.
 
 pub mod drops;
+pub mod emodel;
 pub mod flow_stats;
 pub mod histogram;
 pub mod hop_stats;
