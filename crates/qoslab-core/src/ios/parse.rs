@@ -209,7 +209,16 @@ impl Parser {
                     self.mode,
                     Mode::ClassMap(_) | Mode::PolicyClass(..) | Mode::RouteMap(..) | Mode::CosQueueGroup(_)
                 );
-                let near = near.or_else(|| if qos_mode { damaged(first, keywords) } else { None });
+                // A command of a mode above (`policy-map` after a class's settings) is not a
+                // misspelling: it leaves this mode.
+                let known_above = matches!(lookup(first, GLOBAL), Lookup::Found(_))
+                    || matches!(self.mode, Mode::PolicyClass(..))
+                        && matches!(lookup(first, POLICY_MAP), Lookup::Found(_));
+                let near = if known_above {
+                    None
+                } else {
+                    near.or_else(|| if qos_mode { damaged(first, keywords) } else { None })
+                };
                 let sequence = matches!(self.mode, Mode::NamedAcl(..)) && first.parse::<u32>().is_ok();
                 if sequence {
                     self.named_acl_entry(line, 1)

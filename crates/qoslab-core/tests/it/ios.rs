@@ -667,3 +667,17 @@ fn explain_shows_the_encapsulation() {
     let text = qoslab_core::ios::explain(&parse("interface s0\n encapsulation ppp\n"), "s0", None).unwrap();
     assert!(text.contains("encapsulation ppp (the link's `l2` sets the framing)"), "{text}");
 }
+
+/// A shaper over a child policy (IOS hierarchical QoS) becomes a `tbf` with the child; a
+/// global command right after a class's settings leaves the class, it is not a misspelling.
+#[test]
+fn hierarchical_policy() {
+    let config = parse("policy-map child\n class class-default\n  fair-queue\npolicy-map parent\n class class-default\n  shape average 2000000\n  service-policy child\ninterface Gi0/1\n service-policy output parent\n");
+    assert!(config.diagnostics.is_empty(), "{:?}", config.diagnostics);
+    let settings = interface_settings(&config, "Gi0/1").unwrap();
+    assert_eq!(
+        settings.output,
+        json!({"kind": "tbf", "mode": "average", "rate": "2000000bps",
+               "child": {"kind": "cbwfq", "classes": [{"name": "class-default", "fair_queue": true}]}})
+    );
+}
