@@ -7,6 +7,7 @@ pub mod flow_stats;
 pub mod histogram;
 pub mod hop_stats;
 pub mod jitter;
+pub mod playout;
 pub mod queue_stats;
 pub mod results;
 
