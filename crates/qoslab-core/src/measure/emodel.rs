@@ -14,6 +14,8 @@
 //! mouth-to-ear delay, Tr = 2T, Ppl = the packets lost in the network or too late for the
 //! playout buffer, in percent.
 
+use crate::traffic::codec::Codec;
+
 /// The E-model's inputs (G.107 names; loudness ratings and levels in dB, delays in ms).
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct EModelInputs {
@@ -97,21 +99,17 @@ pub struct CodecImpairment {
     pub bpl: f64,
 }
 
-/// The impairment of a codec by its scenario name, if known.
-pub fn codec_impairment(codec: &str) -> Option<CodecImpairment> {
+/// The impairment of `codec`, where G.113 gives both figures: G.711 (with packet-loss
+/// concealment), G.729A, G.723.1 at 6.3 kbit/s. For G.723.1 at 5.3 kbit/s (Ie 19) and
+/// GSM-FR (Ie 20) no Bpl is recalled, so there is none.
+pub fn codec_impairment(codec: Codec) -> Option<CodecImpairment> {
     let (ie, bpl) = match codec {
-        "g711" | "g711-plc" => (0.0, 25.1),
-        "g711-no-plc" => (0.0, 4.3),
-        "g729" | "g729a" => (11.0, 19.0),
-        "g723.1" | "g723-6.3k" => (15.0, 16.1),
-        "gsm-efr" => (5.0, 10.0),
-        _ => return None,
+        Codec::G711 => (0.0, 25.1),
+        Codec::G729 => (11.0, 19.0),
+        Codec::G7231 => (15.0, 16.1),
+        Codec::G7231Low | Codec::GsmFr => return None,
     };
     Some(CodecImpairment { ie, bpl })
-}
-
-fn log10(x: f64) -> f64 {
-    x.log10()
 }
 
 fn p10(x: f64) -> f64 {
@@ -129,29 +127,30 @@ pub fn rating(x: &EModelInputs) -> f64 {
     // Basic signal-to-noise ratio.
     let olr = x.slr + x.rlr;
     let nfo = x.nfor + x.rlr;
-    let pre = x.pr + 10.0 * log10(1.0 + p10(10.0 - x.lstr));
+    let pre = x.pr + 10.0 * (1.0 + p10(10.0 - x.lstr)).log10();
     let nor = x.rlr - 121.0 + pre + 0.008 * (pre - 35.0).powi(2);
     let nos = x.ps - x.slr - x.ds - 100.0 + 0.004 * (x.ps - olr - x.ds - 14.0).powi(2);
-    let no = 10.0 * log10(p10(x.nc) + p10(nos) + p10(nor) + p10(nfo));
+    let no = 10.0 * (p10(x.nc) + p10(nos) + p10(nor) + p10(nfo)).log10();
     let ro = 15.0 - 1.5 * (x.slr + no);
     // Simultaneous impairments.
     let xolr = olr + 0.2 * (64.0 + no - x.rlr);
     let iolr = 20.0 * ((1.0 + (xolr / 8.0).powi(8)).powf(1.0 / 8.0) - xolr / 8.0);
-    let stmro = -10.0 * log10(p10(-x.stmr) + (-x.t_ms / 4.0).exp() * p10(-x.telr));
+    let stmro = -10.0 * (p10(-x.stmr) + (-x.t_ms / 4.0).exp() * p10(-x.telr)).log10();
     let ist = 12.0 * (1.0 + ((stmro - 13.0) / 6.0).powi(8)).powf(1.0 / 8.0)
         - 28.0 * (1.0 + ((stmro + 1.0) / 19.4).powi(35)).powf(1.0 / 35.0)
         - 13.0 * (1.0 + ((stmro - 3.0) / 33.0).powi(13)).powf(1.0 / 13.0)
         + 29.0;
-    let q = 37.0 - 15.0 * log10(x.qdu);
+    let q = 37.0 - 15.0 * x.qdu.log10();
     let g = 1.07 + 0.258 * q + 0.0602 * q * q;
     let z = 46.0 / 30.0 - g / 40.0;
     let y = (ro - 100.0) / 15.0 + 46.0 / 8.4 - g / 9.0;
-    let iq = 15.0 * log10(1.0 + 10f64.powf(y) + 10f64.powf(z));
+    let iq = 15.0 * (1.0 + 10f64.powf(y) + 10f64.powf(z)).log10();
     let is = iolr + ist + iq;
     // Delay impairments: talker echo, listener echo, absolute delay.
     let roe = -1.5 * (no - x.rlr);
     let t = x.t_ms;
-    let mut terv = x.telr - 40.0 * log10((1.0 + t / 10.0) / (1.0 + t / 150.0)) + 6.0 * (-0.3 * t * t).exp();
+    let mut terv =
+        x.telr - 40.0 * ((1.0 + t / 10.0) / (1.0 + t / 150.0)).log10() + 6.0 * (-0.3 * t * t).exp();
     if x.stmr < 9.0 {
         terv += ist / 2.0;
     }
@@ -165,7 +164,7 @@ pub fn rating(x: &EModelInputs) -> f64 {
     let idd = if x.ta_ms <= 100.0 {
         0.0
     } else {
-        let xx = log10(x.ta_ms / 100.0) / log10(2.0);
+        let xx = (x.ta_ms / 100.0).log2();
         25.0 * ((1.0 + xx.powi(6)).powf(1.0 / 6.0) - 3.0 * (1.0 + (xx / 3.0).powi(6)).powf(1.0 / 6.0) + 2.0)
     };
     let id = idte + idle + idd;
@@ -267,7 +266,7 @@ mod tests {
 
     #[test]
     fn codec_table() {
-        assert_eq!(codec_impairment("g729"), Some(CodecImpairment { ie: 11.0, bpl: 19.0 }));
-        assert_eq!(codec_impairment("speex"), None);
+        assert_eq!(codec_impairment(Codec::G729), Some(CodecImpairment { ie: 11.0, bpl: 19.0 }));
+        assert_eq!(codec_impairment(Codec::GsmFr), None);
     }
 }
