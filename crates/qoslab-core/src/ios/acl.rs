@@ -10,7 +10,7 @@
 //! `all` of its fields, and the list an `any` over its permits, each excluding the denies
 //! before it (`not`).
 
-use super::lines::Line;
+use super::lines::Words;
 use crate::classify::dscp::{parse_dscp, parse_precedence};
 use crate::classify::matcher::{format_ipv4, parse_ipv4};
 use serde_json::{json, Map, Value};
@@ -59,47 +59,6 @@ fn port_number(word: &str) -> Option<u16> {
         other => return other.parse().ok(),
     };
     Some(named)
-}
-
-/// A cursor over a line's words with errors naming the column.
-pub struct Words<'a> {
-    line: &'a Line,
-    next: usize,
-}
-
-impl<'a> Words<'a> {
-    /// Words of `line` from word `first` on.
-    pub fn new(line: &'a Line, first: usize) -> Self {
-        Words { line, next: first }
-    }
-
-    /// The next word, if any, without taking it.
-    pub fn peek(&self) -> Option<&'a str> {
-        self.line.words.get(self.next).map(|w| w.text.as_str())
-    }
-
-    /// Takes the next word.
-    #[allow(clippy::should_implement_trait)]
-    pub fn next(&mut self) -> Option<&'a str> {
-        let word = self.peek();
-        self.next += usize::from(word.is_some());
-        word
-    }
-
-    /// Takes every word left (the rest of the line is free text).
-    pub fn skip_rest(&mut self) {
-        self.next = self.line.words.len();
-    }
-
-    /// The column of the next word (or the end of the line).
-    pub fn column(&self) -> usize {
-        self.line.column(self.next)
-    }
-
-    /// An error at the next word.
-    pub fn error(&self, message: impl Into<String>) -> (usize, String) {
-        (self.column(), message.into())
-    }
 }
 
 /// Reads `any`, `host A` or `A W` into a prefix text (`None` for any).

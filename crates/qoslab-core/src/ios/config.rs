@@ -31,15 +31,6 @@ pub struct Diagnostic {
     pub hint: Option<String>,
 }
 
-/// An access list.
-#[derive(Clone, Debug, Default)]
-pub struct Acl {
-    /// Its entries in order.
-    pub entries: Vec<AclEntry>,
-    /// Line of its first entry.
-    pub line: usize,
-}
-
 /// A class map.
 #[derive(Clone, Debug)]
 pub struct ClassMap {
@@ -47,8 +38,6 @@ pub struct ClassMap {
     pub match_all: bool,
     /// Its `match` conditions in order, each as a match object, with the line it came from.
     pub matches: Vec<(Value, usize)>,
-    /// Where it was opened.
-    pub line: usize,
 }
 
 /// A class of a policy map, with its settings in the scenario's class form.
@@ -70,8 +59,6 @@ pub struct PolicyClass {
 pub struct PolicyMap {
     /// Classes in order.
     pub classes: Vec<PolicyClass>,
-    /// Where it was opened.
-    pub line: usize,
 }
 
 /// What a priority-list or queue-list rule matches.
@@ -96,8 +83,6 @@ pub struct PriorityList {
     pub default: Option<String>,
     /// Queue limits of high, medium, normal, low.
     pub limits: Option<[u32; 4]>,
-    /// First line.
-    pub line: usize,
 }
 
 /// A legacy custom queue list (`queue-list N ...`).
@@ -111,8 +96,6 @@ pub struct QueueList {
     pub queues: BTreeMap<u32, (Option<u32>, Option<u64>)>,
     /// `lowest-custom`.
     pub lowest_custom: Option<u32>,
-    /// First line.
-    pub line: usize,
 }
 
 /// One entry of a route map (policy-based marking).
@@ -199,8 +182,8 @@ pub struct Interface {
 /// A whole configuration, read.
 #[derive(Clone, Debug, Default)]
 pub struct IosConfig {
-    /// Access lists by number or name.
-    pub acls: BTreeMap<String, Acl>,
+    /// Access lists by number or name: their entries in order.
+    pub acls: BTreeMap<String, Vec<AclEntry>>,
     /// Class maps by name.
     pub class_maps: BTreeMap<String, ClassMap>,
     /// Policy maps by name.

@@ -1,5 +1,6 @@
 //! Splitting configuration text into command lines: words with their columns, comments
-//! (`!` lines) and blank lines dropped, the indentation kept.
+//! (`!` lines) and blank lines dropped, the indentation kept; and a cursor that reads a
+//! line's words in turn.
 
 /// One word of a command line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,6 +39,47 @@ impl Line {
     /// The words from `i` on, joined by single spaces (free text such as a description).
     pub fn rest(&self, i: usize) -> String {
         self.words.iter().skip(i).map(|w| w.text.as_str()).collect::<Vec<_>>().join(" ")
+    }
+}
+
+/// A cursor over a line's words with errors naming the column.
+pub struct Words<'a> {
+    line: &'a Line,
+    next: usize,
+}
+
+impl<'a> Words<'a> {
+    /// Words of `line` from word `first` on.
+    pub fn new(line: &'a Line, first: usize) -> Self {
+        Words { line, next: first }
+    }
+
+    /// The next word, if any, without taking it.
+    pub fn peek(&self) -> Option<&'a str> {
+        self.line.words.get(self.next).map(|w| w.text.as_str())
+    }
+
+    /// Takes the next word.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Option<&'a str> {
+        let word = self.peek();
+        self.next += usize::from(word.is_some());
+        word
+    }
+
+    /// Takes every word left (the rest of the line is free text).
+    pub fn skip_rest(&mut self) {
+        self.next = self.line.words.len();
+    }
+
+    /// The column of the next word (or the end of the line).
+    pub fn column(&self) -> usize {
+        self.line.column(self.next)
+    }
+
+    /// An error at the next word.
+    pub fn error(&self, message: impl Into<String>) -> (usize, String) {
+        (self.column(), message.into())
     }
 }
 

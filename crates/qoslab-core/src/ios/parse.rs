@@ -8,13 +8,13 @@
 //! cannot be read — a misspelt `priority`, a rate IOS would refuse — is an error, with a
 //! suggestion for near-miss keywords.
 
-use super::acl::{entry, Words};
+use super::acl::entry;
 use super::config::{
-    Acl, ClassMap, CosQueueGroup, Diagnostic, FairQueue, Interface, IosConfig, ListMatch, PolicyClass,
-    PolicyMap, RouteMapEntry, Severity,
+    ClassMap, CosQueueGroup, Diagnostic, FairQueue, Interface, IosConfig, ListMatch, PolicyClass, PolicyMap,
+    RouteMapEntry, Severity,
 };
 use super::keywords::{damaged, interface_name, lookup, Lookup};
-use super::lines::{split, Line};
+use super::lines::{split, Line, Words};
 use crate::classify::dscp::{parse_dscp, parse_precedence};
 use serde_json::{json, Map, Value};
 
@@ -261,7 +261,7 @@ impl Parser {
     fn dispatch(&mut self, keyword: &str, line: &Line, words: &mut Words) -> Result<Outcome, Problem> {
         match (&self.mode, keyword) {
             (_, "description") => Ok(Outcome::Done),
-            (Mode::Global, "access-list") => self.numbered_acl(line, words),
+            (Mode::Global, "access-list") => self.numbered_acl(words),
             (Mode::Global, "ip") => match words.peek().map(str::to_ascii_lowercase).as_deref() {
                 Some("access-list") => {
                     words.next();
@@ -274,10 +274,7 @@ impl Parser {
                     };
                     let name =
                         words.next().ok_or_else(|| problem(words.column(), "the list needs a name"))?;
-                    self.config
-                        .acls
-                        .entry(name.to_owned())
-                        .or_insert(Acl { entries: Vec::new(), line: line.number });
+                    self.config.acls.entry(name.to_owned()).or_default();
                     self.enter(Mode::NamedAcl(name.to_owned(), extended), line);
                     Ok(Outcome::Done)
                 }
@@ -298,19 +295,14 @@ impl Parser {
                 }
                 let name =
                     words.next().ok_or_else(|| problem(words.column(), "the class map needs a name"))?;
-                self.config
-                    .class_maps
-                    .insert(name.to_owned(), ClassMap { match_all, matches: Vec::new(), line: line.number });
+                self.config.class_maps.insert(name.to_owned(), ClassMap { match_all, matches: Vec::new() });
                 self.enter(Mode::ClassMap(name.to_owned()), line);
                 Ok(Outcome::Done)
             }
             (Mode::Global, "policy-map") => {
                 let name =
                     words.next().ok_or_else(|| problem(words.column(), "the policy map needs a name"))?;
-                self.config
-                    .policy_maps
-                    .entry(name.to_owned())
-                    .or_insert(PolicyMap { classes: Vec::new(), line: line.number });
+                self.config.policy_maps.entry(name.to_owned()).or_insert(PolicyMap { classes: Vec::new() });
                 self.enter(Mode::PolicyMap(name.to_owned()), line);
                 Ok(Outcome::Done)
             }
@@ -427,7 +419,7 @@ impl Parser {
         }
     }
 
-    fn numbered_acl(&mut self, line: &Line, words: &mut Words) -> Result<Outcome, Problem> {
+    fn numbered_acl(&mut self, words: &mut Words) -> Result<Outcome, Problem> {
         let column = words.column();
         let acl_number: u32 = number(words, "an access-list number")?;
         let extended = match acl_number {
@@ -447,12 +439,8 @@ impl Parser {
             _ => return Err(problem(column, "expected `permit`, `deny` or `remark`")),
         };
         let entry = entry(permit, words, extended).map_err(|(c, m)| problem(c, m))?;
-        let acl = self
-            .config
-            .acls
-            .entry(acl_number.to_string())
-            .or_insert(Acl { entries: Vec::new(), line: line.number });
-        acl.entries.push(entry);
+        let acl = self.config.acls.entry(acl_number.to_string()).or_default();
+        acl.push(entry);
         Ok(Outcome::Done)
     }
 
@@ -467,10 +455,11 @@ impl Parser {
             _ => return Err(problem(column, "expected `permit`, `deny` or `remark`")),
         };
         let entry = entry(permit, &mut words, extended).map_err(|(c, m)| problem(c, m))?;
-        self.config.acls.get_mut(&name).expect("the list was opened").entries.push(entry);
+        self.config.acls.get_mut(&name).expect("the list was opened").push(entry);
         Ok(Outcome::Done)
     }
 
+    /// What a `priority-list`/`queue-list` rule matches after its queue.
     fn list_match(words: &mut Words) -> Result<ListMatch, Problem> {
         let column = words.column();
         match words.next().map(str::to_ascii_lowercase).as_deref() {
@@ -502,18 +491,11 @@ impl Parser {
         };
         let column = words.column();
         let list = self.config.priority_lists.entry(list_number.to_string()).or_default();
-        if list.line == 0 {
-            list.line = line.number;
-        }
         match words.next().map(str::to_ascii_lowercase).as_deref() {
             Some("protocol") => {
-                let column = words.column();
-                if !words.next().is_some_and(|w| w.eq_ignore_ascii_case("ip")) {
-                    return Err(problem(column, "only `protocol ip` rules are modelled"));
-                }
+                expect_ip(words)?;
                 let q = queue(words)?;
-                let what = Self::list_match(words)?;
-                list.rules.push((q, what, line.number));
+                list.rules.push((q, Self::list_match(words)?, line.number));
             }
             Some("default") => list.default = Some(queue(words)?),
             Some("queue-limit") => {
@@ -534,9 +516,6 @@ impl Parser {
         let list_number: u32 = number(words, "a queue-list number")?;
         let column = words.column();
         let list = self.config.queue_lists.entry(list_number.to_string()).or_default();
-        if list.line == 0 {
-            list.line = line.number;
-        }
         let queue = |words: &mut Words| -> Result<u32, Problem> {
             let column = words.column();
             let q: u32 = number(words, "a queue number")?;
@@ -550,13 +529,9 @@ impl Parser {
         };
         match words.next().map(str::to_ascii_lowercase).as_deref() {
             Some("protocol") => {
-                let column = words.column();
-                if !words.next().is_some_and(|w| w.eq_ignore_ascii_case("ip")) {
-                    return Err(problem(column, "only `protocol ip` rules are modelled"));
-                }
+                expect_ip(words)?;
                 let q = queue(words)?;
-                let what = Self::list_match(words)?;
-                list.rules.push((q, what, line.number));
+                list.rules.push((q, Self::list_match(words)?, line.number));
             }
             Some("default") => list.default = Some(queue(words)?),
             Some("lowest-custom") => list.lowest_custom = Some(queue(words)?),
@@ -1003,6 +978,15 @@ impl Parser {
             _ => return Ok(Outcome::NotHere),
         }
         Ok(Outcome::Done)
+    }
+}
+
+/// Reads the `ip` of `protocol ip` in priority- and queue-list rules.
+fn expect_ip(words: &mut Words) -> Result<(), Problem> {
+    let column = words.column();
+    match words.next() {
+        Some(word) if word.eq_ignore_ascii_case("ip") => Ok(()),
+        _ => Err(problem(column, "only `protocol ip` rules are modelled")),
     }
 }
 

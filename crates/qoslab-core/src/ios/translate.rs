@@ -73,7 +73,7 @@ fn list_condition(config: &IosConfig, what: &ListMatch, line: usize) -> Result<V
 
 fn acl(config: &IosConfig, name: &str, line: usize) -> Result<Value, Unresolved> {
     let acl = config.acls.get(name).ok_or((line, format!("access list `{name}` is not configured")))?;
-    Ok(acl_condition(&acl.entries))
+    Ok(acl_condition(acl))
 }
 
 /// Replaces `{"acl": NAME}` placeholders of class-map matches by the list's condition.
