@@ -129,40 +129,30 @@ def test_flow_lookup_names_the_known_flows(fifo_results):
         fifo_results.flow("video")
 
 
+EXPECTED_TABLES = (
+    "flows",
+    "classes",
+    "ports",
+    "apps",
+    "users",
+    "probes",
+    "spurts",
+    "hops",
+    "changes",
+)
+"""The tables a results document has, written out here so the test does not trust TABLES."""
+
+
 def test_write_creates_the_json_and_both_formats_of_each_table(fifo_results, tmp_path):
     written = fifo_results.write(tmp_path / "out")
     names = sorted(path.name for path in written)
     assert names == sorted(
-        ["results.json"]
-        + [
-            f"{t}.{ext}"
-            for t in (
-                "flows",
-                "classes",
-                "ports",
-                "apps",
-                "users",
-                "probes",
-                "spurts",
-                "hops",
-                "changes",
-            )
-            for ext in ("csv", "parquet")
-        ]
+        ["results.json"] + [f"{t}.{ext}" for t in EXPECTED_TABLES for ext in ("csv", "parquet")]
     )
     assert all(path.is_file() for path in written)
+    assert qoslab.results.TABLES == EXPECTED_TABLES
     assert (tmp_path / "out" / "results.json").read_text() == fifo_results.to_json()
-    for table in (
-        "flows",
-        "classes",
-        "ports",
-        "apps",
-        "users",
-        "probes",
-        "spurts",
-        "hops",
-        "changes",
-    ):
+    for table in EXPECTED_TABLES:
         frame = getattr(fifo_results, table)
         pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "out" / f"{table}.parquet"), frame)
         csv = pd.read_csv(tmp_path / "out" / f"{table}.csv")

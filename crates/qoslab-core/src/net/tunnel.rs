@@ -137,7 +137,8 @@ impl Tunnel {
     pub fn build(spec: &TunnelSpec, at: &str, ends: [u32; 2], addresses: [u32; 2]) -> Result<Self, Issue> {
         let esp_only = |key: &str, given: bool| {
             if given && spec.kind != TunnelKind::Ipsec {
-                Err(Issue::at(join_path(at, key), format!("`{key}` is a setting of `ipsec` tunnels")))
+                Err(Issue::at(join_path(at, key), format!("`{key}` is a setting of `ipsec` tunnels"))
+                    .hint(format!("remove `{key}`, or make the tunnel `kind: ipsec`")))
             } else {
                 Ok(())
             }

@@ -138,8 +138,13 @@ pub(super) fn ios_interface(
         });
     }
     let settings = interface_settings(&config, &spec.interface).map_err(|(line, message)| {
-        let here = if line > 0 { place(line, None) } else { String::new() };
-        Issue::at(join_path(at, if line > 0 { "config" } else { "interface" }), format!("{here}{message}"))
+        if line > 0 {
+            Issue::at(join_path(at, "config"), format!("{}{message}", place(line, None)))
+                .hint("correct the configuration; `qoslab ios explain FILE` shows how it is read")
+        } else {
+            Issue::at(join_path(at, "interface"), message)
+                .hint("use one of the configuration's interface names")
+        }
     })?;
     if let Some(clock_bps) = settings.clock_rate_bps.filter(|&c| c != rate_bps) {
         return Err(Issue::at(

@@ -22,7 +22,8 @@ pub(super) fn build_tunnels(
         let a = node_index(&spec.between[0], format!("{at}.between[0]"))?;
         let b = node_index(&spec.between[1], format!("{at}.between[1]"))?;
         if a == b {
-            return Err(Issue::at(format!("{at}.between"), "a tunnel joins two different nodes"));
+            return Err(Issue::at(format!("{at}.between"), "a tunnel joins two different nodes")
+                .hint("name the VPN client (or site router) and the far end of the tunnel"));
         }
         tunnels.push(Tunnel::build(spec, &at, [a, b], [address(a), address(b)])?);
     }
