@@ -195,14 +195,8 @@ impl Simulation {
             runnable.push(source);
         }
         for (p, port) in ports.iter().enumerate() {
-            if let Some(&(at, _)) = port.rate_changes.first() {
-                events.schedule(at, Event::RateChange(p as u32));
-            }
-        }
-        // After the rate changes, so one at the same instant as a rate change comes second.
-        for (p, port) in ports.iter().enumerate() {
-            if let Some(first) = port.reconfigurations.front() {
-                events.schedule(first.at, Event::Reconfigure(p as u32));
+            if let Some(first) = port.schedule.front() {
+                events.schedule(first.at, Event::PortChange(p as u32));
             }
         }
         for &(start, endpoint) in &apps.starts {
@@ -330,14 +324,9 @@ impl Simulation {
                 (packet, Next::Port(port)) => self.ports[port as usize].enqueue(packet, &mut env),
                 (packet, Next::Node(node)) => self.land(node, packet),
             },
-            Event::RateChange(p) => {
-                if let Some(next) = self.ports[p as usize].change_rate(now) {
-                    env.events.schedule(next, Event::RateChange(p));
-                }
-            }
-            Event::Reconfigure(p) => {
-                if let Some(next) = self.ports[p as usize].reconfigure(&mut env) {
-                    env.events.schedule(next, Event::Reconfigure(p));
+            Event::PortChange(p) => {
+                if let Some(next) = self.ports[p as usize].apply_changes(&mut env) {
+                    env.events.schedule(next, Event::PortChange(p));
                 }
             }
             Event::PortWake(p) => {

@@ -31,10 +31,8 @@ pub enum Event {
     TcpTimer(u32),
     /// The voice clock of push-to-talk application `index` ticks.
     VoiceTick(u32),
-    /// Port `index` changes its physical rate, as its link's schedule says.
-    RateChange(u32),
-    /// Port `index` replaces its output discipline, as planned.
-    Reconfigure(u32),
+    /// Port `index` applies its scheduled changes (rate, bandwidth, discipline).
+    PortChange(u32),
     /// The oldest packet held at tunnel end `index` is processed.
     TunnelRelease(u32),
 }

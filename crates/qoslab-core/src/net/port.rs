@@ -30,7 +30,7 @@
 
 use super::lfi::{Lfi, Train};
 use super::link_loss::LinkLoss;
-use super::reconfiguration::{ChangeLog, Reconfiguration, RetiredDiscipline};
+use super::reconfiguration::{ChangeLog, PortChange, RetiredDiscipline};
 use crate::condition::{Conditioner, Verdict};
 use crate::engine::{Event, EventQueue};
 use crate::measure::hop_stats::NO_HOP;
@@ -132,11 +132,8 @@ pub struct Port {
     pub link_lost_packets: u64,
     /// The slot of this port among the observed hops ([`NO_HOP`] if not observed).
     pub observe_slot: u32,
-    /// Scheduled changes of the physical rate: (when, new rate), in time order.
-    pub rate_changes: Vec<(SimTime, u64)>,
-    next_rate_change: usize,
-    /// Disciplines still to be installed, in time order.
-    pub reconfigurations: VecDeque<Reconfiguration>,
+    /// Changes still to come (rate, bandwidth, discipline), in time order.
+    pub schedule: VecDeque<PortChange>,
     /// When the current discipline was installed.
     pub since: SimTime,
     /// Disciplines used earlier in the run, in order.
@@ -174,9 +171,7 @@ impl Port {
             link_loss: None,
             link_lost_packets: 0,
             observe_slot: NO_HOP,
-            rate_changes: Vec::new(),
-            next_rate_change: 0,
-            reconfigurations: VecDeque::new(),
+            schedule: VecDeque::new(),
             since: SimTime::ZERO,
             retired: Vec::new(),
             changes: Vec::new(),
@@ -391,30 +386,28 @@ impl Port {
         self.wire.l2_bits
     }
 
-    /// Applies the scheduled rate changes due by `now`; returns when the next one is due. A
-    /// frame already on the wire finishes at the rate it started with; the next frame
-    /// starts at the new rate.
-    pub fn change_rate(&mut self, now: SimTime) -> Option<SimTime> {
-        while let Some(&(at, rate_bps)) = self.rate_changes.get(self.next_rate_change) {
-            if at > now {
-                return Some(at);
+    /// Applies the scheduled changes due now, each in order: a new physical rate (a frame
+    /// already on the wire finishes at the rate it started with; the next frame starts at
+    /// the new one), a new QoS bandwidth, a new discipline. Returns when the next is due.
+    pub fn apply_changes(&mut self, env: &mut PortEnv) -> Option<SimTime> {
+        while self.schedule.front().is_some_and(|c| c.at <= env.now) {
+            let change = self.schedule.pop_front().expect("checked");
+            if let Some(rate_bps) = change.rate_bps {
+                self.config.rate_bps = rate_bps;
             }
-            self.config.rate_bps = rate_bps;
-            self.next_rate_change += 1;
+            if change.bandwidth_bps.is_some() {
+                self.config.bandwidth_bps = change.bandwidth_bps;
+            }
+            if let Some((qdisc, cause)) = change.discipline {
+                self.install(qdisc, cause, env);
+            }
         }
-        None
+        self.schedule.front().map(|c| c.at)
     }
 
-    /// Installs the discipline planned for now; returns when the next one is due. The
-    /// packets the old discipline holds are offered to the new one in their order of
-    /// arrival at the port.
-    pub fn reconfigure(&mut self, env: &mut PortEnv) -> Option<SimTime> {
-        // A rate change at this same instant takes effect first, whatever the event order.
-        self.change_rate(env.now);
-        let next = self.reconfigurations.pop_front().expect("Reconfigure with nothing planned");
-        if next.bandwidth_bps.is_some() {
-            self.config.bandwidth_bps = next.bandwidth_bps;
-        }
+    /// Replaces the discipline by `qdisc`: the packets the old one holds are offered to the
+    /// new one in their order of arrival at the port.
+    fn install(&mut self, qdisc: AnyQdisc, cause: String, env: &mut PortEnv) {
         let mut packets = self.qdisc.take_packets();
         packets.sort_unstable_by_key(|p| (p.hop_in, p.id));
         let bytes = packets.iter().map(|p| p.size_bytes as u64).sum();
@@ -422,8 +415,8 @@ impl Port {
         for stats in &mut self.class_stats {
             stats.hand_over(env.now, stats.backlog_packets, stats.backlog_bytes);
         }
-        let classes = next.qdisc.class_names().len();
-        let old = std::mem::replace(&mut self.qdisc, next.qdisc);
+        let classes = qdisc.class_names().len();
+        let old = std::mem::replace(&mut self.qdisc, qdisc);
         let mut fresh = QueueStats::default();
         fresh.start_window(env.now);
         self.retired.push(RetiredDiscipline {
@@ -446,12 +439,11 @@ impl Port {
         self.changes.push(ChangeLog {
             at: env.now,
             kind: self.qdisc.kind(),
-            cause: next.cause,
+            cause,
             handed_over_packets,
             refused_packets: *env.dropped_packets - dropped_before,
         });
         self.service(env);
-        self.reconfigurations.front().map(|r| r.at)
     }
 
     /// Closes the measured window at the end of the run.

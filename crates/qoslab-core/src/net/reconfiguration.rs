@@ -23,23 +23,27 @@
 //! reported with the instant it was installed (`since_s` in the classes table).
 //!
 //! Every replacement is planned and built when the scenario is built, so a configuration
-//! a change would install is checked before the run starts.
+//! a change would install is checked before the run starts; the plan is one schedule of
+//! [`PortChange`]s per port, rate changes included.
 
 use crate::measure::QueueStats;
 use crate::qdisc::AnyQdisc;
 use crate::time::SimTime;
 
-/// A discipline to install at a given instant.
+/// What changes on a port at one instant, in the order it is applied: its physical rate,
+/// its explicit QoS bandwidth, its discipline. A port's changes form one schedule in time
+/// order, so a rate change and the re-sizing it causes are applied together, in that order.
 #[derive(Clone, Debug)]
-pub struct Reconfiguration {
+pub struct PortChange {
     /// When.
     pub at: SimTime,
-    /// The discipline, built for the interface as it will be then.
-    pub qdisc: AnyQdisc,
-    /// Why, in words, for the results.
-    pub cause: String,
-    /// The interface's explicit QoS bandwidth from then on, when the change sets one.
+    /// The new physical rate, bit/s.
+    pub rate_bps: Option<u64>,
+    /// The interface's explicit QoS bandwidth from then on, bit/s.
     pub bandwidth_bps: Option<u64>,
+    /// The discipline to install, built for the interface as it will be then, and why (in
+    /// words, for the results).
+    pub discipline: Option<(AnyQdisc, String)>,
 }
 
 /// A discipline the port used for part of the run, kept for its counters.

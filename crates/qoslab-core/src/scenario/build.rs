@@ -338,13 +338,12 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
             rate_changes: &link_rate_changes[i],
             changes: changes[i],
         };
-        let reconfigurations = plan(&timeline, &spec.policies, &build_policy)?;
+        let schedule = plan(&timeline, &spec.policies, &build_policy)?;
         let mut port = Port::new(i as u32, config.clone(), qdisc);
         if observed[i] {
             port.observe_slot = observed[..i].iter().filter(|&&o| o).count() as u32;
         }
-        port.rate_changes = std::mem::take(&mut link_rate_changes[i]);
-        port.reconfigurations = reconfigurations;
+        port.schedule = schedule;
         if let Some((lfi, lfi_at)) = &lfis[i] {
             port.lfi = Some(Lfi::build(lfi, lfi_at, config.qos_bandwidth_bps()).map_err(place)?);
         }

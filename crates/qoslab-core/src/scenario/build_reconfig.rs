@@ -14,7 +14,7 @@
 
 use super::error::{join_path, Issue};
 use super::spec::{InterfaceChangeSpec, PolicyRef};
-use crate::net::reconfiguration::Reconfiguration;
+use crate::net::reconfiguration::PortChange;
 use crate::qdisc::{AnyQdisc, PolicySpec};
 use crate::time::SimTime;
 use crate::units::format_rate;
@@ -72,12 +72,13 @@ enum Step<'a> {
     Change(usize, &'a InterfaceChangeSpec),
 }
 
-/// The replacements of the interface's discipline, in time order.
+/// The interface's schedule of changes (rate changes, and the disciplines they and the
+/// configuration changes install), in time order.
 pub(super) fn plan(
     timeline: &Timeline,
     policies: &BTreeMap<String, PolicySpec>,
     build: &BuildPolicy,
-) -> Result<VecDeque<Reconfiguration>, Issue> {
+) -> Result<VecDeque<PortChange>, Issue> {
     let mut steps: Vec<(SimTime, Step)> =
         timeline.rate_changes.iter().map(|&(t, r)| (t, Step::Rate(r))).collect();
     let mut last_at = None;
@@ -112,7 +113,10 @@ pub(super) fn plan(
             Step::Rate(new_rate_bps) => {
                 rate_bps = new_rate_bps;
                 let bandwidth_bps = explicit_bps.unwrap_or(rate_bps);
+                let mut change =
+                    PortChange { at, rate_bps: Some(new_rate_bps), bandwidth_bps: None, discipline: None };
                 if bandwidth_bps == before_bps || !policy.depends_on_bandwidth() {
+                    plan.push_back(change);
                     continue;
                 }
                 let rate = format_rate(rate_bps);
@@ -127,7 +131,10 @@ pub(super) fn plan(
                     Ok(qdisc) => {
                         (qdisc, format!("the link's rate became {rate}: the policy is re-sized to it"))
                     }
-                    Err(_) if withdrawn => continue,
+                    Err(_) if withdrawn => {
+                        plan.push_back(change);
+                        continue;
+                    }
                     Err(issue) => {
                         withdrawn = true;
                         let fifo = with_hold_queue(
@@ -143,7 +150,8 @@ pub(super) fn plan(
                         (qdisc, cause)
                     }
                 };
-                plan.push_back(Reconfiguration { at, qdisc, cause, bandwidth_bps: None });
+                change.discipline = Some((qdisc, cause));
+                plan.push_back(change);
             }
             Step::Change(k, change) => {
                 let here = format!("{}.changes[{k}]", timeline.at);
@@ -173,7 +181,12 @@ pub(super) fn plan(
                 };
                 let cause = format!("scheduled change ({here}): {what}");
                 let bandwidth_bps = change.bandwidth.map(|b| b.0);
-                plan.push_back(Reconfiguration { at, qdisc, cause, bandwidth_bps });
+                plan.push_back(PortChange {
+                    at,
+                    rate_bps: None,
+                    bandwidth_bps,
+                    discipline: Some((qdisc, cause)),
+                });
             }
         }
     }
