@@ -315,7 +315,8 @@ impl Simulation {
                     self.land(node, packet);
                     return;
                 }
-                match self.tunnels.on_arrival(node, packet, now) {
+                let template = &self.flows[packet.flow as usize].template;
+                match self.tunnels.on_arrival(node, packet, template, now) {
                     Passage::Go(packet) => self.land(node, packet),
                     Passage::Held(at, line) => env.events.schedule(at, Event::TunnelRelease(line)),
                 }

@@ -249,21 +249,6 @@ pub struct Encapsulated {
     pub inner_dscp: u8,
 }
 
-/// The inner header of a flow's packets, put back when they leave a tunnel.
-#[derive(Copy, Clone, Debug)]
-pub struct InnerHeader {
-    /// Source address.
-    pub src_addr: u32,
-    /// Destination address.
-    pub dst_addr: u32,
-    /// Source port.
-    pub src_port: u16,
-    /// Destination port.
-    pub dst_port: u16,
-    /// IP protocol.
-    pub protocol: u8,
-}
-
 /// How one flow crosses a tunnel.
 #[derive(Copy, Clone, Debug)]
 pub struct FlowTunnel {
@@ -275,8 +260,6 @@ pub struct FlowTunnel {
     pub entry_port: u32,
     /// The node where they leave the tunnel.
     pub exit_node: u32,
-    /// Their own header.
-    pub inner: InnerHeader,
 }
 
 /// Where a packet goes when its processing at a tunnel end is over.
@@ -354,18 +337,19 @@ impl Tunnels {
         }
     }
 
-    /// A packet that reached node `node`: decapsulated if its flow leaves a tunnel there.
+    /// A packet that reached node `node`: decapsulated if its flow leaves a tunnel there,
+    /// its own header taken back from `template`, its flow's packet template.
     #[inline]
-    pub fn on_arrival(&mut self, node: u32, packet: Packet, now: SimTime) -> Passage {
+    pub fn on_arrival(&mut self, node: u32, packet: Packet, template: &Packet, now: SimTime) -> Passage {
         match (self.crossing(&packet), packet.encapsulated) {
             (Some(&ft), Some(outer)) if ft.exit_node == node => {
                 let inner = Packet {
                     size_bytes: packet.size_bytes - u32::from(outer.overhead_bytes),
-                    src_addr: ft.inner.src_addr,
-                    dst_addr: ft.inner.dst_addr,
-                    src_port: ft.inner.src_port,
-                    dst_port: ft.inner.dst_port,
-                    protocol: ft.inner.protocol,
+                    src_addr: template.src_addr,
+                    dst_addr: template.dst_addr,
+                    src_port: template.src_port,
+                    dst_port: template.dst_port,
+                    protocol: template.protocol,
                     dscp: outer.inner_dscp,
                     encapsulated: None,
                     ..packet

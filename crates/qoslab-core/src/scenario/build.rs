@@ -464,11 +464,9 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
                     .hint("TCP needs a path in both directions for its acknowledgements")
                 })?;
                 // The segments fit the smallest MTU both ways, tunnel overheads deducted.
-                let there =
-                    crossing(&tunnels, tunnel_specs, &flow.name, from, &template, &path, &port_configs, &at)?;
+                let there = crossing(&tunnels, tunnel_specs, &flow.name, from, &path, &port_configs, &at)?;
                 let back_row = format!("{}.reverse", flow.name);
-                let back =
-                    crossing(&tunnels, tunnel_specs, &back_row, to, &template, &reverse, &port_configs, &at)?;
+                let back = crossing(&tunnels, tunnel_specs, &back_row, to, &reverse, &port_configs, &at)?;
                 let mtu_bytes = path_mtu_bytes(&tunnels, there.as_ref(), &path, &port_configs)
                     .min(path_mtu_bytes(&tunnels, back.as_ref(), &reverse, &port_configs));
                 let setup = AppFlow {
@@ -515,8 +513,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
         }
         let env = PatternEnv { bottleneck_bps, base_dir };
         let pattern = pattern_spec.compile(&format!("{at}.pattern"), &env)?;
-        let tunnel =
-            crossing(&tunnels, tunnel_specs, &flow.name, from, &template, &path, &port_configs, &at)?;
+        let tunnel = crossing(&tunnels, tunnel_specs, &flow.name, from, &path, &port_configs, &at)?;
         if let Some(c) = &tunnel {
             let mtu_bytes = path_mtu_bytes(&tunnels, Some(c), &path, &port_configs);
             if pattern.size_bytes > mtu_bytes {
@@ -573,16 +570,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
     for info in &flows {
         let path = routes.path(info.from, info.to, &edges).expect("every row's path was checked");
         let at = "topology.tunnels";
-        flow_tunnels.push(crossing(
-            &tunnels,
-            tunnel_specs,
-            &info.name,
-            info.from,
-            &info.template,
-            &path,
-            &port_configs,
-            at,
-        )?);
+        flow_tunnels.push(crossing(&tunnels, tunnel_specs, &info.name, info.from, &path, &port_configs, at)?);
     }
     for (i, tunnel) in tunnel_specs.iter().enumerate() {
         for (k, name) in tunnel.flows.iter().flatten().enumerate() {

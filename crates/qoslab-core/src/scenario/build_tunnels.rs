@@ -6,8 +6,7 @@
 
 use super::error::Issue;
 use crate::net::port::PortConfig;
-use crate::net::tunnel::{FlowTunnel, InnerHeader, Tunnel, TunnelSpec};
-use crate::packet::Packet;
+use crate::net::tunnel::{FlowTunnel, Tunnel, TunnelSpec};
 
 /// The tunnels of `specs`, with `node_index` resolving (and checking) end names and
 /// `address` giving a node's address.
@@ -36,16 +35,13 @@ fn belongs(row: &str, entry: &str) -> bool {
     row == entry || row.strip_prefix(entry).is_some_and(|rest| rest.starts_with('.'))
 }
 
-/// How the flow row `row`, whose packets look like `template`, crosses a tunnel along
-/// `path` (from `template`'s source node `from`), if it does; an error at `at` if it would
-/// cross two.
-#[allow(clippy::too_many_arguments)]
+/// How the flow row `row` crosses a tunnel along `path` from node `from`, if it does; an
+/// error at `at` if it would cross two.
 pub(super) fn crossing(
     tunnels: &[Tunnel],
     specs: &[TunnelSpec],
     row: &str,
     from: u32,
-    template: &Packet,
     path: &[u32],
     ports: &[PortConfig],
     at: &str,
@@ -68,13 +64,8 @@ pub(super) fn crossing(
             )
             .hint("tunnels inside tunnels are not modelled: limit them with their `flows` lists"));
         }
-        let crossing = FlowTunnel {
-            tunnel: t as u32,
-            from: end,
-            entry_port: path[entry],
-            exit_node: nodes[exit],
-            inner: inner_header(template),
-        };
+        let crossing =
+            FlowTunnel { tunnel: t as u32, from: end, entry_port: path[entry], exit_node: nodes[exit] };
         found = Some((t, crossing));
     }
     Ok(found.map(|(_, c)| c))
@@ -107,15 +98,4 @@ pub(super) fn path_mtu_bytes(
         mtu = mtu.min(limit);
     }
     mtu
-}
-
-/// The header a flow's packets get back when they leave the tunnel.
-fn inner_header(template: &Packet) -> InnerHeader {
-    InnerHeader {
-        src_addr: template.src_addr,
-        dst_addr: template.dst_addr,
-        src_port: template.src_port,
-        dst_port: template.dst_port,
-        protocol: template.protocol,
-    }
 }
