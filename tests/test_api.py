@@ -139,6 +139,11 @@ EXPECTED_TABLES = (
     "spurts",
     "hops",
     "changes",
+    "contracts",
+    "dq_intervals",
+    "voice",
+    "voice_spurts",
+    "series",
 )
 """The tables a results document has, written out here so the test does not trust TABLES."""
 

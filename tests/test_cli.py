@@ -60,6 +60,10 @@ def test_run_writes_the_result_files_to_the_output_directory(voice_vs_flood, tmp
         "changes.parquet",
         "classes.csv",
         "classes.parquet",
+        "contracts.csv",
+        "contracts.parquet",
+        "dq_intervals.csv",
+        "dq_intervals.parquet",
         "flows.csv",
         "flows.parquet",
         "hops.csv",
@@ -69,10 +73,16 @@ def test_run_writes_the_result_files_to_the_output_directory(voice_vs_flood, tmp
         "probes.csv",
         "probes.parquet",
         "results.json",
+        "series.csv",
+        "series.parquet",
         "spurts.csv",
         "spurts.parquet",
         "users.csv",
         "users.parquet",
+        "voice.csv",
+        "voice.parquet",
+        "voice_spurts.csv",
+        "voice_spurts.parquet",
     ]
     assert json.loads((out / "results.json").read_text())["run"]["scenario"] == "voice-vs-flood"
 

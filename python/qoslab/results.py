@@ -8,7 +8,22 @@ from pathlib import Path
 
 import pandas as pd
 
-TABLES = ("flows", "classes", "ports", "apps", "users", "probes", "spurts", "hops", "changes")
+TABLES = (
+    "flows",
+    "classes",
+    "ports",
+    "apps",
+    "users",
+    "probes",
+    "spurts",
+    "hops",
+    "changes",
+    "contracts",
+    "dq_intervals",
+    "voice",
+    "voice_spurts",
+    "series",
+)
 """The tables of a results document, each a list of flat records."""
 
 
@@ -21,10 +36,14 @@ class Results:
     row per application over TCP: transfers, completion times, goodput, fairness, TCP
     counters), ``users`` (one row per user of each application), ``probes`` (one row per
     flow with ``echo``: round-trip times and loss), ``spurts`` (one row per talk spurt of
-    each push-to-talk application), ``hops`` (one row per flow at each observed hop) and
-    ``changes`` (one row per replacement of an interface's discipline during the run) are
-    DataFrames with one column per measurement, each name ending in its unit (``_ms``,
-    ``_s``, ``_bps``, ``_pct``, ``_packets``, ``_bytes``).
+    each push-to-talk application), ``hops`` (one row per flow at each observed hop),
+    ``changes`` (one row per replacement of an interface's discipline during the run),
+    ``contracts`` (one row per application, observation point and ΔQ interval length:
+    budget consumption, time in contract, offered/transported/in-contract loads),
+    ``dq_intervals`` (each ΔQ interval, when asked for), ``voice`` and ``voice_spurts``
+    (E-model rating and MOS per voice flow and per talk spurt) and ``series`` (per flow and
+    interval, when asked for) are DataFrames with one column per measurement, each name
+    ending in its unit (``_ms``, ``_s``, ``_bps``, ``_pct``, ``_packets``, ``_bytes``).
     """
 
     def __init__(self, json_text: str) -> None:
@@ -52,6 +71,23 @@ class Results:
         )
         self.changes = pd.DataFrame.from_records(
             document["changes"], columns=_columns(document, "changes", CHANGE_COLUMNS)
+        )
+        self.contracts = pd.DataFrame.from_records(
+            document["contracts"], columns=_columns(document, "contracts", CONTRACT_COLUMNS)
+        )
+        self.dq_intervals = pd.DataFrame.from_records(
+            document["dq_intervals"],
+            columns=_columns(document, "dq_intervals", DQ_INTERVAL_COLUMNS),
+        )
+        self.voice = pd.DataFrame.from_records(
+            document["voice"], columns=_columns(document, "voice", VOICE_COLUMNS)
+        )
+        self.voice_spurts = pd.DataFrame.from_records(
+            document["voice_spurts"],
+            columns=_columns(document, "voice_spurts", VOICE_SPURT_COLUMNS),
+        )
+        self.series = pd.DataFrame.from_records(
+            document["series"], columns=_columns(document, "series", SERIES_COLUMNS)
         )
 
     def __repr__(self) -> str:
@@ -186,3 +222,117 @@ CHANGE_COLUMNS = (
     "refused_packets",
 )
 """Columns of the changes table, in order."""
+
+CONTRACT_COLUMNS = (
+    "point",
+    "app",
+    "interval_ms",
+    "delay_budget_ms",
+    "loss_budget_pct",
+    "jitter_budget_ms",
+    "intervals",
+    "consumption_mean",
+    "loss_consumption_mean",
+    "delay_consumption_mean",
+    "jitter_consumption_mean",
+    "in_contract_pct",
+    "in_loss_contract_pct",
+    "in_delay_contract_pct",
+    "in_jitter_contract_pct",
+    "offered_packets",
+    "transported_packets",
+    "discarded_packets",
+    "in_flight_packets",
+    "in_contract_packets",
+    "offered_bps",
+    "transported_bps",
+    "in_contract_bps",
+    "discarded_bps",
+    "out_of_contract_bps",
+    "link_bps",
+    "offered_link_pct",
+    "transported_link_pct",
+    "in_contract_link_pct",
+    "discarded_link_pct",
+)
+"""Columns of the contracts table, in order."""
+
+DQ_INTERVAL_COLUMNS = (
+    "point",
+    "app",
+    "interval_ms",
+    "start_s",
+    "packets",
+    "lost_packets",
+    "loss_pct",
+    "delay_mean_ms",
+    "delay_variation_ms",
+    "consumption",
+    "loss_consumption",
+    "delay_consumption",
+    "jitter_consumption",
+    "in_contract",
+)
+"""Columns of the dq_intervals table, in order."""
+
+VOICE_COLUMNS = (
+    "flow",
+    "codec",
+    "ie",
+    "bpl",
+    "playout",
+    "playout_buffer_ms",
+    "spurts",
+    "sent_packets",
+    "lost_packets",
+    "late_packets",
+    "played_packets",
+    "network_loss_pct",
+    "late_pct",
+    "effective_loss_pct",
+    "burst_ratio",
+    "playout_delay_mean_ms",
+    "packetization_ms",
+    "codec_delay_ms",
+    "mouth_to_ear_ms",
+    "r",
+    "mos",
+    "jitter_rfc3550_ms",
+    "ipdv_pairs",
+    "ipdv_min_ms",
+    "ipdv_p50_ms",
+    "ipdv_p95_ms",
+    "ipdv_p99_ms",
+    "ipdv_max_ms",
+)
+"""Columns of the voice table, in order."""
+
+VOICE_SPURT_COLUMNS = (
+    "flow",
+    "spurt",
+    "start_s",
+    "sent_packets",
+    "lost_packets",
+    "late_packets",
+    "played_packets",
+    "effective_loss_pct",
+    "playout_delay_mean_ms",
+    "mouth_to_ear_ms",
+    "r",
+    "mos",
+)
+"""Columns of the voice_spurts table, in order."""
+
+SERIES_COLUMNS = (
+    "flow",
+    "start_s",
+    "interval_s",
+    "delivered_packets",
+    "delivered_bps",
+    "lost_packets",
+    "loss_pct",
+    "delay_mean_ms",
+    "delay_max_ms",
+    "jitter_rfc3550_ms",
+)
+"""Columns of the series table, in order."""

@@ -286,7 +286,7 @@ impl Qdisc for AnyQdisc {
 #[cfg(test)]
 pub mod testing {
     use super::{Interface, QdiscCtx};
-    use crate::measure::{FlowStats, QueueStats};
+    use crate::measure::{FlowStats, Observers, QueueStats};
     use crate::packet::{protocol, Packet};
     use crate::time::SimTime;
 
@@ -324,7 +324,7 @@ pub mod testing {
         /// Port totals.
         pub port: QueueStats,
         /// One flow.
-        pub flows: Vec<FlowStats>,
+        pub observers: Observers,
         /// Packets dropped.
         pub dropped: u64,
     }
@@ -334,7 +334,7 @@ pub mod testing {
         Harness {
             classes: vec![QueueStats::default(); classes],
             port: QueueStats::default(),
-            flows: vec![FlowStats::new(0, u64::MAX)],
+            observers: Observers { flows: vec![FlowStats::new(0, u64::MAX)], quality: None },
             dropped: 0,
         }
     }
@@ -347,7 +347,7 @@ pub mod testing {
                 1_000_000,
                 &mut self.classes,
                 &mut self.port,
-                &mut self.flows,
+                &mut self.observers,
                 &mut self.dropped,
             )
         }

@@ -4,6 +4,7 @@
 pub mod build;
 mod build_app;
 mod build_ios;
+mod build_measure;
 mod build_reconfig;
 mod build_tunnels;
 pub mod error;

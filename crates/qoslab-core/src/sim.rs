@@ -11,7 +11,7 @@ use crate::app::App;
 use crate::engine::{Event, EventQueue};
 use crate::measure::hop_stats::NO_HOP;
 use crate::measure::results::{build_results, Results};
-use crate::measure::{DropReason, FlowStats};
+use crate::measure::{DropReason, Observers};
 use crate::net::port::{Port, PortEnv};
 use crate::net::routing::RoutingTable;
 use crate::net::tunnel::{Next, Passage, Tunnels};
@@ -57,6 +57,8 @@ pub struct FlowInfo {
     pub echo: Option<Echo>,
     /// The push-to-talk application whose voice this row carries.
     pub voice_app: Option<u32>,
+    /// The voice codec of a codec pattern or push-to-talk voice.
+    pub codec: Option<crate::traffic::codec::Codec>,
 }
 
 /// How a flow's packets are reflected at their destination (an IP SLA responder).
@@ -108,6 +110,8 @@ pub struct RunInfo {
     /// What the scenario's inputs hold that qoslab does not model (lines of IOS
     /// configurations), one sentence each.
     pub notes: Vec<String>,
+    /// `measure.order_of_failure`.
+    pub order_of_failure: Vec<String>,
 }
 
 /// A broken invariant: the model has a bug, and the run's numbers cannot be trusted.
@@ -150,7 +154,7 @@ pub struct Simulation {
     pub(crate) routes: RoutingTable,
     pub(crate) sources: Vec<Source>,
     pub(crate) flows: Vec<FlowInfo>,
-    pub(crate) flow_stats: Vec<FlowStats>,
+    pub(crate) observers: Observers,
     pub(crate) events: EventQueue,
     pub(crate) totals: Totals,
     pub(crate) tcp: TcpStack,
@@ -181,7 +185,7 @@ impl Simulation {
         routes: RoutingTable,
         sources: Vec<(Source, SimTime)>,
         flows: Vec<FlowInfo>,
-        flow_stats: Vec<FlowStats>,
+        observers: Observers,
         apps: AppSetup,
     ) -> Self {
         let mut events = EventQueue::new();
@@ -211,7 +215,7 @@ impl Simulation {
             routes,
             sources: runnable,
             flows,
-            flow_stats,
+            observers,
             events,
             totals: Totals::default(),
             tcp_baseline: vec![Default::default(); apps.stack.slots.len()],
@@ -254,7 +258,7 @@ impl Simulation {
         let mut env = PortEnv {
             now,
             events: &mut self.events,
-            flows: &mut self.flow_stats,
+            observers: &mut self.observers,
             dropped_packets: &mut self.totals.dropped,
         };
         match event {
@@ -264,7 +268,7 @@ impl Simulation {
                 let packet = source.packet(self.totals.created, now, counted);
                 self.totals.created += 1;
                 if counted {
-                    env.flows[packet.flow as usize].on_sent(&packet);
+                    env.observers.on_sent(&packet);
                 }
                 if let Some(next) = source.next_emission() {
                     env.events.schedule(next, Event::SourceEmit(i));
@@ -289,14 +293,13 @@ impl Simulation {
                 if lost {
                     *env.dropped_packets += 1;
                     if packet.counted {
-                        env.flows[packet.flow as usize].on_dropped(&packet, DropReason::LinkLoss);
+                        env.observers.on_dropped(&packet, DropReason::LinkLoss, now);
                     }
                     return;
                 }
                 if packet.hop_slot != NO_HOP {
                     if packet.counted {
-                        env.flows[packet.flow as usize].hops[packet.hop_slot as usize]
-                            .on_departed(packet.hop_in, now);
+                        env.observers.on_hop_departure(&packet, now);
                     }
                     packet.hop_slot = NO_HOP;
                 }
@@ -307,7 +310,7 @@ impl Simulation {
                 if let Some(reason) = input.condition_input(now, &mut packet) {
                     *env.dropped_packets += 1;
                     if packet.counted {
-                        env.flows[packet.flow as usize].on_dropped(&packet, reason);
+                        env.observers.on_dropped(&packet, reason, now);
                     }
                     return;
                 }
@@ -365,7 +368,7 @@ impl Simulation {
                     let packet = Packet { id: self.totals.created, created: now, counted, ..voice.template };
                     self.totals.created += 1;
                     if counted {
-                        env.flows[packet.flow as usize].on_sent(&packet);
+                        env.observers.on_sent(&packet);
                     }
                     send(&mut self.ports, &mut self.tunnels, voice.first_port, packet, &mut env);
                 }
@@ -391,17 +394,16 @@ impl Simulation {
         let mut env = PortEnv {
             now,
             events: &mut self.events,
-            flows: &mut self.flow_stats,
+            observers: &mut self.observers,
             dropped_packets: &mut self.totals.dropped,
         };
         if node == packet.dst_node {
             self.totals.delivered += 1;
-            let stats = &mut env.flows[packet.flow as usize];
             if packet.counted {
-                stats.on_received(&packet, now);
+                env.observers.on_received(&packet, now);
             }
             if now >= self.run.warmup_end {
-                stats.on_arrival_in_window(&packet);
+                env.observers.flows[packet.flow as usize].on_arrival_in_window(&packet);
             }
             if let Some(echo) = self.flows[packet.flow as usize].echo {
                 // The reply keeps the request's creation time, so its delay is the
@@ -415,7 +417,7 @@ impl Simulation {
                 };
                 self.totals.created += 1;
                 if reply.counted {
-                    env.flows[echo.flow as usize].on_sent(&reply);
+                    env.observers.on_sent(&reply);
                 }
                 send(&mut self.ports, &mut self.tunnels, echo.first_port, reply, &mut env);
             } else if let Some(a) = self.flows[packet.flow as usize].voice_app {
@@ -491,13 +493,13 @@ impl Simulation {
         };
         self.totals.created += 1;
         if counted {
-            self.flow_stats[packet.flow as usize].on_sent(&packet);
+            self.observers.on_sent(&packet);
         }
         let port = slot.first_port;
         let mut env = PortEnv {
             now,
             events: &mut self.events,
-            flows: &mut self.flow_stats,
+            observers: &mut self.observers,
             dropped_packets: &mut self.totals.dropped,
         };
         send(&mut self.ports, &mut self.tunnels, port, packet, &mut env);
@@ -509,6 +511,7 @@ impl Simulation {
         self.now = self.run.end;
         let end = self.run.end;
         self.ports.iter_mut().for_each(|p| p.close_window(end));
+        self.observers.finish(end);
         self.check_invariants()?;
         Ok(build_results(&self))
     }
@@ -545,7 +548,7 @@ impl Simulation {
                 }
             }
         }
-        for (info, stats) in self.flows.iter().zip(&self.flow_stats) {
+        for (info, stats) in self.flows.iter().zip(&self.observers.flows) {
             if stats.received_packets + stats.drops.total_packets() > stats.sent_packets {
                 return fail(format!(
                     "flow {}: received {} + dropped {} exceeds sent {}",

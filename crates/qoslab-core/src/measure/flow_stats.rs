@@ -9,6 +9,8 @@
 use super::drops::{DropCounters, DropReason};
 use super::histogram::Histogram;
 use super::jitter::Jitter;
+use super::series::Series;
+use super::voice::VoiceStats;
 use crate::measure::hop_stats::{HopStats, NO_HOP};
 use crate::packet::Packet;
 use crate::time::SimTime;
@@ -41,6 +43,10 @@ pub struct FlowStats {
     delay_histogram: Histogram,
     /// Jitter estimators.
     pub jitter: Jitter,
+    /// What a listener hears, for a voice flow.
+    pub voice: Option<Box<VoiceStats>>,
+    /// Per-interval series, when asked for.
+    pub series: Option<Series>,
 }
 
 impl FlowStats {
@@ -61,6 +67,8 @@ impl FlowStats {
             delay_max_ns: 0,
             delay_histogram: Histogram::default(),
             jitter: Jitter::new(nominal_interval_ns, gap_threshold_ns),
+            voice: None,
+            series: None,
         }
     }
 
@@ -69,6 +77,9 @@ impl FlowStats {
     pub fn on_sent(&mut self, packet: &Packet) {
         self.sent_packets += 1;
         self.sent_bytes += packet.size_bytes as u64;
+        if let Some(voice) = &mut self.voice {
+            voice.on_sent(packet.created);
+        }
     }
 
     /// `packet` reached its destination at `now`.
@@ -83,6 +94,12 @@ impl FlowStats {
         self.delay_max_ns = self.delay_max_ns.max(delay_ns);
         self.delay_histogram.record(delay_ns);
         self.jitter.record(packet.created, now);
+        if let Some(voice) = &mut self.voice {
+            voice.on_received(packet.created, now);
+        }
+        if let Some(series) = &mut self.series {
+            series.on_delivered(packet.created, now, packet.size_bytes, self.jitter.rfc3550_ns());
+        }
     }
 
     /// `packet` arrived during the measured window (counted or not).
@@ -92,12 +109,18 @@ impl FlowStats {
         self.arrived_in_window_bytes += packet.size_bytes as u64;
     }
 
-    /// `packet` was dropped for `reason`.
+    /// `packet` was dropped for `reason` at `now`.
     #[inline]
-    pub fn on_dropped(&mut self, packet: &Packet, reason: DropReason) {
+    pub fn on_dropped(&mut self, packet: &Packet, reason: DropReason, now: SimTime) {
         self.drops.record(reason, packet.size_bytes);
         if packet.hop_slot != NO_HOP {
             self.hops[packet.hop_slot as usize].dropped_packets += 1;
+        }
+        if let Some(voice) = &mut self.voice {
+            voice.on_lost(packet.created);
+        }
+        if let Some(series) = &mut self.series {
+            series.on_lost(now);
         }
     }
 

@@ -67,6 +67,15 @@ impl Histogram {
             return None;
         }
         let rank = ((q.clamp(0.0, 1.0) * self.total as f64).ceil() as u64).max(1);
+        self.at_rank(rank)
+    }
+
+    /// The value of rank `rank` (1 = smallest) as its bucket's midpoint, or `None` when
+    /// `rank` is 0 or above the count.
+    pub fn at_rank(&self, rank: u64) -> Option<f64> {
+        if rank == 0 || rank > self.total {
+            return None;
+        }
         let mut seen = 0;
         for (index, &count) in self.counts.iter().enumerate() {
             seen += count;

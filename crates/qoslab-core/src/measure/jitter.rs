@@ -60,6 +60,11 @@ impl Jitter {
         self.last_arrival = Some(received);
     }
 
+    /// The nominal sending interval, ns (0 if the flow has none).
+    pub fn nominal_interval_ns(&self) -> u64 {
+        self.nominal_interval_ns
+    }
+
     /// The RFC 3550 estimate after the last arrival, ns.
     pub fn rfc3550_ns(&self) -> f64 {
         self.rfc3550_ns

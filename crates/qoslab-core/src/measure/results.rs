@@ -5,6 +5,10 @@
 
 use super::drops::DropReason;
 use super::queue_stats::QueueStats;
+use super::results_quality::{
+    contract_records, series_records, voice_records, ContractRecord, DqIntervalRecord, SeriesRecord,
+    VoiceRecord, VoiceSpurtRecord,
+};
 use crate::app::App;
 use crate::classify::matcher::format_ipv4;
 use crate::measure::hop_stats::NO_HOP;
@@ -44,6 +48,8 @@ pub struct RunRecord {
     pub qoslab_version: &'static str,
     /// What the scenario's inputs hold that qoslab does not model.
     pub notes: Vec<String>,
+    /// The applications in the order they should fail, first to fail first.
+    pub order_of_failure: Vec<String>,
 }
 
 /// Per-flow results over the measured window.
@@ -287,6 +293,16 @@ pub struct Results {
     pub hops: Vec<HopRecord>,
     /// One row per replacement of an interface's discipline during the run.
     pub changes: Vec<ChangeRecord>,
+    /// One row per application, observation point and ΔQ interval length, and the totals.
+    pub contracts: Vec<ContractRecord>,
+    /// One row per ΔQ interval (when `measure.interval_table` asks for them).
+    pub dq_intervals: Vec<DqIntervalRecord>,
+    /// One row per voice flow.
+    pub voice: Vec<VoiceRecord>,
+    /// One row per talk spurt of every voice flow.
+    pub voice_spurts: Vec<VoiceSpurtRecord>,
+    /// One row per flow and interval (when `measure.series` asks for them).
+    pub series: Vec<SeriesRecord>,
 }
 
 impl Results {
@@ -350,7 +366,7 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
     let flows: Vec<FlowRecord> = sim
         .flows
         .iter()
-        .zip(&sim.flow_stats)
+        .zip(&sim.observers.flows)
         .map(|(info, s)| {
             let bottleneck = &sim.ports[info.bottleneck_port as usize].config;
             let l2 = bottleneck.l2_overhead_bytes as u64;
@@ -563,7 +579,7 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
         .collect();
     let mut hops = Vec::new();
     for port in sim.ports.iter().filter(|p| p.observe_slot != NO_HOP) {
-        for (info, stats) in sim.flows.iter().zip(&sim.flow_stats) {
+        for (info, stats) in sim.flows.iter().zip(&sim.observers.flows) {
             let hop = &stats.hops[port.observe_slot as usize];
             if hop.arrived_packets == 0 && hop.departed_packets == 0 {
                 continue;
@@ -584,6 +600,9 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
             });
         }
     }
+    let (contracts, dq_intervals) =
+        sim.observers.quality.as_ref().map_or_else(Default::default, |q| contract_records(q, window_ns));
+    let (voice, voice_spurts) = voice_records(&sim.flows, &sim.observers.flows);
     let t = &sim.totals;
     Results {
         run: RunRecord {
@@ -600,6 +619,7 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
             in_flight_packets: t.created - t.delivered - t.dropped,
             qoslab_version: env!("CARGO_PKG_VERSION"),
             notes: sim.run.notes.clone(),
+            order_of_failure: sim.run.order_of_failure.clone(),
         },
         flows,
         classes,
@@ -610,5 +630,10 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
         spurts,
         hops,
         changes,
+        contracts,
+        dq_intervals,
+        voice,
+        voice_spurts,
+        series: series_records(&sim.flows, &sim.observers.flows),
     }
 }

@@ -34,7 +34,7 @@ use super::reconfiguration::{ChangeLog, PortChange, RetiredDiscipline};
 use crate::condition::{Conditioner, Verdict};
 use crate::engine::{Event, EventQueue};
 use crate::measure::hop_stats::NO_HOP;
-use crate::measure::{DropCounters, DropReason, FlowStats, QueueStats};
+use crate::measure::{DropCounters, DropReason, Observers, QueueStats};
 use crate::packet::{Fragment, Packet};
 use crate::qdisc::{AnyQdisc, Dequeue, Qdisc, QdiscCtx};
 use crate::time::{transmission_ns, SimTime};
@@ -103,8 +103,8 @@ pub struct PortEnv<'a> {
     pub now: SimTime,
     /// The future event list.
     pub events: &'a mut EventQueue,
-    /// Per-flow statistics (drops are charged to flows).
-    pub flows: &'a mut [FlowStats],
+    /// Per-flow statistics and ΔQ accounting (drops are charged to flows).
+    pub observers: &'a mut Observers,
     /// The run's dropped-packet total.
     pub dropped_packets: &'a mut u64,
 }
@@ -204,7 +204,7 @@ impl Port {
         queue_stats: &'a mut QueueStats,
         env: &'a mut PortEnv,
     ) -> QdiscCtx<'a> {
-        QdiscCtx::new(now, rate_bps, class_stats, queue_stats, env.flows, env.dropped_packets)
+        QdiscCtx::new(now, rate_bps, class_stats, queue_stats, env.observers, env.dropped_packets)
     }
 
     /// A packet arrives for transmission.
@@ -213,7 +213,7 @@ impl Port {
         packet.hop_in = env.now;
         packet.hop_slot = self.observe_slot;
         if self.observe_slot != NO_HOP && packet.counted {
-            env.flows[packet.flow as usize].hops[self.observe_slot as usize].arrived_packets += 1;
+            env.observers.on_hop_arrival(&packet);
         }
         let ring_has_room =
             self.ring.len() + usize::from(self.on_wire.is_some()) < self.config.tx_ring_packets as usize;

@@ -13,7 +13,7 @@
 //! own or one taken from a child, is in exactly one class backlog.
 
 use super::Dequeue;
-use crate::measure::{DropReason, FlowStats, QueueStats};
+use crate::measure::{DropReason, Observers, QueueStats};
 use crate::packet::Packet;
 use crate::time::SimTime;
 
@@ -28,7 +28,7 @@ pub struct QdiscCtx<'a> {
     pub ring_has_room: bool,
     classes: &'a mut [QueueStats],
     port: &'a mut QueueStats,
-    flows: &'a mut [FlowStats],
+    observers: &'a mut Observers,
     dropped_packets: &'a mut u64,
     /// Inside [`QdiscCtx::dequeue_held`]: a dequeue is noted, not counted.
     holding: bool,
@@ -43,7 +43,7 @@ impl<'a> QdiscCtx<'a> {
         rate_bps: u64,
         classes: &'a mut [QueueStats],
         port: &'a mut QueueStats,
-        flows: &'a mut [FlowStats],
+        observers: &'a mut Observers,
         dropped_packets: &'a mut u64,
     ) -> Self {
         QdiscCtx {
@@ -52,7 +52,7 @@ impl<'a> QdiscCtx<'a> {
             ring_has_room: false,
             classes,
             port,
-            flows,
+            observers,
             dropped_packets,
             holding: false,
             held_class: None,
@@ -120,7 +120,7 @@ impl<'a> QdiscCtx<'a> {
     fn count_drop(&mut self, packet: &Packet, reason: DropReason) {
         *self.dropped_packets += 1;
         if packet.counted {
-            self.flows[packet.flow as usize].on_dropped(packet, reason);
+            self.observers.on_dropped(packet, reason, self.now);
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use super::build_app::{add_app, AppFlow};
 use super::build_ios::{ios_interface, place_issue, with_router_configs};
+use super::build_measure::{attach_series, attach_voice, build_quality, observation_points};
 use super::build_reconfig::{plan, resolve_policy, Timeline};
 use super::build_tunnels::{build_tunnels, crossing, path_mtu_bytes};
 use super::error::{join_path, Issue};
@@ -12,7 +13,7 @@ use crate::classify::matcher::{format_ipv4, parse_ipv4};
 use crate::condition::{Conditioner, ConditionerSpec};
 use crate::engine::Rng;
 use crate::measure::hop_stats::HopStats;
-use crate::measure::FlowStats;
+use crate::measure::{FlowStats, Observers};
 use crate::net::l2::L2Overhead;
 use crate::net::lfi::Lfi;
 use crate::net::link_loss::LinkLoss;
@@ -90,6 +91,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
                 .ok_or_else(|| Issue::at("run.duration", "too long"))?,
         ),
         notes: Vec::new(),
+        order_of_failure: spec.measure.order_of_failure.clone(),
     };
     let gap_threshold_ns = spec.run.jitter_gap_threshold.map_or(NS_PER_S, |d| d.0);
 
@@ -204,6 +206,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
     let mut hold_queues: Vec<Option<(u32, String)>> = vec![None; port_configs.len()];
     let mut inputs: Vec<Option<(ConditionerSpec, String)>> = vec![None; port_configs.len()];
     let mut observed = vec![false; port_configs.len()];
+    let points = observation_points(&spec.measure, &port_configs, &mut observed)?;
     let mut lfis = vec![None; port_configs.len()];
     let mut changes: Vec<&[_]> = vec![&[]; port_configs.len()];
     let (interfaces, ios_origins) = with_router_configs(spec)?;
@@ -555,6 +558,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
             template,
             echo: None,
             voice_app: None,
+            codec: pattern_spec.codec(),
         });
         flow_stats.push(FlowStats::new(pattern.nominal_interval_ns, gap_threshold_ns));
         if flow.echo {
@@ -566,6 +570,10 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
     for stats in &mut flow_stats {
         stats.hops = vec![HopStats::default(); observed_hops];
     }
+    let measure = &spec.measure;
+    let quality = build_quality(measure, &points, &spec.traffic, &flows, &ports, observed_hops)?;
+    run.notes.extend(attach_voice(measure, &spec.traffic, &flows, &mut flow_stats, gap_threshold_ns)?);
+    attach_series(measure, &mut flow_stats)?;
     let mut flow_tunnels = Vec::with_capacity(flows.len());
     for info in &flows {
         let path = routes.path(info.from, info.to, &edges).expect("every row's path was checked");
@@ -584,7 +592,8 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
             }
         }
     }
-    let mut sim = Simulation::new(run, nodes, ports, routes, sources, flows, flow_stats, apps);
+    let observers = Observers { flows: flow_stats, quality };
+    let mut sim = Simulation::new(run, nodes, ports, routes, sources, flows, observers, apps);
     sim.tunnels = Tunnels::new(tunnels, flow_tunnels);
     Ok(sim)
 }
@@ -634,6 +643,7 @@ fn add_echo(
         bottleneck_port,
         template,
         echo: None,
+        codec: None,
         ..forward
     });
     flow_stats.push(FlowStats::new(nominal_interval_ns, gap_threshold_ns));

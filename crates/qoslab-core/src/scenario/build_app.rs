@@ -111,6 +111,10 @@ pub(super) fn add_app(
             template: packet,
             echo: None,
             voice_app: Some(apps.apps.len() as u32),
+            codec: match app_spec {
+                AppSpec::Ptt(params) => Some(params.voice.codec),
+                _ => None,
+            },
         });
         flow_stats.push(FlowStats::new(pattern.nominal_interval_ns, gap_threshold_ns));
         VoiceOut { template: packet, first_port: path[0] }
@@ -206,6 +210,7 @@ pub(super) fn add_app(
             template: packet,
             echo: None,
             voice_app: None,
+            codec: None,
         });
         flow_stats.push(FlowStats::new(0, gap_threshold_ns));
     }

@@ -5,6 +5,7 @@
 //! Schema printed by `qoslab schema` is generated from these types.
 
 use crate::condition::ConditionerSpec;
+use crate::measure::spec::MeasureSpec;
 use crate::net::l2::L2Overhead;
 use crate::net::lfi::LfiSpec;
 use crate::net::link_loss::LossSpec;
@@ -37,6 +38,9 @@ pub struct ScenarioSpec {
     pub interfaces: BTreeMap<String, BTreeMap<String, InterfaceSpec>>,
     /// The flows.
     pub traffic: Vec<FlowSpec>,
+    /// Budgets, order of failure, observation points, voice quality and series.
+    #[serde(default)]
+    pub measure: MeasureSpec,
 }
 
 /// Run control.

@@ -40,6 +40,17 @@ pub enum Codec {
 }
 
 impl Codec {
+    /// The name a scenario writes.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Codec::G711 => "g711",
+            Codec::G729 => "g729",
+            Codec::G7231 => "g723.1",
+            Codec::G7231Low => "g723.1-5.3k",
+            Codec::GsmFr => "gsm-fr",
+        }
+    }
+
     /// (frame duration in ns, bytes per frame).
     pub const fn frame(self) -> (u64, u64) {
         match self {
@@ -56,6 +67,16 @@ impl Codec {
         match self {
             Codec::G7231 | Codec::G7231Low => 30 * NS_PER_MS,
             _ => 20 * NS_PER_MS,
+        }
+    }
+
+    /// The encoder's look-ahead, ns: G.729 5 ms, G.723.1 7.5 ms (`qos-behaviour.md` E, from
+    /// the ICAO codec table); none for the sample-based G.711 and for GSM-FR.
+    pub const fn lookahead_ns(self) -> u64 {
+        match self {
+            Codec::G729 => 5 * NS_PER_MS,
+            Codec::G7231 | Codec::G7231Low => 7_500_000,
+            Codec::G711 | Codec::GsmFr => 0,
         }
     }
 

@@ -405,6 +405,15 @@ impl PatternSpec {
         }
     }
 
+    /// The voice codec the pattern sends, if it is a codec preset (alone or during ON).
+    pub fn codec(&self) -> Option<Codec> {
+        match self {
+            PatternSpec::Codec(p) => Some(p.codec),
+            PatternSpec::OnOff(p) => p.during_on.codec(),
+            _ => None,
+        }
+    }
+
     /// Whether the source starts in its OFF period.
     pub fn starts_off(&self) -> bool {
         matches!(self, PatternSpec::OnOff(p) if p.start_off)

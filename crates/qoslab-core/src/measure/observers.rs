@@ -1,0 +1,79 @@
+//! Everything that watches packets come and go: the per-flow statistics (with their voice
+//! and series state) and the ΔQ accounting of applications. The network calls one method
+//! per packet event; each observer takes what it needs from it. Only packets created in the
+//! measured window are observed.
+
+use super::drops::DropReason;
+use super::flow_stats::FlowStats;
+use super::quality::Quality;
+use crate::packet::Packet;
+use crate::time::SimTime;
+
+/// The run's observers.
+#[derive(Clone, Debug)]
+pub struct Observers {
+    /// Per flow row.
+    pub flows: Vec<FlowStats>,
+    /// ΔQ accounting, when the scenario has a `measure` section that asks for it.
+    pub quality: Option<Box<Quality>>,
+}
+
+impl Observers {
+    /// A counted packet was created.
+    #[inline]
+    pub fn on_sent(&mut self, packet: &Packet) {
+        self.flows[packet.flow as usize].on_sent(packet);
+        if let Some(quality) = &mut self.quality {
+            quality.on_sent(packet);
+        }
+    }
+
+    /// A counted packet reached its destination at `now`.
+    #[inline]
+    pub fn on_received(&mut self, packet: &Packet, now: SimTime) {
+        self.flows[packet.flow as usize].on_received(packet, now);
+        if let Some(quality) = &mut self.quality {
+            quality.on_received(packet, now);
+        }
+    }
+
+    /// A counted packet was dropped at `now` for `reason`.
+    #[inline]
+    pub fn on_dropped(&mut self, packet: &Packet, reason: DropReason, now: SimTime) {
+        self.flows[packet.flow as usize].on_dropped(packet, reason, now);
+        if let Some(quality) = &mut self.quality {
+            quality.on_dropped(packet, now);
+        }
+    }
+
+    /// A counted packet was offered to an observed port's discipline (`hop_slot` and
+    /// `hop_in` set).
+    #[inline]
+    pub fn on_hop_arrival(&mut self, packet: &Packet) {
+        self.flows[packet.flow as usize].hops[packet.hop_slot as usize].arrived_packets += 1;
+        if let Some(quality) = &mut self.quality {
+            quality.on_hop_arrival(packet);
+        }
+    }
+
+    /// A counted packet reached the far end of an observed port's link at `now`.
+    #[inline]
+    pub fn on_hop_departure(&mut self, packet: &Packet, now: SimTime) {
+        self.flows[packet.flow as usize].hops[packet.hop_slot as usize].on_departed(packet.hop_in, now);
+        if let Some(quality) = &mut self.quality {
+            quality.on_hop_departure(packet, now);
+        }
+    }
+
+    /// The run ended at `end`: open intervals are closed.
+    pub fn finish(&mut self, end: SimTime) {
+        for stats in &mut self.flows {
+            if let Some(series) = &mut stats.series {
+                series.finish();
+            }
+        }
+        if let Some(quality) = &mut self.quality {
+            quality.finish(end);
+        }
+    }
+}

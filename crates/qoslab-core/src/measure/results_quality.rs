@@ -1,0 +1,358 @@
+//! The result tables of what applications experienced: ΔQ budget consumption, time in
+//! contract and loads (`contracts`), the ΔQ intervals (`dq_intervals`), voice quality per
+//! call and per talk spurt (`voice`, `voice_spurts`) and the per-interval series (`series`).
+//! `docs/quality.md` explains the methods, `docs/results.md` the columns.
+
+use super::dq::{DqAccount, DqSummary};
+use super::playout::PlayoutPolicy;
+use super::quality::Quality;
+use super::FlowStats;
+use crate::sim::FlowInfo;
+use crate::time::NS_PER_MS;
+use serde::Serialize;
+
+/// The total rows of the `contracts` table: every application, and those with a budget.
+pub const ALL: &str = "all";
+/// See [`ALL`].
+pub const QUALITY: &str = "quality";
+
+/// One application at one observation point over one interval length: its mean budget
+/// consumption, its share of intervals in contract and its loads over the measured window.
+#[derive(Clone, Debug, Serialize)]
+pub struct ContractRecord {
+    /// `end_to_end` or a port.
+    pub point: String,
+    /// Application, or `all` / `quality` for the totals.
+    pub app: String,
+    pub interval_ms: f64,
+    pub delay_budget_ms: Option<f64>,
+    pub loss_budget_pct: Option<f64>,
+    pub jitter_budget_ms: Option<f64>,
+    /// Intervals evaluated.
+    pub intervals: Option<u64>,
+    pub consumption_mean: Option<f64>,
+    pub loss_consumption_mean: Option<f64>,
+    pub delay_consumption_mean: Option<f64>,
+    pub jitter_consumption_mean: Option<f64>,
+    pub in_contract_pct: Option<f64>,
+    pub in_loss_contract_pct: Option<f64>,
+    pub in_delay_contract_pct: Option<f64>,
+    pub in_jitter_contract_pct: Option<f64>,
+    pub offered_packets: u64,
+    pub transported_packets: u64,
+    pub discarded_packets: u64,
+    pub in_flight_packets: u64,
+    pub in_contract_packets: u64,
+    pub offered_bps: f64,
+    pub transported_bps: f64,
+    pub in_contract_bps: f64,
+    pub discarded_bps: f64,
+    /// Transported but out of contract.
+    pub out_of_contract_bps: f64,
+    /// The link the loads are compared with.
+    pub link_bps: u64,
+    pub offered_link_pct: f64,
+    pub transported_link_pct: f64,
+    pub in_contract_link_pct: f64,
+    pub discarded_link_pct: f64,
+}
+
+/// One ΔQ interval of one application at one point.
+#[derive(Clone, Debug, Serialize)]
+pub struct DqIntervalRecord {
+    pub point: String,
+    pub app: String,
+    pub interval_ms: f64,
+    /// Start of the interval, since the run began.
+    pub start_s: f64,
+    pub packets: u64,
+    pub lost_packets: u64,
+    pub loss_pct: f64,
+    pub delay_mean_ms: Option<f64>,
+    pub delay_variation_ms: Option<f64>,
+    pub consumption: f64,
+    pub loss_consumption: f64,
+    pub delay_consumption: f64,
+    pub jitter_consumption: Option<f64>,
+    pub in_contract: bool,
+}
+
+/// What a listener hears of one voice flow over the measured window.
+#[derive(Clone, Debug, Serialize)]
+pub struct VoiceRecord {
+    pub flow: String,
+    pub codec: &'static str,
+    pub ie: f64,
+    pub bpl: f64,
+    /// `fixed` or `adaptive`.
+    pub playout: &'static str,
+    /// The fixed buffer.
+    pub playout_buffer_ms: Option<f64>,
+    pub spurts: u64,
+    pub sent_packets: u64,
+    pub lost_packets: u64,
+    pub late_packets: u64,
+    pub played_packets: u64,
+    pub network_loss_pct: Option<f64>,
+    pub late_pct: Option<f64>,
+    pub effective_loss_pct: Option<f64>,
+    pub burst_ratio: f64,
+    /// Network delay + buffer wait, mean over played packets.
+    pub playout_delay_mean_ms: Option<f64>,
+    pub packetization_ms: f64,
+    pub codec_delay_ms: f64,
+    pub mouth_to_ear_ms: Option<f64>,
+    pub r: Option<f64>,
+    pub mos: Option<f64>,
+    pub jitter_rfc3550_ms: Option<f64>,
+    pub ipdv_pairs: u64,
+    pub ipdv_min_ms: Option<f64>,
+    pub ipdv_p50_ms: Option<f64>,
+    pub ipdv_p95_ms: Option<f64>,
+    pub ipdv_p99_ms: Option<f64>,
+    pub ipdv_max_ms: Option<f64>,
+}
+
+/// One talk spurt of a voice flow (spurts sent in the measured window).
+#[derive(Clone, Debug, Serialize)]
+pub struct VoiceSpurtRecord {
+    pub flow: String,
+    /// Spurt number, from 0.
+    pub spurt: u32,
+    /// Creation of its first packet, since the run began.
+    pub start_s: f64,
+    pub sent_packets: u64,
+    pub lost_packets: u64,
+    pub late_packets: u64,
+    pub played_packets: u64,
+    pub effective_loss_pct: Option<f64>,
+    pub playout_delay_mean_ms: Option<f64>,
+    pub mouth_to_ear_ms: Option<f64>,
+    pub r: Option<f64>,
+    pub mos: Option<f64>,
+}
+
+/// One interval of one flow's series.
+#[derive(Clone, Debug, Serialize)]
+pub struct SeriesRecord {
+    pub flow: String,
+    /// Start of the interval, since the run began.
+    pub start_s: f64,
+    pub interval_s: f64,
+    pub delivered_packets: u64,
+    pub delivered_bps: f64,
+    pub lost_packets: u64,
+    pub loss_pct: f64,
+    pub delay_mean_ms: Option<f64>,
+    pub delay_max_ms: Option<f64>,
+    pub jitter_rfc3550_ms: Option<f64>,
+}
+
+fn ms(ns: f64) -> f64 {
+    ns / NS_PER_MS as f64
+}
+
+fn pct(part: u64, whole: u64) -> Option<f64> {
+    (whole > 0).then(|| 100.0 * part as f64 / whole as f64)
+}
+
+/// The totals of `summaries`, added up.
+fn add(summaries: &[&DqSummary]) -> DqSummary {
+    let mut total = DqSummary::default();
+    for s in summaries {
+        total.offered_packets += s.offered_packets;
+        total.offered_bytes += s.offered_bytes;
+        total.delivered_packets += s.delivered_packets;
+        total.delivered_bytes += s.delivered_bytes;
+        total.lost_packets += s.lost_packets;
+        total.lost_bytes += s.lost_bytes;
+        total.in_flight_packets += s.in_flight_packets;
+        total.in_flight_bytes += s.in_flight_bytes;
+        total.in_contract_packets += s.in_contract_packets;
+        total.in_contract_bytes += s.in_contract_bytes;
+    }
+    total
+}
+
+/// The `contracts` and `dq_intervals` rows of `quality` over a window of `window_ns`.
+pub(crate) fn contract_records(
+    quality: &Quality,
+    window_ns: u64,
+) -> (Vec<ContractRecord>, Vec<DqIntervalRecord>) {
+    let mut contracts = Vec::new();
+    let mut intervals = Vec::new();
+    for (p, point) in quality.points.iter().enumerate() {
+        let rate = |bytes: u64| if window_ns == 0 { 0.0 } else { bytes as f64 * 8e9 / window_ns as f64 };
+        let link_pct = |packets: u64, bytes: u64| {
+            100.0 * rate(bytes + packets * point.l2_overhead_bytes as u64) / point.link_bps as f64
+        };
+        let loads = |app: &str, account: Option<&DqAccount>, s: &DqSummary, interval_ms: f64| {
+            let budget = account.and_then(DqAccount::budget);
+            let evaluated = budget.map(|_| s.intervals);
+            let mean = |sum: f64| budget.and_then(|_| (s.intervals > 0).then(|| sum / s.intervals as f64));
+            let jitter_limited = budget.and_then(|b| b.jitter_ns).is_some();
+            ContractRecord {
+                point: point.name.clone(),
+                app: app.to_owned(),
+                interval_ms,
+                delay_budget_ms: budget.map(|b| ms(b.delay_ns as f64)),
+                loss_budget_pct: budget.map(|b| 100.0 * b.loss_ratio),
+                jitter_budget_ms: budget.and_then(|b| b.jitter_ns).map(|j| ms(j as f64)),
+                intervals: evaluated,
+                consumption_mean: mean(s.consumption_sum),
+                loss_consumption_mean: mean(s.loss_consumption_sum),
+                delay_consumption_mean: mean(s.delay_consumption_sum),
+                jitter_consumption_mean: mean(s.jitter_consumption_sum).filter(|_| jitter_limited),
+                in_contract_pct: budget.and_then(|_| pct(s.in_contract, s.intervals)),
+                in_loss_contract_pct: budget.and_then(|_| pct(s.in_loss_contract, s.intervals)),
+                in_delay_contract_pct: budget.and_then(|_| pct(s.in_delay_contract, s.intervals)),
+                in_jitter_contract_pct: pct(s.in_jitter_contract, s.intervals).filter(|_| jitter_limited),
+                offered_packets: s.offered_packets,
+                transported_packets: s.delivered_packets,
+                discarded_packets: s.lost_packets,
+                in_flight_packets: s.in_flight_packets,
+                in_contract_packets: s.in_contract_packets,
+                offered_bps: rate(s.offered_bytes),
+                transported_bps: rate(s.delivered_bytes),
+                in_contract_bps: rate(s.in_contract_bytes),
+                discarded_bps: rate(s.lost_bytes),
+                out_of_contract_bps: rate(s.delivered_bytes - s.in_contract_bytes),
+                link_bps: point.link_bps,
+                offered_link_pct: link_pct(s.offered_packets, s.offered_bytes),
+                transported_link_pct: link_pct(s.delivered_packets, s.delivered_bytes),
+                in_contract_link_pct: link_pct(s.in_contract_packets, s.in_contract_bytes),
+                discarded_link_pct: link_pct(s.lost_packets, s.lost_bytes),
+            }
+        };
+        for (l, &length_ns) in quality.lengths_ns.iter().enumerate() {
+            let interval_ms = ms(length_ns as f64);
+            let mut all = Vec::new();
+            let mut budgeted = Vec::new();
+            for (a, app) in quality.apps.iter().enumerate() {
+                let account = &quality.accounts(p, a)[l];
+                contracts.push(loads(&app.name, Some(account), &account.summary, interval_ms));
+                all.push(&account.summary);
+                if app.budgets.is_some() {
+                    budgeted.push(&account.summary);
+                }
+                for i in account.kept.iter().flatten() {
+                    intervals.push(DqIntervalRecord {
+                        point: point.name.clone(),
+                        app: app.name.clone(),
+                        interval_ms,
+                        start_s: (i.index * length_ns) as f64 / 1e9,
+                        packets: i.packets,
+                        lost_packets: i.lost_packets,
+                        loss_pct: 100.0 * i.loss_ratio,
+                        delay_mean_ms: i.delay_mean_ns.map(ms),
+                        delay_variation_ms: i.delay_variation_ns.map(|v| ms(v as f64)),
+                        consumption: i.consumption,
+                        loss_consumption: i.loss_consumption,
+                        delay_consumption: i.delay_consumption,
+                        jitter_consumption: i.jitter_consumption,
+                        in_contract: i.in_contract,
+                    });
+                }
+            }
+            contracts.push(loads(ALL, None, &add(&all), interval_ms));
+            contracts.push(loads(QUALITY, None, &add(&budgeted), interval_ms));
+        }
+    }
+    (contracts, intervals)
+}
+
+/// The `voice` and `voice_spurts` rows.
+pub(crate) fn voice_records(
+    flows: &[FlowInfo],
+    stats: &[FlowStats],
+) -> (Vec<VoiceRecord>, Vec<VoiceSpurtRecord>) {
+    let mut calls = Vec::new();
+    let mut spurts = Vec::new();
+    for (info, s) in flows.iter().zip(stats) {
+        let Some(voice) = &s.voice else { continue };
+        let setup = voice.setup();
+        let call = &voice.call;
+        let score = voice.call_score();
+        let ipdv = &voice.ipdv;
+        let range = ipdv.range_ns();
+        calls.push(VoiceRecord {
+            flow: info.name.clone(),
+            codec: setup.codec.name(),
+            ie: setup.impairment.ie,
+            bpl: setup.impairment.bpl,
+            playout: match setup.playout {
+                PlayoutPolicy::Fixed { .. } => "fixed",
+                PlayoutPolicy::Adaptive => "adaptive",
+            },
+            playout_buffer_ms: match setup.playout {
+                PlayoutPolicy::Fixed { buffer_ns } => Some(ms(buffer_ns as f64)),
+                PlayoutPolicy::Adaptive => None,
+            },
+            spurts: voice.spurts.len() as u64,
+            sent_packets: call.sent_packets,
+            lost_packets: call.lost_packets,
+            late_packets: call.late_packets,
+            played_packets: call.played_packets,
+            network_loss_pct: pct(call.lost_packets, call.sent_packets),
+            late_pct: pct(call.late_packets, call.sent_packets),
+            effective_loss_pct: call.effective_loss_pct(),
+            burst_ratio: voice.burst_ratio(),
+            playout_delay_mean_ms: call.playout_delay_mean_ns().map(ms),
+            packetization_ms: ms(setup.interval_ns as f64),
+            codec_delay_ms: ms(setup.codec_delay_ns as f64),
+            mouth_to_ear_ms: score.map(|s| s.mouth_to_ear_ms),
+            r: score.map(|s| s.r),
+            mos: score.map(|s| s.mos),
+            jitter_rfc3550_ms: (s.received_packets > 1).then(|| ms(s.jitter.rfc3550_ns())),
+            ipdv_pairs: ipdv.pairs(),
+            ipdv_min_ms: range.map(|(min, _)| ms(min as f64)),
+            ipdv_p50_ms: ipdv.quantile_ns(0.50).map(ms),
+            ipdv_p95_ms: ipdv.quantile_ns(0.95).map(ms),
+            ipdv_p99_ms: ipdv.quantile_ns(0.99).map(ms),
+            ipdv_max_ms: range.map(|(_, max)| ms(max as f64)),
+        });
+        for (k, spurt) in voice.spurts.iter().enumerate() {
+            let score = voice.spurt_score(k);
+            spurts.push(VoiceSpurtRecord {
+                flow: info.name.clone(),
+                spurt: k as u32,
+                start_s: spurt.start.as_secs_f64(),
+                sent_packets: spurt.sent_packets,
+                lost_packets: spurt.lost_packets,
+                late_packets: spurt.late_packets,
+                played_packets: spurt.played_packets,
+                effective_loss_pct: spurt.effective_loss_pct(),
+                playout_delay_mean_ms: spurt.playout_delay_mean_ns().map(ms),
+                mouth_to_ear_ms: score.map(|s| s.mouth_to_ear_ms),
+                r: score.map(|s| s.r),
+                mos: score.map(|s| s.mos),
+            });
+        }
+    }
+    (calls, spurts)
+}
+
+/// The `series` rows.
+pub(crate) fn series_records(flows: &[FlowInfo], stats: &[FlowStats]) -> Vec<SeriesRecord> {
+    let mut rows = Vec::new();
+    for (info, s) in flows.iter().zip(stats) {
+        let Some(series) = &s.series else { continue };
+        let length_ns = series.length_ns();
+        for point in &series.points {
+            let delivered = point.delivered_packets > 0;
+            rows.push(SeriesRecord {
+                flow: info.name.clone(),
+                start_s: (point.index * length_ns) as f64 / 1e9,
+                interval_s: length_ns as f64 / 1e9,
+                delivered_packets: point.delivered_packets,
+                delivered_bps: point.delivered_bytes as f64 * 8e9 / length_ns as f64,
+                lost_packets: point.lost_packets,
+                loss_pct: 100.0 * point.loss_ratio(),
+                delay_mean_ms: point.delay_mean_ns().map(ms),
+                delay_max_ms: delivered.then(|| ms(point.delay_max_ns as f64)),
+                jitter_rfc3550_ms: delivered.then(|| ms(point.jitter_rfc3550_ns)),
+            });
+        }
+    }
+    rows
+}

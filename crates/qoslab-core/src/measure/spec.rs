@@ -1,0 +1,124 @@
+//! The scenario's `measure` section: what each application may suffer (its quality budget),
+//! the order in which applications should fail, where ΔQ is measured and over which
+//! intervals, the voice-quality analysis and the per-interval series.
+
+use crate::scenario::tagged::kind_enum;
+use crate::traffic::codec::Codec;
+use crate::units::{Duration, Percent};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// The name of the end-to-end observation point (source to sink).
+pub const END_TO_END: &str = "end_to_end";
+
+/// Analyses of what the applications experienced.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MeasureSpec {
+    /// Observation points of the ΔQ accounting: `end_to_end` (from the source to the sink)
+    /// and egress ports named `node->peer` (from entering the port's queue to reaching the
+    /// far end of its link). Default: `[end_to_end]`.
+    pub at: Option<Vec<String>>,
+    /// ΔQ interval lengths; each gives its own rows (default `[250ms]`; the ad-hoc report
+    /// used 250 ms for budget consumption and 25 ms for time in contract).
+    pub intervals: Option<Vec<Duration>>,
+    /// Return every ΔQ interval as a row of the `dq_intervals` table (default false).
+    #[serde(default)]
+    pub interval_table: bool,
+    /// Quality budgets, one per application.
+    #[serde(default)]
+    pub budgets: Vec<BudgetSpec>,
+    /// Applications in the order they should fail as the network degrades, first to fail
+    /// first: names of budgets or of traffic entries.
+    #[serde(default)]
+    pub order_of_failure: Vec<String>,
+    /// Voice quality (E-model) of voice flows.
+    pub voice: Option<VoiceSpec>,
+    /// Per-interval series of every flow, with this interval (e.g. `1s`); no series when
+    /// absent.
+    pub series: Option<Duration>,
+}
+
+/// The loss, delay and jitter an application may suffer.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetSpec {
+    /// Application name, as the results call it.
+    pub app: String,
+    /// The traffic entries that make up the application (default: the entry named `app`).
+    /// An entry covers its copies (`NAME.1` ...) and its rows (`.reverse`, `.echo`, ...).
+    pub flows: Option<Vec<String>>,
+    /// Hops the end-to-end budget is shared over (default 1).
+    pub hops: Option<u32>,
+    /// Limits from source to sink.
+    pub end_to_end: LimitsSpec,
+    /// Limits of one hop (default: the end-to-end limits shared equally over `hops`: delay
+    /// and jitter divided, loss such that `hops` hops together lose at most the end-to-end
+    /// share).
+    pub per_hop: Option<LimitsSpec>,
+}
+
+/// Limits of a budget.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsSpec {
+    /// Largest mean one-way delay of an interval.
+    pub delay: Duration,
+    /// Largest loss ratio of an interval (above 0 %).
+    pub loss: Percent,
+    /// Largest delay variation (largest minus smallest delay) of an interval; unlimited when
+    /// absent.
+    pub jitter: Option<Duration>,
+}
+
+/// Voice-quality analysis.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VoiceSpec {
+    /// The receivers' playout buffer (default `{kind: fixed, buffer: 60ms}`).
+    pub playout: Option<PlayoutSpec>,
+    /// Codec delay added to the mouth-to-ear delay (default: the codec's look-ahead).
+    pub codec_delay: Option<Duration>,
+    /// Flows that carry voice without a `codec` pattern (e.g. a `cbr` or `onoff` pattern
+    /// sized like a codec), with their codec. Flows with a `codec` pattern and
+    /// push-to-talk voice are analysed without being listed.
+    #[serde(default)]
+    pub flows: Vec<VoiceFlowSpec>,
+}
+
+/// A flow carrying voice.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VoiceFlowSpec {
+    /// Traffic entry name (covers its copies).
+    pub flow: String,
+    /// Its codec.
+    pub codec: Codec,
+    /// Equipment impairment factor Ie (default: the codec's G.113 value).
+    pub ie: Option<f64>,
+    /// Packet-loss robustness factor Bpl (default: the codec's G.113 value).
+    pub bpl: Option<f64>,
+}
+
+kind_enum! {
+    /// A playout buffer.
+    pub enum PlayoutSpec {
+        /// A spurt is played a fixed buffer after its first packet arrived.
+        "fixed" => Fixed(FixedPlayoutSpec),
+        /// The buffer follows the delay and its variation (Ramjee et al. 1994).
+        "adaptive" => Adaptive(AdaptivePlayoutSpec),
+    }
+}
+
+/// A fixed playout buffer.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FixedPlayoutSpec {
+    /// The buffer (default 60 ms).
+    pub buffer: Option<Duration>,
+}
+
+/// An adaptive playout buffer (no settings).
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AdaptivePlayoutSpec {}

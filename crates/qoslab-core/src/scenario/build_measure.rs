@@ -1,0 +1,338 @@
+//! Building the `measure` section: observation points, applications and their budgets, the
+//! voice-quality state of voice flows and the per-interval series.
+
+use super::error::Issue;
+use crate::measure::dq::Budget;
+use crate::measure::emodel::{codec_impairment, CodecImpairment};
+use crate::measure::hop_stats::NO_HOP;
+use crate::measure::playout::PlayoutPolicy;
+use crate::measure::quality::{Application, Point, Quality};
+use crate::measure::results_quality::{ALL, QUALITY};
+use crate::measure::series::Series;
+use crate::measure::spec::{LimitsSpec, MeasureSpec, PlayoutSpec, END_TO_END};
+use crate::measure::voice::{VoiceSetup, VoiceStats};
+use crate::measure::FlowStats;
+use crate::net::port::{Port, PortConfig};
+use crate::sim::FlowInfo;
+use crate::traffic::FlowSpec;
+use crate::units::Duration;
+
+/// Default ΔQ interval, ns (the ad-hoc report's 0.25 s).
+const DEFAULT_INTERVAL_NS: u64 = 250_000_000;
+/// Default fixed playout buffer, ns.
+const DEFAULT_PLAYOUT_BUFFER_NS: u64 = 60_000_000;
+/// The application of flows no budget or failure order names.
+const OTHER: &str = "other";
+
+/// The observation points `measure.at` names, in order: `None` for end to end, else the
+/// port; marks the ports as observed hops.
+pub(crate) fn observation_points(
+    measure: &MeasureSpec,
+    ports: &[PortConfig],
+    observed: &mut [bool],
+) -> Result<Vec<Option<usize>>, Issue> {
+    let Some(names) = &measure.at else {
+        return Ok(vec![None]);
+    };
+    if names.is_empty() {
+        return Err(Issue::at("measure.at", "no observation point")
+            .hint("write `[end_to_end]`, a port such as `[r1->r2]`, or both"));
+    }
+    let mut points = Vec::new();
+    for (k, name) in names.iter().enumerate() {
+        let at = format!("measure.at[{k}]");
+        let point = if name == END_TO_END {
+            None
+        } else {
+            let p = ports.iter().position(|p| p.name == *name).ok_or_else(|| {
+                let known = std::iter::once(END_TO_END).chain(ports.iter().map(|p| p.name.as_str()));
+                Issue::unknown_name(&at, "observation point", name, known)
+            })?;
+            observed[p] = true;
+            Some(p)
+        };
+        if points.contains(&point) {
+            return Err(Issue::at(at, format!("`{name}` is listed twice")));
+        }
+        points.push(point);
+    }
+    Ok(points)
+}
+
+/// The traffic entry each flow row comes from: the longest entry name that is the row's
+/// name or a prefix of it followed by `.` (copies `NAME.k`, `.reverse`, `.echo` rows).
+fn entry_of<'a>(row: &str, traffic: &'a [FlowSpec]) -> Option<&'a str> {
+    traffic
+        .iter()
+        .map(|f| f.name.as_str())
+        .filter(|name| row == *name || row.strip_prefix(name).is_some_and(|rest| rest.starts_with('.')))
+        .max_by_key(|name| name.len())
+}
+
+fn check_entry(name: &str, at: String, traffic: &[FlowSpec]) -> Result<(), Issue> {
+    if traffic.iter().any(|f| f.name == name) {
+        return Ok(());
+    }
+    Err(Issue::unknown_name(at, "traffic entry", name, traffic.iter().map(|f| f.name.as_str())))
+}
+
+fn positive(duration: Duration, at: String, what: &str) -> Result<u64, Issue> {
+    if duration.0 == 0 {
+        return Err(Issue::at(at, format!("{what} must be above zero")).hint("write e.g. `100ms`"));
+    }
+    Ok(duration.0)
+}
+
+fn limits(spec: &LimitsSpec, at: &str) -> Result<Budget, Issue> {
+    let delay_ns = positive(spec.delay, format!("{at}.delay"), "a delay budget")?;
+    let loss_ratio = spec.loss.0 as f64 / 1e6;
+    if !(loss_ratio > 0.0 && loss_ratio <= 1.0) {
+        return Err(Issue::at(format!("{at}.loss"), "a loss budget must be above 0 % and at most 100 %")
+            .hint("an application that tolerates no loss at all: write a small share such as `0.01%`"));
+    }
+    let jitter_ns =
+        spec.jitter.map(|j| positive(j, format!("{at}.jitter"), "a jitter budget")).transpose()?;
+    Ok(Budget { delay_ns, loss_ratio, jitter_ns })
+}
+
+/// A hop's share of an end-to-end budget over `hops` equal hops: delay and jitter divided,
+/// loss such that `hops` hops in a row deliver at least what the end-to-end budget does,
+/// (1 − hop loss)^hops = 1 − end-to-end loss (the ad-hoc report's Annex I).
+fn per_hop_share(end_to_end: Budget, hops: u32) -> Budget {
+    Budget {
+        delay_ns: end_to_end.delay_ns / hops as u64,
+        loss_ratio: 1.0 - (1.0 - end_to_end.loss_ratio).powf(1.0 / hops as f64),
+        jitter_ns: end_to_end.jitter_ns.map(|j| j / hops as u64),
+    }
+}
+
+/// Builds the ΔQ accounting: `None` when the scenario asks for none.
+pub(crate) fn build_quality(
+    measure: &MeasureSpec,
+    points: &[Option<usize>],
+    traffic: &[FlowSpec],
+    flows: &[FlowInfo],
+    ports: &[Port],
+    hop_slots: usize,
+) -> Result<Option<Box<Quality>>, Issue> {
+    if measure.budgets.is_empty() && measure.order_of_failure.is_empty() && measure.at.is_none() {
+        return Ok(None);
+    }
+    let mut apps: Vec<Application> = Vec::new();
+    // Traffic entry name -> application.
+    let mut entry_app: Vec<(&str, u32)> = Vec::new();
+    for (i, budget) in measure.budgets.iter().enumerate() {
+        let at = format!("measure.budgets[{i}]");
+        if apps.iter().any(|a| a.name == budget.app) {
+            return Err(Issue::at(
+                format!("{at}.app"),
+                format!("`{}` already names an application", budget.app),
+            ));
+        }
+        if [OTHER, ALL, QUALITY].contains(&budget.app.as_str()) {
+            return Err(Issue::at(
+                format!("{at}.app"),
+                format!("`{}` names a total row of the results", budget.app),
+            )
+            .hint("choose another application name"));
+        }
+        let hops = budget.hops.unwrap_or(1);
+        if hops == 0 {
+            return Err(Issue::at(format!("{at}.hops"), "a budget is shared over at least one hop"));
+        }
+        let end_to_end = limits(&budget.end_to_end, &format!("{at}.end_to_end"))?;
+        let per_hop = match &budget.per_hop {
+            Some(spec) => limits(spec, &format!("{at}.per_hop"))?,
+            None => per_hop_share(end_to_end, hops),
+        };
+        let names: Vec<&str> = match &budget.flows {
+            Some(flows) => flows.iter().map(String::as_str).collect(),
+            None => vec![budget.app.as_str()],
+        };
+        for (k, &name) in names.iter().enumerate() {
+            let here = if budget.flows.is_some() { format!("{at}.flows[{k}]") } else { format!("{at}.app") };
+            check_entry(name, here.clone(), traffic)
+                .map_err(|issue| issue.hint("name the traffic entries of the application in `flows`"))?;
+            if let Some((_, other)) = entry_app.iter().find(|(entry, _)| *entry == name) {
+                let other = &apps[*other as usize].name;
+                return Err(Issue::at(here, format!("`{name}` is already part of application `{other}`")));
+            }
+            entry_app.push((name, apps.len() as u32));
+        }
+        apps.push(Application { name: budget.app.clone(), budgets: Some((end_to_end, per_hop)) });
+    }
+    for (k, name) in measure.order_of_failure.iter().enumerate() {
+        let at = format!("measure.order_of_failure[{k}]");
+        if measure.order_of_failure[..k].contains(name) {
+            return Err(Issue::at(at, format!("`{name}` is listed twice")));
+        }
+        if apps.iter().any(|a| a.name == *name) {
+            continue;
+        }
+        check_entry(name, at.clone(), traffic).map_err(|issue| {
+            issue.hint("list applications of `measure.budgets` or traffic entries, first to fail first")
+        })?;
+        if entry_app.iter().any(|(entry, _)| entry == name) {
+            return Err(Issue::at(
+                at,
+                format!("`{name}` is part of a budget's application: name the application"),
+            ));
+        }
+        entry_app.push((name, apps.len() as u32));
+        apps.push(Application { name: name.clone(), budgets: None });
+    }
+    let mut flow_app = Vec::with_capacity(flows.len());
+    for info in flows {
+        let entry = entry_of(&info.name, traffic);
+        let app = entry.and_then(|e| entry_app.iter().find(|(name, _)| *name == e)).map(|(_, app)| *app);
+        let app = app.unwrap_or_else(|| {
+            if apps.last().is_none_or(|a| a.name != OTHER) {
+                apps.push(Application { name: OTHER.into(), budgets: None });
+            }
+            apps.len() as u32 - 1
+        });
+        flow_app.push(app);
+    }
+    let bottleneck = flows
+        .iter()
+        .map(|f| &ports[f.bottleneck_port as usize].config)
+        .min_by_key(|c| c.rate_bps)
+        .expect("a scenario has flows");
+    let points = points
+        .iter()
+        .map(|point| match point {
+            None => Point {
+                name: END_TO_END.into(),
+                hop_slot: NO_HOP,
+                link_bps: bottleneck.rate_bps,
+                l2_overhead_bytes: bottleneck.l2_overhead_bytes,
+            },
+            Some(p) => {
+                let port = &ports[*p];
+                Point {
+                    name: port.config.name.clone(),
+                    hop_slot: port.observe_slot,
+                    link_bps: port.config.rate_bps,
+                    l2_overhead_bytes: port.config.l2_overhead_bytes,
+                }
+            }
+        })
+        .collect();
+    let lengths_ns = match &measure.intervals {
+        None => vec![DEFAULT_INTERVAL_NS],
+        Some(lengths) if lengths.is_empty() => {
+            return Err(
+                Issue::at("measure.intervals", "no interval length").hint("write e.g. `[250ms, 25ms]`")
+            )
+        }
+        Some(lengths) => {
+            let mut out = Vec::new();
+            for (k, length) in lengths.iter().enumerate() {
+                let at = format!("measure.intervals[{k}]");
+                let ns = positive(*length, at.clone(), "an interval")?;
+                if out.contains(&ns) {
+                    return Err(Issue::at(at, "this interval length is listed twice"));
+                }
+                out.push(ns);
+            }
+            out
+        }
+    };
+    let quality = Quality::new(apps, points, lengths_ns, flow_app, hop_slots, measure.interval_table);
+    Ok(Some(Box::new(quality)))
+}
+
+/// Gives each voice flow its voice-quality state (flows with a codec pattern or
+/// push-to-talk voice, and those `measure.voice.flows` lists); returns notes on voice flows
+/// that cannot be rated.
+pub(crate) fn attach_voice(
+    measure: &MeasureSpec,
+    traffic: &[FlowSpec],
+    flows: &[FlowInfo],
+    stats: &mut [FlowStats],
+    silence_ns: u64,
+) -> Result<Vec<String>, Issue> {
+    let voice = measure.voice.clone().unwrap_or_default();
+    let playout = match &voice.playout {
+        None => PlayoutPolicy::Fixed { buffer_ns: DEFAULT_PLAYOUT_BUFFER_NS },
+        Some(PlayoutSpec::Fixed(p)) => {
+            PlayoutPolicy::Fixed { buffer_ns: p.buffer.map_or(DEFAULT_PLAYOUT_BUFFER_NS, |b| b.0) }
+        }
+        Some(PlayoutSpec::Adaptive(_)) => PlayoutPolicy::Adaptive,
+    };
+    let mut listed: Vec<(&str, crate::traffic::codec::Codec, Option<CodecImpairment>)> = Vec::new();
+    for (i, entry) in voice.flows.iter().enumerate() {
+        let at = format!("measure.voice.flows[{i}]");
+        check_entry(&entry.flow, format!("{at}.flow"), traffic)?;
+        let known = codec_impairment(entry.codec);
+        let impairment = match (entry.ie.or(known.map(|k| k.ie)), entry.bpl.or(known.map(|k| k.bpl))) {
+            (Some(ie), Some(bpl)) if (0.0..=95.0).contains(&ie) && bpl > 0.0 => CodecImpairment { ie, bpl },
+            (Some(_), Some(_)) => {
+                return Err(Issue::at(&at, "Ie must be within 0–95 and Bpl above 0")
+                    .hint("ITU-T G.113 Appendix I lists both for common codecs"))
+            }
+            _ => {
+                return Err(Issue::at(&at, "no Ie and Bpl are known for this codec")
+                    .hint("give `ie` and `bpl` (ITU-T G.113 Appendix I)"))
+            }
+        };
+        listed.push((entry.flow.as_str(), entry.codec, Some(impairment)));
+    }
+    let mut notes = Vec::new();
+    for (info, flow_stats) in flows.iter().zip(stats.iter_mut()) {
+        let entry = entry_of(&info.name, traffic);
+        let from_list = listed.iter().find(|(name, ..)| Some(*name) == entry);
+        let (codec, impairment) = match (from_list, info.codec) {
+            (Some(&(_, codec, impairment)), _) => (codec, impairment),
+            (None, Some(codec)) => (codec, codec_impairment(codec)),
+            (None, None) => continue,
+        };
+        let interval_ns = flow_stats.jitter.nominal_interval_ns();
+        let Some(impairment) = impairment else {
+            notes.push(format!(
+                "voice flow `{}` is not rated: no Bpl is known for its codec; list it in measure.voice.flows with `ie` and `bpl`",
+                info.name
+            ));
+            continue;
+        };
+        if interval_ns == 0 {
+            return Err(Issue::at(
+                "measure.voice.flows",
+                format!("flow `{}` has no constant packet interval", info.name),
+            )
+            .hint("voice analysis needs a `codec`, `cbr` or ON-OFF `cbr` pattern"));
+        }
+        let codec_delay_ns = voice.codec_delay.map_or(codec.lookahead_ns(), |d| d.0);
+        let setup = VoiceSetup { codec, impairment, interval_ns, codec_delay_ns, silence_ns, playout };
+        flow_stats.voice = Some(Box::new(VoiceStats::new(setup)));
+    }
+    Ok(notes)
+}
+
+/// Gives every flow a per-interval series when `measure.series` asks for one.
+pub(crate) fn attach_series(measure: &MeasureSpec, stats: &mut [FlowStats]) -> Result<(), Issue> {
+    if let Some(length) = measure.series {
+        let length_ns = positive(length, "measure.series".into(), "a series interval")?;
+        for flow_stats in stats {
+            flow_stats.series = Some(Series::new(length_ns));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ad-hoc report's VoIP: 150 ms, 5 % over 3 hops → 50 ms and 1.7 % per hop (the
+    /// report rounds to 1.5 %).
+    #[test]
+    fn per_hop_share_of_the_voip_budget() {
+        let e2e = Budget { delay_ns: 150_000_000, loss_ratio: 0.05, jitter_ns: Some(30_000_000) };
+        let hop = per_hop_share(e2e, 3);
+        assert_eq!(hop.delay_ns, 50_000_000);
+        assert_eq!(hop.jitter_ns, Some(10_000_000));
+        assert!((hop.loss_ratio - 0.016952).abs() < 1e-6, "{}", hop.loss_ratio);
+        assert!(((1.0 - hop.loss_ratio).powi(3) - 0.95).abs() < 1e-12);
+    }
+}
