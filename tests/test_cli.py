@@ -93,6 +93,25 @@ def test_run_writes_under_results_by_default(voice_vs_flood, tmp_path, monkeypat
     assert (tmp_path / "results" / "voice-vs-flood" / "flows.parquet").is_file()
 
 
+def test_run_prints_contracts_and_voice_ratings(examples_dir, tmp_path, capsys):
+    scenario = examples_dir / "adhoc-annex-mix.yaml"
+    args = [
+        "run",
+        str(scenario),
+        "-o",
+        str(tmp_path),
+        "--set",
+        "interfaces.edge.core.output=strict",
+    ]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "quality budgets at edge->core, 250 ms intervals:" in out
+    assert "quality budgets at end_to_end, 250 ms intervals:" in out
+    assert "voice voip.1 (g729, fixed playout): R " in out
+    contracts = json.loads((tmp_path / "results.json").read_text())["contracts"]
+    assert {row["app"] for row in contracts} >= {"alarm", "voip", "best-effort", "all", "quality"}
+
+
 def test_set_switches_the_bottleneck_to_priority_queuing(voice_vs_flood, tmp_path, capsys):
     args = ["run", str(voice_vs_flood), "-o", str(tmp_path)]
     assert main([*args, "--set", "interfaces.r1.r2.output=pq"]) == 0

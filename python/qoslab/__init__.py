@@ -11,6 +11,7 @@ returns the measurements as pandas DataFrames.
 """
 
 from qoslab._core import RunError, ScenarioError, __version__
+from qoslab.failure import order_of_failure
 from qoslab.results import Results
 from qoslab.run import Summary, run, schema, validate
 
@@ -20,6 +21,7 @@ __all__ = [
     "ScenarioError",
     "Summary",
     "__version__",
+    "order_of_failure",
     "run",
     "schema",
     "validate",

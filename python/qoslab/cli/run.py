@@ -64,7 +64,10 @@ def main(args: argparse.Namespace) -> int:
     for note in results.run.get("notes", []):
         console.print(f"note: {note}", markup=False)
     console.print(flow_table(results))
-    for line in app_lines(results) + probe_lines(results):
+    for title, table in contract_tables(results):
+        console.print(title, markup=False)
+        console.print(table)
+    for line in app_lines(results) + probe_lines(results) + voice_lines(results):
         console.print(line, markup=False)
     for line in port_lines(results):
         console.print(line, markup=False)
@@ -89,6 +92,56 @@ def flow_table(results: qoslab.Results) -> Table:
     for record in results.flows.to_dict("records"):
         table.add_row(*(_cell(column, record[column]) for column in columns))
     return table
+
+
+CONTRACT_COLUMNS = {
+    "app": "application",
+    "consumption_mean": "budget\nconsumed",
+    "in_contract_pct": "in contract\n%",
+    "in_loss_contract_pct": "in loss\ncontract %",
+    "in_delay_contract_pct": "in delay\ncontract %",
+    "offered_bps": "offered\nkbit/s",
+    "transported_bps": "transported\nkbit/s",
+    "in_contract_bps": "in contract\nkbit/s",
+    "discarded_bps": "discarded\nkbit/s",
+}
+"""Columns of the printed contract tables, with their headings."""
+
+
+def contract_tables(results: qoslab.Results) -> list[tuple[str, Table]]:
+    """Per observation point, the applications' budget consumption, time in contract and
+    loads over the first ΔQ interval length (all lengths are in the result files)."""
+    contracts = results.contracts
+    if contracts.empty:
+        return []
+    interval_ms = contracts["interval_ms"].iloc[0]
+    tables = []
+    for point in dict.fromkeys(contracts["point"]):
+        rows = contracts[(contracts["point"] == point) & (contracts["interval_ms"] == interval_ms)]
+        table = Table(box=box.SIMPLE_HEAD)
+        for column, heading in CONTRACT_COLUMNS.items():
+            table.add_column(heading, justify="left" if column == "app" else "right")
+        for record in rows.to_dict("records"):
+            table.add_row(*(_cell(column, record[column]) for column in CONTRACT_COLUMNS))
+        title = f"quality budgets at {point}, {interval_ms:g} ms intervals:"
+        tables.append((title, table))
+    return tables
+
+
+def voice_lines(results: qoslab.Results) -> list[str]:
+    """One line per voice flow: E-model rating, MOS, mouth-to-ear delay and loss."""
+    lines = []
+    for voice in results.voice.to_dict("records"):
+        line = f"voice {voice['flow']} ({voice['codec']}, {voice['playout']} playout)"
+        if _cell("r", voice["r"]) == "-":
+            lines.append(line + ": nothing played")
+            continue
+        lines.append(
+            line + f": R {voice['r']:.1f}, MOS {voice['mos']:.2f}, mouth-to-ear "
+            f"{voice['mouth_to_ear_ms']:.1f} ms, lost {voice['network_loss_pct']:.2f} % "
+            f"+ late {voice['late_pct']:.2f} %"
+        )
+    return lines
 
 
 def app_lines(results: qoslab.Results) -> list[str]:

@@ -115,7 +115,12 @@ pub(crate) fn build_quality(
     ports: &[Port],
     hop_slots: usize,
 ) -> Result<Option<Box<Quality>>, Issue> {
-    if measure.budgets.is_empty() && measure.order_of_failure.is_empty() && measure.at.is_none() {
+    let asked = !measure.budgets.is_empty()
+        || !measure.order_of_failure.is_empty()
+        || measure.at.is_some()
+        || measure.intervals.is_some()
+        || measure.interval_table;
+    if !asked {
         return Ok(None);
     }
     let mut apps: Vec<Application> = Vec::new();
@@ -151,8 +156,7 @@ pub(crate) fn build_quality(
         };
         for (k, &name) in names.iter().enumerate() {
             let here = if budget.flows.is_some() { format!("{at}.flows[{k}]") } else { format!("{at}.app") };
-            check_entry(name, here.clone(), traffic)
-                .map_err(|issue| issue.hint("name the traffic entries of the application in `flows`"))?;
+            check_entry(name, here.clone(), traffic)?;
             if let Some((_, other)) = entry_app.iter().find(|(entry, _)| *entry == name) {
                 let other = &apps[*other as usize].name;
                 return Err(Issue::at(here, format!("`{name}` is already part of application `{other}`")));
@@ -169,9 +173,7 @@ pub(crate) fn build_quality(
         if apps.iter().any(|a| a.name == *name) {
             continue;
         }
-        check_entry(name, at.clone(), traffic).map_err(|issue| {
-            issue.hint("list applications of `measure.budgets` or traffic entries, first to fail first")
-        })?;
+        check_entry(name, at.clone(), traffic)?;
         if entry_app.iter().any(|(entry, _)| entry == name) {
             return Err(Issue::at(
                 at,
@@ -193,11 +195,11 @@ pub(crate) fn build_quality(
         });
         flow_app.push(app);
     }
-    let bottleneck = flows
-        .iter()
-        .map(|f| &ports[f.bottleneck_port as usize].config)
-        .min_by_key(|c| c.rate_bps)
-        .expect("a scenario has flows");
+    let Some(bottleneck) =
+        flows.iter().map(|f| &ports[f.bottleneck_port as usize].config).min_by_key(|c| c.rate_bps)
+    else {
+        return Ok(None); // no traffic, nothing to account
+    };
     let points = points
         .iter()
         .map(|point| match point {

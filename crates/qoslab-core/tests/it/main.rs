@@ -18,6 +18,7 @@ mod linux_qdiscs;
 mod mdrr;
 mod probes;
 mod ptt;
+mod quality;
 mod rate_changes;
 mod reconfiguration;
 mod red;

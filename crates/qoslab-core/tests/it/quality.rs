@@ -1,0 +1,183 @@
+//! What the applications experienced, in whole runs: ΔQ loads and contracts, voice ratings,
+//! per-interval series, and the ad-hoc report's mix under strict priority and FIFO.
+
+use crate::common::{flow, run_yaml, two_hosts};
+use qoslab_core::measure::emodel::{call_inputs, codec_impairment, rating};
+use qoslab_core::measure::results_quality::ContractRecord;
+use qoslab_core::traffic::codec::Codec;
+use qoslab_core::Results;
+
+fn contract<'a>(results: &'a Results, point: &str, app: &str, interval_ms: f64) -> &'a ContractRecord {
+    results
+        .contracts
+        .iter()
+        .find(|c| c.point == point && c.app == app && c.interval_ms == interval_ms)
+        .unwrap_or_else(|| panic!("no contract row {point} {app} {interval_ms}"))
+}
+
+/// Voice and a flood through a 1 Mbit/s FIFO of 20 packets; both stop 2 s before the end
+/// so that nothing is still travelling.
+fn voice_and_flood(measure: &str) -> Results {
+    let flows = "  - {name: voice, from: tx, to: rx, stop: 8s, pattern: {kind: codec, codec: g711}}
+  - {name: flood, from: tx, to: rx, stop: 8s, pattern: {kind: cbr, rate: 1.2Mbps, size: 1500B}}
+measure:
+";
+    let text = two_hosts("duration: 10s, seed: 1", "rate: 1Mbps, l2: hdlc", "{kind: fifo, limit: 20}", flows);
+    run_yaml(&format!("{text}{measure}"), &[])
+}
+
+const BUDGETS: &str = "  at: [tx->rx, end_to_end]
+  intervals: [250ms, 25ms]
+  interval_table: true
+  budgets:
+    - {app: voice, per_hop: {delay: 50ms, loss: 1%}, end_to_end: {delay: 150ms, loss: 5%}}
+    - {app: flood, end_to_end: {delay: 1s, loss: 10%}}
+";
+
+/// Offered = transported + discarded for every application and point once nothing is in
+/// flight; in contract never exceeds transported; the totals add the applications up; and
+/// the hop and end-to-end points see the same packets lost (there is one hop).
+#[test]
+fn loads_add_up() {
+    let results = voice_and_flood(BUDGETS);
+    assert_eq!(results.contracts.len(), 2 * 2 * (2 + 2), "2 points × 2 lengths × (2 apps + 2 totals)");
+    for c in &results.contracts {
+        let at = format!("{} {} {}", c.point, c.app, c.interval_ms);
+        assert_eq!(c.in_flight_packets, 0, "{at}");
+        assert_eq!(c.offered_packets, c.transported_packets + c.discarded_packets, "{at}");
+        assert!((c.offered_bps - c.transported_bps - c.discarded_bps).abs() < 1e-6, "{at}");
+        assert!(c.in_contract_packets <= c.transported_packets, "{at}");
+        assert!(c.in_contract_bps <= c.transported_bps + 1e-9, "{at}");
+        assert!((c.out_of_contract_bps - (c.transported_bps - c.in_contract_bps)).abs() < 1e-6, "{at}");
+    }
+    for point in ["tx->rx", "end_to_end"] {
+        let voice = contract(&results, point, "voice", 250.0);
+        let flood = contract(&results, point, "flood", 250.0);
+        let all = contract(&results, point, "all", 250.0);
+        assert_eq!(all.offered_packets, voice.offered_packets + flood.offered_packets);
+        assert_eq!(all.in_contract_packets, voice.in_contract_packets + flood.in_contract_packets);
+        assert_eq!(contract(&results, point, "quality", 250.0).discarded_packets, all.discarded_packets);
+    }
+    let hop = contract(&results, "tx->rx", "voice", 250.0);
+    let e2e = contract(&results, "end_to_end", "voice", 250.0);
+    assert_eq!(hop.discarded_packets, e2e.discarded_packets);
+    assert_eq!(e2e.offered_packets, flow(&results, "voice").sent_packets);
+    assert_eq!(e2e.discarded_packets, flow(&results, "voice").dropped_packets);
+    assert!(hop.discarded_packets > 0, "the flood overloads the link");
+    // The per-hop budget is the one the hop is held to.
+    assert_eq!((hop.delay_budget_ms, hop.loss_budget_pct), (Some(50.0), Some(1.0)));
+    assert_eq!((e2e.delay_budget_ms, e2e.loss_budget_pct), (Some(150.0), Some(5.0)));
+    // The flood's per-hop budget is its end-to-end one (one hop).
+    assert_eq!(contract(&results, "tx->rx", "flood", 25.0).delay_budget_ms, Some(1000.0));
+}
+
+/// The interval table holds what the summary rows average: their count, mean consumption
+/// and in-contract share.
+#[test]
+fn the_interval_table_is_what_the_summary_averages() {
+    let results = voice_and_flood(BUDGETS);
+    for c in results.contracts.iter().filter(|c| c.intervals.is_some()) {
+        let rows: Vec<_> = results
+            .dq_intervals
+            .iter()
+            .filter(|i| i.point == c.point && i.app == c.app && i.interval_ms == c.interval_ms)
+            .collect();
+        assert_eq!(rows.len() as u64, c.intervals.unwrap());
+        let mean = rows.iter().map(|i| i.consumption).sum::<f64>() / rows.len() as f64;
+        assert!((mean - c.consumption_mean.unwrap()).abs() < 1e-9);
+        let inside = rows.iter().filter(|i| i.in_contract).count() as f64;
+        assert!((100.0 * inside / rows.len() as f64 - c.in_contract_pct.unwrap()).abs() < 1e-9);
+        assert_eq!(rows.iter().map(|i| i.packets).sum::<u64>(), c.offered_packets);
+        // Intervals are in time order, one interval apart at least.
+        assert!(rows.windows(2).all(|w| w[1].start_s > w[0].start_s));
+    }
+}
+
+/// Voice alone on an idle link: nothing lost or late; the mouth-to-ear delay is the network
+/// delay + the 60 ms buffer + 20 ms packetization, and R is the E-model's for that delay.
+#[test]
+fn idle_voice_is_rated_from_its_delay() {
+    let flows = "  - {name: voice, from: tx, to: rx, pattern: {kind: codec, codec: g711}}\n";
+    let results = run_yaml(&two_hosts("duration: 10s", "rate: 1Mbps, l2: hdlc", "{kind: fifo}", flows), &[]);
+    assert_eq!(results.voice.len(), 1);
+    let v = &results.voice[0];
+    let network_ms = flow(&results, "voice").delay_mean_ms.unwrap();
+    assert_eq!((v.codec, v.lost_packets, v.late_packets, v.spurts), ("g711", 0, 0, 1));
+    assert_eq!(v.played_packets, v.sent_packets);
+    let m2e = v.mouth_to_ear_ms.unwrap();
+    assert!((m2e - (network_ms + 60.0 + 20.0)).abs() < 1e-9, "{m2e} vs {network_ms}");
+    let expected = rating(&call_inputs(m2e, 0.0, 1.0, codec_impairment(Codec::G711).unwrap()));
+    assert_eq!(v.r, Some(expected));
+    assert!(v.mos.unwrap() > 4.3, "{:?}", v.mos);
+    assert_eq!(v.ipdv_p99_ms, Some(0.0), "constant delay");
+}
+
+/// Voice behind a flood: the voice rows count exactly what the flow row counts, late
+/// packets only with a buffer too small for the queue's variation, and a worse rating than
+/// with a deep buffer.
+#[test]
+fn congested_voice_loses_late_packets_to_a_short_buffer() {
+    let rated = |buffer: &str| {
+        voice_and_flood(&format!("  voice: {{playout: {{kind: fixed, buffer: {buffer}}}}}\n")).voice[0]
+            .clone()
+    };
+    let short = rated("5ms");
+    let deep = rated("400ms");
+    let results = voice_and_flood("  series: 1s\n");
+    let row = flow(&results, "voice");
+    for v in [&short, &deep] {
+        assert_eq!(v.sent_packets, row.sent_packets);
+        assert_eq!(v.lost_packets, row.dropped_packets);
+        assert_eq!(v.played_packets + v.late_packets, row.received_packets);
+    }
+    assert!(short.late_packets > 0 && deep.late_packets == 0, "{} {}", short.late_packets, deep.late_packets);
+    assert!(short.effective_loss_pct > deep.effective_loss_pct);
+    assert!(short.mouth_to_ear_ms < deep.mouth_to_ear_ms);
+}
+
+/// A 50 packet/s, 200-byte flow on an idle link: every whole second delivers 50 packets,
+/// 80 kbit/s, nothing lost, at a constant delay.
+#[test]
+fn series_of_a_constant_rate_flow() {
+    let flows = "  - {name: cbr, from: tx, to: rx, pattern: {kind: cbr, rate_pps: 50, size: 200B}}
+measure: {series: 1s}
+";
+    let results =
+        run_yaml(&two_hosts("duration: 10s, warmup: 1s", "rate: 1Mbps", "{kind: fifo}", flows), &[]);
+    let rows: Vec<_> = results.series.iter().filter(|s| s.flow == "cbr").collect();
+    assert!(rows.len() >= 10, "{}", rows.len());
+    for row in &rows[1..rows.len() - 1] {
+        assert_eq!(row.delivered_packets, 50, "{row:?}");
+        assert_eq!(row.delivered_bps, 80_000.0);
+        assert_eq!(row.loss_pct, 0.0);
+        assert_eq!(row.delay_mean_ms, row.delay_max_ms);
+    }
+}
+
+/// The ad-hoc report's mix at 1 Mbit/s: strict priority keeps the alarm, VoIP and the
+/// photos in contract at the unit under test most of the time; FIFO puts every application
+/// with a budget tighter than a second (all but OSPF and video) out of contract nearly all
+/// the time, and transports less quality traffic in contract.
+#[test]
+fn adhoc_mix_strict_priority_against_fifo() {
+    let example = include_str!("../../../../examples/adhoc-annex-mix.yaml");
+    let strict = run_yaml(example, &["interfaces.edge.core.output=strict"]);
+    let fifo = run_yaml(example, &[]);
+    let in_contract = |r: &Results, app: &str| contract(r, "edge->core", app, 25.0).in_contract_pct.unwrap();
+    for app in ["alarm", "voip", "photos"] {
+        assert!(in_contract(&strict, app) > 80.0, "strict {app}: {}", in_contract(&strict, app));
+    }
+    for app in ["alarm", "voip", "photos", "rpc-normal", "rpc-priority"] {
+        assert!(in_contract(&fifo, app) < 5.0, "fifo {app}: {}", in_contract(&fifo, app));
+        assert!(in_contract(&fifo, app) < in_contract(&strict, app), "{app}");
+    }
+    let quality = |r: &Results| contract(r, "edge->core", "quality", 250.0).in_contract_bps;
+    assert!(quality(&fifo) < 0.8 * quality(&strict), "{} vs {}", quality(&fifo), quality(&strict));
+    // The three load figures are there for every application.
+    for app in ["alarm", "ospf", "voip", "video", "photos", "rpc-normal", "rpc-priority", "best-effort"] {
+        let c = contract(&strict, "edge->core", app, 250.0);
+        assert!(c.offered_bps > 0.0 && c.transported_bps > 0.0, "{app}");
+    }
+    assert_eq!(strict.run.order_of_failure.first().map(String::as_str), Some("best-effort"));
+    assert_eq!(strict.voice.len(), 8, "eight VoIP users rated");
+}
