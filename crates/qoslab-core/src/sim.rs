@@ -559,6 +559,7 @@ impl Simulation {
                 ));
             }
         }
+        self.observers.check().or_else(fail)?;
         if t.work_conservation_violations > 0 {
             return fail(format!(
                 "work conservation: a link fell idle {} times while packets waited",

@@ -65,6 +65,26 @@ impl Observers {
         }
     }
 
+    /// The observers agree with each other (after [`Observers::finish`]): the ΔQ accounts
+    /// with the flows' counters, and each voice flow's counts with its flow's.
+    pub fn check(&self) -> Result<(), String> {
+        if let Some(quality) = &self.quality {
+            quality.check(&self.flows)?;
+        }
+        for (f, stats) in self.flows.iter().enumerate() {
+            let Some(voice) = &stats.voice else { continue };
+            let c = &voice.call;
+            let expected = (stats.sent_packets, stats.received_packets, stats.drops.total_packets());
+            let got = (c.sent_packets, c.played_packets + c.late_packets, c.lost_packets);
+            if got != expected {
+                return Err(format!(
+                    "voice of flow row {f}: sent, arrived, lost {got:?}, but the flow counts {expected:?}"
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The run ended at `end`: open intervals are closed.
     pub fn finish(&mut self, end: SimTime) {
         for stats in &mut self.flows {

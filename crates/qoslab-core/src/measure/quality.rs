@@ -11,6 +11,7 @@
 
 use super::dq::{Budget, DqAccount};
 use crate::measure::hop_stats::NO_HOP;
+use crate::measure::FlowStats;
 use crate::packet::Packet;
 use crate::time::SimTime;
 
@@ -160,8 +161,74 @@ impl Quality {
         }
     }
 
+    /// The accounts agree with the flows' own counters: at each point, an application's
+    /// packets in, delivered and lost are its flows' (end to end: sent, received, dropped;
+    /// at a hop: arrived, departed, dropped there).
+    pub fn check(&self, flows: &[FlowStats]) -> Result<(), String> {
+        for (p, point) in self.points.iter().enumerate() {
+            for (a, app) in self.apps.iter().enumerate() {
+                let mut expected = (0, 0, 0);
+                for (stats, _) in flows.iter().zip(&self.flow_app).filter(|(_, &of)| of as usize == a) {
+                    let counts = if point.hop_slot == NO_HOP {
+                        (stats.sent_packets, stats.received_packets, stats.drops.total_packets())
+                    } else {
+                        let hop = &stats.hops[point.hop_slot as usize];
+                        (hop.arrived_packets, hop.departed_packets, hop.dropped_packets)
+                    };
+                    expected = (expected.0 + counts.0, expected.1 + counts.1, expected.2 + counts.2);
+                }
+                for account in self.accounts(p, a) {
+                    let s = &account.summary;
+                    let got = (s.offered_packets, s.delivered_packets, s.lost_packets);
+                    if got != expected {
+                        return Err(format!(
+                            "ΔQ of `{}` at {}: in, delivered, lost {got:?}, but its flows count {expected:?}",
+                            app.name, point.name
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The run ended at `end`.
     pub fn finish(&mut self, end: SimTime) {
         self.accounts.iter_mut().for_each(|a| a.finish(end.0));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn packet(flow: u32, created: u64) -> Packet {
+        let mut packet = crate::qdisc::testing::packet(0, 100, 0);
+        packet.flow = flow;
+        packet.created = SimTime(created);
+        packet
+    }
+
+    /// Two flows of one application end to end: the account adds them up, and the check
+    /// catches a packet the flow counted but the account did not.
+    #[test]
+    fn accounts_follow_the_flows() {
+        let app = Application { name: "voice".into(), budgets: None };
+        let point = Point { name: "end_to_end".into(), hop_slot: NO_HOP, link_bps: 1, l2_overhead_bytes: 0 };
+        let mut quality = Quality::new(vec![app], vec![point], vec![1_000], vec![0, 0], 0, false);
+        let mut flows = vec![FlowStats::new(0, u64::MAX), FlowStats::new(0, u64::MAX)];
+        for (flow, created) in [(0, 10), (1, 20)] {
+            let p = packet(flow, created);
+            flows[flow as usize].on_sent(&p);
+            quality.on_sent(&p);
+            flows[flow as usize].on_received(&p, SimTime(created + 5));
+            quality.on_received(&p, SimTime(created + 5));
+        }
+        quality.finish(SimTime(10_000));
+        assert_eq!(quality.check(&flows), Ok(()));
+        let summary = &quality.accounts(0, 0)[0].summary;
+        assert_eq!((summary.offered_packets, summary.delivered_packets), (2, 2));
+        flows[1].on_sent(&packet(1, 30));
+        assert!(quality.check(&flows).unwrap_err().contains("ΔQ of `voice` at end_to_end"));
     }
 }

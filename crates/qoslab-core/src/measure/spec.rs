@@ -46,7 +46,9 @@ pub struct BudgetSpec {
     /// Application name, as the results call it.
     pub app: String,
     /// The traffic entries that make up the application (default: the entry named `app`).
-    /// An entry covers its copies (`NAME.1` ...) and its rows (`.reverse`, `.echo`, ...).
+    /// An entry covers its copies (`NAME.1` ...) and its rows (`.reverse`, `.echo`, ...); a
+    /// row may also be named alone (`photos.reverse`), and then belongs here rather than to
+    /// its entry's application.
     pub flows: Option<Vec<String>>,
     /// Hops the end-to-end budget is shared over (default 1).
     pub hops: Option<u32>,

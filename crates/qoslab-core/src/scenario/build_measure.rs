@@ -156,7 +156,9 @@ pub(crate) fn build_quality(
         };
         for (k, &name) in names.iter().enumerate() {
             let here = if budget.flows.is_some() { format!("{at}.flows[{k}]") } else { format!("{at}.app") };
-            check_entry(name, here.clone(), traffic)?;
+            if !flows.iter().any(|f| f.name == name) {
+                check_entry(name, here.clone(), traffic)?;
+            }
             if let Some((_, other)) = entry_app.iter().find(|(entry, _)| *entry == name) {
                 let other = &apps[*other as usize].name;
                 return Err(Issue::at(here, format!("`{name}` is already part of application `{other}`")));
@@ -185,8 +187,9 @@ pub(crate) fn build_quality(
     }
     let mut flow_app = Vec::with_capacity(flows.len());
     for info in flows {
-        let entry = entry_of(&info.name, traffic);
-        let app = entry.and_then(|e| entry_app.iter().find(|(name, _)| *name == e)).map(|(_, app)| *app);
+        // A row named itself wins over the traffic entry it comes from.
+        let named = |wanted: &str| entry_app.iter().find(|(name, _)| *name == wanted).map(|(_, app)| *app);
+        let app = named(&info.name).or_else(|| entry_of(&info.name, traffic).and_then(named));
         let app = app.unwrap_or_else(|| {
             if apps.last().is_none_or(|a| a.name != OTHER) {
                 apps.push(Application { name: OTHER.into(), budgets: None });

@@ -181,3 +181,22 @@ fn adhoc_mix_strict_priority_against_fifo() {
     assert_eq!(strict.run.order_of_failure.first().map(String::as_str), Some("best-effort"));
     assert_eq!(strict.voice.len(), 8, "eight VoIP users rated");
 }
+
+/// A budget may name one row of an application: the row then belongs to that budget, the
+/// rest of the entry to its own.
+#[test]
+fn a_row_named_alone_leaves_its_entry() {
+    let flows = "  - {name: ftp, from: tx, to: rx, app: {kind: bulk}}
+measure:
+  budgets:
+    - {app: ftp, end_to_end: {delay: 1s, loss: 5%}}
+    - {app: acks, flows: [ftp.reverse], end_to_end: {delay: 100ms, loss: 1%}}
+";
+    let results = run_yaml(&two_hosts("duration: 5s", "rate: 1Mbps", "{kind: fifo}", flows), &[]);
+    let data = contract(&results, "end_to_end", "ftp", 250.0);
+    let acks = contract(&results, "end_to_end", "acks", 250.0);
+    assert_eq!(data.offered_packets, flow(&results, "ftp").sent_packets);
+    assert_eq!(acks.offered_packets, flow(&results, "ftp.reverse").sent_packets);
+    assert!(acks.offered_packets > 0);
+    assert!(!results.contracts.iter().any(|c| c.app == "other"));
+}
