@@ -120,3 +120,13 @@ def test_voice_and_series_tables(make_scenario):
     series = results.series
     assert set(series["interval_s"]) == {0.5}
     assert series["delivered_packets"].sum() == results.flow("data")["received_packets"]
+
+
+def test_series_rows_name_their_application():
+    scenario = two_classes("600kbps")
+    scenario["measure"]["series"] = "1s"
+    series = qoslab.run(scenario).series
+    assert set(series["app"]) == {"voice", "data"}
+    per_app = series.groupby(["app", "start_s"])["delivered_packets"].sum()
+    # Three G.711 calls deliver 150 packets in every whole second of the window.
+    assert (per_app.loc["voice"].iloc[1:-1] == 150).all()

@@ -325,6 +325,7 @@ VOICE_SPURT_COLUMNS = (
 
 SERIES_COLUMNS = (
     "flow",
+    "app",
     "start_s",
     "interval_s",
     "delivered_packets",

@@ -101,6 +101,11 @@ impl Quality {
         &mut self.accounts[first..first + self.lengths_ns.len()]
     }
 
+    /// The application of flow row `flow`.
+    pub fn app_of(&self, flow: usize) -> &str {
+        &self.apps[self.flow_app[flow] as usize].name
+    }
+
     /// A counted packet was created.
     #[inline]
     pub fn on_sent(&mut self, packet: &Packet) {

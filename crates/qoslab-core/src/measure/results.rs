@@ -634,6 +634,6 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
         dq_intervals,
         voice,
         voice_spurts,
-        series: series_records(&sim.flows, &sim.observers.flows),
+        series: series_records(&sim.flows, &sim.observers.flows, sim.observers.quality.as_deref()),
     }
 }

@@ -136,6 +136,8 @@ pub struct VoiceSpurtRecord {
 #[derive(Clone, Debug, Serialize)]
 pub struct SeriesRecord {
     pub flow: String,
+    /// The flow's application, when the ΔQ accounting runs (to aggregate per application).
+    pub app: Option<String>,
     /// Start of the interval, since the run began.
     pub start_s: f64,
     pub interval_s: f64,
@@ -333,15 +335,20 @@ pub(crate) fn voice_records(
 }
 
 /// The `series` rows.
-pub(crate) fn series_records(flows: &[FlowInfo], stats: &[FlowStats]) -> Vec<SeriesRecord> {
+pub(crate) fn series_records(
+    flows: &[FlowInfo],
+    stats: &[FlowStats],
+    quality: Option<&Quality>,
+) -> Vec<SeriesRecord> {
     let mut rows = Vec::new();
-    for (info, s) in flows.iter().zip(stats) {
+    for (f, (info, s)) in flows.iter().zip(stats).enumerate() {
         let Some(series) = &s.series else { continue };
         let length_ns = series.length_ns();
         for point in &series.points {
             let delivered = point.delivered_packets > 0;
             rows.push(SeriesRecord {
                 flow: info.name.clone(),
+                app: quality.map(|q| q.app_of(f).to_owned()),
                 start_s: (point.index * length_ns) as f64 / 1e9,
                 interval_s: length_ns as f64 / 1e9,
                 delivered_packets: point.delivered_packets,
