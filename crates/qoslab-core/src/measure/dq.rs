@@ -59,9 +59,7 @@ pub struct Interval {
 
 #[derive(Copy, Clone, Debug, Default)]
 struct Bin {
-    /// Packets that passed the ingress point in this interval.
-    ingress_packets: u64,
-    /// Of those, packets without an outcome yet.
+    /// Packets that passed the ingress point in this interval without an outcome yet.
     pending_packets: u64,
     lost_packets: u64,
     delivered_packets: u64,
@@ -133,11 +131,6 @@ impl DqAccount {
         }
     }
 
-    /// Interval length, ns.
-    pub fn length_ns(&self) -> u64 {
-        self.length_ns
-    }
-
     /// The budget.
     pub fn budget(&self) -> Option<Budget> {
         self.budget
@@ -163,7 +156,6 @@ impl DqAccount {
     pub fn on_ingress(&mut self, at_ns: u64, size_bytes: u32) {
         self.close_until(at_ns);
         let bin = self.bin(at_ns);
-        bin.ingress_packets += 1;
         bin.pending_packets += 1;
         self.summary.offered_packets += 1;
         self.summary.offered_bytes += size_bytes as u64;

@@ -38,23 +38,12 @@ pub struct Playout {
     /// Adaptive estimates of the network delay and its variation, ns.
     delay_estimate_ns: Option<f64>,
     variation_estimate_ns: f64,
-    /// Packets played.
-    pub played_packets: u64,
-    /// Packets that arrived after their playout time.
-    pub late_packets: u64,
 }
 
 impl Playout {
     /// A buffer following `policy`.
     pub fn new(policy: PlayoutPolicy) -> Self {
-        Playout {
-            policy,
-            offset_ns: None,
-            delay_estimate_ns: None,
-            variation_estimate_ns: 0.0,
-            played_packets: 0,
-            late_packets: 0,
-        }
+        Playout { policy, offset_ns: None, delay_estimate_ns: None, variation_estimate_ns: 0.0 }
     }
 
     /// A new talk spurt: the next packet sets the playout offset again.
@@ -75,10 +64,7 @@ impl Playout {
             PlayoutPolicy::Fixed { buffer_ns } => delay_ns + buffer_ns,
             PlayoutPolicy::Adaptive => ((d + BETA * self.variation_estimate_ns).round() as u64).max(delay_ns),
         });
-        let late = delay_ns > offset_ns;
-        self.late_packets += u64::from(late);
-        self.played_packets += u64::from(!late);
-        late
+        delay_ns > offset_ns
     }
 
     /// The current spurt's playout offset (network delay + buffer), ns, once a packet of it
@@ -105,7 +91,6 @@ mod tests {
         let mut playout = fixed(40);
         let late: Vec<bool> = [20, 25, 60, 61, 45].iter().map(|d| playout.on_arrival(d * MS)).collect();
         assert_eq!(late, [false, false, false, true, false]);
-        assert_eq!((playout.played_packets, playout.late_packets), (4, 1));
         assert_eq!(playout.playout_delay_ns(), Some(60 * MS));
     }
 
