@@ -6,17 +6,38 @@
 //! so the blocks cost every packet 25 bytes of memory instead of 49. On the wire the option
 //! takes 2 + 8·n bytes, padded to a multiple of four with NOPs (RFC 2018 §3): 12, 20 or 28
 //! bytes for one, two or three blocks — added to the ACK's size. The SYN's SACK-permitted
-//! option is not counted.
+//! option is not counted. The block count is an enum of its four values, so that a packet
+//! without a segment costs no extra byte (`Option<Segment>` uses the count's spare values).
 
 /// Most blocks one acknowledgement carries (three fit beside the timestamp option).
 pub const MAX_BLOCKS: usize = 3;
+
+/// How many blocks a segment carries: 0 to [`MAX_BLOCKS`].
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
+enum BlockCount {
+    #[default]
+    Zero,
+    One,
+    Two,
+    Three,
+}
+
+impl BlockCount {
+    const ALL: [BlockCount; MAX_BLOCKS + 1] =
+        [BlockCount::Zero, BlockCount::One, BlockCount::Two, BlockCount::Three];
+
+    fn get(self) -> usize {
+        self as usize
+    }
+}
 
 /// The SACK blocks of one segment.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct SackBlocks {
     /// (start, end) offsets from the cumulative ACK, end exclusive.
     offsets: [(u32, u32); MAX_BLOCKS],
-    count: u8,
+    count: BlockCount,
 }
 
 impl SackBlocks {
@@ -26,27 +47,28 @@ impl SackBlocks {
         let mut blocks = SackBlocks::default();
         for (start, end) in ranges.into_iter().take(MAX_BLOCKS) {
             debug_assert!(ack < start && start < end);
-            blocks.offsets[blocks.count as usize] = ((start - ack) as u32, (end - ack) as u32);
-            blocks.count += 1;
+            let k = blocks.count.get();
+            blocks.offsets[k] = ((start - ack) as u32, (end - ack) as u32);
+            blocks.count = BlockCount::ALL[k + 1];
         }
         blocks
     }
 
     /// The blocks as absolute ranges, for a segment acknowledging `ack`.
     pub fn ranges(&self, ack: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
-        self.offsets[..self.count as usize].iter().map(move |&(s, e)| (ack + s as u64, ack + e as u64))
+        self.offsets[..self.count.get()].iter().map(move |&(s, e)| (ack + s as u64, ack + e as u64))
     }
 
     /// Whether there are no blocks.
     pub fn is_empty(&self) -> bool {
-        self.count == 0
+        self.count == BlockCount::Zero
     }
 
     /// Bytes the option adds to the TCP header.
     pub fn option_bytes(&self) -> u32 {
-        match self.count {
+        match self.count.get() as u32 {
             0 => 0,
-            n => (2 + 8 * n as u32).div_ceil(4) * 4,
+            n => (2 + 8 * n).div_ceil(4) * 4,
         }
     }
 }
@@ -64,5 +86,12 @@ mod tests {
         assert_eq!(SackBlocks::new(1, [(10, 20), (30, 40)]).option_bytes(), 20);
         assert!(SackBlocks::default().is_empty());
         assert_eq!(SackBlocks::default().option_bytes(), 0);
+    }
+
+    /// A packet that carries no segment pays nothing for the possibility.
+    #[test]
+    fn an_absent_segment_costs_no_space() {
+        use crate::tcp::Segment;
+        assert_eq!(std::mem::size_of::<Option<Segment>>(), std::mem::size_of::<Segment>());
     }
 }
