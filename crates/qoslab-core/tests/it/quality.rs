@@ -200,3 +200,28 @@ measure:
     assert!(acks.offered_packets > 0);
     assert!(!results.contracts.iter().any(|c| c.app == "other"));
 }
+
+/// On an idle link every 200-byte packet takes its 207-byte HDLC frame's serialization at
+/// 1 Mbit/s (1.656 ms) plus 5 ms of propagation: every interval consumes 6.656 / 10 of a
+/// 10 ms delay budget, and is in contract.
+#[test]
+fn idle_link_consumes_its_delay_exactly() {
+    let flows = "  - {name: cbr, from: tx, to: rx, pattern: {kind: cbr, rate_pps: 100, size: 200B}}
+measure:
+  at: [tx->rx, end_to_end]
+  budgets: [{app: cbr, end_to_end: {delay: 10ms, loss: 1%}}]
+";
+    let results = run_yaml(
+        &two_hosts("duration: 10s", "rate: 1Mbps, delay: 5ms, l2: hdlc", "{kind: fifo}", flows),
+        &[],
+    );
+    for point in ["tx->rx", "end_to_end"] {
+        let c = contract(&results, point, "cbr", 250.0);
+        assert_eq!(c.intervals, Some(40), "{point}");
+        assert!((c.consumption_mean.unwrap() - 0.6656).abs() < 1e-9, "{point}: {:?}", c.consumption_mean);
+        assert_eq!(c.loss_consumption_mean, Some(0.0));
+        assert_eq!(c.in_contract_pct, Some(100.0));
+        assert_eq!(c.transported_bps, 160_000.0, "100 packets/s of 200 B");
+        assert!((c.transported_link_pct - 16.56).abs() < 1e-9, "framed: 207 B × 100/s of 1 Mbit/s");
+    }
+}
