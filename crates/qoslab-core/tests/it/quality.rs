@@ -225,3 +225,25 @@ measure:
         assert!((c.transported_link_pct - 16.56).abs() < 1e-9, "framed: 207 B × 100/s of 1 Mbit/s");
     }
 }
+
+/// A codec without known impairment factors is rated once they are given; without them it
+/// gets a note instead of a row.
+#[test]
+fn impairment_factors_can_be_given() {
+    let flows = "  - {name: lmr, from: tx, to: rx, pattern: {kind: codec, codec: gsm-fr}}\n";
+    let text = two_hosts("duration: 5s", "rate: 1Mbps", "{kind: fifo}", flows);
+    let unrated = run_yaml(&text, &[]);
+    assert!(unrated.voice.is_empty());
+    assert!(
+        unrated.run.notes.iter().any(|n| n.contains("voice flow `lmr` is not rated")),
+        "{:?}",
+        unrated.run.notes
+    );
+    let rated = run_yaml(
+        &format!("{text}measure:\n  voice: {{flows: [{{flow: lmr, codec: gsm-fr, ie: 20, bpl: 10}}]}}\n"),
+        &[],
+    );
+    let v = &rated.voice[0];
+    assert_eq!((v.codec, v.ie, v.bpl), ("gsm-fr", 20.0, 10.0));
+    assert!(v.r.unwrap() < 93.2 - 20.0 + 1e-9, "Ie 20 comes off the rating: {:?}", v.r);
+}
