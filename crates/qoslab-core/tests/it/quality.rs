@@ -180,6 +180,13 @@ fn adhoc_mix_strict_priority_against_fifo() {
     }
     assert_eq!(strict.run.order_of_failure.first().map(String::as_str), Some("best-effort"));
     assert_eq!(strict.voice.len(), 8, "eight VoIP users rated");
+    // Behind a deeper FIFO (200 packets) even OSPF and video exceed their one-second
+    // budgets: every application is out of contract on average, as the report found.
+    let deep = run_yaml(example, &["policies.fifo.limit=200"]);
+    for app in ["alarm", "ospf", "voip", "video", "photos", "rpc-normal", "rpc-priority"] {
+        let consumed = contract(&deep, "edge->core", app, 250.0).consumption_mean.unwrap();
+        assert!(consumed > 1.0, "deep fifo {app}: {consumed}");
+    }
 }
 
 /// A budget may name one row of an application: the row then belongs to that budget, the
