@@ -232,6 +232,7 @@ CONTRACT_COLUMNS = (
     "jitter_budget_ms",
     "intervals",
     "consumption_mean",
+    "end_to_end_consumption_mean",
     "loss_consumption_mean",
     "delay_consumption_mean",
     "jitter_consumption_mean",

@@ -30,6 +30,28 @@ pub struct Budget {
     pub jitter_ns: Option<u64>,
 }
 
+impl Budget {
+    /// The (loss, delay, jitter) consumption of an interval with `loss_ratio`, mean delay
+    /// `delay_mean_ns` and delay variation `delay_variation_ns` (both `None` when nothing
+    /// was delivered); jitter only when limited.
+    fn consumption(
+        &self,
+        loss_ratio: f64,
+        delay_mean_ns: Option<f64>,
+        delay_variation_ns: Option<u64>,
+    ) -> (f64, f64, Option<f64>) {
+        let loss = loss_ratio / self.loss_ratio;
+        let delay = delay_mean_ns.map_or(0.0, |d| d / self.delay_ns as f64);
+        let jitter = self.jitter_ns.map(|limit| delay_variation_ns.unwrap_or(0) as f64 / limit as f64);
+        (loss, delay, jitter)
+    }
+}
+
+/// The largest of an interval's consumption components.
+fn largest((loss, delay, jitter): (f64, f64, Option<f64>)) -> f64 {
+    loss.max(delay).max(jitter.unwrap_or(0.0))
+}
+
 /// One closed interval.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Interval {
@@ -74,8 +96,10 @@ struct Bin {
 pub struct DqSummary {
     /// Intervals kept (with at least one packet with an outcome).
     pub intervals: u64,
-    /// Sums of the interval consumptions (total, loss, delay, jitter).
+    /// Sums of the interval consumptions (total, loss, delay, jitter), and of the total
+    /// against the end-to-end budget.
     pub consumption_sum: f64,
+    pub end_to_end_consumption_sum: f64,
     pub loss_consumption_sum: f64,
     pub delay_consumption_sum: f64,
     pub jitter_consumption_sum: f64,
@@ -106,6 +130,8 @@ pub struct DqSummary {
 pub struct DqAccount {
     length_ns: u64,
     budget: Option<Budget>,
+    /// The end-to-end budget the consumption is also expressed against (at a hop).
+    end_to_end: Option<Budget>,
     /// Index of `bins[0]`.
     first_index: u64,
     bins: VecDeque<Bin>,
@@ -124,11 +150,18 @@ impl DqAccount {
         DqAccount {
             length_ns,
             budget,
+            end_to_end: budget,
             first_index: 0,
             bins: VecDeque::new(),
             summary: DqSummary::default(),
             kept: keep.then(Vec::new),
         }
+    }
+
+    /// The same account, its consumption also expressed against `end_to_end` (for a hop,
+    /// whose own budget is the per-hop one).
+    pub fn with_end_to_end(self, end_to_end: Budget) -> Self {
+        DqAccount { end_to_end: Some(end_to_end), ..self }
     }
 
     /// The budget.
@@ -227,11 +260,12 @@ impl DqAccount {
         let delivered = bin.delivered_packets > 0;
         let delay_mean_ns = delivered.then(|| bin.delay_sum_ns as f64 / bin.delivered_packets as f64);
         let delay_variation_ns = delivered.then_some(bin.delay_max_ns - bin.delay_min_ns);
-        let loss_consumption = loss_ratio / budget.loss_ratio;
-        let delay_consumption = delay_mean_ns.map_or(0.0, |d| d / budget.delay_ns as f64);
-        let jitter_consumption =
-            budget.jitter_ns.map(|limit| delay_variation_ns.unwrap_or(0) as f64 / limit as f64);
-        let consumption = loss_consumption.max(delay_consumption).max(jitter_consumption.unwrap_or(0.0));
+        let components = budget.consumption(loss_ratio, delay_mean_ns, delay_variation_ns);
+        let (loss_consumption, delay_consumption, jitter_consumption) = components;
+        let consumption = largest(components);
+        let end_to_end = self.end_to_end.unwrap_or(budget);
+        let end_to_end_consumption =
+            largest(end_to_end.consumption(loss_ratio, delay_mean_ns, delay_variation_ns));
         let in_loss = loss_ratio <= budget.loss_ratio;
         let in_delay = delay_mean_ns.is_none_or(|d| d <= budget.delay_ns as f64);
         let in_jitter = match budget.jitter_ns {
@@ -242,6 +276,7 @@ impl DqAccount {
         let s = &mut self.summary;
         s.intervals += 1;
         s.consumption_sum += consumption;
+        s.end_to_end_consumption_sum += end_to_end_consumption;
         s.loss_consumption_sum += loss_consumption;
         s.delay_consumption_sum += delay_consumption;
         s.jitter_consumption_sum += jitter_consumption.unwrap_or(0.0);
@@ -369,5 +404,24 @@ mod tests {
         assert_eq!(interval.consumption, 2.5);
         assert!(!interval.in_contract);
         assert_eq!((dq.summary.in_delay_contract, dq.summary.in_jitter_contract), (1, 0));
+    }
+
+    /// At a hop the same intervals are also measured against the end-to-end budget: a
+    /// 30 ms mean delay is 0.6 of a 50 ms hop budget and 0.2 of a 150 ms end-to-end one; a
+    /// 25 % loss is 1 of the hop's 25 % and 0.5 of the end-to-end 50 %.
+    #[test]
+    fn hop_consumption_against_the_end_to_end_budget() {
+        let end_to_end = Budget { delay_ns: 150 * MS, loss_ratio: 0.5, jitter_ns: None };
+        let mut dq = DqAccount::new(100 * MS, Some(budget()), false).with_end_to_end(end_to_end);
+        for k in 0..4 {
+            dq.on_ingress(k * 10 * MS, 100);
+        }
+        for k in 0..3 {
+            dq.on_delivered(k * 10 * MS, (k * 10 + 30) * MS, 100);
+        }
+        dq.on_lost(30 * MS, 35 * MS, 100);
+        dq.finish(1_000 * MS);
+        assert_eq!(dq.summary.consumption_sum, 1.0);
+        assert_eq!(dq.summary.end_to_end_consumption_sum, 0.5);
     }
 }

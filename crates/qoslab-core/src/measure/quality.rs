@@ -7,7 +7,9 @@
 //! where it is dropped); a hop point takes it when it is offered to the port's discipline
 //! and gives its outcome when it reaches the far end of the link (or is dropped there).
 //! Budgets apply per point: the end-to-end limits at `end_to_end`, the per-hop limits at a
-//! port. Only packets created in the measured window count.
+//! port, where the consumption is also expressed against the end-to-end limits (the ad-hoc
+//! report plots one hop's consumption as a share of the end-to-end budget). Only packets
+//! created in the measured window count.
 
 use super::dq::{Budget, DqAccount};
 use crate::measure::hop_stats::NO_HOP;
@@ -77,9 +79,17 @@ impl Quality {
                 hop_point[point.hop_slot as usize] = p as u32;
             }
             for app in &apps {
-                let budget = app.budgets.map(|(e2e, hop)| if point.hop_slot == NO_HOP { e2e } else { hop });
                 for &length_ns in &lengths_ns {
-                    accounts.push(DqAccount::new(length_ns, budget, keep_intervals));
+                    let account = match app.budgets {
+                        None => DqAccount::new(length_ns, None, keep_intervals),
+                        Some((e2e, _)) if point.hop_slot == NO_HOP => {
+                            DqAccount::new(length_ns, Some(e2e), keep_intervals)
+                        }
+                        Some((e2e, hop)) => {
+                            DqAccount::new(length_ns, Some(hop), keep_intervals).with_end_to_end(e2e)
+                        }
+                    };
+                    accounts.push(account);
                 }
             }
         }

@@ -31,6 +31,9 @@ pub struct ContractRecord {
     /// Intervals evaluated.
     pub intervals: Option<u64>,
     pub consumption_mean: Option<f64>,
+    /// The same intervals' consumption of the end-to-end budget (equal to
+    /// `consumption_mean` end to end).
+    pub end_to_end_consumption_mean: Option<f64>,
     pub loss_consumption_mean: Option<f64>,
     pub delay_consumption_mean: Option<f64>,
     pub jitter_consumption_mean: Option<f64>,
@@ -202,6 +205,7 @@ pub(crate) fn contract_records(
                 jitter_budget_ms: budget.and_then(|b| b.jitter_ns).map(|j| ms(j as f64)),
                 intervals: evaluated,
                 consumption_mean: mean(s.consumption_sum),
+                end_to_end_consumption_mean: mean(s.end_to_end_consumption_sum),
                 loss_consumption_mean: mean(s.loss_consumption_sum),
                 delay_consumption_mean: mean(s.delay_consumption_sum),
                 jitter_consumption_mean: mean(s.jitter_consumption_sum).filter(|_| jitter_limited),

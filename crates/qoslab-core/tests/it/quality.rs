@@ -67,6 +67,10 @@ fn loads_add_up() {
     // The per-hop budget is the one the hop is held to.
     assert_eq!((hop.delay_budget_ms, hop.loss_budget_pct), (Some(50.0), Some(1.0)));
     assert_eq!((e2e.delay_budget_ms, e2e.loss_budget_pct), (Some(150.0), Some(5.0)));
+    // End to end the two consumptions are one; at the hop, the looser end-to-end limits
+    // are consumed less.
+    assert_eq!(e2e.end_to_end_consumption_mean, e2e.consumption_mean);
+    assert!(hop.end_to_end_consumption_mean.unwrap() < hop.consumption_mean.unwrap());
     // The flood's per-hop budget is its end-to-end one (one hop).
     assert_eq!(contract(&results, "tx->rx", "flood", 25.0).delay_budget_ms, Some(1000.0));
 }
