@@ -3,9 +3,12 @@ series DataFrames, and the order of failure over a sweep of link rates."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import qoslab
+from qoslab.cli import main
 
 
 def two_classes(rate: str) -> dict[str, object]:
@@ -130,3 +133,34 @@ def test_series_rows_name_their_application():
     per_app = series.groupby(["app", "start_s"])["delivered_packets"].sum()
     # Three G.711 calls deliver 150 packets in every whole second of the window.
     assert (per_app.loc["voice"].iloc[1:-1] == 150).all()
+
+
+def test_order_of_failure_command(tmp_path, capsys):
+    scenario = tmp_path / "two-classes.yaml"
+    scenario.write_text(json.dumps(two_classes("2Mbps")))  # JSON is YAML
+    vary = "topology.links.1.rate=" + ",".join(RATES)
+    assert main(["order-of-failure", str(scenario), "--vary", vary]) == 0
+    out = capsys.readouterr().out
+    assert "order of failure as topology.links.1.rate goes 2Mbps → 600kbps" in out
+    assert "the declared order holds" in out
+    assert "400kbps" in out
+
+
+@pytest.mark.parametrize(
+    ("vary", "message"),
+    [
+        ("rate", "write KEY.PATH=V1,V2,..."),
+        ("topology.links.1.rate=1Mbps", "at least two values"),
+    ],
+)
+def test_order_of_failure_command_rejects_a_bad_vary(tmp_path, capsys, vary, message):
+    scenario = tmp_path / "two-classes.yaml"
+    scenario.write_text(json.dumps(two_classes("2Mbps")))
+    assert main(["order-of-failure", str(scenario), "--vary", vary]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_order_of_failure_command_needs_budgets(voice_vs_flood, capsys):
+    vary = "topology.links.1.rate=1Mbps,128kbps"
+    assert main(["order-of-failure", str(voice_vs_flood), "--vary", vary]) == 2
+    assert "give the scenario measure.budgets" in capsys.readouterr().err

@@ -8,9 +8,9 @@ import sys
 from collections.abc import Sequence
 
 from qoslab import RunError, ScenarioError, __version__
-from qoslab.cli import bench, ios, run, schema, validate
+from qoslab.cli import bench, failure, ios, run, schema, validate
 
-COMMANDS = (run, validate, schema, bench, ios)
+COMMANDS = (run, validate, schema, bench, ios, failure)
 
 EXIT_RUN_FAILED = 1
 EXIT_BAD_INPUT = 2

@@ -1,0 +1,116 @@
+"""``qoslab order-of-failure``: run a scenario at each value of one setting, mildest first,
+and compare the order in which its applications exceed their budgets with the declared
+order (``measure.order_of_failure``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import pandas as pd
+from rich import box
+from rich.table import Table
+
+import qoslab
+from qoslab.cli.common import add_override_options, stdout_console
+
+
+class UsageError(ValueError):
+    """A malformed option value."""
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    command = commands.add_parser(
+        "order-of-failure",
+        help="check over a sweep that applications fail in the declared order",
+        description="Run the scenario once per value of --vary (mildest condition first: "
+        "link rates falling, loads rising) and report, per application with a budget, the "
+        "first value at which it exceeds its budget, and the applications that failed out "
+        "of the order measure.order_of_failure declares.",
+    )
+    command.add_argument("scenario", metavar="SCENARIO", help="scenario file (YAML)")
+    command.add_argument(
+        "--vary",
+        required=True,
+        metavar="KEY.PATH=V1,V2,...",
+        help="the setting to sweep and its values, mildest first, "
+        "e.g. topology.links.1.rate=2Mbps,1Mbps,512kbps",
+    )
+    add_override_options(command)
+    command.add_argument(
+        "--point", metavar="NAME", help="observation point (default: the first in the results)"
+    )
+    command.add_argument(
+        "--interval-ms",
+        type=float,
+        metavar="MS",
+        help="ΔQ interval length (default: the first in the results)",
+    )
+    command.add_argument(
+        "--min-in-contract",
+        type=float,
+        metavar="PCT",
+        help="fail an application when its share of intervals in contract falls below PCT "
+        "(default: when its mean budget consumption exceeds 1)",
+    )
+    command.set_defaults(main=main)
+
+
+def parse_vary(text: str) -> tuple[str, list[str]]:
+    """``key.path=v1,v2,...`` as the key and its values (at least two)."""
+    key, sep, values = text.partition("=")
+    steps = [v.strip() for v in values.split(",") if v.strip()]
+    if not sep or not key.strip() or len(steps) < 2:
+        raise UsageError(
+            f"--vary {text!r}: write KEY.PATH=V1,V2,... with at least two values, "
+            "e.g. --vary topology.links.1.rate=2Mbps,1Mbps"
+        )
+    return key.strip(), steps
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        key, steps = parse_vary(args.vary)
+    except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    sweep = []
+    for value in steps:
+        results = qoslab.run(args.scenario, set=[*args.set, f"{key}={value}"])
+        sweep.append((value, results))
+    try:
+        table = qoslab.order_of_failure(
+            sweep,
+            point=args.point,
+            interval_ms=args.interval_ms,
+            min_in_contract_pct=args.min_in_contract,
+        )
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+    console = stdout_console()
+    console.print(f"order of failure as {key} goes {' → '.join(steps)}:", markup=False)
+    shown = Table(box=box.SIMPLE_HEAD)
+    for heading in ("application", "declared", "observed", "first fails at", "failed before"):
+        shown.add_column(
+            heading, justify="right" if heading in ("declared", "observed") else "left"
+        )
+    for row in table.to_dict("records"):
+        at = row["first_failure_at"]
+        shown.add_row(
+            row["app"],
+            str(row["declared_rank"]),
+            str(row["observed_rank"]),
+            "never" if pd.isna(at) else str(at),
+            row["fails_before"] or "-",
+        )
+    console.print(shown)
+    inversions = [row for row in table.to_dict("records") if row["fails_before"]]
+    if not inversions:
+        console.print("the declared order holds", markup=False)
+    for row in inversions:
+        console.print(
+            f"out of order: {row['app']} failed before {row['fails_before']}", markup=False
+        )
+    return 0
