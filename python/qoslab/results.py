@@ -75,6 +75,8 @@ class Results:
         self.contracts = pd.DataFrame.from_records(
             document["contracts"], columns=_columns(document, "contracts", CONTRACT_COLUMNS)
         )
+        # A count that the total rows leave empty: integers that may be missing.
+        self.contracts["intervals"] = self.contracts["intervals"].astype("Int64")
         self.dq_intervals = pd.DataFrame.from_records(
             document["dq_intervals"],
             columns=_columns(document, "dq_intervals", DQ_INTERVAL_COLUMNS),
