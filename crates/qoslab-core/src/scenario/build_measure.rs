@@ -14,6 +14,7 @@ use crate::measure::voice::{VoiceSetup, VoiceStats};
 use crate::measure::FlowStats;
 use crate::net::port::{Port, PortConfig};
 use crate::sim::FlowInfo;
+use crate::traffic::codec::Codec;
 use crate::traffic::FlowSpec;
 use crate::units::Duration;
 
@@ -265,7 +266,8 @@ pub(crate) fn attach_voice(
         }
         Some(PlayoutSpec::Adaptive(_)) => PlayoutPolicy::Adaptive,
     };
-    let mut listed: Vec<(&str, crate::traffic::codec::Codec, Option<CodecImpairment>)> = Vec::new();
+    // (entry, codec, impairment, key path) of the listed voice flows.
+    let mut listed: Vec<(&str, Codec, CodecImpairment, String)> = Vec::new();
     for (i, entry) in voice.flows.iter().enumerate() {
         let at = format!("measure.voice.flows[{i}]");
         check_entry(&entry.flow, format!("{at}.flow"), traffic)?;
@@ -281,32 +283,42 @@ pub(crate) fn attach_voice(
                     .hint("give `ie` and `bpl` (ITU-T G.113 Appendix I)"))
             }
         };
-        listed.push((entry.flow.as_str(), entry.codec, Some(impairment)));
+        listed.push((entry.flow.as_str(), entry.codec, impairment, at));
     }
+    // Probe replies reflect a flow; they are not a second call.
+    let replies: Vec<u32> = flows.iter().filter_map(|f| f.echo.map(|e| e.flow)).collect();
     let mut notes = Vec::new();
-    for (info, flow_stats) in flows.iter().zip(stats.iter_mut()) {
+    for (row, (info, flow_stats)) in flows.iter().zip(stats.iter_mut()).enumerate() {
+        if replies.contains(&(row as u32)) {
+            continue;
+        }
         let entry = entry_of(&info.name, traffic);
-        let from_list = listed.iter().find(|(name, ..)| Some(*name) == entry);
-        let (codec, impairment) = match (from_list, info.codec) {
-            (Some(&(_, codec, impairment)), _) => (codec, impairment),
-            (None, Some(codec)) => (codec, codec_impairment(codec)),
-            (None, None) => continue,
+        let (codec, impairment) = match listed.iter().find(|(name, ..)| Some(*name) == entry) {
+            Some((_, codec, impairment, at)) => {
+                if flow_stats.jitter.nominal_interval_ns() == 0 {
+                    return Err(Issue::at(
+                        at,
+                        format!("flow `{}` has no constant packet interval", info.name),
+                    )
+                    .hint("voice analysis needs a `codec`, `cbr` or ON-OFF `cbr` pattern"));
+                }
+                (*codec, *impairment)
+            }
+            None => match info.codec {
+                Some(codec) => match codec_impairment(codec) {
+                    Some(impairment) => (codec, impairment),
+                    None => {
+                        notes.push(format!(
+                            "voice flow `{}` is not rated: no Bpl is known for its codec; list it in measure.voice.flows with `ie` and `bpl`",
+                            info.name
+                        ));
+                        continue;
+                    }
+                },
+                None => continue,
+            },
         };
         let interval_ns = flow_stats.jitter.nominal_interval_ns();
-        let Some(impairment) = impairment else {
-            notes.push(format!(
-                "voice flow `{}` is not rated: no Bpl is known for its codec; list it in measure.voice.flows with `ie` and `bpl`",
-                info.name
-            ));
-            continue;
-        };
-        if interval_ns == 0 {
-            return Err(Issue::at(
-                "measure.voice.flows",
-                format!("flow `{}` has no constant packet interval", info.name),
-            )
-            .hint("voice analysis needs a `codec`, `cbr` or ON-OFF `cbr` pattern"));
-        }
         let codec_delay_ns = voice.codec_delay.map_or(codec.lookahead_ns(), |d| d.0);
         let setup = VoiceSetup { codec, impairment, interval_ns, codec_delay_ns, silence_ns, playout };
         flow_stats.voice = Some(Box::new(VoiceStats::new(setup)));
