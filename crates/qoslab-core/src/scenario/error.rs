@@ -125,6 +125,11 @@ pub fn from_serde_message(key_path: String, message: &str) -> Issue {
                 key_path
             };
             let hint = match nearest(wrong, names.iter().copied()) {
+                _ if what == "key" && (wrong == "true" || wrong == "false") => format!(
+                    "a YAML 1.1 reader such as PyYAML turns the keys `on`, `off`, `yes` and `no` into \
+                     true and false: quote such a key (`'off':`) or give qoslab the file itself (valid: {})",
+                    names.join(", ")
+                ),
                 Some(best) => format!("did you mean `{best}`? (valid: {})", names.join(", ")),
                 None => format!("valid {what}s here: {}", names.join(", ")),
             };
@@ -153,6 +158,17 @@ pub fn join_path(parent: &str, key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// PyYAML reads `off:` as the key `false`; the error says so.
+    #[test]
+    fn a_key_turned_boolean_is_explained() {
+        let issue = from_serde_message(
+            "traffic[2].pattern".into(),
+            "unknown field `false`, expected one of `on`, `off`, `during_on`, `start_off`",
+        );
+        assert_eq!(issue.key_path, "traffic[2].pattern.false");
+        assert!(issue.hint.unwrap().contains("quote such a key (`'off':`)"));
+    }
 
     #[test]
     fn unknown_field_gets_a_suggestion_and_its_own_path() {
