@@ -125,6 +125,7 @@ pub fn from_serde_message(key_path: String, message: &str) -> Issue {
                 key_path
             };
             let hint = match nearest(wrong, names.iter().copied()) {
+                _ if names.is_empty() => format!("no {what} is allowed here: remove it"),
                 _ if what == "key" && (wrong == "true" || wrong == "false") => format!(
                     "a YAML 1.1 reader such as PyYAML turns the keys `on`, `off`, `yes` and `no` into \
                      true and false: quote such a key (`'off':`) or give qoslab the file itself (valid: {})",
@@ -158,6 +159,14 @@ pub fn join_path(parent: &str, key: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A mapping that takes no keys says so instead of listing none.
+    #[test]
+    fn no_keys_allowed() {
+        let issue =
+            from_serde_message("measure.voice.playout".into(), "unknown field `buffer`, there are no fields");
+        assert_eq!(issue.hint.as_deref(), Some("no key is allowed here: remove it"));
+    }
 
     /// PyYAML reads `off:` as the key `false`; the error says so.
     #[test]
