@@ -3,7 +3,8 @@
 //! for the application as a whole and for each of its users.
 //!
 //! Completion times go into a log-linear histogram (constant memory whatever the number of
-//! transfers); a transfer counts when it completes inside the measured window. Goodput is
+//! transfers); a transfer counts when it starts inside the measured window (as packets
+//! count when they are created in it), so no more transfers complete than start. Goodput is
 //! the in-order payload delivered to the receiving application during the window, so
 //! retransmissions and headers never count. Fairness between users is Jain's index of their
 //! delivered bytes, (Σx)² / (n·Σx²) (Jain, Chiu & Hawe, DEC-TR-301, 1984).
@@ -16,7 +17,7 @@ use crate::time::SimTime;
 pub struct AppStats {
     /// Transfers (connections) started in the window.
     pub started: u64,
-    /// Transfers completed in the window.
+    /// Of those, transfers completed by the end of the run.
     pub completed: u64,
     completion_sum_ns: u128,
     completion: Histogram,
@@ -56,7 +57,7 @@ impl AppStats {
 
     /// A transfer of `user` started at `start` completed at `now`.
     pub fn on_complete(&mut self, user: u32, start: SimTime, now: SimTime, warmup_end: SimTime) {
-        if now >= warmup_end {
+        if start >= warmup_end {
             let took_ns = now.since(start);
             self.completed += 1;
             self.completion_sum_ns += took_ns as u128;
@@ -126,9 +127,14 @@ mod tests {
         stats.on_delivered(0, 10, SimTime(99), warmup_end);
         stats.on_complete(0, SimTime(50), SimTime(99), warmup_end);
         assert_eq!((stats.started, stats.completed, stats.delivered_bytes), (0, 0, 0));
+        // Bytes delivered in the window count; a transfer started in the warm-up does not,
+        // even when it completes in the window, so no more complete than start.
         stats.on_delivered(0, 10, SimTime(100), warmup_end);
         stats.on_complete(0, SimTime(50), SimTime(150), warmup_end);
-        assert_eq!((stats.completed, stats.delivered_bytes), (1, 10));
+        assert_eq!((stats.completed, stats.delivered_bytes), (0, 10));
+        stats.on_start(SimTime(120), warmup_end);
+        stats.on_complete(0, SimTime(120), SimTime(220), warmup_end);
+        assert_eq!((stats.started, stats.completed), (1, 1));
         assert_eq!(stats.users[0].completion_mean_ns(), Some(100.0));
     }
 }

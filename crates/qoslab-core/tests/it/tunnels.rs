@@ -98,10 +98,10 @@ fn the_outer_dscp_decides_the_class_inside_the_tunnel() {
 /// TCP's segments shrink to fit the tunnel: 1500 − 24 = 1476-byte packets through GRE.
 #[test]
 fn tcp_segments_fit_the_tunnel() {
-    let traffic = "  - {name: copy, from: client, to: server, app: {kind: bulk, size: 200kB}}\n";
+    let traffic = "  - {name: copy, from: client, to: server, start: 3s, app: {kind: bulk, size: 200kB}}\n";
     let results = vpn("{between: [client, server], kind: gre}", "{kind: fifo}", traffic);
     assert_eq!(flow(&results, "copy").packet_size_bytes, 1476);
-    assert_eq!(results.apps[0].transfers_completed, 1);
+    assert_eq!((results.apps[0].transfers_started, results.apps[0].transfers_completed), (1, 1));
 }
 
 /// Mistakes are refused at their key paths.
