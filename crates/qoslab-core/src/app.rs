@@ -136,6 +136,17 @@ pub enum App {
     Ptt(PttApp),
 }
 
+impl AppSpec {
+    /// Number of users the application will have (each with its own client port).
+    pub fn user_count(&self) -> u32 {
+        match self {
+            AppSpec::Bulk(params) => params.users.unwrap_or(1),
+            AppSpec::Http(params) | AppSpec::Rpc(params) => params.users.unwrap_or(1),
+            AppSpec::Ptt(_) => 1,
+        }
+    }
+}
+
 impl App {
     /// Number of users, each with its own endpoint pair.
     pub fn user_count(&self) -> u32 {

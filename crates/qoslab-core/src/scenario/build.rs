@@ -397,7 +397,13 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
     let mut apps =
         AppSetup { stack: TcpStack::default(), apps: Vec::new(), starts: Vec::new(), info: Vec::new() };
     let traffic = expand_copies(&spec.traffic)?;
+    // Default source ports are handed out in order, one per flow and one per user of an
+    // application, so that no two default connections share a port.
+    let mut next_src_port = DEFAULT_SRC_PORT_BASE;
     for (position, (i, flow)) in traffic.iter().enumerate() {
+        let default_src_port = next_src_port;
+        let ports_used = flow.app.as_ref().map_or(1, |app| app.user_count().max(1));
+        next_src_port = next_src_port.saturating_add(u16::try_from(ports_used).unwrap_or(u16::MAX));
         let at = format!("traffic[{i}]");
         if let Some((j, _)) = traffic[..position].iter().find(|(_, f)| f.name == flow.name) {
             return Err(Issue::at(
@@ -444,7 +450,7 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
             size_bytes: 0,
             src_addr: nodes[from as usize].address,
             dst_addr: nodes[to as usize].address,
-            src_port: flow.src_port.unwrap_or(DEFAULT_SRC_PORT_BASE.saturating_add(position as u16)),
+            src_port: flow.src_port.unwrap_or(default_src_port),
             dst_port: flow.dst_port.unwrap_or(DEFAULT_DST_PORT),
             protocol: flow.protocol.map_or(protocol::UDP, |p| p.0),
             dscp: flow.dscp.map_or(0, |d| d.0),

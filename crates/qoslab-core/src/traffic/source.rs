@@ -37,7 +37,7 @@ pub struct FlowSpec {
     /// IP protocol written in the headers: `udp` (default), `tcp`, `icmp` or a number. The
     /// source stays open loop whatever the protocol says.
     pub protocol: Option<Protocol>,
-    /// Source port (default 49152 + the flow's position).
+    /// Source port (default: the next free port from 49152, in list order).
     pub src_port: Option<u16>,
     /// Destination port (default 5001).
     pub dst_port: Option<u16>,

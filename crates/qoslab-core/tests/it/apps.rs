@@ -2,7 +2,7 @@
 //! written down: HTTP response times, photo transfers on a period, several users, per-user
 //! rows and fairness.
 
-use crate::common::{run_yaml, two_hosts};
+use crate::common::{flow, run_yaml, two_hosts};
 use qoslab_core::measure::results::AppRecord;
 use qoslab_core::Results;
 
@@ -105,4 +105,17 @@ fn rpc_users_get_equal_service_on_an_idle_path() {
     // Mean response ≈ the mean object's transfer time plus handshake: well under 0.2 s.
     let mean_s = rpc.completion_mean_s.unwrap();
     assert!(mean_s > 0.05 && mean_s < 0.2, "mean response {mean_s} s");
+}
+
+/// Default source ports never repeat: an application takes one per user, so the next entry
+/// starts after them (a WFQ hash or a port match cannot mix two default connections).
+#[test]
+fn default_ports_leave_room_for_every_user() {
+    let flows = "  - {name: web, from: tx, to: rx, app: {kind: bulk, users: 4}}
+  - {name: voice, from: tx, to: rx, pattern: {kind: codec, codec: g711}}
+  - {name: video, from: tx, to: rx, pattern: {kind: cbr, rate_pps: 10, size: 1000B}}
+";
+    let results = run_yaml(&two_hosts("duration: 1s", "rate: 10Mbps", "{kind: fifo}", flows), &[]);
+    let ports: Vec<u16> = ["web", "voice", "video"].iter().map(|f| flow(&results, f).src_port).collect();
+    assert_eq!(ports, [49_152, 49_156, 49_157]);
 }
