@@ -130,6 +130,13 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// The size its source gave it: without the outer header and trailer of a tunnel it is
+    /// crossing.
+    #[inline]
+    pub fn inner_size_bytes(&self) -> u32 {
+        self.size_bytes - self.encapsulated.map_or(0, |e| u32::from(e.overhead_bytes))
+    }
+
     /// IP precedence: the top three bits of the DSCP (RFC 2474 class selectors).
     #[inline]
     pub fn precedence(&self) -> u8 {

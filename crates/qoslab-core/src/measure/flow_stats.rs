@@ -109,10 +109,11 @@ impl FlowStats {
         self.arrived_in_window_bytes += packet.size_bytes as u64;
     }
 
-    /// `packet` was dropped for `reason` at `now`.
+    /// `packet` was dropped for `reason` at `now` (its bytes as its source sent them, even
+    /// inside a tunnel).
     #[inline]
     pub fn on_dropped(&mut self, packet: &Packet, reason: DropReason, now: SimTime) {
-        self.drops.record(reason, packet.size_bytes);
+        self.drops.record(reason, packet.inner_size_bytes());
         if packet.hop_slot != NO_HOP {
             self.hops[packet.hop_slot as usize].dropped_packets += 1;
         }

@@ -140,8 +140,9 @@ impl Quality {
     #[inline]
     pub fn on_dropped(&mut self, packet: &Packet, now: SimTime) {
         if let Some(p) = self.end_to_end {
+            // End to end a packet is what its source sent, even if a tunnel wrapped it.
             for account in self.accounts_mut(p, packet.flow) {
-                account.on_lost(packet.created.0, now.0, packet.size_bytes);
+                account.on_lost(packet.created.0, now.0, packet.inner_size_bytes());
             }
         }
         if let Some(p) = self.hop(packet) {

@@ -323,3 +323,37 @@ fn the_adaptive_buffer_learns_between_spurts() {
     assert!(adaptive.mouth_to_ear_ms < deep.mouth_to_ear_ms);
     assert_eq!(deep.late_packets, 0);
 }
+
+/// The ΔQ accounts agree with the flows' counters (checked after every run) through
+/// fragmentation and interleaving, tunnels, rate changes with policies withdrawn and
+/// reinstated, multi-domain paths, shaping and policing: each example is run again with
+/// its busiest port and the whole path observed.
+#[test]
+fn observers_agree_through_every_mechanism() {
+    let examples = [
+        include_str!("../../../../examples/lfi-serial.yaml"),
+        include_str!("../../../../examples/lmr-vpn.yaml"),
+        include_str!("../../../../examples/adhoc-step-down.yaml"),
+        include_str!("../../../../examples/janet-path.yaml"),
+        include_str!("../../../../examples/hierarchical-shaping.yaml"),
+        include_str!("../../../../examples/policing-at-the-edge.yaml"),
+    ];
+    for example in examples {
+        let plain = run_yaml(example, &[]);
+        let busiest = plain
+            .ports
+            .iter()
+            .max_by(|a, b| a.utilisation_pct.total_cmp(&b.utilisation_pct))
+            .expect("ports")
+            .port
+            .clone();
+        let measure = format!("\nmeasure: {{at: [end_to_end, {busiest}], intervals: [100ms, 1s]}}\n");
+        let observed = run_yaml(&format!("{example}{measure}"), &[]);
+        let hop = contract(&observed, &busiest, "all", 100.0);
+        assert!(hop.offered_packets > 0 && hop.transported_packets > 0, "{}: {busiest}", plain.run.scenario);
+        // Observing changes nothing the flows saw.
+        for (a, b) in plain.flows.iter().zip(&observed.flows) {
+            assert_eq!((a.received_packets, a.dropped_packets), (b.received_packets, b.dropped_packets));
+        }
+    }
+}
