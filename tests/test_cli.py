@@ -107,9 +107,16 @@ def test_run_prints_contracts_and_voice_ratings(examples_dir, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "quality budgets at edge->core, 250 ms intervals:" in out
     assert "quality budgets at end_to_end, 250 ms intervals:" in out
-    assert "voice voip.1 (g729, fixed playout): R " in out
+    assert "voice voip (8 calls, g729, fixed playout, mean and worst): R " in out
     contracts = json.loads((tmp_path / "results.json").read_text())["contracts"]
     assert {row["app"] for row in contracts} >= {"alarm", "voip", "best-effort", "all", "quality"}
+
+
+def test_run_prints_one_voice_line_per_call(examples_dir, tmp_path, capsys):
+    assert main(["run", str(examples_dir / "diffserv-af-cbq.yaml"), "-o", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "voice voip (g711, fixed playout): R " in out
+    assert "mouth-to-ear" in out
 
 
 def test_set_switches_the_bottleneck_to_priority_queuing(voice_vs_flood, tmp_path, capsys):

@@ -129,17 +129,38 @@ def contract_tables(results: qoslab.Results) -> list[tuple[str, Table]]:
 
 
 def voice_lines(results: qoslab.Results) -> list[str]:
-    """One line per voice flow: E-model rating, MOS, mouth-to-ear delay and loss."""
+    """One line per voice flow — E-model rating, MOS, mouth-to-ear delay and loss — or, for
+    the copies of one traffic entry (``voip.1`` ... ``voip.N``), one line with their mean
+    and worst."""
     lines = []
-    for voice in results.voice.to_dict("records"):
-        line = f"voice {voice['flow']} ({voice['codec']}, {voice['playout']} playout)"
-        if _cell("r", voice["r"]) == "-":
+    voice = results.voice
+    if voice.empty:
+        return lines
+    entries = voice["flow"].str.replace(r"\.\d+$", "", regex=True)
+    for entry, calls in voice.groupby(entries, sort=False):
+        first = calls.iloc[0]
+        setting = f"{first['codec']}, {first['playout']} playout"
+        rated = calls.dropna(subset=["r"])
+        if len(calls) == 1:
+            line = f"voice {first['flow']} ({setting})"
+        else:
+            line = f"voice {entry} ({len(calls)} calls, {setting}, mean and worst)"
+        if rated.empty:
             lines.append(line + ": nothing played")
             continue
+        if len(calls) == 1:
+            lines.append(
+                line + f": R {first['r']:.1f}, MOS {first['mos']:.2f}, mouth-to-ear "
+                f"{first['mouth_to_ear_ms']:.1f} ms, lost {first['network_loss_pct']:.2f} % "
+                f"+ late {first['late_pct']:.2f} %"
+            )
+            continue
         lines.append(
-            line + f": R {voice['r']:.1f}, MOS {voice['mos']:.2f}, mouth-to-ear "
-            f"{voice['mouth_to_ear_ms']:.1f} ms, lost {voice['network_loss_pct']:.2f} % "
-            f"+ late {voice['late_pct']:.2f} %"
+            line + f": R {rated['r'].mean():.1f} / {rated['r'].min():.1f}, MOS "
+            f"{rated['mos'].mean():.2f} / {rated['mos'].min():.2f}, mouth-to-ear "
+            f"{rated['mouth_to_ear_ms'].mean():.1f} / {rated['mouth_to_ear_ms'].max():.1f} ms, "
+            f"lost + late {rated['effective_loss_pct'].mean():.2f} / "
+            f"{rated['effective_loss_pct'].max():.2f} %"
         )
     return lines
 

@@ -8,7 +8,7 @@
 //! burstiness BurstR), plus an advantage factor A. The formulas and default inputs are
 //! those of G.107 as collected in `qos-behaviour.md` D.1; with every default the rating is
 //! 93.2. MOS follows from R by G.107 Annex B: 1 below 0, 4.5 above 100, and
-//! 1 + 0.035 R + 7×10⁻⁶ R (R − 60)(100 − R) in between.
+//! 1 + 0.035 R + 7×10⁻⁶ R (R − 60)(100 − R) in between (never below the scale's 1).
 //!
 //! qoslab's mapping onto a simulated call (a modelling choice, not G.107's): T = Ta = the
 //! mouth-to-ear delay, Tr = 2T, Ppl = the packets lost in the network or too late for the
@@ -171,14 +171,15 @@ pub fn rating(x: &EModelInputs) -> f64 {
     ro - is - id - ie_eff(x.ie, x.ppl_pct, x.burst_r, x.bpl) + x.a
 }
 
-/// The mean opinion score R predicts (G.107 Annex B).
+/// The mean opinion score R predicts (G.107 Annex B). Just above R = 0 the polynomial
+/// dips below 1 (to 0.993 near R = 3); the score is held at the scale's floor of 1 there.
 pub fn mos(r: f64) -> f64 {
     if r < 0.0 {
         1.0
     } else if r > 100.0 {
         4.5
     } else {
-        1.0 + 0.035 * r + r * (r - 60.0) * (100.0 - r) * 7e-6
+        (1.0 + 0.035 * r + r * (r - 60.0) * (100.0 - r) * 7e-6).max(1.0)
     }
 }
 
@@ -220,6 +221,9 @@ mod tests {
         assert!((mos(93.2) - 4.4093).abs() < 1e-4);
         assert!((mos(100.0) - 4.5).abs() < 1e-12);
         assert_eq!((mos(-5.0), mos(120.0)), (1.0, 4.5));
+        // 1 + 0.105 + 3 × (−57) × 97 × 7e-6 = 0.9889: held at 1.
+        assert_eq!(mos(3.0), 1.0);
+        assert!(mos(7.0) > 1.0);
     }
 
     /// Ie,eff by hand: G.729A (Ie 11, Bpl 19) at 2 % random loss is 11 + 84 × 2 / 21 =
