@@ -12,8 +12,9 @@
 //! interval without delivered packets consumes no delay budget (its loss decides). Intervals
 //! in which no packet passed the ingress point are discarded, as the report does.
 //!
-//! Streaming: only intervals that still wait for an outcome are kept, so memory follows the
-//! longest time a packet stays between the two points, not the run length. Packets still
+//! Streaming: only intervals that some packet entered and that still wait for an outcome (or
+//! for an earlier interval to close) are kept, so memory follows the packets between the two
+//! points, not the run length or the interval length. Packets still
 //! between the points when the run ends have no outcome: they are counted as in flight and
 //! left out of their interval.
 
@@ -132,12 +133,14 @@ pub struct DqAccount {
     budget: Option<Budget>,
     /// The end-to-end budget the consumption is also expressed against (at a hop).
     end_to_end: Option<Budget>,
-    /// Index of `bins[0]`.
-    first_index: u64,
+    /// Intervals below this index are closed.
+    closed_until: u64,
     /// The interval last looked up and its start, ns: most look-ups fall in it again,
     /// and it saves a division.
     recent: (u64, u64),
-    bins: VecDeque<Bin>,
+    /// The open intervals that some packet entered, by index (intervals nobody entered
+    /// have no entry, so memory follows the packets, not the interval length).
+    bins: VecDeque<(u64, Bin)>,
     /// Totals so far.
     pub summary: DqSummary,
     /// Closed intervals, kept only when asked for (the per-interval table).
@@ -154,7 +157,7 @@ impl DqAccount {
             length_ns,
             budget,
             end_to_end: budget,
-            first_index: 0,
+            closed_until: 0,
             recent: (0, 0),
             bins: VecDeque::new(),
             summary: DqSummary::default(),
@@ -185,14 +188,17 @@ impl DqAccount {
             self.recent = (index, index * self.length_ns);
             index
         };
-        if self.bins.is_empty() {
-            self.first_index = self.first_index.max(index);
-        }
-        let slot = (index.max(self.first_index) - self.first_index) as usize;
-        if slot >= self.bins.len() {
-            self.bins.resize(slot + 1, Bin::default());
-        }
-        &mut self.bins[slot]
+        let index = index.max(self.closed_until);
+        let slot = match self.bins.back() {
+            Some(&(last, _)) if last == index => self.bins.len() - 1,
+            // An earlier interval: the packet's own, or the oldest open one after it.
+            Some(&(last, _)) if last > index => self.bins.partition_point(|&(i, _)| i < index),
+            _ => {
+                self.bins.push_back((index, Bin::default()));
+                self.bins.len() - 1
+            }
+        };
+        &mut self.bins[slot].1
     }
 
     /// A packet of `size_bytes` passed the ingress point at `at_ns` (times never decrease).
@@ -238,14 +244,14 @@ impl DqAccount {
 
     /// Closes the leading intervals that ended by `now_ns` and have every outcome.
     fn close_until(&mut self, now_ns: u64) {
-        while let Some(front) = self.bins.front() {
-            let ended = (self.first_index + 1).saturating_mul(self.length_ns) <= now_ns;
+        while let Some(&(index, ref front)) = self.bins.front() {
+            let ended = (index + 1).saturating_mul(self.length_ns) <= now_ns;
             if !ended || front.pending_packets > 0 {
                 break;
             }
-            let bin = self.bins.pop_front().expect("checked");
-            self.close(self.first_index, &bin);
-            self.first_index += 1;
+            let (index, bin) = self.bins.pop_front().expect("checked");
+            self.close(index, &bin);
+            self.closed_until = index + 1;
         }
     }
 
@@ -253,10 +259,10 @@ impl DqAccount {
     /// as in flight.
     pub fn finish(&mut self, end_ns: u64) {
         self.close_until(end_ns);
-        while let Some(bin) = self.bins.pop_front() {
+        while let Some((index, bin)) = self.bins.pop_front() {
             self.summary.in_flight_packets += bin.pending_packets;
-            self.close(self.first_index, &bin);
-            self.first_index += 1;
+            self.close(index, &bin);
+            self.closed_until = index + 1;
         }
         self.summary.in_flight_bytes =
             self.summary.offered_bytes - self.summary.delivered_bytes - self.summary.lost_bytes;
@@ -434,5 +440,19 @@ mod tests {
         dq.finish(1_000 * MS);
         assert_eq!(dq.summary.consumption_sum, 1.0);
         assert_eq!(dq.summary.end_to_end_consumption_sum, 0.5);
+    }
+
+    /// Nanosecond intervals behind a packet held for a second keep two entries, not a
+    /// billion: only intervals that packets entered are stored.
+    #[test]
+    fn tiny_intervals_cost_nothing_while_empty() {
+        let mut dq = DqAccount::new(1, Some(budget()), false);
+        dq.on_ingress(0, 100);
+        dq.on_ingress(1_000_000_000, 100);
+        dq.on_delivered(1_000_000_000, 1_000_000_010, 100);
+        assert_eq!(dq.bins.len(), 2, "the first packet holds its interval open");
+        dq.on_delivered(0, 1_000_000_020, 100);
+        assert!(dq.bins.is_empty());
+        assert_eq!(dq.summary.intervals, 2);
     }
 }
