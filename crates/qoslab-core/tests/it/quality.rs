@@ -357,3 +357,92 @@ fn observers_agree_through_every_mechanism() {
         }
     }
 }
+
+/// Random `measure` sections, valid and not (a deterministic generator; one in three may
+/// hold invalid values, any may list a point or interval twice): each is refused with an error placed in the file, or runs to the
+/// end with its loads adding up — never a panic, and never an allocation that follows the
+/// interval length (nanosecond intervals included).
+#[test]
+fn random_measure_sections_are_refused_or_run() {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    // Each list: the valid values, then the invalid ones.
+    let lists: [(&[&str], &[&str]); 9] = [
+        (&["1ns", "1ms", "25ms", "250ms", "1s"], &["0s", "abc"]),
+        (&["0.01%", "1%", "5%", "100%"], &["0%", "150%"]),
+        (&["end_to_end", "tx->rx", "rx->tx"], &["tx->nowhere"]),
+        (&["voice", "voice.1", "ftp", "probe"], &["nobody", "all"]),
+        (&["flood", "ftp.reverse", "probe.echo"], &["voice.2", "nobdy"]),
+        (&["1", "3"], &["0"]),
+        (&["voice", "flood", "probe"], &["ftp"]),
+        (&["g711", "g729"], &["gsm-fr"]),
+        (&["1ms", "1s"], &["0s"]),
+    ];
+    let (mut ran, mut refused) = (0, 0);
+    for round in 0..150 {
+        let any = round % 3 == 0;
+        let mut pick = |list: usize| {
+            let (valid, invalid) = lists[list];
+            let n = valid.len() + if any { invalid.len() } else { 0 };
+            let k = next(n);
+            if k < valid.len() {
+                valid[k]
+            } else {
+                invalid[k - valid.len()]
+            }
+        };
+        let mut limits = || format!("{{delay: {}, loss: {}, jitter: {}}}", pick(0), pick(1), pick(0));
+        let (e2e, hop, other) = (limits(), limits(), limits());
+        let measure = format!(
+            "measure:
+  at: [{}, {}]
+  intervals: [{}, {}]
+  interval_table: true
+  budgets:
+    - {{app: {}, end_to_end: {e2e}, per_hop: {hop}, hops: {}}}
+    - {{app: b, flows: [{}], end_to_end: {other}}}
+  order_of_failure: [b]
+  voice: {{playout: {{kind: fixed, buffer: {}}}, flows: [{{flow: {}, codec: {}}}]}}
+  series: {}
+",
+            pick(2),
+            pick(2),
+            pick(0),
+            pick(0),
+            pick(3),
+            pick(5),
+            pick(4),
+            pick(0),
+            pick(6),
+            pick(7),
+            pick(8),
+        );
+        let flows = "  - {name: voice, copies: 2, from: tx, to: rx, pattern: {kind: codec, codec: g729}}
+  - {name: flood, from: tx, to: rx, pattern: {kind: cbr, rate: 1.2Mbps, size: 1500B}}
+  - {name: probe, from: tx, to: rx, echo: true, pattern: {kind: cbr, rate_pps: 5, size: 100B}}
+  - {name: ftp, from: tx, to: rx, app: {kind: bulk, users: 2}}
+";
+        let text =
+            two_hosts("duration: 2s, seed: 1", "rate: 1Mbps, loss: 1%", "{kind: fifo, limit: 20}", flows);
+        match qoslab_core::load(&format!("{text}{measure}"), "f.yaml", &[], None) {
+            Err(error) => {
+                refused += 1;
+                assert!(error.to_string().starts_with("f.yaml:"), "{error}");
+            }
+            Ok(sim) => {
+                ran += 1;
+                let results = sim.finish().unwrap_or_else(|e| panic!("{e}\n{measure}"));
+                for c in &results.contracts {
+                    let outcomes = c.transported_packets + c.discarded_packets + c.in_flight_packets;
+                    assert_eq!(c.offered_packets, outcomes, "{measure}");
+                }
+            }
+        }
+    }
+    assert!(ran >= 50 && refused >= 20, "ran {ran}, refused {refused}");
+}
