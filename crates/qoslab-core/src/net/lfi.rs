@@ -25,7 +25,9 @@
 //! * **Reassembly.** The far end delivers the packet when its last fragment arrives; its
 //!   delay is to that instant. If the link loses any fragment, the packet is lost.
 //!
-//! The fragment size is worked out once, from the QoS bandwidth when the scenario is built.
+//! The fragment size follows the QoS bandwidth: when a rate or bandwidth change moves it,
+//! the new size applies from the first packet fragmented after the fragments of the old
+//! size have all gone on the wire (a packet's fragments are all one size).
 
 use crate::packet::{Fragment, Packet};
 use crate::scenario::error::{join_path, Issue};
@@ -73,6 +75,8 @@ pub struct LfiSpec {
 pub struct Lfi {
     /// Payload bytes per fragment.
     pub fragment_bytes: u32,
+    /// The fragment delay the size is worked out from, ns.
+    pub delay_ns: u64,
     /// Multilink header per fragment, bytes.
     pub header_bytes: u32,
     /// Whether strict-priority packets go between fragments.
@@ -89,6 +93,7 @@ impl Lfi {
         }
         Ok(Lfi {
             fragment_bytes: Self::fragment_bytes_for(bandwidth_bps, delay_ns),
+            delay_ns,
             header_bytes: match spec.sequence.unwrap_or_default() {
                 SequenceFormat::Long => LONG_SEQUENCE_HEADER_BYTES,
                 SequenceFormat::Short => SHORT_SEQUENCE_HEADER_BYTES,
@@ -178,7 +183,7 @@ mod tests {
     /// fragments of 160 and a last one of 62, each with a 4-byte multilink header.
     #[test]
     fn a_1500_byte_packet_in_160_byte_fragments() {
-        let lfi = Lfi { fragment_bytes: 160, header_bytes: 4, interleave: true };
+        let lfi = Lfi { fragment_bytes: 160, delay_ns: 10_000_000, header_bytes: 4, interleave: true };
         assert_eq!(lfi.fragment_count(1500), 10);
         let mut train = Train { packet: packet(1, 1500, 0), sent: 0 };
         let frames: Vec<(u32, bool)> = (0..10)

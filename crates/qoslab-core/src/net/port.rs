@@ -142,6 +142,9 @@ pub struct Port {
     pub changes: Vec<ChangeLog>,
     /// Link fragmentation and interleaving, if configured.
     pub lfi: Option<Lfi>,
+    /// A QoS bandwidth the fragment size is to follow once no fragment of the old size
+    /// waits, bit/s.
+    lfi_bandwidth_bps: Option<u64>,
     /// The packet whose fragments are being handed to the ring.
     train: Option<Train>,
     /// Whether the link lost a fragment of the packet now arriving in fragments.
@@ -176,6 +179,7 @@ impl Port {
             retired: Vec::new(),
             changes: Vec::new(),
             lfi: None,
+            lfi_bandwidth_bps: None,
             train: None,
             reassembly_broken: false,
             index,
@@ -229,6 +233,9 @@ impl Port {
     fn service(&mut self, env: &mut PortEnv) {
         let slots = self.config.tx_ring_packets as usize;
         while self.ring.len() + usize::from(self.on_wire.is_some()) < slots {
+            if self.train.is_none() && self.lfi_bandwidth_bps.is_some() {
+                self.resize_fragments();
+            }
             let mut ctx =
                 Self::ctx(env.now, self.config.rate_bps, &mut self.class_stats, &mut self.queue_stats, env);
             if let Some(train) = &mut self.train {
@@ -398,11 +405,26 @@ impl Port {
             if change.bandwidth_bps.is_some() {
                 self.config.bandwidth_bps = change.bandwidth_bps;
             }
+            if self.lfi.is_some() {
+                self.lfi_bandwidth_bps = Some(self.config.qos_bandwidth_bps());
+            }
             if let Some((qdisc, cause)) = change.discipline {
                 self.install(qdisc, cause, env);
             }
         }
         self.schedule.front().map(|c| c.at)
+    }
+
+    /// Applies a pending fragment size once no fragment of the old size waits in the ring
+    /// (between trains: a packet's fragments are all one size).
+    fn resize_fragments(&mut self) {
+        let (Some(lfi), Some(bandwidth_bps)) = (&mut self.lfi, self.lfi_bandwidth_bps) else {
+            return;
+        };
+        if self.ring.iter().all(|frame| frame.fragment == Fragment::Whole) {
+            lfi.fragment_bytes = Lfi::fragment_bytes_for(bandwidth_bps, lfi.delay_ns);
+            self.lfi_bandwidth_bps = None;
+        }
     }
 
     /// Replaces the discipline by `qdisc`: the packets the old one holds are offered to the
