@@ -51,46 +51,22 @@ class Results:
         self._json_text = json_text
         self._flow_records = {record["flow"]: record for record in document["flows"]}
         self.run: dict[str, object] = document["run"]
-        self.flows = pd.DataFrame.from_records(document["flows"])
-        self.classes = pd.DataFrame.from_records(document["classes"])
-        self.ports = pd.DataFrame.from_records(document["ports"])
-        self.apps = pd.DataFrame.from_records(
-            document["apps"], columns=_columns(document, "apps", APP_COLUMNS)
-        )
-        self.users = pd.DataFrame.from_records(
-            document["users"], columns=_columns(document, "users", USER_COLUMNS)
-        )
-        self.probes = pd.DataFrame.from_records(
-            document["probes"], columns=_columns(document, "probes", PROBE_COLUMNS)
-        )
-        self.spurts = pd.DataFrame.from_records(
-            document["spurts"], columns=_columns(document, "spurts", SPURT_COLUMNS)
-        )
-        self.hops = pd.DataFrame.from_records(
-            document["hops"], columns=_columns(document, "hops", HOP_COLUMNS)
-        )
-        self.changes = pd.DataFrame.from_records(
-            document["changes"], columns=_columns(document, "changes", CHANGE_COLUMNS)
-        )
-        self.contracts = pd.DataFrame.from_records(
-            document["contracts"], columns=_columns(document, "contracts", CONTRACT_COLUMNS)
-        )
+        self.flows = _table(document, "flows")
+        self.classes = _table(document, "classes")
+        self.ports = _table(document, "ports")
+        self.apps = _table(document, "apps")
+        self.users = _table(document, "users")
+        self.probes = _table(document, "probes")
+        self.spurts = _table(document, "spurts")
+        self.hops = _table(document, "hops")
+        self.changes = _table(document, "changes")
+        self.contracts = _table(document, "contracts")
         # A count that the total rows leave empty: integers that may be missing.
         self.contracts["intervals"] = self.contracts["intervals"].astype("Int64")
-        self.dq_intervals = pd.DataFrame.from_records(
-            document["dq_intervals"],
-            columns=_columns(document, "dq_intervals", DQ_INTERVAL_COLUMNS),
-        )
-        self.voice = pd.DataFrame.from_records(
-            document["voice"], columns=_columns(document, "voice", VOICE_COLUMNS)
-        )
-        self.voice_spurts = pd.DataFrame.from_records(
-            document["voice_spurts"],
-            columns=_columns(document, "voice_spurts", VOICE_SPURT_COLUMNS),
-        )
-        self.series = pd.DataFrame.from_records(
-            document["series"], columns=_columns(document, "series", SERIES_COLUMNS)
-        )
+        self.dq_intervals = _table(document, "dq_intervals")
+        self.voice = _table(document, "voice")
+        self.voice_spurts = _table(document, "voice_spurts")
+        self.series = _table(document, "series")
 
     def __repr__(self) -> str:
         return (
@@ -131,12 +107,13 @@ class Results:
         return written
 
 
-def _columns(document: dict, table: str, columns: tuple[str, ...]) -> list[str] | None:
-    """Column names for a table that may be empty (a run without applications or probes),
-    so an empty table still has its columns."""
-    if document[table]:
-        return None
-    return list(columns)
+def _table(document: dict, table: str) -> pd.DataFrame:
+    """A table of the document as a DataFrame; a table that may be empty (a run without
+    applications, probes, budgets ...) keeps its columns when it is."""
+    columns = EMPTY_TABLE_COLUMNS.get(table)
+    if document[table] or columns is None:
+        return pd.DataFrame.from_records(document[table])
+    return pd.DataFrame.from_records(document[table], columns=list(columns))
 
 
 APP_COLUMNS = (
@@ -340,3 +317,18 @@ SERIES_COLUMNS = (
     "jitter_rfc3550_ms",
 )
 """Columns of the series table, in order."""
+
+EMPTY_TABLE_COLUMNS = {
+    "apps": APP_COLUMNS,
+    "users": USER_COLUMNS,
+    "probes": PROBE_COLUMNS,
+    "spurts": SPURT_COLUMNS,
+    "hops": HOP_COLUMNS,
+    "changes": CHANGE_COLUMNS,
+    "contracts": CONTRACT_COLUMNS,
+    "dq_intervals": DQ_INTERVAL_COLUMNS,
+    "voice": VOICE_COLUMNS,
+    "voice_spurts": VOICE_SPURT_COLUMNS,
+    "series": SERIES_COLUMNS,
+}
+"""The columns of each table that a run may leave empty, so an empty table keeps them."""

@@ -130,9 +130,10 @@ pub struct DqSummary {
 #[derive(Clone, Debug)]
 pub struct DqAccount {
     length_ns: u64,
-    budget: Option<Budget>,
-    /// The end-to-end budget the consumption is also expressed against (at a hop).
-    end_to_end: Option<Budget>,
+    /// The limits at this point and the end-to-end ones the consumption is also expressed
+    /// against (the same end to end), if the application has a budget. Without one, only
+    /// the packet totals (the loads) are kept: no interval is stored or evaluated.
+    budgets: Option<(Budget, Budget)>,
     /// Intervals below this index are closed.
     closed_until: u64,
     /// The interval last looked up and its start, ns: most look-ups fall in it again,
@@ -148,15 +149,14 @@ pub struct DqAccount {
 }
 
 impl DqAccount {
-    /// An account with intervals of `length_ns` (above 0) against `budget`; `keep` keeps
-    /// every closed interval for the per-interval table. Without a budget only the packet
-    /// totals (the loads) are kept.
-    pub fn new(length_ns: u64, budget: Option<Budget>, keep: bool) -> Self {
+    /// An account with intervals of `length_ns` (above 0) against `budgets` (the limits at
+    /// this point, the end-to-end limits); `keep` keeps every closed interval for the
+    /// per-interval table.
+    pub fn new(length_ns: u64, budgets: Option<(Budget, Budget)>, keep: bool) -> Self {
         assert!(length_ns > 0, "interval length checked when the scenario is built");
         DqAccount {
             length_ns,
-            budget,
-            end_to_end: budget,
+            budgets,
             closed_until: 0,
             recent: (0, 0),
             bins: VecDeque::new(),
@@ -165,15 +165,9 @@ impl DqAccount {
         }
     }
 
-    /// The same account, its consumption also expressed against `end_to_end` (for a hop,
-    /// whose own budget is the per-hop one).
-    pub fn with_end_to_end(self, end_to_end: Budget) -> Self {
-        DqAccount { end_to_end: Some(end_to_end), ..self }
-    }
-
-    /// The budget.
+    /// The limits at this point.
     pub fn budget(&self) -> Option<Budget> {
-        self.budget
+        self.budgets.map(|(here, _)| here)
     }
 
     /// The open interval of a packet that passed the ingress point at `at_ns`. An instant in
@@ -204,17 +198,23 @@ impl DqAccount {
     /// A packet of `size_bytes` passed the ingress point at `at_ns` (times never decrease).
     #[inline]
     pub fn on_ingress(&mut self, at_ns: u64, size_bytes: u32) {
-        self.close_until(at_ns);
-        let bin = self.bin(at_ns);
-        bin.pending_packets += 1;
         self.summary.offered_packets += 1;
         self.summary.offered_bytes += size_bytes as u64;
+        if self.budgets.is_some() {
+            self.close_until(at_ns);
+            self.bin(at_ns).pending_packets += 1;
+        }
     }
 
     /// The packet that passed the ingress point at `ingress_ns` reached the egress point at
     /// `now_ns`.
     #[inline]
     pub fn on_delivered(&mut self, ingress_ns: u64, now_ns: u64, size_bytes: u32) {
+        self.summary.delivered_packets += 1;
+        self.summary.delivered_bytes += size_bytes as u64;
+        if self.budgets.is_none() {
+            return;
+        }
         let delay_ns = now_ns - ingress_ns;
         let bin = self.bin(ingress_ns);
         bin.pending_packets -= 1;
@@ -226,19 +226,20 @@ impl DqAccount {
         bin.delay_sum_ns += delay_ns as u128;
         bin.delay_min_ns = bin.delay_min_ns.min(delay_ns);
         bin.delay_max_ns = bin.delay_max_ns.max(delay_ns);
-        self.summary.delivered_packets += 1;
-        self.summary.delivered_bytes += size_bytes as u64;
         self.close_until(now_ns);
     }
 
     /// The packet that passed the ingress point at `ingress_ns` was lost, noticed at `now_ns`.
     #[inline]
     pub fn on_lost(&mut self, ingress_ns: u64, now_ns: u64, size_bytes: u32) {
+        self.summary.lost_packets += 1;
+        self.summary.lost_bytes += size_bytes as u64;
+        if self.budgets.is_none() {
+            return;
+        }
         let bin = self.bin(ingress_ns);
         bin.pending_packets -= 1;
         bin.lost_packets += 1;
-        self.summary.lost_packets += 1;
-        self.summary.lost_bytes += size_bytes as u64;
         self.close_until(now_ns);
     }
 
@@ -255,22 +256,22 @@ impl DqAccount {
         }
     }
 
-    /// The run ended at `end_ns`: closes every interval, packets without an outcome counted
-    /// as in flight.
+    /// The run ended at `end_ns`: closes every interval; packets without an outcome are in
+    /// flight.
     pub fn finish(&mut self, end_ns: u64) {
         self.close_until(end_ns);
         while let Some((index, bin)) = self.bins.pop_front() {
-            self.summary.in_flight_packets += bin.pending_packets;
             self.close(index, &bin);
             self.closed_until = index + 1;
         }
-        self.summary.in_flight_bytes =
-            self.summary.offered_bytes - self.summary.delivered_bytes - self.summary.lost_bytes;
+        let s = &mut self.summary;
+        s.in_flight_packets = s.offered_packets - s.delivered_packets - s.lost_packets;
+        s.in_flight_bytes = s.offered_bytes - s.delivered_bytes - s.lost_bytes;
     }
 
     fn close(&mut self, index: u64, bin: &Bin) {
         let packets = bin.lost_packets + bin.delivered_packets;
-        let Some(budget) = self.budget.filter(|_| packets > 0) else {
+        let Some((budget, end_to_end)) = self.budgets.filter(|_| packets > 0) else {
             return;
         };
         let loss_ratio = bin.lost_packets as f64 / packets as f64;
@@ -280,7 +281,6 @@ impl DqAccount {
         let components = budget.consumption(loss_ratio, delay_mean_ns, delay_variation_ns);
         let (loss_consumption, delay_consumption, jitter_consumption) = components;
         let consumption = largest(components);
-        let end_to_end = self.end_to_end.unwrap_or(budget);
         let end_to_end_consumption =
             largest(end_to_end.consumption(loss_ratio, delay_mean_ns, delay_variation_ns));
         let in_loss = loss_ratio <= budget.loss_ratio;
@@ -342,7 +342,7 @@ mod tests {
     /// [300, 400): 2 packets, both lost → loss 1 (4), no delay consumed: out of loss contract.
     #[test]
     fn hand_built_trace() {
-        let mut dq = DqAccount::new(100 * MS, Some(budget()), true);
+        let mut dq = DqAccount::new(100 * MS, Some((budget(), budget())), true);
         dq.on_ingress(0, 100);
         dq.on_ingress(20 * MS, 100);
         dq.on_delivered(0, 10 * MS, 100);
@@ -387,7 +387,7 @@ mod tests {
     /// intervals have their outcomes; a packet still travelling at the end is in flight.
     #[test]
     fn open_intervals_and_in_flight_packets() {
-        let mut dq = DqAccount::new(10 * MS, Some(budget()), true);
+        let mut dq = DqAccount::new(10 * MS, Some((budget(), budget())), true);
         dq.on_ingress(0, 100);
         dq.on_ingress(5 * MS, 100);
         dq.on_ingress(15 * MS, 100);
@@ -409,7 +409,7 @@ mod tests {
     #[test]
     fn jitter_limit() {
         let budget = Budget { jitter_ns: Some(10 * MS), ..budget() };
-        let mut dq = DqAccount::new(100 * MS, Some(budget), true);
+        let mut dq = DqAccount::new(100 * MS, Some((budget, budget)), true);
         dq.on_ingress(0, 100);
         dq.on_ingress(10 * MS, 100);
         dq.on_delivered(0, 5 * MS, 100);
@@ -429,7 +429,7 @@ mod tests {
     #[test]
     fn hop_consumption_against_the_end_to_end_budget() {
         let end_to_end = Budget { delay_ns: 150 * MS, loss_ratio: 0.5, jitter_ns: None };
-        let mut dq = DqAccount::new(100 * MS, Some(budget()), false).with_end_to_end(end_to_end);
+        let mut dq = DqAccount::new(100 * MS, Some((budget(), end_to_end)), false);
         for k in 0..4 {
             dq.on_ingress(k * 10 * MS, 100);
         }
@@ -446,7 +446,7 @@ mod tests {
     /// billion: only intervals that packets entered are stored.
     #[test]
     fn tiny_intervals_cost_nothing_while_empty() {
-        let mut dq = DqAccount::new(1, Some(budget()), false);
+        let mut dq = DqAccount::new(1, Some((budget(), budget())), false);
         dq.on_ingress(0, 100);
         dq.on_ingress(1_000_000_000, 100);
         dq.on_delivered(1_000_000_000, 1_000_000_010, 100);

@@ -80,16 +80,10 @@ impl Quality {
             }
             for app in &apps {
                 for &length_ns in &lengths_ns {
-                    let account = match app.budgets {
-                        None => DqAccount::new(length_ns, None, keep_intervals),
-                        Some((e2e, _)) if point.hop_slot == NO_HOP => {
-                            DqAccount::new(length_ns, Some(e2e), keep_intervals)
-                        }
-                        Some((e2e, hop)) => {
-                            DqAccount::new(length_ns, Some(hop), keep_intervals).with_end_to_end(e2e)
-                        }
-                    };
-                    accounts.push(account);
+                    // A hop is held to the per-hop limits, end to end to the end-to-end ones.
+                    let budgets =
+                        app.budgets.map(|(e2e, hop)| (if point.hop_slot == NO_HOP { e2e } else { hop }, e2e));
+                    accounts.push(DqAccount::new(length_ns, budgets, keep_intervals));
                 }
             }
         }

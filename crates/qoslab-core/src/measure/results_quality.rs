@@ -3,12 +3,12 @@
 //! call and per talk spurt (`voice`, `voice_spurts`) and the per-interval series (`series`).
 //! `docs/quality.md` explains the methods, `docs/results.md` the columns.
 
-use super::dq::{DqAccount, DqSummary};
+use super::dq::{Budget, DqSummary};
 use super::playout::PlayoutPolicy;
 use super::quality::Quality;
+use super::results::{bps, ms};
 use super::FlowStats;
 use crate::sim::FlowInfo;
-use crate::time::NS_PER_MS;
 use serde::Serialize;
 
 /// The total rows of the `contracts` table: every application, and those with a budget.
@@ -153,10 +153,6 @@ pub struct SeriesRecord {
     pub jitter_rfc3550_ms: Option<f64>,
 }
 
-fn ms(ns: f64) -> f64 {
-    ns / NS_PER_MS as f64
-}
-
 fn pct(part: u64, whole: u64) -> Option<f64> {
     (whole > 0).then(|| 100.0 * part as f64 / whole as f64)
 }
@@ -187,12 +183,11 @@ pub(crate) fn contract_records(
     let mut contracts = Vec::new();
     let mut intervals = Vec::new();
     for (p, point) in quality.points.iter().enumerate() {
-        let rate = |bytes: u64| if window_ns == 0 { 0.0 } else { bytes as f64 * 8e9 / window_ns as f64 };
+        let rate = |bytes: u64| bps(bytes, window_ns);
         let link_pct = |packets: u64, bytes: u64| {
             100.0 * rate(bytes + packets * point.l2_overhead_bytes as u64) / point.link_bps as f64
         };
-        let loads = |app: &str, account: Option<&DqAccount>, s: &DqSummary, interval_ms: f64| {
-            let budget = account.and_then(DqAccount::budget);
+        let loads = |app: &str, budget: Option<Budget>, s: &DqSummary, interval_ms: f64| {
             let evaluated = budget.map(|_| s.intervals);
             let mean = |sum: f64| budget.and_then(|_| (s.intervals > 0).then(|| sum / s.intervals as f64));
             let jitter_limited = budget.and_then(|b| b.jitter_ns).is_some();
@@ -236,7 +231,7 @@ pub(crate) fn contract_records(
             let mut budgeted = Vec::new();
             for (a, app) in quality.apps.iter().enumerate() {
                 let account = &quality.accounts(p, a)[l];
-                contracts.push(loads(&app.name, Some(account), &account.summary, interval_ms));
+                contracts.push(loads(&app.name, account.budget(), &account.summary, interval_ms));
                 all.push(&account.summary);
                 if app.budgets.is_some() {
                     budgeted.push(&account.summary);
@@ -356,7 +351,7 @@ pub(crate) fn series_records(
                 start_s: (point.index * length_ns) as f64 / 1e9,
                 interval_s: length_ns as f64 / 1e9,
                 delivered_packets: point.delivered_packets,
-                delivered_bps: point.delivered_bytes as f64 * 8e9 / length_ns as f64,
+                delivered_bps: bps(point.delivered_bytes, length_ns),
                 lost_packets: point.lost_packets,
                 loss_pct: 100.0 * point.loss_ratio(),
                 delay_mean_ms: point.delay_mean_ns().map(ms),

@@ -656,6 +656,12 @@ fn add_echo(
     Ok(())
 }
 
+/// Whether the row called `row` belongs to the traffic entry `entry` (itself, a copy
+/// `entry.N`, or an application's or echo's extra rows `entry.reverse` and so on).
+pub(super) fn belongs(row: &str, entry: &str) -> bool {
+    row == entry || row.strip_prefix(entry).is_some_and(|rest| rest.starts_with('.'))
+}
+
 /// Most copies one traffic entry may ask for.
 const MAX_COPIES: u32 = 10_000;
 

@@ -1,6 +1,7 @@
 //! Building the `measure` section: observation points, applications and their budgets, the
 //! voice-quality state of voice flows and the per-interval series.
 
+use super::build::belongs;
 use super::error::Issue;
 use crate::measure::dq::Budget;
 use crate::measure::emodel::{codec_impairment, CodecImpairment};
@@ -53,7 +54,9 @@ pub(crate) fn observation_points(
             Some(p)
         };
         if points.contains(&point) {
-            return Err(Issue::at(at, format!("`{name}` is listed twice")));
+            return Err(
+                Issue::at(at, format!("`{name}` is listed twice")).hint("list each observation point once")
+            );
         }
         points.push(point);
     }
@@ -63,11 +66,7 @@ pub(crate) fn observation_points(
 /// The traffic entry each flow row comes from: the longest entry name that is the row's
 /// name or a prefix of it followed by `.` (copies `NAME.k`, `.reverse`, `.echo` rows).
 fn entry_of<'a>(row: &str, traffic: &'a [FlowSpec]) -> Option<&'a str> {
-    traffic
-        .iter()
-        .map(|f| f.name.as_str())
-        .filter(|name| row == *name || row.strip_prefix(name).is_some_and(|rest| rest.starts_with('.')))
-        .max_by_key(|name| name.len())
+    traffic.iter().map(|f| f.name.as_str()).filter(|name| belongs(row, name)).max_by_key(|name| name.len())
 }
 
 fn check_entry(name: &str, at: String, traffic: &[FlowSpec]) -> Result<(), Issue> {
@@ -133,7 +132,8 @@ pub(crate) fn build_quality(
             return Err(Issue::at(
                 format!("{at}.app"),
                 format!("`{}` already names an application", budget.app),
-            ));
+            )
+            .hint("give each budget its own `app`; one budget may cover several entries with `flows`"));
         }
         if [OTHER, ALL, QUALITY].contains(&budget.app.as_str()) {
             return Err(Issue::at(
@@ -144,7 +144,8 @@ pub(crate) fn build_quality(
         }
         let hops = budget.hops.unwrap_or(1);
         if hops == 0 {
-            return Err(Issue::at(format!("{at}.hops"), "a budget is shared over at least one hop"));
+            return Err(Issue::at(format!("{at}.hops"), "a budget is shared over at least one hop")
+                .hint("write `hops: 1` (the default) for a budget that one hop may use whole"));
         }
         let end_to_end = limits(&budget.end_to_end, &format!("{at}.end_to_end"))?;
         let per_hop = match &budget.per_hop {
@@ -162,7 +163,8 @@ pub(crate) fn build_quality(
             }
             if let Some((_, other)) = entry_app.iter().find(|(entry, _)| *entry == name) {
                 let other = &apps[*other as usize].name;
-                return Err(Issue::at(here, format!("`{name}` is already part of application `{other}`")));
+                return Err(Issue::at(here, format!("`{name}` is already part of application `{other}`"))
+                    .hint("a flow belongs to one application: remove it from one of the two budgets"));
             }
             entry_app.push((name, apps.len() as u32));
         }
@@ -171,7 +173,8 @@ pub(crate) fn build_quality(
     for (k, name) in measure.order_of_failure.iter().enumerate() {
         let at = format!("measure.order_of_failure[{k}]");
         if measure.order_of_failure[..k].contains(name) {
-            return Err(Issue::at(at, format!("`{name}` is listed twice")));
+            return Err(Issue::at(at, format!("`{name}` is listed twice"))
+                .hint("name each application once, first to fail first"));
         }
         if apps.iter().any(|a| a.name == *name) {
             continue;
@@ -237,7 +240,8 @@ pub(crate) fn build_quality(
                 let at = format!("measure.intervals[{k}]");
                 let ns = positive(*length, at.clone(), "an interval")?;
                 if out.contains(&ns) {
-                    return Err(Issue::at(at, "this interval length is listed twice"));
+                    return Err(Issue::at(at, "this interval length is listed twice")
+                        .hint("list each interval length once"));
                 }
                 out.push(ns);
             }

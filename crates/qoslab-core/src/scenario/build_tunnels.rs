@@ -4,6 +4,7 @@
 //! destination count), and the tunnel's `flows` list, if any, names it. It enters at the
 //! end it reaches first and leaves at the other. A path may cross one tunnel at most.
 
+use super::build::belongs;
 use super::error::Issue;
 use crate::net::port::PortConfig;
 use crate::net::tunnel::{FlowTunnel, Tunnel, TunnelSpec};
@@ -27,12 +28,6 @@ pub(super) fn build_tunnels(
         tunnels.push(Tunnel::build(spec, &at, [a, b], [address(a), address(b)])?);
     }
     Ok(tunnels)
-}
-
-/// Whether the row called `row` belongs to the traffic entry `entry` (itself, a copy
-/// `entry.N`, or an application's or echo's extra rows `entry.reverse` and so on).
-fn belongs(row: &str, entry: &str) -> bool {
-    row == entry || row.strip_prefix(entry).is_some_and(|rest| rest.starts_with('.'))
 }
 
 /// How the flow row `row` crosses a tunnel along `path` from node `from`, if it does; an

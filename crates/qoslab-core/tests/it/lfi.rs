@@ -109,25 +109,33 @@ traffic: []
     assert!(error.contains("interfaces.a.b.lfi.fragment_delay") && error.contains("above zero"), "{error}");
 }
 
+/// 10 s on 128 kbit/s PPP (ring 1) with 10 ms fragments, the link going to 256 kbit/s at
+/// `step_at`, carrying 1500-byte packets from `start` with `pattern`.
+fn stepped_link(step_at: &str, start: &str, pattern: &str) -> Results {
+    run_yaml(
+        &format!(
+            "name: lfi-step
+run: {{duration: 10s, seed: 1}}
+topology:
+  nodes: {{a: {{kind: host}}, b: {{kind: host}}}}
+  links: [{{between: [a, b], rate: 128kbps, l2: ppp, tx_ring: 1, rate_changes: [{{at: {step_at}, rate: 256kbps}}]}}]
+interfaces:
+  a: {{b: {{lfi: {{fragment_delay: 10ms}}}}}}
+traffic:
+  - {{name: data, from: a, to: b, start: {start}, pattern: {pattern}}}
+"
+        ),
+        &[],
+    )
+}
+
 /// The fragment size follows the link to a new rate: one idle 1500-byte packet a second
 /// on 128 kbit/s PPP with 10 ms fragments takes 10 fragments, 1612 B, 100.75 ms; after the
 /// link goes to 256 kbit/s at 5 s, fragments are 320 B: 5 of them, 1502 + 5 × 11 = 1557 B,
 /// 48.65625 ms (the old size would take 1612 B, 50.375 ms).
 #[test]
 fn fragments_follow_a_rate_change() {
-    let results = run_yaml(
-        "name: lfi-step
-run: {duration: 10s, seed: 1}
-topology:
-  nodes: {a: {kind: host}, b: {kind: host}}
-  links: [{between: [a, b], rate: 128kbps, l2: ppp, tx_ring: 1, rate_changes: [{at: 5s, rate: 256kbps}]}]
-interfaces:
-  a: {b: {lfi: {fragment_delay: 10ms}}}
-traffic:
-  - {name: data, from: a, to: b, start: 500ms, pattern: {kind: cbr, rate_pps: 1, size: 1500B}}
-",
-        &[],
-    );
+    let results = stepped_link("5s", "500ms", "{kind: cbr, rate_pps: 1, size: 1500B}");
     let data = flow(&results, "data");
     assert_eq!(data.received_packets, 10);
     assert!((data.delay_max_ms.unwrap() - 100.75).abs() < 1e-6, "{:?}", data.delay_max_ms);
@@ -139,19 +147,7 @@ traffic:
 /// accounted for (the end-of-run checks), with the wire busy throughout.
 #[test]
 fn a_rate_change_mid_packet_keeps_its_fragments() {
-    let results = run_yaml(
-        "name: lfi-step-busy
-run: {duration: 10s, seed: 1}
-topology:
-  nodes: {a: {kind: host}, b: {kind: host}}
-  links: [{between: [a, b], rate: 128kbps, l2: ppp, tx_ring: 1, rate_changes: [{at: 5003ms, rate: 256kbps}]}]
-interfaces:
-  a: {b: {lfi: {fragment_delay: 10ms}}}
-traffic:
-  - {name: data, from: a, to: b, pattern: {kind: cbr, rate: 400kbps, size: 1500B}}
-",
-        &[],
-    );
+    let results = stepped_link("5003ms", "0s", "{kind: cbr, rate: 400kbps, size: 1500B}");
     let port = results.ports.iter().find(|p| p.port == "a->b").unwrap();
     assert!(port.utilisation_pct > 99.9, "{}", port.utilisation_pct);
     assert!(flow(&results, "data").received_packets > 100);
