@@ -16,7 +16,8 @@ class ScenarioError(ValueError):
     """
 
 class RunError(RuntimeError):
-    """A run that broke one of the simulator's invariants, such as packet conservation."""
+    """A run that broke one of the simulator's invariants, such as packet conservation, or
+    that was stopped because its packets in flight outgrew the memory allowed."""
 
 def json_schema() -> str:
     """The JSON Schema of the scenario format, as pretty-printed JSON text."""
@@ -49,7 +50,9 @@ class Simulation:
     Raises ``ScenarioError`` if the scenario cannot be loaded. ``origin`` names the scenario
     in error messages (a file name, or ``"<dict>"``). ``overrides`` are ``(key.path, value)``
     pairs applied to the document before validation, each value read as a YAML scalar.
-    ``seed``, when given, replaces the scenario's master seed.
+    ``seed``, when given, replaces the scenario's master seed. ``max_memory_bytes`` and
+    ``max_events`` bound what the run may take (the core's defaults, 4 GiB and 10^10
+    events, when not given): a scenario beyond them raises ``ScenarioError``.
     """
 
     def __init__(
@@ -58,6 +61,8 @@ class Simulation:
         origin: str,
         overrides: list[tuple[str, str]] = ...,
         seed: int | None = None,
+        max_memory_bytes: int | None = None,
+        max_events: int | None = None,
     ) -> None: ...
     @property
     def now_ns(self) -> int:
@@ -70,7 +75,9 @@ class Simulation:
     def advance(self, until_ns: int) -> None:
         """Process every event before ``until_ns`` (at most to ``end_ns``), releasing the GIL.
 
-        Afterwards ``now_ns`` is ``until_ns``, or ``end_ns`` if that comes first.
+        Afterwards ``now_ns`` is ``until_ns``, or ``end_ns`` if that comes first. Pending
+        signals are handled every few tens of milliseconds (Ctrl-C raises
+        ``KeyboardInterrupt``); raises ``RunError`` if the run was stopped at its memory guard.
         """
 
     def finish(self) -> str:

@@ -28,7 +28,10 @@ Assignments = Mapping[str, object] | Iterable[str] | None
 """Overrides: ``{"key.path": value}`` or ``["key.path=value", ...]``."""
 
 PROGRESS_STEPS = 200
-"""How many pieces a run is advanced in, so it can show progress and be interrupted."""
+"""How many pieces a run is advanced in, so it can show progress."""
+
+MEMORY_SHARE = 0.5
+"""Share of the machine's physical memory a run may use unless told otherwise."""
 
 PROGRESS_DELAY_S = 1.0
 """Wall time a run may take before its progress bar appears."""
@@ -43,6 +46,8 @@ def run(
     seed: int | None = None,
     set: Assignments = None,
     progress: bool = False,
+    max_memory: int | None = None,
+    max_events: int | None = None,
     **overrides: object,
 ) -> Results:
     """Run a scenario to the end and return its measurements.
@@ -61,12 +66,20 @@ def run(
 
     ``seed`` replaces the scenario's master seed. With ``progress=True`` a progress bar is
     drawn on stderr once a run has taken more than a second of wall time. Interrupting a run
-    (Ctrl-C) raises ``KeyboardInterrupt`` within one step of the run.
+    (Ctrl-C) raises ``KeyboardInterrupt`` within a fraction of a second.
+
+    ``max_memory`` (bytes; default: half the machine's physical memory) and ``max_events``
+    bound what a run may take: a scenario whose structures or estimated events exceed them
+    is refused with a ``ScenarioError`` naming the entry responsible, and a run whose
+    packets in flight outgrow the memory stops with a ``RunError``.
 
     Raises ``ScenarioError`` for a scenario that cannot be loaded (a missing file, a bad key
-    or value) and ``RunError`` if the simulator finds one of its invariants broken.
+    or value, too big a scenario) and ``RunError`` if the simulator finds one of its
+    invariants broken or stops the run at its memory guard.
     """
-    simulation = load(scenario, seed=seed, set=set, **overrides)
+    simulation = load(
+        scenario, seed=seed, set=set, max_memory=max_memory, max_events=max_events, **overrides
+    )
     return Results(_drive(simulation, progress=progress))
 
 
@@ -85,17 +98,19 @@ def validate(
     scenario: Scenario,
     *,
     set: Assignments = None,
+    max_memory: int | None = None,
+    max_events: int | None = None,
     **overrides: object,
 ) -> Summary:
     """Check a scenario without running it and say what it contains.
 
-    Takes the same scenario and override arguments as :func:`run` and raises
+    Takes the same scenario, override and limit arguments as :func:`run` and raises
     ``ScenarioError`` with a message naming the file, line, column and key path of the first
-    problem found.
+    problem found, including a scenario that would need more memory or events than allowed.
     """
     text, origin = _scenario_text(scenario)
     pairs = _pairs(set, overrides)
-    simulation = Simulation(text, origin, pairs)
+    simulation = _build(text, origin, pairs, None, max_memory, max_events)
     nodes, links, flows = scenario_counts(text, origin, pairs)
     return Summary(nodes, links, flows, simulation.end_ns / NS_PER_S)
 
@@ -110,14 +125,41 @@ def load(
     *,
     seed: int | None = None,
     set: Assignments = None,
+    max_memory: int | None = None,
+    max_events: int | None = None,
     **overrides: object,
 ) -> Simulation:
     """Parse, validate and build a scenario (see :func:`run` for the arguments)."""
     text, origin = _scenario_text(scenario)
-    pairs = _pairs(set, overrides)
+    return _build(text, origin, _pairs(set, overrides), seed, max_memory, max_events)
+
+
+def _build(
+    text: str,
+    origin: str,
+    pairs: list[tuple[str, str]],
+    seed: int | None,
+    max_memory: int | None,
+    max_events: int | None,
+) -> Simulation:
     if seed is not None and not 0 <= seed <= MAX_SEED:
         raise ScenarioError(f"seed {seed}: out of range. Use a whole number from 0 to {MAX_SEED}")
-    return Simulation(text, origin, pairs, seed)
+    for name, value in (("max_memory", max_memory), ("max_events", max_events)):
+        if value is not None and not 1 <= value <= MAX_SEED:
+            raise ScenarioError(
+                f"{name} {value}: out of range. Use a whole number from 1 to {MAX_SEED}"
+            )
+    memory = default_max_memory() if max_memory is None else max_memory
+    return Simulation(text, origin, pairs, seed, memory, max_events)
+
+
+def default_max_memory() -> int:
+    """The memory a run may use by default: ``MEMORY_SHARE`` of the physical memory."""
+    try:
+        physical = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        physical = 8 << 30  # a platform without sysconf: assume a modest machine
+    return max(int(physical * MEMORY_SHARE), 1)
 
 
 def _pairs(assignments: Assignments, keywords: Mapping[str, object]) -> list[tuple[str, str]]:

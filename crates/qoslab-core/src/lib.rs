@@ -42,7 +42,7 @@ pub mod traffic;
 pub mod units;
 
 pub use measure::Results;
-pub use scenario::{json_schema, load, Override, ScenarioError};
+pub use scenario::{json_schema, load, load_within, Limits, Override, ScenarioError};
 pub use sim::{RunError, Simulation};
 
 /// The version of this crate.

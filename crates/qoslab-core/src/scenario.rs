@@ -8,6 +8,7 @@ mod build_measure;
 mod build_reconfig;
 mod build_tunnels;
 pub mod error;
+pub mod limits;
 pub mod one_or_many;
 pub mod overrides;
 pub mod scalar;
@@ -17,6 +18,7 @@ pub mod tagged;
 pub mod yaml;
 
 pub use error::ScenarioError;
+pub use limits::Limits;
 pub use overrides::Override;
 pub use spec::ScenarioSpec;
 
@@ -25,12 +27,28 @@ use error::{from_serde_message, Issue};
 use tagged::{append_path, path_string, unmark};
 use yaml::PositionIndex;
 
+/// Longest scenario text read, bytes (16 MiB: a thousand times the largest example).
+pub const MAX_SCENARIO_BYTES: usize = 16 << 20;
+
 /// Reads a scenario without building it (for `validate`-style checks of the document).
 pub fn parse(
     text: &str,
     origin: &str,
     overrides: &[Override],
 ) -> Result<(ScenarioSpec, Located), ScenarioError> {
+    if text.len() > MAX_SCENARIO_BYTES {
+        return Err(ScenarioError {
+            origin: origin.to_owned(),
+            position: None,
+            key_path: String::new(),
+            message: format!(
+                "the scenario is {} bytes, more than the {} MiB a scenario may have",
+                text.len(),
+                MAX_SCENARIO_BYTES >> 20
+            ),
+            hint: Some("check that this is the scenario file; put long traces in CSV files".into()),
+        });
+    }
     let (mut document, index) = yaml::parse(text).map_err(|e| ScenarioError {
         origin: origin.to_owned(),
         position: Some(e.position),
@@ -62,6 +80,9 @@ pub fn parse(
     for change in overrides {
         overrides::apply(&mut document, change).map_err(|issue| located.error(issue))?;
     }
+    if let Some(issue) = control_character(&document, "") {
+        return Err(located.error(issue));
+    }
     let spec = serde_path_to_error::deserialize::<_, ScenarioSpec>(document).map_err(|e| {
         let (inner_path, message) = unmark(&e.inner().to_string());
         let path = append_path(&path_string(e.path()), &inner_path);
@@ -70,16 +91,54 @@ pub fn parse(
     Ok((spec, located))
 }
 
-/// Reads, validates and builds a scenario. `origin` names the source in error messages;
-/// `seed` replaces the scenario's seed when given.
+/// Reads, validates and builds a scenario within the default [`Limits`]. `origin` names the
+/// source in error messages; `seed` replaces the scenario's seed when given.
 pub fn load(
     text: &str,
     origin: &str,
     overrides: &[Override],
     seed: Option<u64>,
 ) -> Result<Simulation, ScenarioError> {
+    load_within(text, origin, overrides, seed, &Limits::default())
+}
+
+/// [`load`] with the memory and work a run may take set by `limits`.
+pub fn load_within(
+    text: &str,
+    origin: &str,
+    overrides: &[Override],
+    seed: Option<u64>,
+    limits: &Limits,
+) -> Result<Simulation, ScenarioError> {
     let (spec, located) = parse(text, origin, overrides)?;
-    build::build(&spec, seed, &base_dir(origin)).map_err(|issue| located.error(issue))
+    build::build(&spec, seed, &base_dir(origin), limits).map_err(|issue| located.error(issue))
+}
+
+/// The first key or string value that holds a control character other than tab and line
+/// breaks — one written as an escape in a double-quoted string, or given in a dict or a
+/// `--set` — since names and notes reach terminals and file names.
+fn control_character(value: &serde_json::Value, path: &str) -> Option<Issue> {
+    let bad = |text: &str| text.chars().find(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'));
+    match value {
+        serde_json::Value::String(text) => bad(text).map(|c| {
+            Issue::at(path, format!("the text holds the control character U+{:04X}", c as u32))
+                .hint("remove it: names and notes must be printable")
+        }),
+        serde_json::Value::Array(items) => {
+            items.iter().enumerate().find_map(|(i, item)| control_character(item, &format!("{path}[{i}]")))
+        }
+        serde_json::Value::Object(map) => map.iter().find_map(|(key, item)| {
+            let child = error::join_path(path, key);
+            match bad(key) {
+                Some(c) => Some(
+                    Issue::at(&child, format!("the key holds the control character U+{:04X}", c as u32))
+                        .hint("remove it: keys must be printable"),
+                ),
+                None => control_character(item, &child),
+            }
+        }),
+        _ => None,
+    }
 }
 
 /// What turns a key path into a place in the source: the origin, the positions of the

@@ -114,16 +114,24 @@ pub struct RunInfo {
     pub order_of_failure: Vec<String>,
 }
 
-/// A broken invariant: the model has a bug, and the run's numbers cannot be trusted.
+/// A run that cannot give results: it broke an invariant (the model has a bug, and the
+/// run's numbers cannot be trusted), or it was stopped at a guard (its packets in flight
+/// would need more memory than allowed).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunError {
-    /// What was found.
+    /// What was found, as one sentence starting with what kind of failure it is.
     pub message: String,
+}
+
+impl RunError {
+    fn invariant(what: String) -> Self {
+        RunError { message: format!("invariant violated, results discarded: {what}") }
+    }
 }
 
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invariant violated, results discarded: {}", self.message)
+        f.write_str(&self.message)
     }
 }
 
@@ -164,8 +172,16 @@ pub struct Simulation {
     pub(crate) tcp_baseline: Vec<crate::tcp::sender::SendCounters>,
     /// Tunnels and the packets held at their ends.
     pub(crate) tunnels: Tunnels,
+    /// Packets that may be in flight at once before the run is stopped (the memory guard).
+    pub(crate) max_packets_in_flight: u64,
+    /// Why the run stopped early, once it has.
+    halted: Option<RunError>,
     now: SimTime,
 }
+
+/// Events between two checks of the memory guard (and, for callers that advance in
+/// slices, the most a slice should hold to stay responsive).
+pub const CHECK_EVERY_EVENTS: u64 = 1 << 16;
 
 /// Applications with their users' first start times, for [`Simulation::new`].
 pub(crate) struct AppSetup {
@@ -223,6 +239,8 @@ impl Simulation {
             apps: apps.apps,
             app_info: apps.info,
             tunnels: Tunnels::default(),
+            max_packets_in_flight: u64::MAX,
+            halted: None,
             now: SimTime::ZERO,
         }
     }
@@ -239,16 +257,64 @@ impl Simulation {
 
     /// Processes every event before `until_ns` (and before the end of the run).
     pub fn advance(&mut self, until_ns: u64) {
+        while !self.advance_some(until_ns, u64::MAX) {}
+    }
+
+    /// Processes events before `until_ns` (and before the end of the run), at most about
+    /// `max_events` of them (in steps of [`CHECK_EVERY_EVENTS`]); true once `until_ns` is
+    /// reached or the run has stopped. A caller that wants to stay responsive — to Ctrl-C,
+    /// say — advances in slices and looks for its interrupt between them.
+    pub fn advance_some(&mut self, until_ns: u64, max_events: u64) -> bool {
         let until = SimTime(until_ns.min(self.run.end.0));
-        while let Some(at) = self.events.peek_time() {
-            if at >= until {
-                break;
+        let mut budget = max_events;
+        while self.halted.is_none() {
+            let next_check = self.totals.events + CHECK_EVERY_EVENTS;
+            while let Some(at) = self.events.peek_time() {
+                if at >= until || self.totals.events == next_check {
+                    break;
+                }
+                let (at, event) = self.events.pop().expect("peeked");
+                self.now = at;
+                self.dispatch(event);
             }
-            let (at, event) = self.events.pop().expect("peeked");
-            self.now = at;
-            self.dispatch(event);
+            self.guard_memory();
+            if self.events.peek_time().is_none_or(|at| at >= until) {
+                self.now = self.now.max(until);
+                return true;
+            }
+            budget = budget.saturating_sub(CHECK_EVERY_EVENTS);
+            if budget == 0 {
+                return false;
+            }
         }
-        self.now = self.now.max(until);
+        true
+    }
+
+    /// Why the run stopped before its end, if it did.
+    pub fn halted(&self) -> Option<&RunError> {
+        self.halted.as_ref()
+    }
+
+    /// Stops the run when more packets are in flight than the memory limit allows: a queue
+    /// without a limit (or a huge one) fed faster than its link drains it.
+    fn guard_memory(&mut self) {
+        let t = &self.totals;
+        let in_flight = t.created - t.delivered - t.dropped;
+        if in_flight <= self.max_packets_in_flight {
+            return;
+        }
+        let fullest = self.ports.iter().max_by_key(|p| p.packets_held()).expect("a network has ports");
+        self.halted = Some(RunError {
+            message: format!(
+                "run stopped at {:.3} s: {in_flight} packets in flight would need more than the memory \
+                 allowed ({} packets); port {} holds {} of them. Give its queue a limit, lower the \
+                 traffic, or allow more with --max-memory",
+                self.now.0 as f64 / 1e9,
+                self.max_packets_in_flight,
+                fullest.config.name,
+                fullest.packets_held()
+            ),
+        });
     }
 
     #[inline]
@@ -508,6 +574,9 @@ impl Simulation {
     /// Runs to the end, checks the invariants and returns the results.
     pub fn finish(mut self) -> Result<Results, RunError> {
         self.advance(self.run.end.0);
+        if let Some(error) = self.halted.take() {
+            return Err(error);
+        }
         self.now = self.run.end;
         let end = self.run.end;
         self.ports.iter_mut().for_each(|p| p.close_window(end));
@@ -517,7 +586,7 @@ impl Simulation {
     }
 
     fn check_invariants(&self) -> Result<(), RunError> {
-        let fail = |message: String| Err(RunError { message });
+        let fail = |message: String| Err(RunError::invariant(message));
         let held: u64 = self.ports.iter().map(Port::packets_held).sum::<u64>() + self.tunnels.packets_held();
         let t = &self.totals;
         if t.created != t.delivered + t.dropped + held {

@@ -3,6 +3,12 @@
 use crate::core_overrides;
 use crate::errors::{already_finished, run_error, scenario_error};
 use pyo3::prelude::*;
+use qoslab_core::sim::CHECK_EVERY_EVENTS;
+use qoslab_core::Limits;
+
+/// Events simulated between two looks for a pending signal (Ctrl-C): a few tens of
+/// milliseconds of work.
+const EVENTS_PER_SLICE: u64 = 16 * CHECK_EVERY_EVENTS;
 
 /// A scenario loaded, validated and built, ready to run.
 ///
@@ -22,10 +28,24 @@ impl Simulation {
 #[pymethods]
 impl Simulation {
     /// Parses, validates and builds the scenario in `text`; `origin` names it in errors.
+    /// `max_memory_bytes` and `max_events` bound what the run may take (the core's
+    /// defaults when not given).
     #[new]
-    #[pyo3(signature = (text, origin, overrides = Vec::new(), seed = None))]
-    fn new(text: &str, origin: &str, overrides: Vec<(String, String)>, seed: Option<u64>) -> PyResult<Self> {
-        let core = qoslab_core::load(text, origin, &core_overrides(overrides), seed);
+    #[pyo3(signature = (text, origin, overrides = Vec::new(), seed = None, max_memory_bytes = None, max_events = None))]
+    fn new(
+        text: &str,
+        origin: &str,
+        overrides: Vec<(String, String)>,
+        seed: Option<u64>,
+        max_memory_bytes: Option<u64>,
+        max_events: Option<u64>,
+    ) -> PyResult<Self> {
+        let defaults = Limits::default();
+        let limits = Limits {
+            max_memory_bytes: max_memory_bytes.unwrap_or(defaults.max_memory_bytes),
+            max_events: max_events.unwrap_or(defaults.max_events),
+        };
+        let core = qoslab_core::load_within(text, origin, &core_overrides(overrides), seed, &limits);
         Ok(Self { inner: Some(core.map_err(scenario_error)?) })
     }
 
@@ -41,11 +61,19 @@ impl Simulation {
         Ok(self.core()?.end_ns())
     }
 
-    /// Processes every event before `until_ns` (at most to the end of the run), without the GIL.
+    /// Processes every event before `until_ns` (at most to the end of the run), without the
+    /// GIL, in slices: between two slices a pending signal is handled, so Ctrl-C raises
+    /// `KeyboardInterrupt` within a fraction of a second. Raises `RunError` if the run was
+    /// stopped at a guard.
     fn advance(&mut self, py: Python<'_>, until_ns: u64) -> PyResult<()> {
         let core = self.inner.as_mut().ok_or_else(already_finished)?;
-        py.detach(|| core.advance(until_ns));
-        Ok(())
+        while !py.detach(|| core.advance_some(until_ns, EVENTS_PER_SLICE)) {
+            py.check_signals()?;
+        }
+        match core.halted() {
+            Some(error) => Err(run_error(error.clone())),
+            None => Ok(()),
+        }
     }
 
     /// Runs to the end, checks the invariants and returns the results as JSON text.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 from rich.console import Console
@@ -20,6 +21,50 @@ def add_override_options(command: argparse.ArgumentParser) -> None:
         metavar="KEY.PATH=VALUE",
         help="change one value of the scenario before it is checked, e.g. "
         "--set interfaces.r1.r2.output=pq or --set traffic.0.dscp=AF41 (repeatable)",
+    )
+
+
+MEMORY_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}
+MEMORY_UNITS |= {"kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+
+
+def memory_size(text: str) -> int:
+    """A memory size such as ``8GB``, ``512MiB`` or ``1000000`` (bytes), for argparse."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", text)
+    unit = match and MEMORY_UNITS.get(match.group(2).lower())
+    if not match or unit is None or float(match.group(1)) * unit < 1:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a memory size: write e.g. 8GB, 512MiB or a number of bytes"
+        )
+    return int(float(match.group(1)) * unit)
+
+
+def event_count(text: str) -> int:
+    """A number of events such as ``2e10`` or ``20000000000``, for argparse."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 1 <= value < 2**64:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of events: write e.g. 2e10")
+    return int(value)
+
+
+def add_limit_options(command: argparse.ArgumentParser) -> None:
+    """Add ``--max-memory`` and ``--max-events`` to a sub-command that loads a scenario."""
+    command.add_argument(
+        "--max-memory",
+        type=memory_size,
+        metavar="SIZE",
+        help="memory a run may take, e.g. 8GB (default: half the physical memory); a scenario "
+        "that needs more is refused, a run whose queues outgrow it is stopped",
+    )
+    command.add_argument(
+        "--max-events",
+        type=event_count,
+        metavar="N",
+        help="events a run may take, e.g. 5e10 (default: 1e10, about ten minutes); a scenario "
+        "estimated to need more is refused",
     )
 
 

@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 import qoslab
-from qoslab.cli.common import add_override_options, stdout_console
+from qoslab.cli.common import add_limit_options, add_override_options, stdout_console
 
 FLOW_COLUMNS = {
     "flow": "flow",
@@ -39,6 +39,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     command.add_argument("scenario", metavar="SCENARIO", help="scenario file (YAML)")
     add_override_options(command)
+    add_limit_options(command)
     command.add_argument(
         "--seed", type=int, metavar="N", help="master seed, replacing the scenario's run.seed"
     )
@@ -54,7 +55,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     started_s = time.perf_counter()
-    results = qoslab.run(args.scenario, seed=args.seed, set=args.set, progress=sys.stderr.isatty())
+    results = qoslab.run(
+        args.scenario,
+        seed=args.seed,
+        set=args.set,
+        progress=sys.stderr.isatty(),
+        max_memory=args.max_memory,
+        max_events=args.max_events,
+    )
     wall_s = time.perf_counter() - started_s
     directory = args.output or Path("results") / str(results.run["scenario"])
     results.write(directory)

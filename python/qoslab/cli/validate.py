@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 import qoslab
-from qoslab.cli.common import add_override_options
+from qoslab.cli.common import add_limit_options, add_override_options
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -17,11 +17,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     command.add_argument("file", metavar="FILE", help="scenario file (YAML)")
     add_override_options(command)
+    add_limit_options(command)
     command.set_defaults(main=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    summary = qoslab.validate(args.file, set=args.set)
+    summary = qoslab.validate(
+        args.file, set=args.set, max_memory=args.max_memory, max_events=args.max_events
+    )
     print(
         f"{args.file}: valid ({summary.nodes} nodes, {summary.links} links, "
         f"{summary.flows} flows, {summary.simulated_s:g} s to simulate)"

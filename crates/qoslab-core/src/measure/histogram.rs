@@ -10,6 +10,9 @@ const SUB_BITS: u32 = 7;
 const SUB_BUCKETS: usize = 1 << SUB_BITS;
 const GROUPS: usize = 64 - SUB_BITS as usize + 1;
 
+/// Memory of one histogram's counters, bytes.
+pub const HISTOGRAM_BYTES: u64 = (GROUPS * SUB_BUCKETS * std::mem::size_of::<u64>()) as u64;
+
 /// Streaming histogram of `u64` values (nanoseconds).
 #[derive(Clone, Debug)]
 pub struct Histogram {

@@ -36,6 +36,7 @@ use crate::engine::{Event, EventQueue};
 use crate::measure::hop_stats::NO_HOP;
 use crate::measure::{DropCounters, DropReason, Observers, QueueStats};
 use crate::packet::{Fragment, Packet};
+use crate::qdisc::packet_queue::RESERVED_PACKETS;
 use crate::qdisc::{AnyQdisc, Dequeue, Qdisc, QdiscCtx};
 use crate::time::{transmission_ns, SimTime};
 use std::collections::VecDeque;
@@ -163,7 +164,7 @@ impl Port {
     pub fn new(index: u32, config: PortConfig, qdisc: AnyQdisc) -> Self {
         let classes = qdisc.class_names().len();
         Port {
-            ring: VecDeque::with_capacity(config.tx_ring_packets as usize),
+            ring: VecDeque::with_capacity((config.tx_ring_packets as usize).min(RESERVED_PACKETS)),
             config,
             qdisc,
             class_stats: vec![QueueStats::default(); classes],

@@ -47,6 +47,7 @@
 //! so the hot path never allocates.
 
 use super::ctx::QdiscCtx;
+use super::packet_queue::RESERVED_PACKETS;
 use super::wfq::conversation_hash;
 use super::{Dequeue, Interface, Qdisc};
 use crate::measure::DropReason;
@@ -226,9 +227,10 @@ impl FqCodel {
             list: List::None,
             codel: Codel::default(),
         };
-        // The pool holds one slot beyond the limit: an arrival is stored before the limit
-        // is enforced.
-        let capacity = limit as usize + 1;
+        // The pool grows to one slot beyond the limit (an arrival is stored before the limit
+        // is enforced); it starts with at most `RESERVED_PACKETS` slots, so a huge limit
+        // costs nothing until packets fill it.
+        let capacity = (limit as usize + 1).min(RESERVED_PACKETS);
         let placeholder = crate::packet::Packet {
             id: 0,
             created: SimTime::ZERO,
@@ -409,10 +411,18 @@ impl Qdisc for FqCodel {
     fn enqueue(&mut self, packet: Packet, ctx: &mut QdiscCtx) {
         let bucket = self.bucket_of(&packet);
         ctx.enqueued(0, &packet);
-        let index = self.free;
-        debug_assert!(index != NONE, "the pool holds limit + 1 slots");
-        self.free = self.slots[index as usize].next;
-        self.slots[index as usize] = Slot { packet, enqueued: ctx.now, next: NONE };
+        let index = match self.free {
+            NONE => {
+                // Every slot is in use and fewer than limit + 1 exist: grow the pool.
+                self.slots.push(Slot { packet, enqueued: ctx.now, next: NONE });
+                self.slots.len() as u32 - 1
+            }
+            index => {
+                self.free = self.slots[index as usize].next;
+                self.slots[index as usize] = Slot { packet, enqueued: ctx.now, next: NONE };
+                index
+            }
+        };
         let b = &mut self.buckets[bucket];
         if b.tail == NONE {
             b.head = index;
@@ -522,8 +532,25 @@ mod tests {
         assert_eq!(q.limit_packets, 10_240);
         assert_eq!((q.target_ns, q.interval_ns), (5_000_000, 100_000_000));
         assert!(q.ecn);
-        assert_eq!(q.slots.len(), 10_241);
+        assert_eq!(q.slots.len(), RESERVED_PACKETS);
         assert_eq!(q.class_names(), ["fq_codel"]);
+    }
+
+    /// The pool starts small and grows to the limit: a limit of 4294967293 packets builds
+    /// without reserving it, and a queue fills past its first reservation.
+    #[test]
+    fn the_pool_grows_to_the_limit() {
+        assert_eq!(build("{limit: 4294967293}").unwrap().slots.len(), RESERVED_PACKETS);
+        let mut q = build("{limit: 3000}").unwrap();
+        let mut h = harness(1);
+        for id in 1..=3000 {
+            q.enqueue(packet(id, 100, 0), &mut h.ctx());
+        }
+        assert_eq!(q.len_packets(), 3000);
+        assert_eq!(q.slots.len(), 3000);
+        let ids: Vec<u64> = std::iter::from_fn(|| dequeue_at(&mut q, &mut h, 0)).map(|p| p.id).collect();
+        assert_eq!(ids.len(), 3000);
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "one flow leaves in order");
     }
 
     #[test]

@@ -66,6 +66,11 @@ impl JsonSchema for QueueLimit {
     }
 }
 
+/// Most packets whose storage a queue reserves when it is built (128 KiB of packets). A
+/// larger limit lets the queue grow past it, doubling its storage a few times in a run;
+/// reserving a user's limit up front would turn a limit of 4294967295 into a 550 GB request.
+pub const RESERVED_PACKETS: usize = 1024;
+
 /// A FIFO of packets with a limit and a byte count.
 #[derive(Clone, Debug)]
 pub struct PacketQueue {
@@ -75,11 +80,11 @@ pub struct PacketQueue {
 }
 
 impl PacketQueue {
-    /// An empty queue. Storage for a packet-limited queue is reserved up front, so the hot
-    /// path never grows it.
+    /// An empty queue. Storage for a packet-limited queue is reserved up front, up to
+    /// [`RESERVED_PACKETS`], so for the usual limits the hot path never grows it.
     pub fn new(limit: QueueLimit) -> Self {
         let capacity = match limit {
-            QueueLimit::Packets(p) => p as usize,
+            QueueLimit::Packets(p) => (p as usize).min(RESERVED_PACKETS),
             QueueLimit::Bytes(_) | QueueLimit::Unlimited => 64,
         };
         PacketQueue { packets: VecDeque::with_capacity(capacity), bytes: 0, limit }

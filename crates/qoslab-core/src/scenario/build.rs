@@ -7,6 +7,7 @@ use super::build_measure::{attach_series, attach_voice, build_quality, observati
 use super::build_reconfig::{plan, resolve_policy, Timeline};
 use super::build_tunnels::{build_tunnels, crossing, path_mtu_bytes};
 use super::error::{join_path, Issue};
+use super::limits::{check_structures, Limits, Workload};
 use super::spec::{NodeKind, RateChangeSpec, ScenarioSpec};
 use super::suggest::nearest;
 use crate::classify::matcher::{format_ipv4, parse_ipv4};
@@ -28,7 +29,7 @@ use crate::tcp::TcpStack;
 use crate::time::{SimTime, NS_PER_S};
 use crate::traffic::pattern::PatternEnv;
 use crate::traffic::source::{DEFAULT_DST_PORT, DEFAULT_SRC_PORT_BASE};
-use crate::traffic::trace::parse_rows;
+use crate::traffic::trace::read_rows;
 use crate::traffic::FlowSpec;
 use crate::traffic::Source;
 use crate::units::Rate;
@@ -73,8 +74,16 @@ fn check_ring(ring: Option<u32>, at: String) -> Result<Option<u32>, Issue> {
     }
 }
 
-/// Builds a simulation from `spec`; `seed` replaces the scenario's seed when given.
-pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<Simulation, Issue> {
+/// Builds a simulation from `spec`; `seed` replaces the scenario's seed when given. A
+/// scenario that would need more memory or events than `limits` allow is refused.
+pub fn build(
+    spec: &ScenarioSpec,
+    seed: Option<u64>,
+    base_dir: &Path,
+    limits: &Limits,
+) -> Result<Simulation, Issue> {
+    let structures_bytes = check_structures(spec, limits)?;
+    let mut work = Workload::default();
     // Run control.
     if spec.run.duration.0 == 0 {
         return Err(Issue::at("run.duration", "must be greater than zero").hint("write e.g. `60s`"));
@@ -478,6 +487,14 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
                 let back = crossing(&tunnels, tunnel_specs, &back_row, to, &reverse, &port_configs, &at)?;
                 let mtu_bytes = path_mtu_bytes(&tunnels, there.as_ref(), &path, &port_configs)
                     .min(path_mtu_bytes(&tunnels, back.as_ref(), &reverse, &port_configs));
+                // Data at the bottleneck rate one way, an acknowledgement per two segments back.
+                let active_s = (run.end.0.saturating_sub(start)) as f64 / NS_PER_S as f64;
+                let rates = |hops: &[u32]| {
+                    hops.iter().map(|&p| port_configs[p as usize].rate_bps).collect::<Vec<_>>()
+                };
+                let segments_per_s = bottleneck_bps as f64 / (mtu_bytes as f64 * 8.0);
+                work.add(&at, segments_per_s, mtu_bytes as f64 * 8.0, active_s, &rates(&path));
+                work.add(&at, segments_per_s / 2.0, 64.0 * 8.0, active_s, &rates(&reverse));
                 let setup = AppFlow {
                     at: &at,
                     flow,
@@ -549,6 +566,12 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
                 "IP fragmentation is not modelled: use packets no larger than the smallest MTU on the path",
             ));
         }
+        let hop_rates_bps: Vec<u64> = path.iter().map(|&p| port_configs[p as usize].rate_bps).collect();
+        let packets_per_s = NS_PER_S as f64 / pattern.nominal_interval_ns.max(1) as f64;
+        let active_s = (stop - start) as f64 / NS_PER_S as f64;
+        let copies = if flow.echo { 2.0 } else { 1.0 };
+        let frame_bits = f64::from(pattern.size_bytes) * 8.0;
+        work.add(&at, copies * packets_per_s, frame_bits, active_s, &hop_rates_bps);
         let rng = Rng::for_stream(run.seed, run.replication, &flow.name);
         let template = Packet { size_bytes: pattern.size_bytes, ..template };
         let (source, first) =
@@ -598,9 +621,11 @@ pub fn build(spec: &ScenarioSpec, seed: Option<u64>, base_dir: &Path) -> Result<
             }
         }
     }
+    work.check(limits)?;
     let observers = Observers { flows: flow_stats, quality };
     let mut sim = Simulation::new(run, nodes, ports, routes, sources, flows, observers, apps);
     sim.tunnels = Tunnels::new(tunnels, flow_tunnels);
+    sim.max_packets_in_flight = limits.max_packets_in_flight(structures_bytes);
     Ok(sim)
 }
 
@@ -702,12 +727,7 @@ fn expand_copies(traffic: &[FlowSpec]) -> Result<Vec<(usize, FlowSpec)>, Issue> 
 fn load_rate_trace(file: &str, at: &str, base_dir: &Path) -> Result<Vec<(SimTime, u64)>, Issue> {
     let path = base_dir.join(file);
     let origin = path.display().to_string();
-    let text = std::fs::read_to_string(&path).map_err(|error| {
-        Issue::at(at, format!("cannot read `{origin}`: {error}"))
-            .hint("a relative path is read from the scenario file's folder")
-    })?;
-    let rows = parse_rows(&text, &origin, "rate_bps", "bit/s")
-        .map_err(|message| Issue::at(at, message).hint("rows are `time_s,rate_bps`, e.g. `180,1000000`"))?;
+    let rows = read_rows(&path, "rate_bps", "bit/s").map_err(|issue| issue.relocate(at))?;
     let mut schedule: Vec<(SimTime, u64)> = Vec::with_capacity(rows.len());
     for (at_ns, rate_bps) in rows {
         let when = format!("{origin}: the row at {} s", at_ns as f64 / 1e9);

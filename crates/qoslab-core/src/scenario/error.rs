@@ -60,6 +60,13 @@ impl Issue {
         Issue { key_path: key_path.into(), message: message.into(), hint: None }
     }
 
+    /// The same problem at `key_path` (for an issue found by code that does not know where
+    /// its input came from).
+    pub fn relocate(mut self, key_path: &str) -> Self {
+        key_path.clone_into(&mut self.key_path);
+        self
+    }
+
     /// Adds how to fix it.
     pub fn hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());

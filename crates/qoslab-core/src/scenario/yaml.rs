@@ -4,6 +4,14 @@
 //! Python dicts all take one path); the position index lets every later error — a type
 //! mismatch found by serde or a semantic problem found by the validator — point at
 //! `file:line:column`. Anchors and aliases are expanded; duplicate keys are an error.
+//!
+//! The reader refuses, at their place, what a YAML library would read silently or not at
+//! all: control characters (the scanner takes a NUL for the end of the text, so everything
+//! after one would be dropped) and invisible formatting characters, a second document in
+//! the stream, nesting deeper than [`MAX_DEPTH`], and a document that expands (aliases
+//! counted as copies of what they name) to more than [`MAX_VALUES`] values — the "billion
+//! laughs" alias bomb. A byte-order mark at the very start is allowed, as YAML 1.2 §5.2
+//! allows it, and skipped.
 
 use serde_json::{Map, Number, Value};
 use std::collections::HashMap;
@@ -55,18 +63,31 @@ pub struct YamlError {
     pub message: String,
 }
 
+/// Most values (scalars, sequences and mappings, each alias counted as a copy of what it
+/// names) a document may expand to.
+pub const MAX_VALUES: usize = 1_000_000;
+
+/// Deepest nesting of sequences and mappings in a document.
+pub const MAX_DEPTH: usize = 64;
+
+/// The anchor number and the count of values when a container started (its own size is
+/// the count at its end minus this).
 enum Frame {
-    Sequence(Vec<Value>, usize),
-    Mapping(Map<String, Value>, Option<String>, usize),
+    Sequence(Vec<Value>, usize, usize),
+    Mapping(Map<String, Value>, Option<String>, usize, usize),
 }
 
 #[derive(Default)]
 struct Builder {
     stack: Vec<(Frame, String)>,
     root: Option<Value>,
-    anchors: HashMap<usize, Value>,
+    /// Each anchor's value and how many values it holds.
+    anchors: HashMap<usize, (Value, usize)>,
     index: PositionIndex,
     error: Option<YamlError>,
+    /// Values in the document so far, aliases expanded.
+    values: usize,
+    documents: usize,
 }
 
 fn scalar_value(text: String, style: TScalarStyle) -> Value {
@@ -93,11 +114,11 @@ impl Builder {
     fn child_path(&self) -> Option<String> {
         match self.stack.last() {
             None => Some(String::new()),
-            Some((Frame::Sequence(items, _), path)) => Some(format!("{path}[{}]", items.len())),
-            Some((Frame::Mapping(_, Some(key), _), path)) => {
+            Some((Frame::Sequence(items, ..), path)) => Some(format!("{path}[{}]", items.len())),
+            Some((Frame::Mapping(_, Some(key), ..), path)) => {
                 Some(if path.is_empty() { key.clone() } else { format!("{path}.{key}") })
             }
-            Some((Frame::Mapping(_, None, _), _)) => None, // the next value is a key
+            Some((Frame::Mapping(_, None, ..), _)) => None, // the next value is a key
         }
     }
 
@@ -107,16 +128,32 @@ impl Builder {
         }
     }
 
-    /// Adds a finished value (scalar or closed container) to its parent.
-    fn add(&mut self, value: Value, anchor: usize, mark: Marker) {
+    /// Counts `count` more values; false (with the error set) past [`MAX_VALUES`].
+    fn count(&mut self, count: usize, mark: Marker) -> bool {
+        self.values = self.values.saturating_add(count);
+        if self.values > MAX_VALUES {
+            self.fail(
+                mark,
+                format!(
+                    "the document expands to more than {MAX_VALUES} values (aliases count as copies \
+                     of what they name)"
+                ),
+            );
+            return false;
+        }
+        true
+    }
+
+    /// Adds a finished value (scalar or closed container) of `size` values to its parent.
+    fn add(&mut self, value: Value, anchor: usize, size: usize, mark: Marker) {
         if anchor > 0 {
-            self.anchors.insert(anchor, value.clone());
+            self.anchors.insert(anchor, (value.clone(), size));
         }
         let path = self.current_path();
         match self.stack.last_mut() {
             None => self.root = Some(value),
-            Some((Frame::Sequence(items, _), _)) => items.push(value),
-            Some((Frame::Mapping(map, key, _), _)) => match key.take() {
+            Some((Frame::Sequence(items, ..), _)) => items.push(value),
+            Some((Frame::Mapping(map, key, ..), _)) => match key.take() {
                 Some(k) => {
                     map.insert(k, value);
                 }
@@ -146,7 +183,7 @@ impl Builder {
 
 fn key_slot(stack: &mut [(Frame, String)]) -> &mut Option<String> {
     match stack.last_mut() {
-        Some((Frame::Mapping(_, key, _), _)) => key,
+        Some((Frame::Mapping(_, key, ..), _)) => key,
         _ => unreachable!("key_slot is only called on a mapping frame"),
     }
 }
@@ -158,55 +195,123 @@ impl MarkedEventReceiver for Builder {
         }
         match event {
             Event::Scalar(text, style, anchor, _) => {
+                if !self.count(1, mark) {
+                    return;
+                }
                 if let Some(path) = self.child_path() {
                     self.index.positions.entry(path).or_insert(mark.into());
                 }
-                self.add(scalar_value(text, style), anchor, mark);
+                self.add(scalar_value(text, style), anchor, 1, mark);
             }
             Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
                 let Some(path) = self.child_path() else {
                     return self.fail(mark, "a mapping key must be a plain scalar".into());
                 };
+                if self.stack.len() == MAX_DEPTH {
+                    return self.fail(
+                        mark,
+                        format!("lists and mappings are nested more than {MAX_DEPTH} deep here"),
+                    );
+                }
+                let started = self.values;
+                if !self.count(1, mark) {
+                    return;
+                }
                 self.index.positions.entry(path.clone()).or_insert(mark.into());
                 let frame = if matches!(event, Event::SequenceStart(..)) {
-                    Frame::Sequence(Vec::new(), anchor)
+                    Frame::Sequence(Vec::new(), anchor, started)
                 } else {
-                    Frame::Mapping(Map::new(), None, anchor)
+                    Frame::Mapping(Map::new(), None, anchor, started)
                 };
                 self.stack.push((frame, path));
             }
             Event::SequenceEnd | Event::MappingEnd => {
                 let (frame, _) = self.stack.pop().expect("balanced YAML events");
-                let (value, anchor) = match frame {
-                    Frame::Sequence(items, anchor) => (Value::Array(items), anchor),
-                    Frame::Mapping(map, _, anchor) => (Value::Object(map), anchor),
+                let (value, anchor, started) = match frame {
+                    Frame::Sequence(items, anchor, started) => (Value::Array(items), anchor, started),
+                    Frame::Mapping(map, _, anchor, started) => (Value::Object(map), anchor, started),
                 };
-                self.add(value, anchor, mark);
+                self.add(value, anchor, self.values - started, mark);
             }
-            Event::Alias(anchor) => match self.anchors.get(&anchor).cloned() {
-                Some(value) => self.add(value, 0, mark),
+            Event::Alias(anchor) => match self.anchors.get(&anchor) {
+                Some(&(_, size)) => {
+                    if self.count(size, mark) {
+                        let value = self.anchors[&anchor].0.clone();
+                        self.add(value, 0, size, mark);
+                    }
+                }
                 None => self.fail(mark, "alias to an unknown anchor".into()),
             },
-            Event::Nothing
-            | Event::StreamStart
-            | Event::StreamEnd
-            | Event::DocumentStart
-            | Event::DocumentEnd => {}
+            Event::DocumentStart => {
+                self.documents += 1;
+                if self.documents > 1 {
+                    self.fail(
+                        mark,
+                        "a second YAML document (after `---`): a scenario is one document".into(),
+                    );
+                }
+            }
+            Event::Nothing | Event::StreamStart | Event::StreamEnd | Event::DocumentEnd => {}
         }
     }
 }
 
+/// The first character of `text` that has no place in a scenario: a control character
+/// other than tab, line feed and carriage return, a byte-order mark past the start, or an
+/// invisible character that reorders or hides text (bidirectional overrides, zero-width
+/// characters).
+fn forbidden_character(text: &str) -> Option<YamlError> {
+    let mut line = 1;
+    let mut column = 1;
+    for (offset, c) in text.char_indices() {
+        let what = match c {
+            '\t' | '\r' => None,
+            '\n' => {
+                line += 1;
+                column = 0;
+                None
+            }
+            '\u{feff}' if offset == 0 => None,
+            '\0' => Some("the NUL character".to_owned()),
+            c if c.is_control() => Some(format!("the control character U+{:04X}", c as u32)),
+            '\u{feff}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{2069}' => Some(format!("the invisible character U+{:04X}", c as u32)),
+            _ => None,
+        };
+        if let Some(what) = what {
+            return Some(YamlError {
+                position: Position { line, column },
+                message: format!(
+                    "{what} (byte {offset}) has no place in a scenario: remove it (a scenario is \
+                     printable text)"
+                ),
+            });
+        }
+        column += 1;
+    }
+    None
+}
+
 /// Parses one YAML document into a tree and the positions of its key paths.
 pub fn parse(text: &str) -> Result<(Value, PositionIndex), YamlError> {
+    if let Some(error) = forbidden_character(text) {
+        return Err(error);
+    }
     let mut builder = Builder::default();
-    let mut parser = Parser::new_from_str(text);
-    parser.load(&mut builder, false).map_err(|e| YamlError {
-        position: (*e.marker()).into(),
-        message: format!("YAML syntax error: {}", e.info()),
-    })?;
+    let mut parser = Parser::new_from_str(text.strip_prefix('\u{feff}').unwrap_or(text));
+    let scanned = parser.load(&mut builder, true);
+    // The builder stops at the first problem it sees; what the scanner finds further on
+    // (in a second document, say) is not the first problem.
     if let Some(error) = builder.error {
         return Err(error);
     }
+    scanned.map_err(|e| YamlError {
+        position: (*e.marker()).into(),
+        message: format!("YAML syntax error: {}", e.info()),
+    })?;
     Ok((builder.root.unwrap_or(Value::Null), builder.index))
 }
 
@@ -251,5 +356,51 @@ mod tests {
         assert_eq!(err.position.line, 3);
         let err = parse("a: [1, 2\nb: 3\n").unwrap_err();
         assert!(err.message.contains("YAML syntax error"), "{}", err.message);
+    }
+
+    #[test]
+    fn a_nul_is_an_error_at_its_place_not_the_end_of_the_text() {
+        let err = parse("a: 1\n# note \0 here\nb: 2\n").unwrap_err();
+        assert_eq!(err.position, Position { line: 2, column: 8 });
+        assert!(err.message.contains("NUL"), "{}", err.message);
+        let err = parse("a: \"x\u{1b}[31m\"\n").unwrap_err();
+        assert!(err.message.contains("U+001B"), "{}", err.message);
+        let err = parse("a: x\u{202e}y\n").unwrap_err();
+        assert!(err.message.contains("invisible"), "{}", err.message);
+    }
+
+    #[test]
+    fn a_second_document_is_an_error() {
+        let err = parse("a: 1\n---\nb: 2\n").unwrap_err();
+        assert_eq!(err.position.line, 2);
+        assert!(err.message.contains("second YAML document"), "{}", err.message);
+        // An explicit start of the only document is fine.
+        assert!(parse("---\na: 1\n...\n").is_ok());
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_skipped() {
+        let (value, _) = parse("\u{feff}name: x\n").unwrap();
+        assert_eq!(value["name"], Value::from("x"));
+        assert!(parse("name: x\u{feff}\n").is_err());
+    }
+
+    #[test]
+    fn alias_expansion_and_nesting_are_bounded() {
+        // Nine levels of ten aliases each: 10^9 values once expanded.
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for level in 1..10 {
+            let previous = format!("*a{}", level - 1);
+            text += &format!("a{level}: &a{level} [{}]\n", [previous.as_str(); 10].join(", "));
+        }
+        let err = parse(&text).unwrap_err();
+        assert!(err.message.contains("expands to more than"), "{}", err.message);
+        // a5 alone is 1 + 10 × (1 + 10 × ...) = 1,111,111 values.
+        assert_eq!(err.position.line, 6, "{}", err.message);
+        let deep = format!("a: {}{}\n", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
+        let err = parse(&deep).unwrap_err();
+        assert!(err.message.contains("nested more than"), "{}", err.message);
+        let fine = format!("a: {}{}\n", "[".repeat(MAX_DEPTH - 1), "]".repeat(MAX_DEPTH - 1));
+        assert!(parse(&fine).is_ok());
     }
 }

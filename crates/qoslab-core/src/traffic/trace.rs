@@ -3,8 +3,9 @@
 //!
 //! The file has one row per frame, `time_s,size_bytes` — the time in seconds since the
 //! trace began (non-decreasing), the payload in bytes — with an optional header row and
-//! `#` comment lines. It is read once when the scenario is built; the run never touches the
-//! disk. Row i leaves at the flow's start + time_i, split into packets by
+//! `#` comment lines. It is read once, a line at a time, when the scenario is built (a line
+//! longer than [`MAX_LINE_BYTES`], text that is not UTF-8, or more than [`MAX_ROWS`] rows is
+//! an error at its line); the run never touches the disk. Row i leaves at the flow's start + time_i, split into packets by
 //! [`super::frames`]. With `loop: true` the trace starts over after its last row, one
 //! period later, the period being the last row's time plus the mean gap between rows; without
 //! it the flow falls silent after the last row.
@@ -14,8 +15,15 @@ use crate::time::SimTime;
 use crate::units::Size;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::sync::Arc;
+
+/// Longest line of a CSV trace, bytes.
+pub const MAX_LINE_BYTES: usize = 4096;
+
+/// Most rows a CSV trace may have (each kept for the run, 16 bytes a row).
+pub const MAX_ROWS: usize = 10_000_000;
 
 /// Trace parameters.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
@@ -55,7 +63,10 @@ impl Trace {
 
     /// Parses CSV text; errors name `origin:line`.
     pub fn parse(text: &str, origin: &str) -> Result<Trace, String> {
-        let mut rows = parse_rows(text, origin, "size_bytes", "bytes")?;
+        Trace::from_rows(parse_rows(text.as_bytes(), origin, "size_bytes", "bytes")?, origin)
+    }
+
+    fn from_rows(mut rows: Vec<(u64, u64)>, origin: &str) -> Result<Trace, String> {
         if rows.iter().all(|&(_, b)| b == 0) {
             return Err(format!("{origin}: the trace has no row with bytes to send"));
         }
@@ -71,25 +82,59 @@ impl Trace {
     /// `base_dir`.
     pub fn load(params: &TraceParams, at: &str, base_dir: &Path) -> Result<Trace, Issue> {
         let path = base_dir.join(&params.file);
-        let text = std::fs::read_to_string(&path).map_err(|error| {
-            Issue::at(join_path(at, "file"), format!("cannot read `{}`: {error}", path.display())).hint(
-                "a relative path is read from the scenario file's folder (the current folder for a scenario given as text)",
-            )
-        })?;
-        Trace::parse(&text, &path.display().to_string()).map_err(|message| {
-            Issue::at(join_path(at, "file"), message).hint("rows are `time_s,size_bytes`, e.g. `0.04,5120`")
-        })
+        let at = join_path(at, "file");
+        let origin = path.display().to_string();
+        let rows = read_rows(&path, "size_bytes", "bytes").map_err(|issue| issue.relocate(&at))?;
+        Trace::from_rows(rows, &origin)
+            .map_err(|message| Issue::at(at, message).hint("rows are `time_s,size_bytes`, e.g. `0.04,5120`"))
     }
+}
+
+/// The rows of the CSV file at `path` (see [`parse_rows`]), read a line at a time. The
+/// issue's key path is empty: the caller places it.
+pub fn read_rows(path: &Path, column: &str, unit: &str) -> Result<Vec<(u64, u64)>, Issue> {
+    let origin = path.display().to_string();
+    let cannot = |why: String| {
+        Issue::at("", format!("cannot read `{origin}`: {why}")).hint(
+            "a relative path is read from the scenario file's folder (the current folder for a scenario given as text)",
+        )
+    };
+    if path.is_dir() {
+        return Err(cannot("it is a folder".into()));
+    }
+    let file = std::fs::File::open(path).map_err(|error| cannot(error.to_string()))?;
+    parse_rows(BufReader::new(file), &origin, column, unit)
+        .map_err(|message| Issue::at("", message).hint(format!("rows are `time_s,{column}`, one per line")))
 }
 
 /// Rows `time_s,COLUMN` of CSV text (`column` names the second column and `unit` its unit in
 /// messages): times in seconds, non-decreasing, as ns; values whole numbers of `unit`. An
 /// optional header row and `#` comment lines are skipped; errors name `origin:line`.
-pub fn parse_rows(text: &str, origin: &str, column: &str, unit: &str) -> Result<Vec<(u64, u64)>, String> {
+pub fn parse_rows(
+    mut reader: impl BufRead,
+    origin: &str,
+    column: &str,
+    unit: &str,
+) -> Result<Vec<(u64, u64)>, String> {
     let mut rows: Vec<(u64, u64)> = Vec::new();
-    for (n, line) in text.lines().enumerate() {
+    let mut bytes = Vec::new();
+    for line_no in 1.. {
+        bytes.clear();
+        let read = reader
+            .by_ref()
+            .take(MAX_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut bytes)
+            .map_err(|error| format!("{origin}:{line_no}: cannot be read: {error}"))?;
+        if read == 0 {
+            break;
+        }
+        if bytes.len() > MAX_LINE_BYTES {
+            return Err(format!("{origin}:{line_no}: the line is longer than {MAX_LINE_BYTES} bytes"));
+        }
+        let Ok(line) = std::str::from_utf8(&bytes) else {
+            return Err(format!("{origin}:{line_no}: not UTF-8 text"));
+        };
         let line = line.trim();
-        let line_no = n + 1;
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
@@ -117,6 +162,9 @@ pub fn parse_rows(text: &str, origin: &str, column: &str, unit: &str) -> Result<
             return Err(format!(
                 "{origin}:{line_no}: times must not decrease ({time_s} s comes after a later row)"
             ));
+        }
+        if rows.len() == MAX_ROWS {
+            return Err(format!("{origin}:{line_no}: more than {MAX_ROWS} rows"));
         }
         rows.push((at_ns, number));
     }

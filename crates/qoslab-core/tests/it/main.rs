@@ -14,6 +14,7 @@ mod example;
 mod hops;
 mod ios;
 mod lfi;
+mod limits;
 mod linux_qdiscs;
 mod mdrr;
 mod probes;
