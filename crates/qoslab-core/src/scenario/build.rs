@@ -74,6 +74,11 @@ fn check_ring(ring: Option<u32>, at: String) -> Result<Option<u32>, Issue> {
     }
 }
 
+/// The rates of the ports `hops`, bit/s.
+fn rates_bps<'a>(hops: &'a [u32], ports: &'a [PortConfig]) -> impl Iterator<Item = u64> + 'a {
+    hops.iter().map(|&p| ports[p as usize].rate_bps)
+}
+
 /// Builds a simulation from `spec`; `seed` replaces the scenario's seed when given. A
 /// scenario that would need more memory or events than `limits` allow is refused.
 pub fn build(
@@ -94,11 +99,10 @@ pub fn build(
         seed: seed.or(spec.run.seed).unwrap_or(1),
         replication: spec.run.replication.unwrap_or(0),
         warmup_end: SimTime(warmup_ns),
-        end: SimTime(
-            warmup_ns
-                .checked_add(spec.run.duration.0)
-                .ok_or_else(|| Issue::at("run.duration", "too long"))?,
-        ),
+        end: SimTime(warmup_ns.checked_add(spec.run.duration.0).ok_or_else(|| {
+            Issue::at("run", "the warm-up and the duration add up to more than 584 years")
+                .hint("simulated time is counted in nanoseconds in 64 bits: shorten them")
+        })?),
         notes: Vec::new(),
         order_of_failure: spec.measure.order_of_failure.clone(),
     };
@@ -489,12 +493,10 @@ pub fn build(
                     .min(path_mtu_bytes(&tunnels, back.as_ref(), &reverse, &port_configs));
                 // Data at the bottleneck rate one way, an acknowledgement per two segments back.
                 let active_s = (run.end.0.saturating_sub(start)) as f64 / NS_PER_S as f64;
-                let rates = |hops: &[u32]| {
-                    hops.iter().map(|&p| port_configs[p as usize].rate_bps).collect::<Vec<_>>()
-                };
                 let segments_per_s = bottleneck_bps as f64 / (mtu_bytes as f64 * 8.0);
-                work.add(&at, segments_per_s, mtu_bytes as f64 * 8.0, active_s, &rates(&path));
-                work.add(&at, segments_per_s / 2.0, 64.0 * 8.0, active_s, &rates(&reverse));
+                let segment_bits = mtu_bytes as f64 * 8.0;
+                work.add(&at, segments_per_s, segment_bits, active_s, rates_bps(&path, &port_configs));
+                work.add(&at, segments_per_s / 2.0, 64.0 * 8.0, active_s, rates_bps(&reverse, &port_configs));
                 let setup = AppFlow {
                     at: &at,
                     flow,
@@ -566,12 +568,12 @@ pub fn build(
                 "IP fragmentation is not modelled: use packets no larger than the smallest MTU on the path",
             ));
         }
-        let hop_rates_bps: Vec<u64> = path.iter().map(|&p| port_configs[p as usize].rate_bps).collect();
-        let packets_per_s = NS_PER_S as f64 / pattern.nominal_interval_ns.max(1) as f64;
+        // An echoed flow comes back as many packets as it sends.
+        let directions = if flow.echo { 2.0 } else { 1.0 };
+        let packets_per_s = directions * NS_PER_S as f64 / pattern.nominal_interval_ns.max(1) as f64;
         let active_s = (stop - start) as f64 / NS_PER_S as f64;
-        let copies = if flow.echo { 2.0 } else { 1.0 };
         let frame_bits = f64::from(pattern.size_bytes) * 8.0;
-        work.add(&at, copies * packets_per_s, frame_bits, active_s, &hop_rates_bps);
+        work.add(&at, packets_per_s, frame_bits, active_s, rates_bps(&path, &port_configs));
         let rng = Rng::for_stream(run.seed, run.replication, &flow.name);
         let template = Packet { size_bytes: pattern.size_bytes, ..template };
         let (source, first) =

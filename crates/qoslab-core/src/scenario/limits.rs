@@ -142,11 +142,11 @@ impl Workload {
         packets_per_s: f64,
         frame_bits: f64,
         active_s: f64,
-        hop_rates_bps: &[u64],
+        hop_rates_bps: impl IntoIterator<Item = u64>,
     ) {
         let mut rate = packets_per_s;
         let mut packet_hops_per_s = 0.0;
-        for &hop_bps in hop_rates_bps {
+        for hop_bps in hop_rates_bps {
             rate = rate.min(hop_bps as f64 / frame_bits.max(1.0));
             packet_hops_per_s += rate;
         }
@@ -186,7 +186,7 @@ mod tests {
     fn a_hop_carries_at_most_what_its_link_serializes() {
         let mut work = Workload::default();
         // 1000 packets/s of 1500 B frames (12 kbit) for 10 s over 128 kbit/s then 1 Gbit/s.
-        work.add("traffic[0]", 1000.0, 12_000.0, 10.0, &[128_000, 1_000_000_000]);
+        work.add("traffic[0]", 1000.0, 12_000.0, 10.0, [128_000, 1_000_000_000]);
         let hop_rate = 128_000.0 / 12_000.0;
         let expected = 10.0 * (1000.0 + 2.0 * hop_rate * EVENTS_PER_PACKET_HOP);
         assert!((work.events - expected).abs() < 1e-6, "{} vs {expected}", work.events);
@@ -196,8 +196,8 @@ mod tests {
     #[test]
     fn too_much_work_is_refused_at_the_heaviest_entry() {
         let mut work = Workload::default();
-        work.add("traffic[0]", 50.0, 1600.0, 60.0, &[128_000]);
-        work.add("traffic[1]", 1e12, 12_000.0, 60.0, &[10_000_000_000_000_000]);
+        work.add("traffic[0]", 50.0, 1600.0, 60.0, [128_000]);
+        work.add("traffic[1]", 1e12, 12_000.0, 60.0, [10_000_000_000_000_000]);
         let issue = work.check(&Limits::default()).unwrap_err();
         assert_eq!(issue.key_path, "traffic[1]");
         assert!(issue.hint.unwrap().contains("--max-events"));
