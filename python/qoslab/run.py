@@ -20,6 +20,7 @@ from rich.progress import (
 
 from qoslab._core import ScenarioError, Simulation, json_schema, parse_override, scenario_counts
 from qoslab.results import Results
+from qoslab.textfile import MIB, read_text
 
 Scenario = str | os.PathLike[str] | Mapping[str, object]
 """A scenario: the path of a YAML file, or the scenario document as a dict."""
@@ -35,6 +36,9 @@ PROGRESS_DELAY_S = 1.0
 
 NS_PER_S = 1_000_000_000
 MAX_SEED = 2**64 - 1
+
+MAX_SCENARIO_BYTES = 16 * MIB
+"""Largest scenario file read; a larger file is refused before it is parsed."""
 
 
 def run(
@@ -155,22 +159,12 @@ def _scenario_text(scenario: Scenario) -> tuple[str, str]:
             raise ScenarioError(
                 f"<dict>: {error}. Use only dicts, lists, strings, numbers, booleans and None"
             ) from None
-    path = Path(scenario)
-    try:
-        return path.read_text(encoding="utf-8"), os.fspath(scenario)
-    except FileNotFoundError:
-        raise ScenarioError(
-            f"{path}: no such file. Check the name; a relative path is read from the "
-            f"current directory, {Path.cwd()}"
-        ) from None
-    except IsADirectoryError:
-        raise ScenarioError(f"{path}: is a directory. Give the path of a .yaml file") from None
-    except UnicodeDecodeError as error:
-        raise ScenarioError(
-            f"{path}: not UTF-8 text (byte {error.start}). Save the scenario as UTF-8"
-        ) from None
-    except OSError as error:
-        raise ScenarioError(f"{path}: cannot be read: {error.strerror}") from None
+        except RecursionError:
+            raise ScenarioError(
+                "<dict>: nested too deeply to be written as a document. Check the dict for "
+                "a structure that contains itself"
+            ) from None
+    return read_text(Path(scenario), limit_bytes=MAX_SCENARIO_BYTES), os.fspath(scenario)
 
 
 def _drive(simulation: Simulation, *, progress: bool) -> str:
