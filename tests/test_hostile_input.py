@@ -14,6 +14,7 @@ import yaml
 
 import qoslab
 from qoslab.cli import main
+from qoslab.cli.text import visible
 from qoslab.run import MAX_SCENARIO_BYTES
 
 HOSTILE_NAMES = {
@@ -178,7 +179,6 @@ def test_a_nul_in_the_scenario_name_gives_a_safe_default_folder(
     [
         ("../../escape", "escape"),
         ("..", "scenario"),
-        ("/tmp/absolute", "tmp-absolute"),
         ("C:\\Users\\x", "C-Users-x"),
         (".hidden", "hidden"),
         ("-rf", "rf"),
@@ -198,7 +198,46 @@ def test_the_default_folder_stays_under_results(
     assert sorted(path.name for path in tmp_path.iterdir()) == ["s.yaml", "work"]
 
 
+def test_an_absolute_scenario_name_stays_under_results(
+    tmp_path, monkeypatch, scenario_file, make_scenario
+):
+    scenario = make_scenario()
+    target = tmp_path / "absolute"
+    scenario["name"] = str(target)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    assert main(["run", str(scenario_file(scenario))]) == 0
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["s.yaml", "work"]
+    (folder,) = (work / "results").iterdir()
+    assert (folder / "results.json").is_file()
+
+
 # Terminal output
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("\x1b[31mred", "\\x1b[31mred"),
+        ("a\x00b\tc\nd\re", "a\\x00b\\x09c\\x0ad\\x0de"),
+        ("del\x7f c1\x9b", "del\\x7f c1\\x9b"),
+        ("\u202eevil\u2066", "\\u202eevil\\u2066"),
+        ("Sprachqualität → ok [bold]", "Sprachqualität → ok [bold]"),
+    ],
+)
+def test_visible_escapes_control_characters_only(text, shown):
+    assert visible(text) == shown
+
+
+@pytest.mark.parametrize("command", ["run", "validate", "schema", "bench", "order-of-failure"])
+def test_every_command_documents_its_exit_statuses(command, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "exit status: 0 done; 1 the run failed" in help_text
+    assert "2 bad input" in help_text
+    assert "130 interrupted" in help_text
 
 
 @pytest.fixture

@@ -123,6 +123,23 @@ def test_write_refuses_a_folder_holding_anything_else(fill, results, tmp_path):
     assert [path.name for path in tmp_path.iterdir()] == ["out"]
 
 
+def test_a_file_added_to_the_destination_during_the_write_is_kept(results, tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    results.write(out)
+    earlier = _snapshot(out)
+
+    def add_a_file_then_write(frame, path, **options):
+        (out / "notes.txt").write_text("mine")
+        return to_parquet(frame, path, **options)
+
+    to_parquet = qoslab.results.pd.DataFrame.to_parquet
+    monkeypatch.setattr(qoslab.results.pd.DataFrame, "to_parquet", add_a_file_then_write)
+    with pytest.raises(OutputError, match=r"notes\.txt"):
+        results.write(out)
+    assert _snapshot(out) == {**earlier, "notes.txt": b"mine"}
+    assert [path.name for path in tmp_path.iterdir()] == ["out"]
+
+
 def test_write_refuses_the_current_folder_and_its_parents(results, tmp_path, monkeypatch):
     work = tmp_path / "work"
     work.mkdir()

@@ -7,11 +7,12 @@ swaps the two folders atomically, so a reader, or a run killed at any moment, se
 the old complete folder or the new complete one. Elsewhere (no ``renameat2``, or a file
 system without the exchange) the old folder is first renamed aside, so a run killed between
 the two renames leaves no folder at the destination. The staging folder, which afterwards
-holds the old files, is then removed; staging folders left behind by killed runs are
-removed by the next write into the same parent folder.
+holds the old files, is then emptied and removed; staging folders left behind by killed
+runs are removed by the next write into the same parent folder.
 
 A destination is only replaced when it holds nothing but files a run writes: a folder with
-other entries is refused rather than swapped away.
+other entries is refused rather than swapped away, and only files of a run's names are ever
+deleted.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ import ctypes
 import errno
 import os
 import secrets
-import shutil
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
@@ -113,12 +113,13 @@ def replace_folder(
             write(staging / name)
             _sync_file(staging / name)
         _sync_folder(staging)
+        check_folder(directory, files)
         old = _swap_in(staging, target)
         _sync_folder(target.parent)
     finally:
         for leftover in (staging, old):
             if leftover is not None:
-                shutil.rmtree(leftover, ignore_errors=True)
+                _remove(leftover, files)
     return [target / name for name in files]
 
 
@@ -152,8 +153,13 @@ def _exchange(first: Path, second: Path) -> bool:
         renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
     except (AttributeError, OSError):
         return False
-    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p]
-    renameat2.argtypes += [ctypes.c_uint]
+    renameat2.argtypes = [
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_uint,
+    ]
     if renameat2(AT_FDCWD, os.fsencode(first), AT_FDCWD, os.fsencode(second), RENAME_EXCHANGE):
         code = ctypes.get_errno()
         if code in NO_EXCHANGE:
@@ -164,31 +170,44 @@ def _exchange(first: Path, second: Path) -> bool:
 
 def _sync_file(path: Path) -> None:
     """Write a file's data through to the disk."""
-    descriptor = os.open(path, os.O_RDONLY)
+    _sync(path, os.O_RDWR)
+
+
+def _sync_folder(path: Path) -> None:
+    """Write a folder's entries through to the disk, where the system allows it."""
+    with contextlib.suppress(OSError):
+        _sync(path, os.O_RDONLY)
+
+
+def _sync(path: Path, flags: int) -> None:
+    descriptor = os.open(path, flags)
     try:
         os.fsync(descriptor)
     finally:
         os.close(descriptor)
 
 
-def _sync_folder(path: Path) -> None:
-    """Write a folder's entries through to the disk, where the system allows it."""
+def _remove(folder: Path, names: Iterable[str]) -> None:
+    """Delete the files ``names`` in ``folder``, then the folder if that emptied it."""
     with contextlib.suppress(OSError):
-        _sync_file(path)
+        for name in names:
+            (folder / name).unlink(missing_ok=True)
+        folder.rmdir()
 
 
 def _remove_stale(parent: Path, names: Iterable[str]) -> None:
-    """Remove the staging folders in ``parent`` whose process has ended, if they hold
-    nothing but result files."""
+    """Remove the staging folders in ``parent`` whose process has ended (see
+    :func:`_remove`)."""
     if os.name != "posix":
         return
     with os.scandir(parent) as entries:
-        for entry in entries:
-            pid = _staging_pid(entry.name)
-            if pid is None or _alive(pid) or not entry.is_dir(follow_symlinks=False):
-                continue
-            if _foreign_entry(Path(entry.path), names) is None:
-                shutil.rmtree(entry.path, ignore_errors=True)
+        stale = [
+            Path(entry.path)
+            for entry in entries
+            if entry.is_dir(follow_symlinks=False) and _ended(_staging_pid(entry.name))
+        ]
+    for folder in stale:
+        _remove(folder, names)
 
 
 def _foreign_entry(folder: Path, names: Iterable[str]) -> str | None:
@@ -209,11 +228,14 @@ def _staging_pid(name: str) -> int | None:
     return int(pid) if pid.isdigit() and token else None
 
 
-def _alive(pid: int) -> bool:
+def _ended(pid: int | None) -> bool:
+    """Whether process ``pid`` has ended (signal 0 asks without sending anything)."""
+    if pid is None:
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
-        return False
-    except PermissionError:
         return True
-    return True
+    except PermissionError:
+        return False
+    return False

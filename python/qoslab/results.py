@@ -101,7 +101,7 @@ class Results:
     def write(self, directory: str | os.PathLike[str]) -> list[Path]:
         """Write each table as CSV and Parquet, then ``results.json``, into ``directory``.
 
-        The folder is replaced as a whole, in one step: whenever a run is interrupted, it
+        The folder is replaced as a whole, in one step: wherever the writing is interrupted, it
         holds either the earlier results complete or these complete, never a mix. The parent
         folders are created if needed. Raises ``qoslab.output.OutputError`` when
         ``directory`` is a file, the current folder or a folder holding anything but result
