@@ -118,6 +118,16 @@ def _written(path: Path, data: bytes) -> Path:
     return path
 
 
+def test_a_dict_nested_beyond_any_scenario_is_a_scenario_error():
+    deep: list[object] = []
+    inner = deep
+    for _ in range(100_000):
+        inner.append([])
+        inner = inner[0]
+    with pytest.raises(qoslab.ScenarioError, match="nested too deeply"):
+        qoslab.validate({"name": deep})
+
+
 # Options
 
 

@@ -161,8 +161,8 @@ def _scenario_text(scenario: Scenario) -> tuple[str, str]:
             ) from None
         except RecursionError:
             raise ScenarioError(
-                "<dict>: nested too deeply to be written as a document. Check the dict for "
-                "a structure that contains itself"
+                "<dict>: nested too deeply to be a scenario, which nests a few levels. Check "
+                "how the dict was built"
             ) from None
     return read_text(Path(scenario), limit_bytes=MAX_SCENARIO_BYTES), os.fspath(scenario)
 

@@ -16,6 +16,7 @@ from qoslab._core import ScenarioError
 MIB = 1024 * 1024
 
 READ_CHUNK_BYTES = MIB
+"""Bytes asked for per read."""
 
 OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
 """Open for reading without waiting on a pipe and without taking a terminal."""
@@ -37,14 +38,14 @@ def read_text(path: Path, *, limit_bytes: int) -> str:
     except OSError as error:
         raise _unreadable(path, error) from None
     except ValueError:
-        raise ScenarioError(f"{path!r}: a path cannot hold a NUL character") from None
+        raise ScenarioError(f"{str(path)!r}: a path cannot hold a NUL character") from None
     try:
         data = _read_regular(path, descriptor, limit_bytes + 1)
     finally:
         os.close(descriptor)
     if len(data) > limit_bytes:
         raise ScenarioError(
-            f"{path}: larger than {_size(limit_bytes)}, the most qoslab reads. Check that "
+            f"{path}: larger than {limit_bytes / MIB:g} MiB, the most qoslab reads. Check that "
             "this is the file meant; a scenario is far smaller"
         )
     try:
@@ -82,9 +83,3 @@ def _read_regular(path: Path, descriptor: int, size_bytes: int) -> bytes:
 
 def _unreadable(path: Path, error: OSError) -> ScenarioError:
     return ScenarioError(f"{path}: cannot be read: {error.strerror or error}")
-
-
-def _size(size_bytes: int) -> str:
-    if size_bytes % MIB == 0:
-        return f"{size_bytes // MIB} MiB"
-    return f"{size_bytes:,} bytes"

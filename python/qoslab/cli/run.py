@@ -69,6 +69,15 @@ def main(args: argparse.Namespace) -> int:
     started_s = time.perf_counter()
     results = qoslab.run(args.scenario, seed=args.seed, set=args.set, progress=sys.stderr.isatty())
     wall_s = time.perf_counter() - started_s
+    directory = args.output or Path("results") / folder_name(str(results.run["scenario"]))
+    try:
+        results.write(directory)
+    except OSError as error:
+        print(
+            f"error: results not written to {visible(directory)}: {visible(error)}",
+            file=sys.stderr,
+        )
+        return EXIT_RUN_FAILED
 
     console = stdout_console()
     console.print(_headline(results.run, wall_s))
@@ -82,16 +91,6 @@ def main(args: argparse.Namespace) -> int:
         console.print(plain(line))
     for line in port_lines(results):
         console.print(plain(line))
-
-    directory = args.output or Path("results") / folder_name(str(results.run["scenario"]))
-    try:
-        results.write(directory)
-    except OSError as error:
-        print(
-            f"error: results not written to {visible(directory)}: {visible(error)}",
-            file=sys.stderr,
-        )
-        return EXIT_RUN_FAILED
     console.print(plain(f"results written to {directory}"))
     return 0
 
