@@ -8,6 +8,9 @@ __version__: str
 BENCH_CASES: list[tuple[str, str, list[str]]]
 """The benchmark's variants: a name and the ``key.path=value`` overrides that select it."""
 
+MAX_SCENARIO_BYTES: int
+"""Longest scenario text the core reads (16 MiB); a longer file is refused unread."""
+
 class ScenarioError(ValueError):
     """A scenario that cannot be loaded.
 

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
+
+from qoslab.output import check_folder, replace_folder
 
 TABLES = (
     "flows",
@@ -25,6 +29,14 @@ TABLES = (
     "series",
 )
 """The tables of a results document, each a list of flat records."""
+
+RESULTS_JSON = "results.json"
+
+RESULT_FILES = (
+    *(f"{table}.{kind}" for table in TABLES for kind in ("csv", "parquet")),
+    RESULTS_JSON,
+)
+"""The names of the files a results folder holds."""
 
 
 class Results:
@@ -87,24 +99,31 @@ class Results:
             raise KeyError(f"no flow named {name!r} (flows: {known})") from None
 
     def write(self, directory: str | os.PathLike[str]) -> list[Path]:
-        """Write ``results.json`` and each table as CSV and Parquet into ``directory``.
+        """Write each table as CSV and Parquet, then ``results.json``, into ``directory``.
 
-        The directory is created if needed; existing files of the same names are replaced.
-        Returns the paths written.
+        The folder is replaced as a whole, in one step: wherever the writing is interrupted, it
+        holds either the earlier results complete or these complete, never a mix. The parent
+        folders are created if needed. Raises ``qoslab.output.OutputError`` when
+        ``directory`` is a file, the current folder or a folder holding anything but result
+        files (which are never removed). Returns the paths written.
         """
-        directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
-        json_path = directory / "results.json"
-        json_path.write_text(self._json_text, encoding="utf-8")
-        written = [json_path]
+        return replace_folder(directory, self._files())
+
+    def _files(self) -> dict[str, Callable[[Path], None]]:
+        """Each result file's name and the function writing it, ``results.json`` last."""
+        files: dict[str, Callable[[Path], None]] = {}
         for table in TABLES:
             frame: pd.DataFrame = getattr(self, table)
-            csv_path = directory / f"{table}.csv"
-            parquet_path = directory / f"{table}.parquet"
-            frame.to_csv(csv_path, index=False)
-            frame.to_parquet(parquet_path, index=False)
-            written += [csv_path, parquet_path]
-        return written
+            files[f"{table}.csv"] = partial(frame.to_csv, index=False)
+            files[f"{table}.parquet"] = partial(frame.to_parquet, index=False)
+        files[RESULTS_JSON] = lambda path: path.write_text(self._json_text, encoding="utf-8")
+        return files
+
+
+def check_destination(directory: str | os.PathLike[str]) -> None:
+    """Raise ``qoslab.output.OutputError`` if :meth:`Results.write` would refuse
+    ``directory``, so that a run can be refused before it starts."""
+    check_folder(directory, RESULT_FILES)
 
 
 def _table(document: dict, table: str) -> pd.DataFrame:

@@ -18,8 +18,16 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from qoslab._core import ScenarioError, Simulation, json_schema, parse_override, scenario_counts
+from qoslab._core import (
+    MAX_SCENARIO_BYTES,
+    ScenarioError,
+    Simulation,
+    json_schema,
+    parse_override,
+    scenario_counts,
+)
 from qoslab.results import Results
+from qoslab.textfile import read_text
 
 Scenario = str | os.PathLike[str] | Mapping[str, object]
 """A scenario: the path of a YAML file, or the scenario document as a dict."""
@@ -197,22 +205,12 @@ def _scenario_text(scenario: Scenario) -> tuple[str, str]:
             raise ScenarioError(
                 f"<dict>: {error}. Use only dicts, lists, strings, numbers, booleans and None"
             ) from None
-    path = Path(scenario)
-    try:
-        return path.read_text(encoding="utf-8"), os.fspath(scenario)
-    except FileNotFoundError:
-        raise ScenarioError(
-            f"{path}: no such file. Check the name; a relative path is read from the "
-            f"current directory, {Path.cwd()}"
-        ) from None
-    except IsADirectoryError:
-        raise ScenarioError(f"{path}: is a directory. Give the path of a .yaml file") from None
-    except UnicodeDecodeError as error:
-        raise ScenarioError(
-            f"{path}: not UTF-8 text (byte {error.start}). Save the scenario as UTF-8"
-        ) from None
-    except OSError as error:
-        raise ScenarioError(f"{path}: cannot be read: {error.strerror}") from None
+        except RecursionError:
+            raise ScenarioError(
+                "<dict>: nested too deeply to be a scenario, which nests a few levels. Check "
+                "how the dict was built"
+            ) from None
+    return read_text(Path(scenario), limit_bytes=MAX_SCENARIO_BYTES), os.fspath(scenario)
 
 
 def _drive(simulation: Simulation, *, progress: bool) -> str:

@@ -49,6 +49,7 @@ fn scenario_counts(
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", qoslab_core::VERSION)?;
     m.add("BENCH_CASES", qoslab_core::bench::BENCH_CASES.to_vec())?;
+    m.add("MAX_SCENARIO_BYTES", qoslab_core::scenario::MAX_SCENARIO_BYTES)?;
     m.add("ScenarioError", m.py().get_type::<errors::ScenarioError>())?;
     m.add("RunError", m.py().get_type::<errors::RunError>())?;
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;

@@ -9,12 +9,16 @@ from collections.abc import Sequence
 
 from qoslab import RunError, ScenarioError, __version__
 from qoslab.cli import bench, failure, ios, run, schema, validate
+from qoslab.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_RUN_FAILED,
+    EXIT_STATUS_HELP,
+)
+from qoslab.cli.text import visible
+from qoslab.output import OutputError
 
 COMMANDS = (run, validate, schema, bench, ios, failure)
-
-EXIT_RUN_FAILED = 1
-EXIT_BAD_INPUT = 2
-EXIT_INTERRUPTED = 130
 
 
 def parser() -> argparse.ArgumentParser:
@@ -22,6 +26,7 @@ def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="qoslab",
         description="A deterministic packet-level laboratory for network queuing and QoS.",
+        epilog=EXIT_STATUS_HELP,
     )
     top.add_argument("--version", action="version", version=f"qoslab {__version__}")
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -34,18 +39,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``qoslab`` command with ``argv`` (default: the process arguments).
 
     Returns the exit status: 0 on success, 1 if a run failed or its files could not be
-    written, 2 for bad input (a scenario
-    error, a missing file, a malformed ``--set``; argparse exits with 2 itself for bad
-    options), 130 when interrupted.
+    written, 2 for bad input (a scenario error, a missing file, a malformed ``--set``, an
+    output folder refused; argparse exits with 2 itself for bad options), 130 when
+    interrupted. Messages quoting user text are printed with control characters escaped.
     """
     args = parser().parse_args(argv)
     try:
         return args.main(args)
-    except ScenarioError as error:
-        print(f"error: {error}", file=sys.stderr)
+    except (ScenarioError, OutputError) as error:
+        print(f"error: {visible(error)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except RunError as error:
-        print(f"run failed: {error}", file=sys.stderr)
+        print(f"run failed: {visible(error)}", file=sys.stderr)
         return EXIT_RUN_FAILED
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -55,5 +60,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_RUN_FAILED
     except OSError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {visible(error)}", file=sys.stderr)
         return EXIT_RUN_FAILED

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import time
 
 from rich.table import Table
 
 from qoslab._core import BENCH_CASES, Simulation, parse_override
-from qoslab.cli.common import stdout_console
+from qoslab.cli.common import EXIT_STATUS_HELP, stdout_console
+
+NS_PER_S = 1_000_000_000
 
 HEADINGS = (
     "case",
@@ -37,10 +40,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="measure simulation speed on the built-in congested-link scenario",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=EXIT_STATUS_HELP,
     )
     command.add_argument(
         "--seconds",
-        type=float,
+        type=simulated_seconds,
         metavar="S",
         help="simulated seconds per run (default: each scenario's 60 s)",
     )
@@ -54,6 +58,19 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     command.set_defaults(main=main)
 
 
+def simulated_seconds(text: str) -> float:
+    """``--seconds``: a finite number of seconds of at least one nanosecond."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds * NS_PER_S >= 1):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of seconds of at least 1e-9, e.g. --seconds 10"
+        )
+    return seconds
+
+
 def main(args: argparse.Namespace) -> int:
     table = Table(title="qoslab bench", title_justify="left")
     for heading in HEADINGS:
@@ -61,7 +78,7 @@ def main(args: argparse.Namespace) -> int:
     for variant, scenario, changes in BENCH_CASES:
         overrides = [parse_override(change) for change in changes]
         if args.seconds is not None:
-            overrides.append(("run.duration", f"{args.seconds:g}s"))
+            overrides.append(("run.duration", f"{round(args.seconds * NS_PER_S)}ns"))
         walls_s = []
         for _ in range(max(args.repeat, 1)):
             simulation = Simulation(scenario, f"<{variant}>", overrides)

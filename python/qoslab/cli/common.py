@@ -8,6 +8,16 @@ import sys
 
 from rich.console import Console
 
+EXIT_RUN_FAILED = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+EXIT_STATUS_HELP = (
+    "exit status: 0 done; 1 the run failed or its result files could not be written;\n"
+    "2 bad input (a scenario, file, option or output folder refused); 130 interrupted"
+)
+"""The exit statuses, shown at the end of every command's help."""
+
 WIDE_OUTPUT = 160
 """Line width when stdout is a file or pipe, so that tables are not squeezed to 80 columns."""
 

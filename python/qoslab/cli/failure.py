@@ -12,7 +12,13 @@ from rich import box
 from rich.table import Table
 
 import qoslab
-from qoslab.cli.common import add_override_options, stdout_console
+from qoslab.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_STATUS_HELP,
+    add_override_options,
+    stdout_console,
+)
+from qoslab.cli.text import plain, visible
 
 
 class UsageError(ValueError):
@@ -27,6 +33,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "link rates falling, loads rising) and report, per application with a budget, the "
         "first value at which it exceeds its budget, and the applications that failed out "
         "of the order measure.order_of_failure declares.",
+        epilog=EXIT_STATUS_HELP,
     )
     command.add_argument("scenario", metavar="SCENARIO", help="scenario file (YAML)")
     command.add_argument(
@@ -72,8 +79,8 @@ def main(args: argparse.Namespace) -> int:
     try:
         key, steps = parse_vary(args.vary)
     except UsageError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        print(f"error: {visible(error)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     sweep = []
     for value in steps:
         results = qoslab.run(args.scenario, set=[*args.set, f"{key}={value}"])
@@ -86,11 +93,11 @@ def main(args: argparse.Namespace) -> int:
             min_in_contract_pct=args.min_in_contract,
         )
     except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        print(f"error: {visible(error)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
 
     console = stdout_console()
-    console.print(f"order of failure as {key} goes {' → '.join(steps)}:", markup=False)
+    console.print(plain(f"order of failure as {key} goes {' → '.join(steps)}:"))
     shown = Table(box=box.SIMPLE_HEAD)
     for heading in ("application", "declared", "observed", "first fails at", "failed before"):
         shown.add_column(
@@ -99,18 +106,16 @@ def main(args: argparse.Namespace) -> int:
     for row in table.to_dict("records"):
         at = row["first_failure_at"]
         shown.add_row(
-            row["app"],
+            plain(row["app"]),
             str(row["declared_rank"]),
             str(row["observed_rank"]),
-            "never" if pd.isna(at) else str(at),
-            row["fails_before"] or "-",
+            plain("never" if pd.isna(at) else at),
+            plain(row["fails_before"] or "-"),
         )
     console.print(shown)
     inversions = [row for row in table.to_dict("records") if row["fails_before"]]
     if not inversions:
         console.print("the declared order holds", markup=False)
     for row in inversions:
-        console.print(
-            f"out of order: {row['app']} failed before {row['fails_before']}", markup=False
-        )
+        console.print(plain(f"out of order: {row['app']} failed before {row['fails_before']}"))
     return 0

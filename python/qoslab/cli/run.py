@@ -9,11 +9,20 @@ import time
 from pathlib import Path
 
 from rich import box
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 import qoslab
-from qoslab.cli.common import add_limit_options, add_override_options, stdout_console
+from qoslab.cli.common import (
+    EXIT_RUN_FAILED,
+    EXIT_STATUS_HELP,
+    add_limit_options,
+    add_override_options,
+    stdout_console,
+)
+from qoslab.cli.text import plain, visible
+from qoslab.output import folder_name
+from qoslab.results import check_destination
 
 FLOW_COLUMNS = {
     "flow": "flow",
@@ -36,6 +45,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         description="Run a scenario, print its per-flow measurements and write the result "
         "files (results.json, and each table — flows, classes, ports, apps, users, probes, "
         "spurts, hops, changes — as CSV and Parquet).",
+        epilog=EXIT_STATUS_HELP,
     )
     command.add_argument("scenario", metavar="SCENARIO", help="scenario file (YAML)")
     add_override_options(command)
@@ -48,12 +58,16 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--output",
         type=Path,
         metavar="DIR",
-        help="directory for the result files (default: results/<scenario name>)",
+        help="folder for the result files, replaced as a whole; it must be new, empty or "
+        "hold only earlier results (default: results/<scenario name made safe as a "
+        "folder name>)",
     )
     command.set_defaults(main=main)
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.output is not None:
+        check_destination(args.output)
     started_s = time.perf_counter()
     results = qoslab.run(
         args.scenario,
@@ -64,30 +78,37 @@ def main(args: argparse.Namespace) -> int:
         max_events=args.max_events,
     )
     wall_s = time.perf_counter() - started_s
-    directory = args.output or Path("results") / str(results.run["scenario"])
-    results.write(directory)
+    directory = args.output or Path("results") / folder_name(str(results.run["scenario"]))
+    try:
+        results.write(directory)
+    except OSError as error:
+        print(
+            f"error: results not written to {visible(directory)}: {visible(error)}",
+            file=sys.stderr,
+        )
+        return EXIT_RUN_FAILED
 
     console = stdout_console()
     console.print(_headline(results.run, wall_s))
     for note in results.run.get("notes", []):
-        console.print(f"note: {note}", markup=False)
+        console.print(plain(f"note: {note}"))
     console.print(flow_table(results))
     for title, table in contract_tables(results):
-        console.print(title, markup=False)
+        console.print(plain(title))
         console.print(table)
     for line in app_lines(results) + probe_lines(results) + voice_lines(results):
-        console.print(line, markup=False)
+        console.print(plain(line))
     for line in port_lines(results):
-        console.print(line, markup=False)
-    console.print(f"results written to {directory}", markup=False)
+        console.print(plain(line))
+    console.print(plain(f"results written to {directory}"))
     return 0
 
 
-def _headline(run: dict[str, object], wall_s: float) -> str:
-    return (
-        f"[bold]{escape(str(run['scenario']))}[/bold]  seed {run['seed']}, "
-        f"{run['duration_s']:g} s measured after {run['warmup_s']:g} s warm-up, "
-        f"{run['created_packets']:,} packets in {wall_s:.2f} s"
+def _headline(run: dict[str, object], wall_s: float) -> Text:
+    return Text.assemble(
+        (visible(run["scenario"]), "bold"),
+        f"  seed {run['seed']}, {run['duration_s']:g} s measured after "
+        f"{run['warmup_s']:g} s warm-up, {run['created_packets']:,} packets in {wall_s:.2f} s",
     )
 
 
@@ -98,7 +119,7 @@ def flow_table(results: qoslab.Results) -> Table:
     for column in columns:
         table.add_column(FLOW_COLUMNS[column], justify="left" if column == "flow" else "right")
     for record in results.flows.to_dict("records"):
-        table.add_row(*(_cell(column, record[column]) for column in columns))
+        table.add_row(*(plain(_cell(column, record[column])) for column in columns))
     return table
 
 
@@ -130,7 +151,7 @@ def contract_tables(results: qoslab.Results) -> list[tuple[str, Table]]:
         for column, heading in CONTRACT_COLUMNS.items():
             table.add_column(heading, justify="left" if column == "app" else "right")
         for record in rows.to_dict("records"):
-            table.add_row(*(_cell(column, record[column]) for column in CONTRACT_COLUMNS))
+            table.add_row(*(plain(_cell(column, record[column])) for column in CONTRACT_COLUMNS))
         title = f"quality budgets at {point}, {interval_ms:g} ms intervals:"
         tables.append((title, table))
     return tables

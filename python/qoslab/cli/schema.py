@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from qoslab._core import json_schema
+from qoslab.cli.common import EXIT_STATUS_HELP
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -13,6 +14,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="print the JSON Schema of the scenario format",
         description="Print the JSON Schema of the scenario format, for editors and "
         "validators (e.g. the YAML language server).",
+        epilog=EXIT_STATUS_HELP,
     )
     command.set_defaults(main=main)
 

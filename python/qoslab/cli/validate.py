@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 import qoslab
-from qoslab.cli.common import add_limit_options, add_override_options
+from qoslab.cli.common import EXIT_STATUS_HELP, add_limit_options, add_override_options
+from qoslab.cli.text import visible
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -14,6 +15,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="check a scenario file without running it",
         description="Check a scenario file: its syntax, keys, units and references. Prints "
         "where the first problem is and how to fix it.",
+        epilog=EXIT_STATUS_HELP,
     )
     command.add_argument("file", metavar="FILE", help="scenario file (YAML)")
     add_override_options(command)
@@ -26,7 +28,7 @@ def main(args: argparse.Namespace) -> int:
         args.file, set=args.set, max_memory=args.max_memory, max_events=args.max_events
     )
     print(
-        f"{args.file}: valid ({summary.nodes} nodes, {summary.links} links, "
+        f"{visible(args.file)}: valid ({summary.nodes} nodes, {summary.links} links, "
         f"{summary.flows} flows, {summary.simulated_s:g} s to simulate)"
     )
     return 0
