@@ -41,9 +41,7 @@ def ios_check(text: str) -> list[tuple[str, int, int, str, str | None]]:
 def ios_interfaces(text: str) -> list[str]:
     """The configuration's interfaces, by their canonical names (``Serial0/1/1``)."""
 
-def ios_explain(
-    text: str, interface: str, rate: str | None = None, origin: str = "<text>"
-) -> str:
+def ios_explain(text: str, interface: str, rate: str | None = None, origin: str = "<text>") -> str:
     """What the interface's configuration does, in words and bit rates; ``rate`` is the
     link's physical rate (``"128kbps"``). Raises ``ScenarioError`` naming
     ``origin:line:column`` if a run would refuse the interface."""
