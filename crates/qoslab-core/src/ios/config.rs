@@ -168,8 +168,8 @@ pub struct RouteMapEntry {
 pub struct CosQueueGroup {
     /// Per precedence: its queue (`None`: low-latency), when not the default queue 0.
     pub precedence_queue: BTreeMap<u8, Option<u32>>,
-    /// Per precedence: its WRED label.
-    pub precedence_label: BTreeMap<u8, u32>,
+    /// Per precedence: its WRED label, and where the label was named.
+    pub precedence_label: BTreeMap<u8, (u32, Place)>,
     /// Per label: (min, max, denominator).
     pub labels: BTreeMap<u32, (u32, u32, u32)>,
     /// Per regular queue: its weight.

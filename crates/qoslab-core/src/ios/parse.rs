@@ -165,6 +165,8 @@ pub mod range {
     pub const WRED_DENOMINATOR: (u64, u64) = (1, 65_536);
     /// `random-detect exponential-weighting-constant`.
     pub const WRED_EXPONENT: (u64, u64) = (1, 16);
+    /// Cisco 12000 MDRR queue weight (`queue Q WEIGHT`, `alternate-priority WEIGHT`).
+    pub const MDRR_WEIGHT: (u64, u64) = (1, 2_048);
     /// `ppp multilink fragment delay`, ms.
     pub const FRAGMENT_DELAY_MS: (u64, u64) = (1, 1_000);
 }
@@ -541,7 +543,7 @@ impl Parser {
             }
             (Mode::CosQueueGroup(name), keyword) => {
                 let name = name.clone();
-                self.cos_command(&name, keyword, words)
+                self.cos_command(&name, keyword, line.number, words)
             }
             (Mode::NamedAcl(..), "remark") => Ok(Outcome::Done),
             (Mode::NamedAcl(..), _) => self.named_acl_entry(line, 0),
@@ -716,7 +718,11 @@ impl Parser {
         let clock = |words: &mut Words| -> Result<u64, Problem> {
             let column = words.column();
             match number(words, "a clock rate in bit/s")? {
-                0 => Err(problem(column, "a clock rate of 0 bit/s sends nothing")),
+                0 => Err((
+                    column,
+                    "a clock rate of 0 bit/s sends nothing".into(),
+                    Some("give the line's rate in bit/s, the scenario link's `rate`".into()),
+                )),
                 bps => Ok(bps),
             }
         };
@@ -1095,7 +1101,13 @@ impl Parser {
         Ok(Outcome::Done)
     }
 
-    fn cos_command(&mut self, name: &str, keyword: &str, words: &mut Words) -> Result<Outcome, Problem> {
+    fn cos_command(
+        &mut self,
+        name: &str,
+        keyword: &str,
+        line: usize,
+        words: &mut Words,
+    ) -> Result<Outcome, Problem> {
         let group: &mut CosQueueGroup = self.config.cos_queue_groups.get_mut(name).expect("opened");
         match keyword {
             "precedence" => {
@@ -1116,7 +1128,8 @@ impl Parser {
                         group.precedence_queue.insert(precedence, queue);
                     }
                     Some("random-detect-label") => {
-                        group.precedence_label.insert(precedence, number(words, "a label")?);
+                        let place = (line, words.column());
+                        group.precedence_label.insert(precedence, (number(words, "a label")?, place));
                     }
                     _ => return Err(problem(column, "expected `queue` or `random-detect-label`")),
                 }
@@ -1133,7 +1146,8 @@ impl Parser {
                     match words.next().map(str::to_ascii_lowercase).as_deref() {
                         Some("strict-priority") | None => group.low_latency = Some(None),
                         Some("alternate-priority") => {
-                            group.low_latency = Some(Some(number(words, "a weight")?))
+                            group.low_latency =
+                                Some(Some(ranged(words, "an MDRR weight", range::MDRR_WEIGHT)?))
                         }
                         _ => {
                             return Err(problem(
@@ -1144,7 +1158,7 @@ impl Parser {
                     }
                 } else {
                     let queue: u32 = number(words, "a queue number")?;
-                    group.weights.insert(queue, number(words, "a weight")?);
+                    group.weights.insert(queue, ranged(words, "an MDRR weight", range::MDRR_WEIGHT)?);
                 }
             }
             _ => return Ok(Outcome::NotHere),

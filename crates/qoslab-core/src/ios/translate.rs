@@ -374,10 +374,10 @@ fn cos_queue_group(config: &IosConfig, reference: &Reference) -> Result<Value, U
     numbers.sort_unstable();
     numbers.dedup();
     let queue_of = |precedence: u8| group.precedence_queue.get(&precedence).copied().unwrap_or(Some(0));
-    let label = |l: u32| {
+    let label = |l: u32, place: Place| {
         group.labels.get(&l).ok_or_else(|| {
             error(
-                group.place,
+                place,
                 format!("random-detect-label {l} is not defined"),
                 format!("define it with `random-detect-label {l} MIN MAX DENOMINATOR` in the group"),
             )
@@ -385,12 +385,12 @@ fn cos_queue_group(config: &IosConfig, reference: &Reference) -> Result<Value, U
     };
     // WRED of the queue (`None`: the low-latency queue) and the depth its labels need.
     let wred = |queue: Option<u32>| -> Result<(Option<Value>, Option<u32>), Unresolved> {
-        let mut by_label: Vec<(u32, Vec<u8>)> = Vec::new();
-        for (&precedence, &l) in &group.precedence_label {
+        let mut by_label: Vec<(u32, Place, Vec<u8>)> = Vec::new();
+        for (&precedence, &(l, place)) in &group.precedence_label {
             if queue_of(precedence) == queue {
-                match by_label.iter_mut().find(|(x, _)| *x == l) {
-                    Some((_, list)) => list.push(precedence),
-                    None => by_label.push((l, vec![precedence])),
+                match by_label.iter_mut().find(|(x, ..)| *x == l) {
+                    Some((.., list)) => list.push(precedence),
+                    None => by_label.push((l, place, vec![precedence])),
                 }
             }
         }
@@ -399,8 +399,8 @@ fn cos_queue_group(config: &IosConfig, reference: &Reference) -> Result<Value, U
         }
         let mut profiles = Vec::new();
         let mut deepest = 0;
-        for (l, precedences) in by_label {
-            let (min, max, denominator) = *label(l)?;
+        for (l, place, precedences) in by_label {
+            let (min, max, denominator) = *label(l, place)?;
             deepest = deepest.max(max);
             profiles
                 .push(json!({"precedence": precedences, "min": min, "max": max, "denominator": denominator}));

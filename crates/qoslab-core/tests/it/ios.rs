@@ -739,6 +739,16 @@ fn every_mistake_a_run_refuses_is_checked_at_its_line() {
         ("interface Serial0\n fair-queue 64 100\n".into(), 2, 16, "100 dynamic queues"),
         ("interface Serial0\n ppp multilink fragment delay 0\n".into(), 2, 31, "a fragment delay in ms, 1 to 1000"),
         ("interface Serial0\n description a\u{0}b\n".into(), 2, 15, "control character U+0000"),
+        (format!("policy-map P\n class class-default\n  bandwidth 64\n  police 8000 0\n{ATTACH}"), 4, 3, "a committed burst of 0 B passes nothing"),
+        (format!("policy-map P\n class class-default\n  bandwidth 64\n  police cir 64000 pir 8000\n{ATTACH}"), 4, 3, "the peak rate (8000 bit/s) is below the committed rate"),
+        (format!("policy-map P\n class class-default\n  bandwidth 64\n  shape average 64000 0\n{ATTACH}"), 4, 3, "Bc must be above zero"),
+        (format!("class-map C\n match any\npolicy-map Q\n class C\n  priority 100\npolicy-map P\n class class-default\n  shape average 64000\n  service-policy Q\n{ATTACH}"), 11, 24, "the classes reserve 100 kbit/s, but only 48 kbit/s may be reserved"),
+        ("cos-queue-group G\n precedence 1 random-detect-label 3\ninterface Serial0\n tx-cos G\n".into(), 2, 35, "random-detect-label 3 is not defined"),
+        ("cos-queue-group G\n queue 1 0\ninterface Serial0\n tx-cos G\n".into(), 2, 10, "an MDRR weight, 1 to 2048"),
+        ("queue-list 1 lowest-custom 0\ninterface Serial0\n custom-queue-list 1\n".into(), 3, 20, "`lowest_custom: 0` is not a user queue"),
+        ("interface Serial0\n priority-group 7\n".into(), 2, 17, "priority list 7 is not configured"),
+        ("interface Serial0\n ip policy route-map X\n".into(), 2, 22, "route map `X` is not configured"),
+        ("interface Serial0\n clock rate 0\n".into(), 2, 13, "a clock rate of 0 bit/s sends nothing"),
     ];
     let dir = std::env::temp_dir().join(format!("qoslab-ios-mistakes-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
