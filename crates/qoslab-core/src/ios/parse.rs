@@ -230,7 +230,10 @@ fn wred_thresholds(
 /// A packet count within `range` that must not be 0 (IOS's "no limit", not modelled).
 fn limit_packets(words: &mut Words, what: &str, range: (u64, u64)) -> Result<u32, Problem> {
     let column = words.column();
-    match ranged(words, what, range)? {
+    // IOS's range starts at 0, qoslab's at 1.
+    let modelled =
+        |(column, message, _): Problem| (column, message, Some(format!("give {what} from 1 to {}", range.1)));
+    match ranged(words, what, range).map_err(modelled)? {
         0 => Err((
             column,
             format!("{what} 0 (no limit at all) is not modelled"),

@@ -788,6 +788,11 @@ traffic: []
         );
     }
     std::fs::remove_dir_all(&dir).unwrap();
+    // IOS's range for a list's queue limit starts at 0 (no limit), which qoslab does not
+    // model: the fix offers what it takes.
+    let huge = parse("queue-list 1 queue 2 limit 99999\n").diagnostics;
+    assert_eq!(huge[0].message, "99999 is outside IOS's range for a queue limit, 0 to 32767");
+    assert_eq!(huge[0].hint.as_deref(), Some("give a queue limit from 1 to 32767"));
 }
 
 /// A configuration file a scenario names is read with the same care as on the command line:
