@@ -33,19 +33,26 @@ def scenario_counts(
 ) -> tuple[int, int, int]:
     """The numbers of nodes, links and flows in a scenario document (read, not built)."""
 
+def ios_read(path: str) -> str:
+    """The text of a configuration file. Raises ``ScenarioError`` for a missing file, a
+    folder, a file above 16 MiB or text that is not UTF-8 (naming the byte offset)."""
+
 def ios_check(text: str) -> list[tuple[str, int, int, str, str | None]]:
-    """Every finding of a Cisco IOS configuration: ``(severity, line, column, message,
-    hint)``, severity ``"warning"`` (a line not modelled) or ``"error"``."""
+    """Every finding of a Cisco IOS configuration, each interface resolved and built as a
+    run builds it: ``(severity, line, column, message, hint)``, severity ``"warning"`` (a
+    line not modelled) or ``"error"``."""
 
 def ios_interfaces(text: str) -> list[str]:
     """The configuration's interfaces, by their canonical names (``Serial0/1/1``)."""
 
-def ios_explain(text: str, interface: str, rate: str | None = None) -> str:
+def ios_explain(text: str, interface: str, rate: str | None = None, origin: str = "<text>") -> str:
     """What the interface's configuration does, in words and bit rates; ``rate`` is the
-    link's physical rate (``"128kbps"``). Raises ``ScenarioError`` if it does not resolve."""
+    link's physical rate (``"128kbps"``). Raises ``ScenarioError`` naming
+    ``origin:line:column`` if a run would refuse the interface."""
 
-def ios_to_yaml(text: str, interface: str) -> str:
-    """The interface as the YAML of a scenario's ``interfaces.NODE.PEER`` entry."""
+def ios_to_yaml(text: str, interface: str, origin: str = "<text>") -> str:
+    """The interface as the YAML of a scenario's ``interfaces.NODE.PEER`` entry. Raises
+    ``ScenarioError`` naming ``origin:line:column`` if a run would refuse the interface."""
 
 class Simulation:
     """A scenario parsed, validated and built, ready to run.

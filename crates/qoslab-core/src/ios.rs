@@ -6,17 +6,23 @@
 //! for every line that would change QoS meaning but cannot be read. [`interface_settings`]
 //! resolves one interface the way IOS would — which queuing it runs, its QoS bandwidth, its
 //! input policy and fragmentation — into the same policy objects a scenario writes in
-//! YAML, so an imported policy and its YAML twin build the same discipline.
+//! YAML, so an imported policy and its YAML twin build the same discipline. [`resolve`]
+//! builds those as a run does and places what the build refuses at its IOS line and
+//! column; [`check`] does that for every interface.
 
 pub mod acl;
+pub mod check;
 pub mod config;
 pub mod explain;
 pub mod keywords;
 pub mod lines;
 pub mod parse;
+pub mod source;
 pub mod translate;
 
+pub use check::{check, resolve, Resolved};
 pub use config::{Diagnostic, IosConfig, Severity};
 pub use explain::{explain, to_yaml};
 pub use parse::parse;
+pub use source::{read_config, MAX_CONFIG_BYTES};
 pub use translate::{interface_settings, InterfaceSettings};

@@ -2,22 +2,26 @@
 
 use crate::errors::ScenarioError;
 use pyo3::prelude::*;
-use qoslab_core::ios::{explain, interface_settings, parse, to_yaml, Severity};
+use qoslab_core::ios::{check, explain, parse, read_config, resolve, to_yaml, Diagnostic, Severity};
+use std::path::Path;
 
-/// A problem resolving an interface as a `ScenarioError` naming the line.
-fn unresolved((line, message): (usize, String)) -> PyErr {
-    match line {
-        0 => ScenarioError::new_err(message),
-        line => ScenarioError::new_err(format!("line {line}: {message}")),
-    }
+/// A problem of the configuration read from `origin` as a `ScenarioError` naming its place.
+fn located(origin: &str) -> impl Fn(Diagnostic) -> PyErr + '_ {
+    move |diagnostic| ScenarioError::new_err(diagnostic.located(origin))
 }
 
-/// Every finding of a configuration: `(severity, line, column, message, hint)`, severity
-/// `"warning"` or `"error"`.
+/// The text of the configuration file at `path`: a missing file, a folder, a file above
+/// the size limit or text that is not UTF-8 is a `ScenarioError` saying so.
+#[pyfunction]
+pub fn ios_read(path: &str) -> PyResult<String> {
+    read_config(Path::new(path)).map_err(|e| ScenarioError::new_err(format!("{} ({})", e.message, e.hint)))
+}
+
+/// Every finding of a configuration, each interface resolved and built as a run builds it:
+/// `(severity, line, column, message, hint)`, severity `"warning"` or `"error"`.
 #[pyfunction]
 pub fn ios_check(text: &str) -> Vec<(String, usize, usize, String, Option<String>)> {
-    parse(text)
-        .diagnostics
+    check(&parse(text))
         .into_iter()
         .map(|d| {
             let severity = if d.severity == Severity::Error { "error" } else { "warning" };
@@ -32,20 +36,23 @@ pub fn ios_interfaces(text: &str) -> Vec<String> {
     parse(text).interfaces.into_iter().map(|i| i.name).collect()
 }
 
-/// What interface `interface` does; `rate` is the link's physical rate (`"128kbps"`).
+/// What interface `interface` does; `rate` is the link's physical rate (`"128kbps"`);
+/// `origin` names the text in errors.
 #[pyfunction]
-#[pyo3(signature = (text, interface, rate = None))]
-pub fn ios_explain(text: &str, interface: &str, rate: Option<&str>) -> PyResult<String> {
+#[pyo3(signature = (text, interface, rate = None, origin = "<text>"))]
+pub fn ios_explain(text: &str, interface: &str, rate: Option<&str>, origin: &str) -> PyResult<String> {
     let rate_bps = rate
         .map(|r| {
             qoslab_core::units::parse_rate_bps(r).map_err(|e| ScenarioError::new_err(format!("--rate: {e}")))
         })
         .transpose()?;
-    explain(&parse(text), interface, rate_bps).map_err(unresolved)
+    explain(&parse(text), interface, rate_bps).map_err(located(origin))
 }
 
-/// Interface `interface` as the YAML of a scenario's `interfaces.NODE.PEER` entry.
+/// Interface `interface` as the YAML of a scenario's `interfaces.NODE.PEER` entry, refused
+/// (naming the place in `origin`) when a run would refuse it.
 #[pyfunction]
-pub fn ios_to_yaml(text: &str, interface: &str) -> PyResult<String> {
-    interface_settings(&parse(text), interface).map(|s| to_yaml(&s)).map_err(unresolved)
+#[pyo3(signature = (text, interface, origin = "<text>"))]
+pub fn ios_to_yaml(text: &str, interface: &str, origin: &str) -> PyResult<String> {
+    resolve(&parse(text), interface, None).map(|r| to_yaml(&r.settings)).map_err(located(origin))
 }

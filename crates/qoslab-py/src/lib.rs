@@ -55,6 +55,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(parse_override, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(ios::ios_read, m)?)?;
     m.add_function(wrap_pyfunction!(ios::ios_check, m)?)?;
     m.add_function(wrap_pyfunction!(ios::ios_interfaces, m)?)?;
     m.add_function(wrap_pyfunction!(ios::ios_explain, m)?)?;

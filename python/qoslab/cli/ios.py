@@ -1,13 +1,19 @@
 """``qoslab ios``: read a Cisco IOS configuration — check it, explain an interface, or
-convert it to scenario YAML."""
+convert it to scenario YAML.
+
+Every problem with the input (a missing file, a folder, a file above 16 MiB, text that is
+not UTF-8, a line IOS or qoslab refuses) is a ``ScenarioError`` or a finding naming its
+place, and exits with status 2. ``explain`` and ``to-yaml`` refuse what a run refuses.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from qoslab._core import ios_check, ios_explain, ios_interfaces, ios_to_yaml
+from qoslab._core import ios_check, ios_explain, ios_interfaces, ios_read, ios_to_yaml
+
+EXIT_BAD_INPUT = 2
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -20,7 +26,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     actions = command.add_subparsers(dest="action", required=True, metavar="ACTION")
     check = actions.add_parser(
         "check",
-        help="list the lines qoslab does not model (warnings) and those it cannot read (errors)",
+        help="list the lines qoslab does not model (warnings) and every mistake a run "
+        "would refuse (errors), each at its line and column",
     )
     check.add_argument("file", metavar="FILE", help="configuration text file")
     check.set_defaults(main=main_check)
@@ -42,44 +49,42 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     to_yaml.set_defaults(main=main_to_yaml)
 
 
-def _text(path: str) -> str:
-    return Path(path).read_text(encoding="utf-8")
-
-
 def main_check(args: argparse.Namespace) -> int:
-    findings = ios_check(_text(args.file))
+    findings = ios_check(ios_read(args.file))
     for severity, line, column, message, hint in findings:
-        text = f"{args.file}:{line}:{column}: {severity}: {message}"
+        where = f"{args.file}:{line}:{column}" if line else args.file
+        text = f"{where}: {severity}: {message}"
         if hint:
             text += f" ({hint})"
         print(text)
     errors = sum(1 for finding in findings if finding[0] == "error")
     warnings = len(findings) - errors
     print(f"{args.file}: {errors} errors, {warnings} lines not modelled")
-    return 2 if errors else 0
+    return EXIT_BAD_INPUT if errors else 0
 
 
 def main_explain(args: argparse.Namespace) -> int:
-    text = _text(args.file)
+    text = ios_read(args.file)
     names = [args.interface] if args.interface else ios_interfaces(text)
     if not names:
         print(f"{args.file}: no interfaces", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     for name in names:
-        print(ios_explain(text, name, args.rate), end="")
+        print(ios_explain(text, name, args.rate, args.file), end="")
     return 0
 
 
 def main_to_yaml(args: argparse.Namespace) -> int:
-    text = _text(args.file)
+    text = ios_read(args.file)
     name = args.interface
     if name is None:
         names = ios_interfaces(text)
         if len(names) != 1:
             listed = ", ".join(names) or "none"
             print(f"{args.file}: name the interface with --interface ({listed})", file=sys.stderr)
-            return 2
+            return EXIT_BAD_INPUT
         name = names[0]
+    yaml = ios_to_yaml(text, name, args.file)
     print(f"# {name} from {args.file}")
-    print(ios_to_yaml(text, name), end="")
+    print(yaml, end="")
     return 0

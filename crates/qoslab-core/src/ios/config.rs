@@ -31,13 +31,57 @@ pub struct Diagnostic {
     pub hint: Option<String>,
 }
 
+impl Diagnostic {
+    /// An error at `(line, column)` (line 0: about no line in particular, such as an
+    /// interface the configuration does not have).
+    pub fn error((line, column): Place, message: impl Into<String>, hint: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Error,
+            line,
+            column,
+            message: message.into(),
+            hint: Some(hint.into()),
+        }
+    }
+
+    /// `ORIGIN:LINE:COLUMN: message (hint)`, or `ORIGIN: message (hint)` for line 0.
+    pub fn located(&self, origin: &str) -> String {
+        let mut text = match self.line {
+            0 => format!("{origin}: {}", self.message),
+            line => format!("{origin}:{line}:{}: {}", self.column, self.message),
+        };
+        if let Some(hint) = &self.hint {
+            text.push_str(&format!(" ({hint})"));
+        }
+        text
+    }
+}
+
+/// Where a command was written: 1-based line and column.
+pub type Place = (usize, usize);
+
+/// A command's words by where they were written: a setting's key (`bandwidth`,
+/// `hold_queue`, ...) and the place of the command that set it.
+pub type Places = BTreeMap<String, Place>;
+
+/// A name a command refers to (a policy map, a list, a group), with the place of the name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reference {
+    /// The name as written.
+    pub name: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column of the name.
+    pub column: usize,
+}
+
 /// A class map.
 #[derive(Clone, Debug)]
 pub struct ClassMap {
     /// `match-all` (the default) or `match-any`.
     pub match_all: bool,
-    /// Its `match` conditions in order, each as a match object, with the line it came from.
-    pub matches: Vec<(Value, usize)>,
+    /// Its `match` conditions in order, each as a match object, with where it was written.
+    pub matches: Vec<(Value, Place)>,
 }
 
 /// A class of a policy map, with its settings in the scenario's class form.
@@ -48,10 +92,12 @@ pub struct PolicyClass {
     /// Settings: `priority`, `bandwidth`, `bandwidth_remaining`, `queue_limit`,
     /// `fair_queue`, `random_detect`, `police`, `shape`, `set`.
     pub settings: Map<String, Value>,
+    /// Where each setting was written, by its key.
+    pub places: Places,
     /// A child policy (`service-policy` in a shaped class).
-    pub child: Option<(String, usize)>,
-    /// Where it was opened.
-    pub line: usize,
+    pub child: Option<Reference>,
+    /// Where it was opened: the line, and the column of the class map's name.
+    pub place: Place,
 }
 
 /// A policy map.
@@ -59,6 +105,8 @@ pub struct PolicyClass {
 pub struct PolicyMap {
     /// Classes in order.
     pub classes: Vec<PolicyClass>,
+    /// Where it was first opened: the line, and the column of its name.
+    pub place: Place,
 }
 
 /// What a priority-list or queue-list rule matches.
@@ -77,23 +125,25 @@ pub enum ListMatch {
 /// A legacy priority list (`priority-list N ...`).
 #[derive(Clone, Debug, Default)]
 pub struct PriorityList {
-    /// (queue `high|medium|normal|low`, what, line) in order.
-    pub rules: Vec<(String, ListMatch, usize)>,
+    /// (queue `high|medium|normal|low`, what, where) in order.
+    pub rules: Vec<(String, ListMatch, Place)>,
     /// The queue for unmatched packets.
     pub default: Option<String>,
-    /// Queue limits of high, medium, normal, low.
-    pub limits: Option<[u32; 4]>,
+    /// Queue limits of high, medium, normal, low, and where they were written.
+    pub limits: Option<([u32; 4], Place)>,
 }
 
 /// A legacy custom queue list (`queue-list N ...`).
 #[derive(Clone, Debug, Default)]
 pub struct QueueList {
-    /// (queue number, what, line) in order.
-    pub rules: Vec<(u32, ListMatch, usize)>,
+    /// (queue number, what, where) in order.
+    pub rules: Vec<(u32, ListMatch, Place)>,
     /// The queue for unmatched packets.
     pub default: Option<u32>,
     /// Per queue: limit in packets and byte count.
     pub queues: BTreeMap<u32, (Option<u32>, Option<u64>)>,
+    /// Where each queue's settings were last written.
+    pub queue_places: BTreeMap<u32, Place>,
     /// `lowest-custom`.
     pub lowest_custom: Option<u32>,
 }
@@ -110,7 +160,7 @@ pub struct RouteMapEntry {
     /// `set ip precedence|dscp`, as a marker object.
     pub set: Option<Value>,
     /// Where it was opened.
-    pub line: usize,
+    pub place: Place,
 }
 
 /// A Cisco 12000 `cos-queue-group`.
@@ -118,8 +168,8 @@ pub struct RouteMapEntry {
 pub struct CosQueueGroup {
     /// Per precedence: its queue (`None`: low-latency), when not the default queue 0.
     pub precedence_queue: BTreeMap<u8, Option<u32>>,
-    /// Per precedence: its WRED label.
-    pub precedence_label: BTreeMap<u8, u32>,
+    /// Per precedence: its WRED label, and where the label was named.
+    pub precedence_label: BTreeMap<u8, (u32, Place)>,
     /// Per label: (min, max, denominator).
     pub labels: BTreeMap<u32, (u32, u32, u32)>,
     /// Per regular queue: its weight.
@@ -128,7 +178,7 @@ pub struct CosQueueGroup {
     /// weight w.
     pub low_latency: Option<Option<u64>>,
     /// Where it was opened.
-    pub line: usize,
+    pub place: Place,
 }
 
 /// `fair-queue [cdt [dynamic [reservable]]]` on an interface.
@@ -154,13 +204,13 @@ pub struct Interface {
     /// `encapsulation`.
     pub encapsulation: Option<String>,
     /// `service-policy output`.
-    pub output_policy: Option<(String, usize)>,
+    pub output_policy: Option<Reference>,
     /// `service-policy input`.
-    pub input_policy: Option<(String, usize)>,
+    pub input_policy: Option<Reference>,
     /// `priority-group`.
-    pub priority_group: Option<(String, usize)>,
+    pub priority_group: Option<Reference>,
     /// `custom-queue-list`.
-    pub custom_queue_list: Option<(String, usize)>,
+    pub custom_queue_list: Option<Reference>,
     /// `fair-queue`, or `no fair-queue` (Some(None)).
     pub fair_queue: Option<Option<FairQueue>>,
     /// `hold-queue N out`.
@@ -174,9 +224,12 @@ pub struct Interface {
     /// `ppp multilink interleave`.
     pub interleave: bool,
     /// `ip policy route-map`.
-    pub policy_route_map: Option<(String, usize)>,
+    pub policy_route_map: Option<Reference>,
     /// `tx-cos` (Cisco 12000 output queuing).
-    pub tx_cos: Option<(String, usize)>,
+    pub tx_cos: Option<Reference>,
+    /// Where each setting was written: `bandwidth`, `hold_queue`, `tx_ring`, `max_reserved`,
+    /// `fair_queue`, `lfi`.
+    pub places: Places,
 }
 
 /// A whole configuration, read.

@@ -3,8 +3,9 @@
 //! limit, dropper and policer, and IOS's admission check — and, as YAML, the same settings
 //! for a scenario.
 
+use super::check::resolve;
 use super::config::IosConfig;
-use super::translate::{interface_settings, InterfaceSettings, Unresolved};
+use super::translate::{InterfaceSettings, Unresolved};
 use crate::units::{format_rate, RateOrShare};
 use serde_json::Value;
 use std::fmt::Write;
@@ -100,9 +101,10 @@ fn kbps(bps: f64) -> String {
 }
 
 /// Explains interface `name` of `config`; `physical_bps` is the link's rate when known (else
-/// the configuration's clock rate is used, if any).
+/// the configuration's clock rate is used, if any). What a run would refuse is refused here
+/// too, at its line and column.
 pub fn explain(config: &IosConfig, name: &str, physical_bps: Option<u64>) -> Result<String, Unresolved> {
-    let settings = interface_settings(config, name)?;
+    let settings = resolve(config, name, physical_bps)?.settings;
     let interface = config.interface(name).expect("resolved above");
     let mut out = String::new();
     let _ = writeln!(out, "{}: {}", interface.name, settings.output_from);

@@ -83,6 +83,22 @@ impl<'a> Words<'a> {
     }
 }
 
+/// Control characters in `text` (other than tab and line ends), each with its 1-based line
+/// and column: a configuration is plain text, and a NUL or an escape byte means the file is
+/// not what it seems.
+pub fn control_characters(text: &str) -> Vec<(usize, usize, char)> {
+    let mut found = Vec::new();
+    for (n, raw) in text.split('\n').enumerate() {
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        for (i, c) in raw.chars().enumerate() {
+            if c.is_control() && c != '\t' {
+                found.push((n + 1, i + 1, c));
+            }
+        }
+    }
+    found
+}
+
 /// The command lines of `text`.
 pub fn split(text: &str) -> Vec<Line> {
     let mut lines = Vec::new();
@@ -125,5 +141,11 @@ mod tests {
         assert_eq!(lines[1].words[2].column, 22);
         assert_eq!(lines[1].column(5), 25);
         assert_eq!(lines[1].rest(1), "access-group 103");
+    }
+
+    #[test]
+    fn control_characters_are_found_where_they_are() {
+        assert_eq!(control_characters("interface s0\r\n\tbandwidth 64\n"), []);
+        assert_eq!(control_characters("a\nb\u{0}c\r\n\u{1b}"), [(2, 2, '\u{0}'), (3, 1, '\u{1b}')]);
     }
 }

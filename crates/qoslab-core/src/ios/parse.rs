@@ -11,10 +11,10 @@
 use super::acl::entry;
 use super::config::{
     ClassMap, CosQueueGroup, Diagnostic, FairQueue, Interface, IosConfig, ListMatch, PolicyClass, PolicyMap,
-    RouteMapEntry, Severity,
+    Reference, RouteMapEntry, Severity,
 };
 use super::keywords::{damaged, interface_name, lookup, Lookup};
-use super::lines::{split, Line, Words};
+use super::lines::{control_characters, split, Line, Words};
 use crate::classify::dscp::{parse_dscp, parse_precedence};
 use serde_json::{json, Map, Value};
 
@@ -104,7 +104,17 @@ struct Parser {
 /// Reads `text`.
 pub fn parse(text: &str) -> IosConfig {
     let mut parser = Parser { config: IosConfig::default(), mode: Mode::Global, mode_indent: 0 };
-    for line in split(text) {
+    // A line with a control character is an error there, and is not read further.
+    let mut damaged = Vec::new();
+    for (line, column, c) in control_characters(text) {
+        parser.config.diagnostics.push(Diagnostic::error(
+            (line, column),
+            format!("control character U+{:04X} in the text", c as u32),
+            "a configuration is plain text: remove the character, or give the file IOS printed (`show running-config`)",
+        ));
+        damaged.push(line);
+    }
+    for line in split(text).into_iter().filter(|l| !damaged.contains(&l.number)) {
         parser.line(&line);
     }
     parser.config.diagnostics.sort_by_key(|d| (d.line, d.column));
@@ -117,11 +127,131 @@ fn number<T: std::str::FromStr>(words: &mut Words, what: &str) -> Result<T, Prob
     word.parse().map_err(|_| problem(column, format!("`{word}` is not {what}")))
 }
 
+/// IOS's ranges for the numbers that size queues and set rates, inclusive. A value outside
+/// is refused at its column, as IOS refuses it, so no configuration can ask for an absurd
+/// queue or rate. Sources: Cisco IOS Quality of Service Solutions Command Reference
+/// (`queue-limit`, `tx-ring-limit`, `priority-list queue-limit`, `queue-list queue limit`,
+/// `fair-queue`, `random-detect`, `priority`, `bandwidth`, `police`, `shape`) and Cisco
+/// IOS Interface and Hardware Component Command Reference (`bandwidth`, `hold-queue`).
+pub mod range {
+    /// `queue-limit` in a policy-map class, packets.
+    pub const CLASS_QUEUE_LIMIT: (u64, u64) = (1, 32_768);
+    /// `tx-ring-limit`, particles (qoslab: packets).
+    pub const TX_RING: (u64, u64) = (1, 32_767);
+    /// `priority-list N queue-limit` and `queue-list N queue Q limit`, packets (0: no
+    /// limit in IOS, which qoslab does not model).
+    pub const LIST_QUEUE_LIMIT: (u64, u64) = (0, 32_767);
+    /// `hold-queue N out`, packets.
+    pub const HOLD_QUEUE: (u64, u64) = (0, 240_000);
+    /// Interface `bandwidth`, kbit/s; also the most a class may be given in kbit/s.
+    pub const BANDWIDTH_KBPS: (u64, u64) = (1, 10_000_000);
+    /// `bandwidth` and `priority` of a class, kbit/s.
+    pub const CLASS_RATE_KBPS: (u64, u64) = (8, 10_000_000);
+    /// `police` and `shape` rates, bit/s (at most the largest interface bandwidth).
+    pub const RATE_BPS: (u64, u64) = (8_000, 10_000_000_000);
+    /// LLQ burst (`priority KBPS BURST`), bytes.
+    pub const PRIORITY_BURST_BYTES: (u64, u64) = (32, 2_000_000);
+    /// `fair-queue` congestive discard threshold, packets.
+    pub const CDT: (u64, u64) = (1, 4_096);
+    /// `fair-queue` dynamic conversation queues: a power of two in this range.
+    pub const DYNAMIC_QUEUES: (u64, u64) = (16, 4_096);
+    /// WRED thresholds in a policy-map class, packets.
+    pub const WRED_THRESHOLD: (u64, u64) = (1, 4_096);
+    /// WRED thresholds of a Cisco 12000 `random-detect-label`, packets: the line cards take
+    /// thresholds above MQC's 4096 (the studied configuration has 5461); this bound is
+    /// qoslab's, since a label's maximum also sizes its queue.
+    pub const LABEL_THRESHOLD: (u64, u64) = (1, 65_535);
+    /// WRED mark probability denominator.
+    pub const WRED_DENOMINATOR: (u64, u64) = (1, 65_536);
+    /// `random-detect exponential-weighting-constant`.
+    pub const WRED_EXPONENT: (u64, u64) = (1, 16);
+    /// Cisco 12000 MDRR queue weight (`queue Q WEIGHT`, `alternate-priority WEIGHT`).
+    pub const MDRR_WEIGHT: (u64, u64) = (1, 2_048);
+    /// `ppp multilink fragment delay`, ms.
+    pub const FRAGMENT_DELAY_MS: (u64, u64) = (1, 1_000);
+}
+
+/// The next word as a number within IOS's `(low, high)` range for `what`.
+fn ranged(words: &mut Words, what: &str, (low, high): (u64, u64)) -> Result<u64, Problem> {
+    let column = words.column();
+    let word = words.next().ok_or_else(|| problem(column, format!("{what} is missing")))?;
+    let unsigned = word.strip_prefix('-').unwrap_or(word);
+    let digits = !unsigned.is_empty() && unsigned.bytes().all(|b| b.is_ascii_digit());
+    match word.parse::<u64>() {
+        Ok(value) if (low..=high).contains(&value) => Ok(value),
+        Ok(_) | Err(_) if digits => Err((
+            column,
+            format!("{word} is outside IOS's range for {what}, {low} to {high}"),
+            Some(format!("give {what} from {low} to {high}")),
+        )),
+        _ => Err(problem(column, format!("`{word}` is not {what}"))),
+    }
+}
+
+/// A number of dynamic conversation queues: a power of two in IOS's range.
+fn dynamic_queues(words: &mut Words) -> Result<u32, Problem> {
+    let column = words.column();
+    let queues = ranged(words, "a number of dynamic queues", range::DYNAMIC_QUEUES)?;
+    if !queues.is_power_of_two() {
+        return Err((
+            column,
+            format!("{queues} dynamic queues: IOS takes a power of two"),
+            Some("give 16, 32, 64, 128, 256, 512, 1024, 2048 or 4096".into()),
+        ));
+    }
+    Ok(queues as u32)
+}
+
+/// WRED `MIN MAX [DENOMINATOR]`, the thresholds within `thresholds` and the minimum not
+/// above the maximum.
+fn wred_thresholds(
+    words: &mut Words,
+    thresholds: (u64, u64),
+    denominator_required: bool,
+) -> Result<(u32, u32, Option<u32>), Problem> {
+    let min = ranged(words, "a minimum threshold", thresholds)?;
+    let max_column = words.column();
+    let max = ranged(words, "a maximum threshold", thresholds)?;
+    if min > max {
+        return Err((
+            max_column,
+            format!("the maximum threshold {max} is below the minimum {min}"),
+            Some("give the minimum threshold first, then a maximum at least as large".into()),
+        ));
+    }
+    let denominator = if denominator_required || words.peek().is_some() {
+        Some(ranged(words, "a mark probability denominator", range::WRED_DENOMINATOR)? as u32)
+    } else {
+        None
+    };
+    Ok((min as u32, max as u32, denominator))
+}
+
+/// A packet count within `range` that must not be 0 (IOS's "no limit", not modelled).
+fn limit_packets(words: &mut Words, what: &str, range: (u64, u64)) -> Result<u32, Problem> {
+    let column = words.column();
+    // IOS's range starts at 0, qoslab's at 1.
+    let modelled =
+        |(column, message, _): Problem| (column, message, Some(format!("give {what} from 1 to {}", range.1)));
+    match ranged(words, what, range).map_err(modelled)? {
+        0 => Err((
+            column,
+            format!("{what} 0 (no limit at all) is not modelled"),
+            Some(format!("give a limit from 1 to {}", range.1)),
+        )),
+        packets => Ok(u32::try_from(packets).expect("IOS's ranges fit in 32 bits")),
+    }
+}
+
 fn percent(words: &mut Words) -> Result<u64, Problem> {
     let column = words.column();
     let value: u64 = number(words, "a percentage")?;
     if value == 0 || value > 100 {
-        return Err(problem(column, format!("{value} % is outside 1 to 100, which IOS refuses")));
+        return Err((
+            column,
+            format!("{value} % is outside 1 to 100, which IOS refuses"),
+            Some("give a percentage from 1 to 100".into()),
+        ));
     }
     Ok(value)
 }
@@ -300,9 +430,13 @@ impl Parser {
                 Ok(Outcome::Done)
             }
             (Mode::Global, "policy-map") => {
-                let name =
-                    words.next().ok_or_else(|| problem(words.column(), "the policy map needs a name"))?;
-                self.config.policy_maps.entry(name.to_owned()).or_insert(PolicyMap { classes: Vec::new() });
+                let column = words.column();
+                let name = words.next().ok_or_else(|| problem(column, "the policy map needs a name"))?;
+                let place = (line.number, column);
+                self.config
+                    .policy_maps
+                    .entry(name.to_owned())
+                    .or_insert(PolicyMap { classes: Vec::new(), place });
                 self.enter(Mode::PolicyMap(name.to_owned()), line);
                 Ok(Outcome::Done)
             }
@@ -336,14 +470,14 @@ impl Parser {
                 let name = name.clone();
                 let condition = self.class_match(words)?;
                 if let Some(map) = self.config.class_maps.get_mut(&name) {
-                    map.matches.push((condition, line.number));
+                    map.matches.push((condition, (line.number, line.column(1))));
                 }
                 Ok(Outcome::Done)
             }
             (Mode::PolicyMap(policy), "class") => {
                 let policy = policy.clone();
-                let name =
-                    words.next().ok_or_else(|| problem(words.column(), "`class` needs a class-map name"))?;
+                let column = words.column();
+                let name = words.next().ok_or_else(|| problem(column, "`class` needs a class-map name"))?;
                 let map = self.config.policy_maps.get_mut(&policy).expect("the policy map was opened");
                 let index = match map.classes.iter().position(|c| c.name == name) {
                     Some(i) => i,
@@ -351,8 +485,9 @@ impl Parser {
                         map.classes.push(PolicyClass {
                             name: name.to_owned(),
                             settings: Map::new(),
+                            places: Default::default(),
                             child: None,
-                            line: line.number,
+                            place: (line.number, column),
                         });
                         map.classes.len() - 1
                     }
@@ -385,7 +520,7 @@ impl Parser {
                             sequence,
                             acls: Vec::new(),
                             set: None,
-                            line: line.number,
+                            place: (line.number, line.column(0)),
                         });
                         entries.sort_by_key(|e| e.sequence);
                         entries.iter().position(|e| e.sequence == sequence).expect("just added")
@@ -403,15 +538,15 @@ impl Parser {
                     .next()
                     .ok_or_else(|| problem(words.column(), "the cos-queue-group needs a name"))?;
                 let group = self.config.cos_queue_groups.entry(name.to_owned()).or_default();
-                if group.line == 0 {
-                    group.line = line.number;
+                if group.place.0 == 0 {
+                    group.place = (line.number, line.column(0));
                 }
                 self.enter(Mode::CosQueueGroup(name.to_owned()), line);
                 Ok(Outcome::Done)
             }
             (Mode::CosQueueGroup(name), keyword) => {
                 let name = name.clone();
-                self.cos_command(&name, keyword, words)
+                self.cos_command(&name, keyword, line.number, words)
             }
             (Mode::NamedAcl(..), "remark") => Ok(Outcome::Done),
             (Mode::NamedAcl(..), _) => self.named_acl_entry(line, 0),
@@ -495,17 +630,19 @@ impl Parser {
             Some("protocol") => {
                 expect_ip(words)?;
                 let q = queue(words)?;
-                list.rules.push((q, Self::list_match(words)?, line.number));
+                list.rules.push((q, Self::list_match(words)?, (line.number, line.column(0))));
             }
             Some("default") => list.default = Some(queue(words)?),
             Some("queue-limit") => {
+                let place = (line.number, words.column());
+                let limit = range::LIST_QUEUE_LIMIT;
                 let limits = [
-                    number(words, "the high queue's limit")?,
-                    number(words, "the medium queue's limit")?,
-                    number(words, "the normal queue's limit")?,
-                    number(words, "the low queue's limit")?,
+                    limit_packets(words, "the high queue's limit", limit)?,
+                    limit_packets(words, "the medium queue's limit", limit)?,
+                    limit_packets(words, "the normal queue's limit", limit)?,
+                    limit_packets(words, "the low queue's limit", limit)?,
                 ];
-                list.limits = Some(limits);
+                list.limits = Some((limits, place));
             }
             _ => return Err(problem(column, "expected `protocol`, `default` or `queue-limit`")),
         }
@@ -531,7 +668,7 @@ impl Parser {
             Some("protocol") => {
                 expect_ip(words)?;
                 let q = queue(words)?;
-                list.rules.push((q, Self::list_match(words)?, line.number));
+                list.rules.push((q, Self::list_match(words)?, (line.number, line.column(0))));
             }
             Some("default") => list.default = Some(queue(words)?),
             Some("lowest-custom") => list.lowest_custom = Some(queue(words)?),
@@ -540,10 +677,27 @@ impl Parser {
                 let column = words.column();
                 let entry = list.queues.entry(q).or_default();
                 match words.next().map(str::to_ascii_lowercase).as_deref() {
-                    Some("limit") => entry.0 = Some(number(words, "a limit in packets")?),
-                    Some("byte-count") => entry.1 = Some(number(words, "a byte count")?),
+                    Some("limit") => {
+                        entry.0 = Some(limit_packets(words, "a queue limit", range::LIST_QUEUE_LIMIT)?)
+                    }
+                    Some("byte-count") => {
+                        let count_column = words.column();
+                        match number(words, "a byte count")? {
+                            0 => {
+                                return Err((
+                                    count_column,
+                                    "a byte count of 0 lets the queue send nothing".into(),
+                                    Some(
+                                        "give the bytes the queue may send per round, 1500 by default".into(),
+                                    ),
+                                ))
+                            }
+                            bytes => entry.1 = Some(bytes),
+                        }
+                    }
                     _ => return Err(problem(column, "expected `limit` or `byte-count`")),
                 }
+                list.queue_places.insert(q, (line.number, line.column(0)));
             }
             _ => return Err(problem(column, "expected `protocol`, `default`, `queue` or `lowest-custom`")),
         }
@@ -558,20 +712,37 @@ impl Parser {
         words: &mut Words,
     ) -> Result<Outcome, Problem> {
         let interface = &mut self.config.interfaces[i];
-        let name = |words: &mut Words, what: &str| -> Result<(String, usize), Problem> {
-            let word = words.next().ok_or_else(|| problem(words.column(), format!("{what} is missing")))?;
-            Ok((word.to_owned(), line.number))
+        let name = |words: &mut Words, what: &str| -> Result<Reference, Problem> {
+            let column = words.column();
+            let word = words.next().ok_or_else(|| problem(column, format!("{what} is missing")))?;
+            Ok(Reference { name: word.to_owned(), line: line.number, column })
+        };
+        let place = (line.number, line.column(0));
+        let clock = |words: &mut Words| -> Result<u64, Problem> {
+            let column = words.column();
+            match number(words, "a clock rate in bit/s")? {
+                0 => Err((
+                    column,
+                    "a clock rate of 0 bit/s sends nothing".into(),
+                    Some("give the line's rate in bit/s, the scenario link's `rate`".into()),
+                )),
+                bps => Ok(bps),
+            }
         };
         match keyword {
-            "bandwidth" => interface.bandwidth_kbps = Some(number(words, "a bandwidth in kbit/s")?),
+            "bandwidth" => {
+                interface.bandwidth_kbps =
+                    Some(ranged(words, "a bandwidth in kbit/s", range::BANDWIDTH_KBPS)?);
+                interface.places.insert("bandwidth".into(), place);
+            }
             "clock" => {
                 let column = words.column();
                 if !words.next().is_some_and(|w| w.eq_ignore_ascii_case("rate")) {
                     return Err(problem(column, "expected `clock rate BPS`"));
                 }
-                interface.clock_rate_bps = Some(number(words, "a clock rate in bit/s")?);
+                interface.clock_rate_bps = Some(clock(words)?);
             }
-            "clockrate" => interface.clock_rate_bps = Some(number(words, "a clock rate in bit/s")?),
+            "clockrate" => interface.clock_rate_bps = Some(clock(words)?),
             "encapsulation" => interface.encapsulation = words.next().map(str::to_ascii_lowercase),
             "service-policy" => {
                 let column = words.column();
@@ -584,11 +755,14 @@ impl Parser {
             "priority-group" => interface.priority_group = Some(name(words, "the priority-list number")?),
             "custom-queue-list" => interface.custom_queue_list = Some(name(words, "the queue-list number")?),
             "fair-queue" => {
-                let cdt =
-                    words.peek().map(|_| number(words, "a congestive discard threshold")).transpose()?;
-                let dynamic_queues =
-                    words.peek().map(|_| number(words, "a number of dynamic queues")).transpose()?;
+                let cdt = words
+                    .peek()
+                    .map(|_| ranged(words, "a congestive discard threshold", range::CDT))
+                    .transpose()?
+                    .map(|packets| packets as u32);
+                let dynamic_queues = words.peek().map(|_| dynamic_queues(words)).transpose()?;
                 interface.fair_queue = Some(Some(FairQueue { cdt, dynamic_queues }));
+                interface.places.insert("fair_queue".into(), place);
                 if words.peek().is_some() {
                     let column = words.column();
                     let message = "reservable (RSVP) conversation queues are not modelled; the rest of the line is read";
@@ -602,45 +776,44 @@ impl Parser {
                 }
             },
             "hold-queue" => {
-                let length_column = words.column();
-                let packets: u32 = number(words, "a hold-queue length")?;
-                if packets == 0 {
-                    return Err(problem(
-                        length_column,
-                        "a hold queue of 0 packets holds nothing: not modelled",
-                    ));
-                }
+                let packets = limit_packets(words, "a hold-queue length", range::HOLD_QUEUE)?;
                 let column = words.column();
                 match words.next().map(str::to_ascii_lowercase).as_deref() {
-                    Some("out") => interface.hold_queue_out = Some(packets),
+                    Some("out") => {
+                        interface.hold_queue_out = Some(packets);
+                        interface.places.insert("hold_queue".into(), place);
+                    }
                     Some("in") => self.unmodelled(line),
                     _ => return Err(problem(column, "expected `in` or `out`")),
                 }
             }
             "tx-ring-limit" => {
-                let column = words.column();
-                match number(words, "a ring size")? {
-                    0 => return Err(problem(column, "a transmit ring holds at least the frame on the wire")),
-                    ring => interface.tx_ring = Some(ring),
-                }
+                interface.tx_ring = Some(ranged(words, "a transmit ring size", range::TX_RING)? as u32);
+                interface.places.insert("tx_ring".into(), place);
             }
             "tx-cos" => interface.tx_cos = Some(name(words, "the cos-queue-group name")?),
             "ip" if line.rest(1).to_ascii_lowercase().starts_with("policy route-map ") => {
                 let route_map = line.words.get(3).map(|w| w.text.clone()).unwrap_or_default();
-                interface.policy_route_map = Some((route_map, line.number));
+                let column = line.column(3);
+                interface.policy_route_map = Some(Reference { name: route_map, line: line.number, column });
             }
-            "max-reserved-bandwidth" => interface.max_reserved_pct = Some(percent(words)?),
+            "max-reserved-bandwidth" => {
+                interface.max_reserved_pct = Some(percent(words)?);
+                interface.places.insert("max_reserved".into(), place);
+            }
             "ppp" => {
                 let rest = line.rest(1).to_ascii_lowercase();
+                let delay = rest.starts_with("multilink fragment delay ")
+                    || rest.starts_with("multilink fragment-delay ");
                 if rest == "multilink interleave" {
                     interface.interleave = true;
-                } else if let Some(ms) = rest
-                    .strip_prefix("multilink fragment delay ")
-                    .or(rest.strip_prefix("multilink fragment-delay "))
-                {
-                    let ms =
-                        ms.trim().parse().map_err(|_| problem(line.column(4), "expected a delay in ms"))?;
+                    interface.places.entry("lfi".into()).or_insert(place);
+                } else if delay {
+                    let mut delay_words =
+                        Words::new(line, if rest.contains("fragment-delay") { 3 } else { 4 });
+                    let ms = ranged(&mut delay_words, "a fragment delay in ms", range::FRAGMENT_DELAY_MS)?;
                     interface.fragment_delay_ms = Some(ms);
+                    interface.places.insert("lfi".into(), place);
                 } else {
                     self.unmodelled(line);
                 }
@@ -726,9 +899,20 @@ impl Parser {
         let class = &mut self.config.policy_maps.get_mut(policy).expect("opened").classes[index];
         let settings = &mut class.settings;
         let kbps = |words: &mut Words, what: &str| -> Result<String, Problem> {
-            let value: u64 = number(words, what)?;
+            let value = ranged(words, what, range::CLASS_RATE_KBPS)?;
             Ok(format!("{value}kbps"))
         };
+        let bps =
+            |words: &mut Words| -> Result<u64, Problem> { ranged(words, "a rate in bit/s", range::RATE_BPS) };
+        // The setting this command writes, for errors found when the policy is resolved.
+        let key = match keyword {
+            "bandwidth" if words.peek().is_some_and(|w| w.eq_ignore_ascii_case("remaining")) => {
+                "bandwidth_remaining"
+            }
+            "conform-action" | "exceed-action" | "violate-action" => "police",
+            other => other,
+        };
+        class.places.insert(key.replace('-', "_"), (line.number, line.column(0)));
         match keyword {
             "bandwidth" => match words.peek().map(str::to_ascii_lowercase).as_deref() {
                 Some("percent") => {
@@ -756,12 +940,12 @@ impl Parser {
                 };
                 settings.insert("priority".into(), json!(rate));
                 if words.peek().is_some() {
-                    let burst: u64 = number(words, "a burst in bytes")?;
+                    let burst = ranged(words, "a burst in bytes", range::PRIORITY_BURST_BYTES)?;
                     settings.insert("burst".into(), json!(format!("{burst}B")));
                 }
             }
             "queue-limit" => {
-                let packets: u32 = number(words, "a queue limit")?;
+                let packets = ranged(words, "a queue limit in packets", range::CLASS_QUEUE_LIMIT)?;
                 if words.peek().is_some_and(|w| w.eq_ignore_ascii_case("packets")) {
                     words.next();
                 }
@@ -769,7 +953,7 @@ impl Parser {
             }
             "fair-queue" => {
                 let value = match words.peek() {
-                    Some(_) => json!({"dynamic_queues": number::<u32>(words, "a number of dynamic queues")?}),
+                    Some(_) => json!({"dynamic_queues": dynamic_queues(words)?}),
                     None => json!(true),
                 };
                 settings.insert("fair_queue".into(), value);
@@ -787,7 +971,7 @@ impl Parser {
                         red.insert("ecn".into(), json!(true));
                     }
                     Some("exponential-weighting-constant") => {
-                        let n: u32 = number(words, "an exponent")?;
+                        let n = ranged(words, "an exponential weighting constant", range::WRED_EXPONENT)?;
                         red.insert("exponential_weighting_constant".into(), json!(n));
                     }
                     Some(basis @ ("dscp" | "precedence")) => {
@@ -795,11 +979,10 @@ impl Parser {
                         let word = words.next().unwrap_or("");
                         let value = if basis == "dscp" { parse_dscp(word) } else { parse_precedence(word) };
                         let value = value.map_err(|m| problem(column, m))?;
-                        let min: u32 = number(words, "a minimum threshold")?;
-                        let max: u32 = number(words, "a maximum threshold")?;
+                        let (min, max, denominator) = wred_thresholds(words, range::WRED_THRESHOLD, false)?;
                         let mut row = json!({basis: value, "min": min, "max": max});
-                        if words.peek().is_some() {
-                            row["denominator"] = json!(number::<u32>(words, "a denominator")?);
+                        if let Some(denominator) = denominator {
+                            row["denominator"] = json!(denominator);
                         }
                         if basis == "dscp" {
                             red.insert("based_on".into(), json!("dscp"));
@@ -833,7 +1016,7 @@ impl Parser {
                     words.next();
                     format!("{}%", percent(words)?)
                 } else {
-                    format!("{}bps", number::<u64>(words, "a rate in bit/s")?)
+                    format!("{}bps", bps(words)?)
                 };
                 let mut shape = json!({"rate": rate, "mode": mode});
                 // IOS gives Bc and Be in bits.
@@ -871,10 +1054,10 @@ impl Parser {
                 settings.insert("set".into(), set);
             }
             "service-policy" => {
-                let child = words
-                    .next()
-                    .ok_or_else(|| problem(words.column(), "the child policy's name is missing"))?;
-                class.child = Some((child.to_owned(), line.number));
+                let column = words.column();
+                let child =
+                    words.next().ok_or_else(|| problem(column, "the child policy's name is missing"))?;
+                class.child = Some(Reference { name: child.to_owned(), line: line.number, column });
             }
             _ => return Ok(Outcome::NotHere),
         }
@@ -921,7 +1104,13 @@ impl Parser {
         Ok(Outcome::Done)
     }
 
-    fn cos_command(&mut self, name: &str, keyword: &str, words: &mut Words) -> Result<Outcome, Problem> {
+    fn cos_command(
+        &mut self,
+        name: &str,
+        keyword: &str,
+        line: usize,
+        words: &mut Words,
+    ) -> Result<Outcome, Problem> {
         let group: &mut CosQueueGroup = self.config.cos_queue_groups.get_mut(name).expect("opened");
         match keyword {
             "precedence" => {
@@ -942,17 +1131,16 @@ impl Parser {
                         group.precedence_queue.insert(precedence, queue);
                     }
                     Some("random-detect-label") => {
-                        group.precedence_label.insert(precedence, number(words, "a label")?);
+                        let place = (line, words.column());
+                        group.precedence_label.insert(precedence, (number(words, "a label")?, place));
                     }
                     _ => return Err(problem(column, "expected `queue` or `random-detect-label`")),
                 }
             }
             "random-detect-label" => {
                 let label: u32 = number(words, "a label")?;
-                let min = number(words, "a minimum threshold")?;
-                let max = number(words, "a maximum threshold")?;
-                let denominator = number(words, "a denominator")?;
-                group.labels.insert(label, (min, max, denominator));
+                let (min, max, denominator) = wred_thresholds(words, range::LABEL_THRESHOLD, true)?;
+                group.labels.insert(label, (min, max, denominator.expect("required")));
             }
             "queue" => {
                 if words.peek().is_some_and(|w| w.eq_ignore_ascii_case("low-latency")) {
@@ -961,7 +1149,8 @@ impl Parser {
                     match words.next().map(str::to_ascii_lowercase).as_deref() {
                         Some("strict-priority") | None => group.low_latency = Some(None),
                         Some("alternate-priority") => {
-                            group.low_latency = Some(Some(number(words, "a weight")?))
+                            group.low_latency =
+                                Some(Some(ranged(words, "an MDRR weight", range::MDRR_WEIGHT)?))
                         }
                         _ => {
                             return Err(problem(
@@ -972,7 +1161,7 @@ impl Parser {
                     }
                 } else {
                     let queue: u32 = number(words, "a queue number")?;
-                    group.weights.insert(queue, number(words, "a weight")?);
+                    group.weights.insert(queue, ranged(words, "an MDRR weight", range::MDRR_WEIGHT)?);
                 }
             }
             _ => return Ok(Outcome::NotHere),
@@ -1071,7 +1260,7 @@ fn police(words: &mut Words) -> Result<Value, Problem> {
         words.next();
         police["cir"] = json!(format!("{}%", percent(words)?));
     } else {
-        police["cir"] = json!(format!("{}bps", number::<u64>(words, "a rate in bit/s")?));
+        police["cir"] = json!(format!("{}bps", ranged(words, "a rate in bit/s", range::RATE_BPS)?));
     }
     let mut positional = 0;
     while let Some(word) = words.peek() {
@@ -1087,7 +1276,7 @@ fn police(words: &mut Words) -> Result<Value, Problem> {
             }
             "pir" => {
                 words.next();
-                police["pir"] = json!(format!("{}bps", number::<u64>(words, "a rate in bit/s")?));
+                police["pir"] = json!(format!("{}bps", ranged(words, "a rate in bit/s", range::RATE_BPS)?));
             }
             key @ ("conform-action" | "exceed-action" | "violate-action") => {
                 words.next();

@@ -21,19 +21,28 @@
 //! * **Classes without actions** — a policy class with no settings at all queues its packets
 //!   with class-default, as IOS before HQF does; it still takes them first, so later
 //!   classes exclude its match.
+//! * **Hierarchy** — a policy map nests another with `service-policy` in a class; IOS
+//!   allows three levels of policy maps (parent, child, grandchild: Cisco 10000 Series
+//!   Router Quality of Service Configuration Guide, "Defining QoS for Multiple Policy
+//!   Levels"), and a policy map that nests itself, directly or through others, is an error
+//!   at the `service-policy` that closes the loop.
+//! * **Bandwidth units** — the `bandwidth` of all classes of one policy is given in one
+//!   form: kbit/s, `percent` or `remaining percent`; IOS refuses a policy that mixes them.
 //! * **Classification** — class maps with `match-all` (every match must hold) or
 //!   `match-any`; an access list matches when its first matching entry permits; a class
 //!   map without matches matches nothing. Priority- and queue-list `tcp P`/`udp P` rules
 //!   match the port as source or destination.
 
 use super::acl::condition as acl_condition;
-use super::config::{IosConfig, ListMatch};
+use super::config::{Diagnostic, IosConfig, ListMatch, Place, Places, PolicyClass, Reference};
 use serde_json::{json, Map, Value};
 
 /// A serial interface's bandwidth when none is configured, kbit/s.
 const SERIAL_DEFAULT_BANDWIDTH_KBPS: u64 = 1544;
 /// Serial interfaces at this bandwidth and below fair-queue by default, kbit/s.
 const DEFAULT_WFQ_MAX_KBPS: u64 = 2048;
+/// Levels of policy maps IOS nests: parent, child, grandchild.
+pub const MAX_POLICY_LEVELS: usize = 3;
 
 /// An interface's settings in scenario form.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -55,15 +64,38 @@ pub struct InterfaceSettings {
     pub tx_ring: Option<u32>,
     /// Link fragmentation and interleaving.
     pub lfi: Option<Value>,
+    /// Where the configuration wrote each part of these settings, by key path (`output`,
+    /// `output.classes[1].bandwidth`, `input.classes[0].police`, `lfi`, ...): the place a
+    /// problem found in a part belongs to.
+    pub places: Places,
 }
 
-/// A problem resolving an interface: the line it comes from (0 when none) and the message.
-pub type Unresolved = (usize, String);
+impl InterfaceSettings {
+    /// Where the configuration wrote the part at `key_path` (relative to the interface
+    /// entry): the place of its longest written prefix.
+    pub fn place_of(&self, key_path: &str) -> Option<Place> {
+        let mut path = key_path;
+        loop {
+            if let Some(place) = self.places.get(path) {
+                return Some(*place);
+            }
+            path = &path[..path.rfind(['.', '['])?];
+        }
+    }
+}
 
-fn list_condition(config: &IosConfig, what: &ListMatch, line: usize) -> Result<Value, Unresolved> {
+/// A problem resolving an interface, at the line and column it comes from (line 0 when it
+/// is about no line, such as an interface the configuration does not have).
+pub type Unresolved = Diagnostic;
+
+fn error(place: Place, message: impl Into<String>, hint: impl Into<String>) -> Unresolved {
+    Diagnostic::error(place, message, hint)
+}
+
+fn list_condition(config: &IosConfig, what: &ListMatch, place: Place) -> Result<Value, Unresolved> {
     Ok(match what {
         ListMatch::Ip => json!({}),
-        ListMatch::Acl(name) => acl(config, name, line)?,
+        ListMatch::Acl(name) => acl(config, name, place)?,
         ListMatch::Tcp(port) => json!({"any": [
             {"protocol": "tcp", "dst_port": [port]}, {"protocol": "tcp", "src_port": [port]}]}),
         ListMatch::Udp(port) => json!({"any": [
@@ -71,21 +103,27 @@ fn list_condition(config: &IosConfig, what: &ListMatch, line: usize) -> Result<V
     })
 }
 
-fn acl(config: &IosConfig, name: &str, line: usize) -> Result<Value, Unresolved> {
-    let acl = config.acls.get(name).ok_or((line, format!("access list `{name}` is not configured")))?;
+fn acl(config: &IosConfig, name: &str, place: Place) -> Result<Value, Unresolved> {
+    let acl = config.acls.get(name).ok_or_else(|| {
+        error(
+            place,
+            format!("access list `{name}` is not configured"),
+            "define the access list, or name one the configuration has",
+        )
+    })?;
     Ok(acl_condition(acl))
 }
 
 /// Replaces `{"acl": NAME}` placeholders of class-map matches by the list's condition.
-fn resolve_acls(config: &IosConfig, value: &Value, line: usize) -> Result<Value, Unresolved> {
+fn resolve_acls(config: &IosConfig, value: &Value, place: Place) -> Result<Value, Unresolved> {
     match value {
         Value::Object(map) if map.len() == 1 && map.contains_key("acl") => {
-            acl(config, map["acl"].as_str().unwrap_or_default(), line)
+            acl(config, map["acl"].as_str().unwrap_or_default(), place)
         }
         Value::Object(map) => {
             let mut out = Map::new();
             for (k, v) in map {
-                out.insert(k.clone(), resolve_acls(config, v, line)?);
+                out.insert(k.clone(), resolve_acls(config, v, place)?);
             }
             Ok(Value::Object(out))
         }
@@ -93,13 +131,17 @@ fn resolve_acls(config: &IosConfig, value: &Value, line: usize) -> Result<Value,
     }
 }
 
-fn class_condition(config: &IosConfig, name: &str, line: usize) -> Result<Value, Unresolved> {
-    let map = config
-        .class_maps
-        .get(name)
-        .ok_or((line, format!("class map `{name}` is not configured, so IOS refuses the class")))?;
+/// The match condition of class map `name`, named by a class opened at `place`.
+pub fn class_condition(config: &IosConfig, name: &str, place: Place) -> Result<Value, Unresolved> {
+    let map = config.class_maps.get(name).ok_or_else(|| {
+        error(
+            place,
+            format!("class map `{name}` is not configured, so IOS refuses the class"),
+            format!("define it with `class-map {name}` and its `match` lines, or name a class map the configuration has"),
+        )
+    })?;
     let matches: Vec<Value> =
-        map.matches.iter().map(|(m, l)| resolve_acls(config, m, *l)).collect::<Result<_, _>>()?;
+        map.matches.iter().map(|(m, p)| resolve_acls(config, m, *p)).collect::<Result<_, _>>()?;
     Ok(match (matches.len(), map.match_all) {
         (0, _) => json!({"not": {}}),
         (1, _) => matches.into_iter().next().expect("one"),
@@ -108,29 +150,134 @@ fn class_condition(config: &IosConfig, name: &str, line: usize) -> Result<Value,
     })
 }
 
-/// The scenario policy of `service-policy output NAME`.
+/// Checks the policy maps nested under policy map `reference` (reached through the
+/// policy maps of `path`, outermost first): each exists, none nests itself, and there are
+/// at most [`MAX_POLICY_LEVELS`] levels.
+pub fn check_nesting(
+    config: &IosConfig,
+    reference: &Reference,
+    path: &mut Vec<String>,
+) -> Result<(), Unresolved> {
+    let place = (reference.line, reference.column);
+    let name = &reference.name;
+    if let Some(start) = path.iter().position(|p| p == name) {
+        let mut cycle = path[start..].to_vec();
+        cycle.push(name.clone());
+        return Err(error(
+            place,
+            format!("policy map `{name}` nests itself: {}", cycle.join(" -> ")),
+            "remove this `service-policy`, or nest a policy map that does not contain the one it is in",
+        ));
+    }
+    let map = config.policy_maps.get(name).ok_or_else(|| {
+        error(
+            place,
+            format!("policy map `{name}` is not configured"),
+            format!("define it with `policy-map {name}`, or name a policy map the configuration has"),
+        )
+    })?;
+    if path.len() == MAX_POLICY_LEVELS {
+        return Err(error(
+            place,
+            format!(
+                "nesting `{name}` under {} makes {} levels of policy maps; IOS allows {MAX_POLICY_LEVELS}",
+                path.join(" -> "),
+                path.len() + 1
+            ),
+            "flatten the hierarchy: parent, child and grandchild at most",
+        ));
+    }
+    path.push(name.clone());
+    for child in map.classes.iter().filter_map(|c| c.child.as_ref()) {
+        check_nesting(config, child, path)?;
+    }
+    path.pop();
+    Ok(())
+}
+
+/// Records where each setting of `class` was written, under `at`.
+fn place_settings(class: &PolicyClass, at: &str, places: &mut Places) {
+    places.insert(at.to_owned(), class.place);
+    for (key, place) in &class.places {
+        places.insert(format!("{at}.{key}"), *place);
+    }
+}
+
+/// The `bandwidth` form of a class: kbit/s, percent or remaining percent.
+fn bandwidth_form(class: &PolicyClass) -> Option<&'static str> {
+    if class.settings.contains_key("bandwidth_remaining") {
+        return Some("`bandwidth remaining percent`");
+    }
+    match class.settings.get("bandwidth")?.as_str()?.ends_with('%') {
+        true => Some("`bandwidth percent`"),
+        false => Some("`bandwidth` in kbit/s"),
+    }
+}
+
+/// The scenario policy of policy map `reference` (its nesting already checked), written
+/// at key path `at`.
 fn policy_map(
     config: &IosConfig,
-    name: &str,
-    line: usize,
-    max_reserved_pct: Option<u64>,
+    reference: &Reference,
+    max_reserved: Option<(u64, Place)>,
+    at: &str,
+    places: &mut Places,
 ) -> Result<Value, Unresolved> {
-    let map = config.policy_maps.get(name).ok_or((line, format!("policy map `{name}` is not configured")))?;
+    let map = &config.policy_maps[&reference.name];
+    places.insert(at.to_owned(), (reference.line, reference.column));
     // A shaper over a child policy: the whole interface shaped, queuing inside.
     if let [only] = map.classes.as_slice() {
-        if let (Some((child, child_line)), Some(shape)) = (&only.child, only.settings.get("shape")) {
+        if let (Some(child), Some(shape)) = (&only.child, only.settings.get("shape")) {
+            if let Some((key, place)) =
+                only.places.iter().find(|(k, _)| !matches!(k.as_str(), "shape" | "service_policy"))
+            {
+                return Err(error(
+                    *place,
+                    format!("`{}` next to `shape` and a child `service-policy` is not modelled", key.replace('_', " ")),
+                    "move it into the child policy map; the shaped class holds only `shape` and `service-policy`",
+                ));
+            }
             let mut tbf = shape.as_object().cloned().unwrap_or_default();
             tbf.insert("kind".into(), json!("tbf"));
-            tbf.insert("child".into(), policy_map(config, child, *child_line, None)?);
+            if let Some(place) = only.places.get("shape") {
+                for key in tbf.keys() {
+                    places.insert(format!("{at}.{key}"), *place);
+                }
+            }
+            let child_at = format!("{at}.child");
+            tbf.insert("child".into(), policy_map(config, child, None, &child_at, places)?);
             return Ok(Value::Object(tbf));
         }
     }
     let mut classes = Vec::new();
     // Conditions of earlier classes without actions, whose packets go to class-default.
     let mut excluded: Vec<Value> = Vec::new();
+    let mut first_form: Option<(&'static str, &str)> = None;
     for class in &map.classes {
-        if let Some((_, child_line)) = &class.child {
-            return Err((*child_line, "a child policy is modelled only under a shaped class-default".into()));
+        if let Some(child) = &class.child {
+            return Err(error(
+                (child.line, child.column),
+                "a child policy is modelled only under a shaped class-default",
+                "make the policy map's only class `class-default` with `shape average RATE` and this `service-policy`",
+            ));
+        }
+        if let Some(form) = bandwidth_form(class) {
+            match first_form {
+                None => first_form = Some((form, &class.name)),
+                Some((first, first_class)) if first != form => {
+                    let key = if class.settings.contains_key("bandwidth") {
+                        "bandwidth"
+                    } else {
+                        "bandwidth_remaining"
+                    };
+                    return Err(error(
+                        class.places.get(key).copied().unwrap_or(class.place),
+                        format!("{form} here, but class `{first_class}` uses {first}: IOS refuses a policy that mixes them"),
+                        "give every class of the policy map its bandwidth in the same form",
+                    ));
+                }
+                Some(_) => {}
+            }
         }
         let queuing = ["priority", "bandwidth", "bandwidth_remaining"];
         let is_default = class.name == "class-default";
@@ -139,22 +286,23 @@ fn policy_map(
                 // IOS before HQF queues the packets of a class without actions with
                 // class-default; the class still takes them first, so the classes after it
                 // must not.
-                excluded.push(class_condition(config, &class.name, class.line)?);
+                excluded.push(class_condition(config, &class.name, class.place)?);
                 continue;
             }
-            return Err((
-                class.line,
+            return Err(error(
+                class.place,
                 format!(
                     "class `{}` has settings but no `bandwidth` or `priority`: IOS before HQF queues its \
                      packets with class-default after them, which qoslab does not model",
                     class.name
                 ),
+                "give the class a `bandwidth` or `priority`, or move its settings to class-default",
             ));
         }
         let mut entry = Map::new();
         entry.insert("name".into(), json!(class.name));
         if !is_default {
-            let condition = class_condition(config, &class.name, class.line)?;
+            let condition = class_condition(config, &class.name, class.place)?;
             let condition = match excluded.as_slice() {
                 [] => condition,
                 taken => json!({"all": [condition, {"not": {"any": taken}}]}),
@@ -162,23 +310,38 @@ fn policy_map(
             entry.insert("match".into(), condition);
         }
         entry.extend(class.settings.clone());
+        place_settings(class, &format!("{at}.classes[{}]", classes.len()), places);
         classes.push(Value::Object(entry));
     }
     let mut policy = json!({"kind": "cbwfq", "classes": classes});
-    if let Some(pct) = max_reserved_pct {
+    if let Some((pct, place)) = max_reserved {
         policy["max_reserved"] = json!(format!("{pct}%"));
+        places.insert(format!("{at}.max_reserved"), place);
     }
     Ok(policy)
 }
 
-fn input_policy(config: &IosConfig, name: &str, line: usize) -> Result<Value, Unresolved> {
-    let map = config.policy_maps.get(name).ok_or((line, format!("policy map `{name}` is not configured")))?;
+fn input_policy(config: &IosConfig, reference: &Reference, places: &mut Places) -> Result<Value, Unresolved> {
+    check_nesting(config, reference, &mut Vec::new())?;
+    let map = &config.policy_maps[&reference.name];
+    places.insert("input".into(), (reference.line, reference.column));
     let mut classes = Vec::new();
     for class in &map.classes {
         if let Some(key) = class.settings.keys().find(|k| !matches!(k.as_str(), "set" | "police")) {
-            return Err((
-                class.line,
-                format!("IOS refuses `{key}` in an input policy: only marking and policing act on input"),
+            return Err(error(
+                class.places.get(key).copied().unwrap_or(class.place),
+                format!(
+                    "IOS refuses `{}` in an input policy: only marking and policing act on input",
+                    key.replace('_', " ")
+                ),
+                "move it to an output policy, or remove it",
+            ));
+        }
+        if let Some(child) = &class.child {
+            return Err(error(
+                (child.line, child.column),
+                "a child policy in an input policy is not modelled",
+                "mark and police in the input policy's own classes",
             ));
         }
         let mut entry = class.settings.clone();
@@ -186,36 +349,48 @@ fn input_policy(config: &IosConfig, name: &str, line: usize) -> Result<Value, Un
         let condition = if class.name == "class-default" {
             json!({})
         } else {
-            class_condition(config, &class.name, class.line)?
+            class_condition(config, &class.name, class.place)?
         };
         entry.insert("match".into(), condition);
+        place_settings(class, &format!("input.classes[{}]", classes.len()), places);
         classes.push(Value::Object(entry));
     }
     Ok(json!({"classes": classes}))
 }
 
 /// The MDRR policy of `tx-cos NAME`.
-fn cos_queue_group(config: &IosConfig, name: &str, line: usize) -> Result<Value, Unresolved> {
-    let group = config
-        .cos_queue_groups
-        .get(name)
-        .ok_or((line, format!("cos-queue-group `{name}` is not configured")))?;
+fn cos_queue_group(config: &IosConfig, reference: &Reference) -> Result<Value, Unresolved> {
+    let name = &reference.name;
+    let group = config.cos_queue_groups.get(name).ok_or_else(|| {
+        error(
+            (reference.line, reference.column),
+            format!("cos-queue-group `{name}` is not configured"),
+            format!("define it with `cos-queue-group {name}`, or name one the configuration has"),
+        )
+    })?;
     let mut numbers: Vec<u32> = group.precedence_queue.values().flatten().copied().collect();
     numbers.extend(group.weights.keys());
     numbers.push(0);
     numbers.sort_unstable();
     numbers.dedup();
     let queue_of = |precedence: u8| group.precedence_queue.get(&precedence).copied().unwrap_or(Some(0));
-    let label =
-        |l: u32| group.labels.get(&l).ok_or((group.line, format!("random-detect-label {l} is not defined")));
+    let label = |l: u32, place: Place| {
+        group.labels.get(&l).ok_or_else(|| {
+            error(
+                place,
+                format!("random-detect-label {l} is not defined"),
+                format!("define it with `random-detect-label {l} MIN MAX DENOMINATOR` in the group"),
+            )
+        })
+    };
     // WRED of the queue (`None`: the low-latency queue) and the depth its labels need.
     let wred = |queue: Option<u32>| -> Result<(Option<Value>, Option<u32>), Unresolved> {
-        let mut by_label: Vec<(u32, Vec<u8>)> = Vec::new();
-        for (&precedence, &l) in &group.precedence_label {
+        let mut by_label: Vec<(u32, Place, Vec<u8>)> = Vec::new();
+        for (&precedence, &(l, place)) in &group.precedence_label {
             if queue_of(precedence) == queue {
-                match by_label.iter_mut().find(|(x, _)| *x == l) {
-                    Some((_, list)) => list.push(precedence),
-                    None => by_label.push((l, vec![precedence])),
+                match by_label.iter_mut().find(|(x, ..)| *x == l) {
+                    Some((.., list)) => list.push(precedence),
+                    None => by_label.push((l, place, vec![precedence])),
                 }
             }
         }
@@ -224,8 +399,8 @@ fn cos_queue_group(config: &IosConfig, name: &str, line: usize) -> Result<Value,
         }
         let mut profiles = Vec::new();
         let mut deepest = 0;
-        for (l, precedences) in by_label {
-            let (min, max, denominator) = *label(l)?;
+        for (l, place, precedences) in by_label {
+            let (min, max, denominator) = *label(l, place)?;
             deepest = deepest.max(max);
             profiles
                 .push(json!({"precedence": precedences, "min": min, "max": max, "denominator": denominator}));
@@ -279,13 +454,19 @@ fn cos_queue_group(config: &IosConfig, name: &str, line: usize) -> Result<Value,
 }
 
 /// The input policy of `ip policy route-map NAME`.
-fn route_map(config: &IosConfig, name: &str, line: usize) -> Result<Value, Unresolved> {
-    let entries =
-        config.route_maps.get(name).ok_or((line, format!("route map `{name}` is not configured")))?;
+fn route_map(config: &IosConfig, reference: &Reference) -> Result<Value, Unresolved> {
+    let name = &reference.name;
+    let entries = config.route_maps.get(name).ok_or_else(|| {
+        error(
+            (reference.line, reference.column),
+            format!("route map `{name}` is not configured"),
+            format!("define it with `route-map {name} permit 10`, or name one the configuration has"),
+        )
+    })?;
     let mut classes = Vec::new();
     for entry in entries {
         let conditions: Vec<Value> =
-            entry.acls.iter().map(|a| acl(config, a, entry.line)).collect::<Result<_, _>>()?;
+            entry.acls.iter().map(|a| acl(config, a, entry.place)).collect::<Result<_, _>>()?;
         let condition = match conditions.len() {
             0 => json!({}),
             1 => conditions.into_iter().next().expect("one"),
@@ -304,47 +485,72 @@ fn route_map(config: &IosConfig, name: &str, line: usize) -> Result<Value, Unres
 pub fn interface_settings(config: &IosConfig, name: &str) -> Result<InterfaceSettings, Unresolved> {
     let interface = config.interface(name).ok_or_else(|| {
         let known: Vec<&str> = config.interfaces.iter().map(|i| i.name.as_str()).collect();
-        (
-            0,
+        error(
+            (0, 0),
             format!(
                 "the configuration has no interface `{name}` (it has: {})",
                 if known.is_empty() { "none".into() } else { known.join(", ") }
             ),
+            "use one of the configuration's interface names",
         )
     })?;
+    let mut places = Places::new();
+    for (key, place) in &interface.places {
+        places.insert(key.clone(), *place);
+    }
     let serial = interface.name.starts_with("Serial");
     let bandwidth_kbps = interface.bandwidth_kbps.or(serial.then_some(SERIAL_DEFAULT_BANDWIDTH_KBPS));
-    let (output, output_from) = if let Some((policy, line)) = &interface.output_policy {
+    let interface_place = (interface.line, 1);
+    let at = |reference: &Reference| (reference.line, reference.column);
+    let (output, output_from) = if let Some(policy) = &interface.output_policy {
+        check_nesting(config, policy, &mut Vec::new())?;
+        let max_reserved = interface
+            .max_reserved_pct
+            .map(|pct| (pct, interface.places.get("max_reserved").copied().unwrap_or(interface_place)));
         (
-            policy_map(config, policy, *line, interface.max_reserved_pct)?,
-            format!("service-policy output {policy}"),
+            policy_map(config, policy, max_reserved, "output", &mut places)?,
+            format!("service-policy output {}", policy.name),
         )
-    } else if let Some((group, line)) = &interface.tx_cos {
-        (cos_queue_group(config, group, *line)?, format!("tx-cos {group}"))
-    } else if let Some((list, line)) = &interface.priority_group {
-        let pl = config
-            .priority_lists
-            .get(list)
-            .ok_or((*line, format!("priority list {list} is not configured")))?;
-        let limits = pl.limits.unwrap_or([20, 40, 60, 80]);
+    } else if let Some(group) = &interface.tx_cos {
+        places.insert("output".into(), at(group));
+        (cos_queue_group(config, group)?, format!("tx-cos {}", group.name))
+    } else if let Some(list) = &interface.priority_group {
+        places.insert("output".into(), at(list));
+        let pl = config.priority_lists.get(&list.name).ok_or_else(|| {
+            error(
+                at(list),
+                format!("priority list {} is not configured", list.name),
+                format!("define it with `priority-list {} protocol ip high ...`", list.name),
+            )
+        })?;
+        if let Some((_, place)) = pl.limits {
+            places.insert("output.bands".into(), place);
+        }
+        let limits = pl.limits.map_or([20, 40, 60, 80], |(limits, _)| limits);
         let bands: Vec<Value> = ["high", "medium", "normal", "low"]
             .iter()
             .zip(limits)
             .map(|(band, limit)| json!({"name": band, "limit": limit}))
             .collect();
-        let classify = pl
-            .rules
-            .iter()
-            .map(|(band, what, l)| Ok(json!({"match": list_condition(config, what, *l)?, "band": band})))
-            .collect::<Result<Vec<_>, Unresolved>>()?;
+        let mut classify = Vec::new();
+        for (i, (band, what, place)) in pl.rules.iter().enumerate() {
+            places.insert(format!("output.classify[{i}]"), *place);
+            classify.push(json!({"match": list_condition(config, what, *place)?, "band": band}));
+        }
         let default = pl.default.clone().unwrap_or_else(|| "normal".into());
         (
             json!({"kind": "prio", "bands": bands, "default": default, "classify": classify}),
-            format!("priority-group {list}"),
+            format!("priority-group {}", list.name),
         )
-    } else if let Some((list, line)) = &interface.custom_queue_list {
-        let ql =
-            config.queue_lists.get(list).ok_or((*line, format!("queue list {list} is not configured")))?;
+    } else if let Some(list) = &interface.custom_queue_list {
+        places.insert("output".into(), at(list));
+        let ql = config.queue_lists.get(&list.name).ok_or_else(|| {
+            error(
+                at(list),
+                format!("queue list {} is not configured", list.name),
+                format!("define it with `queue-list {} protocol ip 1 ...`", list.name),
+            )
+        })?;
         let mut queues = Map::new();
         for (q, (limit, bytes)) in &ql.queues {
             let mut spec = Map::new();
@@ -354,13 +560,16 @@ pub fn interface_settings(config: &IosConfig, name: &str) -> Result<InterfaceSet
             if let Some(b) = bytes {
                 spec.insert("byte_count".into(), json!(format!("{b}B")));
             }
+            if let Some(place) = ql.queue_places.get(q) {
+                places.insert(format!("output.queues.{q}"), *place);
+            }
             queues.insert(q.to_string(), Value::Object(spec));
         }
-        let classify = ql
-            .rules
-            .iter()
-            .map(|(q, what, l)| Ok(json!({"match": list_condition(config, what, *l)?, "queue": q})))
-            .collect::<Result<Vec<_>, Unresolved>>()?;
+        let mut classify = Vec::new();
+        for (i, (q, what, place)) in ql.rules.iter().enumerate() {
+            places.insert(format!("output.classify[{i}]"), *place);
+            classify.push(json!({"match": list_condition(config, what, *place)?, "queue": q}));
+        }
         let mut custom = json!({"kind": "custom", "queues": queues, "classify": classify});
         if let Some(d) = ql.default {
             custom["default_queue"] = json!(d);
@@ -368,8 +577,10 @@ pub fn interface_settings(config: &IosConfig, name: &str) -> Result<InterfaceSet
         if let Some(l) = ql.lowest_custom {
             custom["lowest_custom"] = json!(l);
         }
-        (custom, format!("custom-queue-list {list}"))
+        (custom, format!("custom-queue-list {}", list.name))
     } else {
+        let place = interface.places.get("fair_queue").copied().unwrap_or(interface_place);
+        places.insert("output".into(), place);
         match interface.fair_queue {
             Some(Some(fq)) => {
                 let mut wfq = json!({"kind": "wfq"});
@@ -390,14 +601,18 @@ pub fn interface_settings(config: &IosConfig, name: &str) -> Result<InterfaceSet
         }
     };
     let input = match (&interface.input_policy, &interface.policy_route_map) {
-        (Some(_), Some((_, line))) => {
-            return Err((
-                *line,
-                "an input service policy together with route-map marking is not modelled".into(),
+        (Some(_), Some(map)) => {
+            return Err(error(
+                at(map),
+                "an input service policy together with route-map marking is not modelled",
+                "mark with one of them: move the route map's marking into the input policy",
             ))
         }
-        (Some((policy, line)), None) => Some(input_policy(config, policy, *line)?),
-        (None, Some((map, line))) => Some(route_map(config, map, *line)?),
+        (Some(policy), None) => Some(input_policy(config, policy, &mut places)?),
+        (None, Some(map)) => {
+            places.insert("input".into(), at(map));
+            Some(route_map(config, map)?)
+        }
         (None, None) => None,
     };
     // The output hold queue sizes a FIFO or a WFQ system; IOS refuses it with priority
@@ -405,7 +620,11 @@ pub fn interface_settings(config: &IosConfig, name: &str) -> Result<InterfaceSet
     let hold_queue = match (interface.hold_queue_out, output["kind"].as_str()) {
         (Some(packets), Some("fifo" | "wfq")) => Some(packets),
         (Some(_), Some("prio")) => {
-            return Err((interface.line, "IOS refuses `hold-queue … out` with priority queuing".into()))
+            return Err(error(
+                interface.places.get("hold_queue").copied().unwrap_or(interface_place),
+                "IOS refuses `hold-queue … out` with priority queuing",
+                "size the queues with `priority-list N queue-limit` instead",
+            ))
         }
         _ => None,
     };
@@ -425,5 +644,6 @@ pub fn interface_settings(config: &IosConfig, name: &str) -> Result<InterfaceSet
         hold_queue,
         tx_ring: interface.tx_ring,
         lfi,
+        places,
     })
 }

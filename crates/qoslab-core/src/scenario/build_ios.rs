@@ -5,9 +5,8 @@
 
 use super::error::{join_path, Issue};
 use super::spec::{InterfaceSpec, IosSpec, ScenarioSpec};
-use super::tagged::nested;
 use crate::condition::ConditionerSpec;
-use crate::ios::{interface_settings, parse, Severity};
+use crate::ios::{parse, read_config, resolve, Severity};
 use crate::net::lfi::LfiSpec;
 use crate::qdisc::PolicySpec;
 use crate::units::format_rate;
@@ -114,38 +113,33 @@ pub(super) fn ios_interface(
         (spec.config.clone(), None)
     } else {
         let path = base_dir.join(&spec.config);
-        let text = std::fs::read_to_string(&path).map_err(|error| {
-            Issue::at(&config_at, format!("cannot read `{}`: {error}", path.display()))
-                .hint("a relative path is read from the scenario file's folder; text with line breaks is read as the configuration itself")
+        let text = read_config(&path).map_err(|unreadable| {
+            Issue::at(&config_at, unreadable.message).hint(format!(
+                "{}; text with line breaks is read as the configuration itself",
+                unreadable.hint
+            ))
         })?;
         (text, Some(path.display().to_string()))
     };
     // Where in the configuration: `file:line:column` for a file, `line L, column C` for text.
-    let place = |line: usize, column: Option<usize>| match (&origin, column) {
-        (Some(file), Some(column)) => format!("{file}:{line}:{column}: "),
-        (Some(file), None) => format!("{file}:{line}: "),
-        (None, Some(column)) => format!("line {line}, column {column}: "),
-        (None, None) => format!("line {line}: "),
+    let place = |line: usize, column: usize| match &origin {
+        Some(file) => format!("{file}:{line}:{column}: "),
+        None => format!("line {line}, column {column}: "),
     };
     let origin = origin.clone().unwrap_or_else(|| "the configuration".to_owned());
     let config = parse(&text);
-    if let Some(error) = config.diagnostics.iter().find(|d| d.severity == Severity::Error) {
-        let issue =
-            Issue::at(&config_at, format!("{}{}", place(error.line, Some(error.column)), error.message));
-        return Err(match &error.hint {
-            Some(hint) => issue.hint(hint.clone()),
-            None => issue.hint("`qoslab ios check FILE` lists every problem of the configuration"),
-        });
-    }
-    let settings = interface_settings(&config, &spec.interface).map_err(|(line, message)| {
-        if line > 0 {
-            Issue::at(join_path(at, "config"), format!("{}{message}", place(line, None)))
-                .hint("correct the configuration; `qoslab ios explain FILE` shows how it is read")
+    // The interface resolved and built as the run builds it, so that a problem is placed at
+    // the configuration's line rather than at the policy it became.
+    let resolved = resolve(&config, &spec.interface, Some(rate_bps)).map_err(|error| {
+        let hint = error.hint.clone().unwrap_or_else(|| "correct the configuration".into());
+        if error.line == 0 {
+            Issue::at(join_path(at, "interface"), error.message).hint(hint)
         } else {
-            Issue::at(join_path(at, "interface"), message)
-                .hint("use one of the configuration's interface names")
+            Issue::at(&config_at, format!("{}{}", place(error.line, error.column), error.message))
+                .hint(format!("{hint}; `qoslab ios check FILE` lists every problem of the configuration"))
         }
     })?;
+    let settings = &resolved.settings;
     if let Some(clock_bps) = settings.clock_rate_bps.filter(|&c| c != rate_bps) {
         return Err(Issue::at(
             join_path(at, "interface"),
@@ -158,10 +152,6 @@ pub(super) fn ios_interface(
         )
         .hint("make the link's `rate` the configuration's clock rate"));
     }
-    let converted = |what: &str, message: String| {
-        Issue::at(at, format!("the configuration's {what} does not convert: {message}"))
-            .hint("`qoslab ios to-yaml` shows the conversion; please report this configuration")
-    };
     let unmodelled = config.diagnostics.iter().filter(|d| d.severity == Severity::Warning).count();
     let note = (unmodelled > 0).then(|| {
         let check = if spec.config.contains('\n') {
@@ -173,11 +163,11 @@ pub(super) fn ios_interface(
     });
     Ok(IosInterface {
         note,
-        output: nested(settings.output).map_err(|m| converted("output policy", m))?,
-        input: settings.input.map(nested).transpose().map_err(|m| converted("input policy", m))?,
         bandwidth_bps: settings.bandwidth_bps,
         hold_queue: settings.hold_queue,
         tx_ring: settings.tx_ring,
-        lfi: settings.lfi.map(nested).transpose().map_err(|m| converted("fragmentation", m))?,
+        output: resolved.output,
+        input: resolved.input,
+        lfi: resolved.lfi,
     })
 }

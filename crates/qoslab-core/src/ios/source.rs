@@ -1,0 +1,91 @@
+//! Reading a configuration file before parsing it: a missing file, a folder, a file larger
+//! than any router's configuration and text that is not UTF-8 are refused with the reason
+//! and the fix, the size before anything is read.
+
+use std::io::Read;
+use std::path::Path;
+
+/// The largest configuration file read, bytes (16 MiB: far above any router's whole
+/// configuration, which is rarely more than a few hundred kilobytes).
+pub const MAX_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Why a file cannot be read: what is wrong, and how to fix it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unreadable {
+    /// What is wrong, naming the file.
+    pub message: String,
+    /// How to fix it.
+    pub hint: String,
+}
+
+/// The text of the configuration file at `path`.
+pub fn read_config(path: &Path) -> Result<String, Unreadable> {
+    let shown = path.display();
+    let unreadable = |message: String, hint: &str| Unreadable { message, hint: hint.to_owned() };
+    let metadata = std::fs::metadata(path).map_err(|error| match error.kind() {
+        std::io::ErrorKind::NotFound => unreadable(
+            format!("`{shown}` does not exist"),
+            "check the name; a relative path is read from the current folder, or in a scenario from the scenario file's folder",
+        ),
+        _ => unreadable(format!("cannot read `{shown}`: {error}"), "check the file's permissions"),
+    })?;
+    if metadata.is_dir() {
+        return Err(unreadable(format!("`{shown}` is a folder"), "name the configuration file inside it"));
+    }
+    if metadata.len() > MAX_CONFIG_BYTES {
+        return Err(unreadable(
+            format!(
+                "`{shown}` has {} bytes, more than the {MAX_CONFIG_BYTES} bytes (16 MiB) a configuration may have",
+                metadata.len()
+            ),
+            "give the router's configuration text (`show running-config`), not a log or an image",
+        ));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|error| {
+            unreadable(format!("cannot read `{shown}`: {error}"), "check the file's permissions")
+        })?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(unreadable(
+            format!("`{shown}` grew past the {MAX_CONFIG_BYTES} bytes (16 MiB) a configuration may have"),
+            "give the router's configuration text (`show running-config`), not a log or an image",
+        ));
+    }
+    String::from_utf8(bytes).map_err(|error| {
+        let offset = error.utf8_error().valid_up_to();
+        let line = error.as_bytes()[..offset].iter().filter(|&&b| b == b'\n').count() + 1;
+        unreadable(
+            format!(
+                "`{shown}` is not UTF-8 text: the bytes at offset {offset} (line {line}) are not a character"
+            ),
+            "save the configuration as UTF-8 or plain ASCII text",
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_that_are_not_configurations() {
+        let dir = std::env::temp_dir().join(format!("qoslab-ios-source-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let missing = read_config(&dir.join("none.txt")).unwrap_err();
+        assert!(missing.message.ends_with("none.txt` does not exist"), "{missing:?}");
+        assert!(read_config(&dir).unwrap_err().message.ends_with("is a folder"));
+        let latin1 = dir.join("latin1.txt");
+        std::fs::write(&latin1, b"interface s0\n description caf\xe9\n").unwrap();
+        let bad = read_config(&latin1).unwrap_err();
+        assert!(bad.message.ends_with("the bytes at offset 29 (line 2) are not a character"), "{bad:?}");
+        let big = dir.join("big.txt");
+        std::fs::File::create(&big).unwrap().set_len(MAX_CONFIG_BYTES + 1).unwrap();
+        assert!(read_config(&big).unwrap_err().message.contains("more than the 16777216 bytes"));
+        let good = dir.join("good.txt");
+        std::fs::write(&good, "interface s0\n").unwrap();
+        assert_eq!(read_config(&good).unwrap(), "interface s0\n");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
