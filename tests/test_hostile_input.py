@@ -247,10 +247,13 @@ def test_visible_escapes_control_characters_only(text, shown):
     assert visible(text) == shown
 
 
-@pytest.mark.parametrize("command", ["run", "validate", "schema", "bench", "order-of-failure"])
+@pytest.mark.parametrize(
+    "command",
+    ["run", "validate", "schema", "bench", "order-of-failure", "ios", "ios check", "ios to-yaml"],
+)
 def test_every_command_documents_its_exit_statuses(command, capsys):
     with pytest.raises(SystemExit):
-        main([command, "--help"])
+        main([*command.split(), "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
     assert "exit status: 0 done; 1 the run failed" in help_text
     assert "2 bad input" in help_text

@@ -12,8 +12,8 @@ import argparse
 import sys
 
 from qoslab._core import ios_check, ios_explain, ios_interfaces, ios_read, ios_to_yaml
-
-EXIT_BAD_INPUT = 2
+from qoslab.cli.common import EXIT_BAD_INPUT, EXIT_STATUS_HELP
+from qoslab.cli.text import visible
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -22,10 +22,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="check, explain or convert a Cisco IOS configuration",
         description="Read a router's IOS configuration the way the scenario key "
         "`interfaces.NODE.PEER.ios` does.",
+        epilog=EXIT_STATUS_HELP,
     )
     actions = command.add_subparsers(dest="action", required=True, metavar="ACTION")
     check = actions.add_parser(
         "check",
+        epilog=EXIT_STATUS_HELP,
         help="list the lines qoslab does not model (warnings) and every mistake a run "
         "would refuse (errors), each at its line and column",
     )
@@ -33,6 +35,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     check.set_defaults(main=main_check)
     explain = actions.add_parser(
         "explain",
+        epilog=EXIT_STATUS_HELP,
         help="what an interface's queuing does: classes, matches, rates in bit/s, admission",
     )
     explain.add_argument("file", metavar="FILE", help="configuration text file")
@@ -42,7 +45,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     explain.set_defaults(main=main_explain)
     to_yaml = actions.add_parser(
-        "to-yaml", help="the interface as a scenario's interfaces.NODE.PEER entry"
+        "to-yaml",
+        help="the interface as a scenario's interfaces.NODE.PEER entry",
+        epilog=EXIT_STATUS_HELP,
     )
     to_yaml.add_argument("file", metavar="FILE", help="configuration text file")
     to_yaml.add_argument("--interface", help="the interface (required if there are several)")
@@ -51,15 +56,16 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def main_check(args: argparse.Namespace) -> int:
     findings = ios_check(ios_read(args.file))
+    shown = visible(args.file)
     for severity, line, column, message, hint in findings:
-        where = f"{args.file}:{line}:{column}" if line else args.file
-        text = f"{where}: {severity}: {message}"
+        where = f"{shown}:{line}:{column}" if line else shown
+        text = f"{where}: {severity}: {visible(message)}"
         if hint:
-            text += f" ({hint})"
+            text += f" ({visible(hint)})"
         print(text)
     errors = sum(1 for finding in findings if finding[0] == "error")
     warnings = len(findings) - errors
-    print(f"{args.file}: {errors} errors, {warnings} lines not modelled")
+    print(f"{shown}: {errors} errors, {warnings} lines not modelled")
     return EXIT_BAD_INPUT if errors else 0
 
 
@@ -67,7 +73,7 @@ def main_explain(args: argparse.Namespace) -> int:
     text = ios_read(args.file)
     names = [args.interface] if args.interface else ios_interfaces(text)
     if not names:
-        print(f"{args.file}: no interfaces", file=sys.stderr)
+        print(f"{visible(args.file)}: no interfaces", file=sys.stderr)
         return EXIT_BAD_INPUT
     for name in names:
         print(ios_explain(text, name, args.rate, args.file), end="")
@@ -81,10 +87,13 @@ def main_to_yaml(args: argparse.Namespace) -> int:
         names = ios_interfaces(text)
         if len(names) != 1:
             listed = ", ".join(names) or "none"
-            print(f"{args.file}: name the interface with --interface ({listed})", file=sys.stderr)
+            print(
+                f"{visible(args.file)}: name the interface with --interface ({visible(listed)})",
+                file=sys.stderr,
+            )
             return EXIT_BAD_INPUT
         name = names[0]
     yaml = ios_to_yaml(text, name, args.file)
-    print(f"# {name} from {args.file}")
+    print(f"# {visible(name)} from {visible(args.file)}")
     print(yaml, end="")
     return 0

@@ -32,6 +32,13 @@ pub fn read_config(path: &Path) -> Result<String, Unreadable> {
     if metadata.is_dir() {
         return Err(unreadable(format!("`{shown}` is a folder"), "name the configuration file inside it"));
     }
+    if !metadata.is_file() {
+        // A pipe would block until a writer comes, a device may never end.
+        return Err(unreadable(
+            format!("`{shown}` is not a regular file (a pipe, a device or a socket)"),
+            "save the configuration to a file and give its name",
+        ));
+    }
     if metadata.len() > MAX_CONFIG_BYTES {
         return Err(unreadable(
             format!(
@@ -76,6 +83,8 @@ mod tests {
         let missing = read_config(&dir.join("none.txt")).unwrap_err();
         assert!(missing.message.ends_with("none.txt` does not exist"), "{missing:?}");
         assert!(read_config(&dir).unwrap_err().message.ends_with("is a folder"));
+        let device = read_config(Path::new("/dev/zero")).unwrap_err();
+        assert!(device.message.contains("not a regular file"), "{device:?}");
         let latin1 = dir.join("latin1.txt");
         std::fs::write(&latin1, b"interface s0\n description caf\xe9\n").unwrap();
         let bad = read_config(&latin1).unwrap_err();
