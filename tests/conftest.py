@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -57,3 +60,20 @@ def make_scenario():
 def pq() -> dict[str, str]:
     """The override that puts priority queuing on the bottleneck of voice-vs-flood."""
     return {"interfaces.r1.r2.output": "pq"}
+
+
+def qoslab_process(*args: object, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m qoslab ARGS...`` run in ``cwd``, its output captured as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "qoslab", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.fixture
+def run_qoslab() -> Callable[..., subprocess.CompletedProcess[str]]:
+    """The ``qoslab`` command as a separate process (see :func:`qoslab_process`)."""
+    return qoslab_process

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,16 +19,6 @@ topology:
     - {between: [a, b], rat: 1Mbps}
 traffic: []
 """
-
-
-def qoslab_process(*args: object, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "qoslab", *map(str, args)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
 
 
 @pytest.fixture
@@ -157,8 +145,8 @@ def test_bench_runs_every_case(capsys):
     assert {"fifo", "pq", "wfq", "llq", "wred", "tcp100"} <= set(rows)
 
 
-def test_module_entry_point_runs_a_scenario(voice_vs_flood, tmp_path):
-    result = qoslab_process("run", voice_vs_flood, "-o", tmp_path / "out", cwd=tmp_path)
+def test_module_entry_point_runs_a_scenario(run_qoslab, voice_vs_flood, tmp_path):
+    result = run_qoslab("run", voice_vs_flood, "-o", tmp_path / "out", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "voice" in result.stdout
     assert (tmp_path / "out" / "results.json").is_file()
@@ -196,10 +184,10 @@ def test_version_option(capsys):
     ],
 )
 def test_bad_input_exits_2_with_the_message_and_no_traceback(
-    args, fragments, voice_vs_flood, bad_scenario, tmp_path
+    run_qoslab, args, fragments, voice_vs_flood, bad_scenario, tmp_path
 ):
     args = [arg.format(example=voice_vs_flood, bad=bad_scenario) for arg in args]
-    result = qoslab_process(*args, cwd=tmp_path)
+    result = run_qoslab(*args, cwd=tmp_path)
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert result.stdout == ""

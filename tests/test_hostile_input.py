@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -31,16 +29,6 @@ CONTROL_NAMES = {
 """Names that a terminal would act on: the scenario refuses them."""
 
 RAW_CONTROLS = ("\x1b", "\x07", "\x9b", "\x7f")
-
-
-def qoslab_process(*args: object, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "qoslab", *map(str, args)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
 
 
 @pytest.fixture
@@ -107,11 +95,11 @@ def test_non_utf8_names_the_byte_and_line(tmp_path, capsys):
     ],
 )
 def test_unusable_scenario_files_exit_2_without_a_traceback(
-    command, make_input, fragment, tmp_path
+    run_qoslab, command, make_input, fragment, tmp_path
 ):
     path = make_input(tmp_path)
     extra = ["--vary", "run.duration=1s,2s"] if command == "order-of-failure" else []
-    result = qoslab_process(command, path, *extra, cwd=tmp_path)
+    result = run_qoslab(command, path, *extra, cwd=tmp_path)
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
     assert result.stderr.startswith(f"error: {path}: ")
@@ -166,10 +154,10 @@ def test_a_dict_nested_beyond_any_scenario_is_a_scenario_error():
     ],
 )
 def test_bad_options_exit_2_without_a_traceback(
-    args, fragment, tmp_path, scenario_file, make_scenario
+    run_qoslab, args, fragment, tmp_path, scenario_file, make_scenario
 ):
     scenario = scenario_file(make_scenario())
-    result = qoslab_process(*(arg.format(scenario=scenario) for arg in args), cwd=tmp_path)
+    result = run_qoslab(*(arg.format(scenario=scenario) for arg in args), cwd=tmp_path)
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
     assert fragment in result.stderr
