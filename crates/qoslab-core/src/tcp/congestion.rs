@@ -10,9 +10,10 @@
 //! fast recovery itself (window inflation, partial ACKs) belongs to the sender
 //! ([`super::sender`], RFC 6582). A retransmission timeout sets the window to one MSS (the
 //! loss window, RFC 5681 §3.1) and the threshold the same way as a loss — unless the
-//! sender says the reduction for this window was already made (a timeout during fast
-//! recovery or repeating an earlier one): then the threshold stays, as in Linux's
-//! `tcp_enter_loss` (`net/ipv4/tcp_input.c`); the sender's header gives the rule.
+//! sender says the loss was already answered (a timeout during fast recovery, or one
+//! repeating the previous timeout with nothing acknowledged in between): then the
+//! threshold stays (RFC 5681 §3.1; Linux's `tcp_enter_loss` in `net/ipv4/tcp_input.c`);
+//! the sender's header gives the rule.
 
 use super::cubic::Cubic;
 use crate::time::SimTime;

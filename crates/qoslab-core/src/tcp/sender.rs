@@ -13,17 +13,16 @@
 //!   none is running, restarted when new data is acknowledged, stopped when nothing is
 //!   outstanding. On expiry: back off, window one MSS, and go back to `snd_una`
 //!   (everything after it is sent again as the window reopens).
-//! * **Threshold on a timeout.** Lowered from the flight only if no reduction has been
-//!   made for the data outstanding yet, i.e. when `snd_una` has reached `recover`. A timer
-//!   that expires during fast recovery, or again before the data sent ahead of an earlier
-//!   expiry is acknowledged, keeps ssthresh as that episode set it: the loss was already
-//!   answered, and the flight then is no measure of the path — NewReno's recovery inflates
-//!   cwnd by one MSS per duplicate ACK and sends new data with it, so halving that flight
-//!   would aim the next slow start at about twice what the path holds. Linux likewise
-//!   recomputes ssthresh on a timeout only when the current window has not been reduced
-//!   yet (`tcp_enter_loss` in `net/ipv4/tcp_input.c`: not while in fast recovery, nor on a
-//!   timer retransmitting again); RFC 5681 §3.1 holds ssthresh constant over repeated
-//!   timeouts of one segment.
+//! * **Threshold on a timeout.** Lowered to max(FlightSize/2, 2·MSS) (CUBIC: cwnd·β) —
+//!   except when the loss being timed has already lowered it: a timer that expires during
+//!   fast recovery keeps the ssthresh recovery set, and so does one that expires again
+//!   before anything new is acknowledged (RFC 5681 §3.1: held constant when the segment
+//!   was already retransmitted by the timer). In fast recovery the flight is no measure of
+//!   the path: NewReno inflates cwnd by one MSS per duplicate ACK and sends new data with
+//!   it, so halving that flight would aim the next slow start at about twice what the path
+//!   holds, overflow the buffer again and time out again. Linux likewise leaves ssthresh
+//!   alone on a timeout in its Recovery state (`tcp_enter_loss` in
+//!   `net/ipv4/tcp_input.c` reduces it only once per window).
 //! * **RTT.** One segment at a time is timed; the sample is taken when an ACK covers it, and
 //!   timing is abandoned when it is retransmitted (Karn's rule).
 //! * **Loss recovery.** NewReno (RFC 6582): the third duplicate ACK, when the ACK covers more
@@ -117,6 +116,8 @@ pub struct Sender {
     recover: u64,
     partial_acks: u32,
     timing: Option<(u64, SimTime)>,
+    /// `snd_una` when the timer last expired.
+    timeout_una: Option<u64>,
     /// When the retransmission timer expires, if it runs.
     pub rto_deadline: Option<SimTime>,
     syn_retransmitted: bool,
@@ -150,6 +151,7 @@ impl Sender {
             recover: 0,
             partial_acks: 0,
             timing: None,
+            timeout_una: None,
             rto_deadline: None,
             syn_retransmitted: false,
             scoreboard: None,
@@ -437,11 +439,12 @@ impl Sender {
         }
         self.counters.timeouts += 1;
         self.rtt.back_off();
-        // Below `recover` the window's loss has already lowered ssthresh: the flight now is
-        // inflated by recovery (or holds data the receiver may already have), not a measure
-        // of what the path holds.
-        let already_reduced = self.snd_una < self.recover;
+        // In fast recovery the loss has already lowered ssthresh and the flight is inflated
+        // by recovery; an expiry with nothing acknowledged since the last one repeats it.
+        let repeated = self.timeout_una == Some(self.snd_una) && self.snd_una < self.recover;
+        let already_reduced = self.recovery.is_some() || repeated;
         self.cc.on_timeout(self.flight_bytes(), already_reduced);
+        self.timeout_una = Some(self.snd_una);
         self.recovery = None;
         self.dupacks = 0;
         self.recover = self.snd_max;
