@@ -23,8 +23,14 @@
 //!
 //! **CoDel** (RFC 8289 §5), per bucket, at dequeue. The sojourn time of the packet at the
 //! head is now minus its enqueue time. The bucket is *above target* when that sojourn is at
-//! least `target` and the bucket still holds more than one MTU (1500 B) after the packet is
-//! taken. When the bucket first goes above target, CoDel notes `first_above = now +
+//! least `target` and the whole discipline — all buckets together, not this bucket alone —
+//! still holds more than one MTU (1500 B) after the packet is taken. That is how Linux runs
+//! it: `fq_codel_dequeue` (`net/sched/sch_fq_codel.c`) hands `codel_dequeue` the qdisc's
+//! backlog (`sch->qstats.backlog`), and `codel_should_drop` (`include/net/codel_impl.h`)
+//! compares that with the MTU; RFC 8289's reference code tests the queue CoDel manages,
+//! which under FQ-CoDel would be the bucket. A flow that keeps less than one MTU queued
+//! can therefore be dropped or marked while other flows fill the link. When the bucket
+//! first goes above target, CoDel notes `first_above = now +
 //! interval`; if it stays above target until then, the packet may be dropped. On that first
 //! drop CoDel enters its dropping state and schedules the next drop at `now +
 //! interval / √count`. While dropping, each time now reaches the scheduled instant the head
@@ -71,7 +77,9 @@ pub const DEFAULT_LIMIT_PACKETS: u32 = 10_240;
 pub const DEFAULT_TARGET_NS: u64 = 5 * NS_PER_MS;
 /// Default CoDel interval, ns (RFC 8289 §4.3: 100 ms).
 pub const DEFAULT_INTERVAL_NS: u64 = 100 * NS_PER_MS;
-/// A bucket holding at most this many bytes is never above target (one IP MTU).
+/// While the discipline holds at most this many bytes, no bucket is above target (one IP
+/// MTU; Linux compares its backlog of frames with the device MTU plus the Ethernet header,
+/// the same one full-sized packet).
 pub const MTU_BYTES: u64 = 1500;
 /// Most packets dropped from the fattest bucket at one overflow (Linux `drop_batch 64`).
 pub const DROP_BATCH_PACKETS: u32 = 64;
@@ -156,6 +164,8 @@ pub struct FqCodel {
     interval_ns: u64,
     ecn: bool,
     packets: u32,
+    /// Bytes held by all buckets together (the backlog CoDel compares with the MTU).
+    bytes: u64,
 }
 
 /// ⌊√n⌋ for a `u128`.
@@ -270,6 +280,7 @@ impl FqCodel {
             interval_ns,
             ecn: params.ecn.unwrap_or(true),
             packets: 0,
+            bytes: 0,
         })
     }
 
@@ -296,6 +307,7 @@ impl FqCodel {
         self.slots[index as usize].next = self.free;
         self.free = index;
         self.packets -= 1;
+        self.bytes -= slot.packet.size_bytes as u64;
         Some((slot.packet, slot.enqueued))
     }
 
@@ -324,7 +336,7 @@ impl FqCodel {
         let sojourn_ns = now.since(enqueued);
         let b = &mut self.buckets[bucket];
         let mut ok_to_drop = false;
-        if sojourn_ns < self.target_ns || b.bytes <= MTU_BYTES {
+        if sojourn_ns < self.target_ns || self.bytes <= MTU_BYTES {
             b.codel.first_above_ns = 0;
         } else if b.codel.first_above_ns == 0 {
             b.codel.first_above_ns = now_ns + self.interval_ns;
@@ -438,6 +450,7 @@ impl Qdisc for FqCodel {
             self.new_flows.push_back(bucket as u32);
         }
         self.packets += 1;
+        self.bytes += packet.size_bytes as u64;
         if self.packets > self.limit_packets {
             self.drop_from_fattest(ctx);
         }
@@ -618,6 +631,38 @@ mod tests {
         assert_eq!(q.buckets[b].codel.drop_next_ns, 280_710_678);
         assert_eq!(h.classes[0].ecn_marked_packets, 2);
         assert_eq!(h.classes[0].dropped_for(DropReason::Codel), 0);
+    }
+
+    /// The "more than one MTU queued" test looks at the whole discipline, as Linux's
+    /// `fq_codel` does. At 0 flow 1 queues two 1000-byte packets and flow 2 ten of 1500 B.
+    /// At 10 ms flow 1 (new list) sends its first packet after 10 ms of sojourn; its own
+    /// bucket keeps 1000 B, under one MTU, but the discipline keeps 16 000 B: above target,
+    /// first_above = 110 ms. At 120 ms its second packet has waited 120 ms and the
+    /// discipline still holds 15 000 B: CoDel drops it, the bucket is empty and flow 2's
+    /// first packet goes instead. Judged on the bucket alone (1000 B, then 0 B) flow 1
+    /// would never be above target and both its packets would be sent.
+    #[test]
+    fn codel_counts_the_backlog_of_all_buckets_against_the_mtu() {
+        let mut q = build("{ecn: false}").unwrap();
+        let mut h = harness(1);
+        let flow = |id: u64, port: u16, size: u32| {
+            let mut p = packet(id, size, 0);
+            p.src_port = port;
+            p
+        };
+        for id in 1..=2 {
+            q.enqueue(flow(id, 1, 1000), &mut h.ctx());
+        }
+        for id in 11..=20 {
+            q.enqueue(flow(id, 2, 1500), &mut h.ctx());
+        }
+        let b1 = q.bucket_of(&flow(0, 1, 0));
+        assert_ne!(b1, q.bucket_of(&flow(0, 2, 0)));
+        assert_eq!(dequeue_at(&mut q, &mut h, 10_000_000).unwrap().id, 1);
+        assert_eq!(q.buckets[b1].codel.first_above_ns, 110_000_000);
+        assert_eq!(dequeue_at(&mut q, &mut h, 120_000_000).unwrap().id, 11);
+        assert_eq!(h.classes[0].dropped_for(DropReason::Codel), 1);
+        assert_eq!((q.buckets[b1].packets, q.len_packets()), (0, 9));
     }
 
     #[test]

@@ -8,8 +8,12 @@
 //! loss detected by duplicate ACKs the threshold becomes max(FlightSize/2, 2·MSS) for
 //! NewReno (RFC 5681 eq. 4) or max(cwnd·β, 2·MSS) with β = 0.7 for CUBIC (RFC 9438 §4.6);
 //! fast recovery itself (window inflation, partial ACKs) belongs to the sender
-//! ([`super::sender`], RFC 6582). A retransmission timeout sets the threshold the same way
-//! and the window to one MSS (the loss window, RFC 5681 §3.1).
+//! ([`super::sender`], RFC 6582). A retransmission timeout sets the window to one MSS (the
+//! loss window, RFC 5681 §3.1) and the threshold the same way as a loss — unless the
+//! sender says the loss was already answered (a timeout during fast recovery, or one
+//! repeating the previous timeout with nothing acknowledged in between): then the
+//! threshold stays (RFC 5681 §3.1; Linux's `tcp_enter_loss` in `net/ipv4/tcp_input.c`);
+//! the sender's header gives the rule.
 
 use super::cubic::Cubic;
 use crate::time::SimTime;
@@ -89,9 +93,15 @@ impl Congestion {
         };
     }
 
-    /// The retransmission timer expired with `flight_bytes` outstanding.
-    pub fn on_timeout(&mut self, flight_bytes: u64) {
-        self.on_loss(flight_bytes);
+    /// The retransmission timer expired with `flight_bytes` outstanding. The threshold is
+    /// lowered only when `already_reduced` is false: a timeout inside a loss episode whose
+    /// reduction was already made keeps it.
+    pub fn on_timeout(&mut self, flight_bytes: u64, already_reduced: bool) {
+        if already_reduced {
+            self.avoidance_acked_bytes = 0;
+        } else {
+            self.on_loss(flight_bytes);
+        }
         self.cwnd_bytes = self.mss_bytes;
     }
 }
@@ -124,7 +134,11 @@ mod tests {
         assert_eq!(cc.ssthresh_bytes, 4500);
         cc.on_loss(3000);
         assert_eq!(cc.ssthresh_bytes, 2000);
-        cc.on_timeout(20_000);
+        cc.on_timeout(20_000, false);
+        assert_eq!((cc.ssthresh_bytes, cc.cwnd_bytes), (10_000, 1000));
+        // A timeout inside an episode already answered keeps the threshold.
+        cc.cwnd_bytes = 30_000;
+        cc.on_timeout(40_000, true);
         assert_eq!((cc.ssthresh_bytes, cc.cwnd_bytes), (10_000, 1000));
     }
 

@@ -11,16 +11,29 @@
 //!   already closed.
 //! * **Timer.** One retransmission timer (RFC 6298 §5): started when a segment leaves and
 //!   none is running, restarted when new data is acknowledged, stopped when nothing is
-//!   outstanding. On expiry: back off, threshold from the flight, window one MSS, and go
-//!   back to `snd_una` (everything after it is sent again as the window reopens).
+//!   outstanding. On expiry: back off, window one MSS, and go back to `snd_una`
+//!   (everything after it is sent again as the window reopens).
+//! * **Threshold on a timeout.** Lowered to max(FlightSize/2, 2·MSS) (CUBIC: cwnd·β) —
+//!   except when the loss being timed has already lowered it: a timer that expires during
+//!   fast recovery keeps the ssthresh recovery set, and so does one that expires again
+//!   before anything new is acknowledged (RFC 5681 §3.1: held constant when the segment
+//!   was already retransmitted by the timer). In fast recovery the flight is no measure of
+//!   the path: NewReno inflates cwnd by one MSS per duplicate ACK and sends new data with
+//!   it, so halving that flight would aim the next slow start at about twice what the path
+//!   holds, overflow the buffer again and time out again. Linux likewise leaves ssthresh
+//!   alone on a timeout in its Recovery state (`tcp_enter_loss` in
+//!   `net/ipv4/tcp_input.c` reduces it only once per window).
 //! * **RTT.** One segment at a time is timed; the sample is taken when an ACK covers it, and
 //!   timing is abandoned when it is retransmitted (Karn's rule).
 //! * **Loss recovery.** NewReno (RFC 6582): the third duplicate ACK, when the ACK covers more
 //!   than `recover`, retransmits `snd_una`, sets ssthresh and cwnd = ssthresh + 3·MSS, and
 //!   records `recover = snd_max`. Further duplicates inflate cwnd by one MSS. A partial ACK
 //!   (below `recover`) retransmits the next hole, deflates cwnd by the bytes it acknowledged
-//!   and adds one MSS back if it acknowledged at least one MSS; the first partial ACK
-//!   restarts the timer. A full ACK ends recovery with cwnd = min(ssthresh,
+//!   and adds one MSS back if it acknowledged at least one MSS; only the first partial ACK
+//!   restarts the timer (RFC 6582 §3.2, the variant it calls "Impatient": with many
+//!   holes in one window the timer ends a recovery that would take one round trip per
+//!   hole, and the slow start that follows aims at the threshold recovery set — see
+//!   above). A full ACK ends recovery with cwnd = min(ssthresh,
 //!   max(FlightSize, MSS) + MSS). After a timeout `recover = snd_max`, so duplicate ACKs
 //!   from the go-back-N retransmissions cannot start a second recovery.
 //! * **SACK-based recovery** (with SACK on, RFC 6675): an ACK that SACKs new data is a
@@ -103,6 +116,8 @@ pub struct Sender {
     recover: u64,
     partial_acks: u32,
     timing: Option<(u64, SimTime)>,
+    /// `snd_una` when the timer last expired.
+    timeout_una: Option<u64>,
     /// When the retransmission timer expires, if it runs.
     pub rto_deadline: Option<SimTime>,
     syn_retransmitted: bool,
@@ -136,6 +151,7 @@ impl Sender {
             recover: 0,
             partial_acks: 0,
             timing: None,
+            timeout_una: None,
             rto_deadline: None,
             syn_retransmitted: false,
             scoreboard: None,
@@ -423,7 +439,12 @@ impl Sender {
         }
         self.counters.timeouts += 1;
         self.rtt.back_off();
-        self.cc.on_timeout(self.flight_bytes());
+        // In fast recovery the loss has already lowered ssthresh and the flight is inflated
+        // by recovery; an expiry with nothing acknowledged since the last one repeats it.
+        let repeated = self.timeout_una == Some(self.snd_una) && self.snd_una < self.recover;
+        let already_reduced = self.recovery.is_some() || repeated;
+        self.cc.on_timeout(self.flight_bytes(), already_reduced);
+        self.timeout_una = Some(self.snd_una);
         self.recovery = None;
         self.dupacks = 0;
         self.recover = self.snd_max;
@@ -441,5 +462,65 @@ impl Sender {
     pub fn count_pure_ack(&mut self) {
         self.counters.segments += 1;
         self.counters.control += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    /// Feeds `sender` an ACK of `ack` with a fixed 1 MB window at `now_ms`; returns the
+    /// sequence numbers it sent in response.
+    fn ack(sender: &mut Sender, ack: u64, dup_candidate: bool, now_ms: u64) -> Vec<u64> {
+        let sack = SackBlocks::default();
+        let mut sent = Vec::new();
+        let fields = Ack { ack, window_bytes: 1 << 20, dup_candidate, sack: &sack };
+        sender.on_ack(&fields, SimTime(now_ms * MS), &mut |o| sent.push(o.seq));
+        sent
+    }
+
+    /// MSS 1000, initial window 10: the SYN is acknowledged at 20 ms and ten segments
+    /// (1 to 10 001) leave; the first is lost. Its third duplicate ACK starts fast recovery
+    /// with ssthresh = flight/2 = 5000 (NewReno) or ⌊0.7·cwnd⌋ = 7000 (CUBIC, cwnd 10 001
+    /// after the SYN's byte) and cwnd = ssthresh + 3 MSS. The other six duplicates inflate
+    /// cwnd by one MSS each and let new segments out (4 for NewReno, 6 for CUBIC), whose own
+    /// duplicates inflate it as much again: the flight grows to 18 000 B (CUBIC 22 000 B),
+    /// though the path never held more than 10 000. The retransmission is lost and the
+    /// timer expires: the window restarts at one MSS, but ssthresh stays where recovery put
+    /// it, where halving the inflated flight would give 9000 (CUBIC: 0.7 · 22 000 =
+    /// 15 400). A second expiry (the next retransmission lost too) keeps it again.
+    #[test]
+    fn a_timeout_during_recovery_keeps_the_threshold_recovery_set() {
+        let cases = [(CongestionControl::Newreno, 5000, 18_000), (CongestionControl::Cubic, 7000, 22_000)];
+        for (kind, threshold, inflated_bytes) in cases {
+            let mut s = Sender::new(kind, 1000, 10, 200 * MS);
+            s.open();
+            s.write(100_000);
+            s.output(SimTime::ZERO, &mut |o| assert_eq!(o.seq, 0));
+            let window: Vec<u64> = ack(&mut s, 1, false, 20);
+            assert_eq!(window, (0..10).map(|k| 1 + 1000 * k).collect::<Vec<_>>());
+            let mut new_segments = Vec::new();
+            for dup in 1..=9 {
+                let sent = ack(&mut s, 1, true, 40);
+                if dup == 3 {
+                    assert_eq!(sent, [1], "{kind:?}: fast retransmit");
+                    assert_eq!(s.cc.ssthresh_bytes, threshold, "{kind:?}");
+                } else {
+                    new_segments.extend(sent);
+                }
+            }
+            for _ in 0..new_segments.len() {
+                new_segments.extend(ack(&mut s, 1, true, 60));
+            }
+            assert_eq!((s.flight_bytes(), s.cc.cwnd_bytes), (inflated_bytes, inflated_bytes), "{kind:?}");
+            let mut resent = Vec::new();
+            s.on_timeout(SimTime(300 * MS), &mut |o| resent.push(o.seq));
+            assert_eq!(resent, [1], "{kind:?}: go back to snd_una with one MSS");
+            assert_eq!((s.cc.ssthresh_bytes, s.cc.cwnd_bytes), (threshold, 1000), "{kind:?}");
+            s.on_timeout(SimTime(700 * MS), &mut |_| {});
+            assert_eq!((s.cc.ssthresh_bytes, s.counters.timeouts), (threshold, 2), "{kind:?}");
+        }
     }
 }

@@ -26,6 +26,7 @@ mod red;
 mod shaping;
 mod study_traffic;
 mod tcp;
+mod tcp_recovery;
 mod traffic;
 mod tunnels;
 mod wfq;
