@@ -56,7 +56,7 @@ pub fn parse(
         message: e.message,
         hint: None,
     })?;
-    let located = Located { origin: origin.to_owned(), index, overrides: overrides.to_vec() };
+    let mut located = Located { origin: origin.to_owned(), index, overrides: Vec::new() };
     match &document {
         serde_json::Value::Object(_) => {}
         serde_json::Value::Null => {
@@ -78,7 +78,9 @@ pub fn parse(
         map.retain(|key, _| !key.starts_with("x-"));
     }
     for change in overrides {
-        overrides::apply(&mut document, change).map_err(|issue| located.error(issue))?;
+        let written =
+            overrides::apply(&mut document, change).map_err(|issue| located.at_override(change, issue))?;
+        located.overrides.push((change.clone(), written));
     }
     if let Some(issue) = control_character(&document, "") {
         return Err(located.error(issue));
@@ -142,31 +144,43 @@ fn control_character(value: &serde_json::Value, path: &str) -> Option<Issue> {
 }
 
 /// What turns a key path into a place in the source: the origin, the positions of the
-/// document's keys, and the overrides (whose values have no position in the file).
+/// document's keys, and the overrides applied (each with the key path it wrote, in the
+/// document's own form: `[i]` where it indexed a list, `.key` where it named a key).
 pub struct Located {
     origin: String,
     index: PositionIndex,
-    overrides: Vec<Override>,
+    overrides: Vec<(Override, String)>,
+}
+
+/// Whether `path` is `ancestor` or lies below it.
+fn at_or_below(path: &str, ancestor: &str) -> bool {
+    path.strip_prefix(ancestor).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
 }
 
 impl Located {
-    /// Places `issue`: in the file, or in the `--set` that supplied the value.
+    /// Places `issue`: in the file, or in the `--set` that supplied the value — the last one
+    /// that wrote the value at fault or a value inside it, or that wrote inside it a value
+    /// the file does not have (a key or a mapping the `--set` created makes its parent
+    /// wrong, not the file).
     pub fn error(&self, issue: Issue) -> ScenarioError {
-        let from_override = self.overrides.iter().rev().find(|o| {
-            let path = o.normalized_path();
-            issue.key_path == path
-                || issue.key_path.starts_with(&format!("{path}."))
-                || issue.key_path.starts_with(&format!("{path}["))
+        let from_override = self.overrides.iter().rev().find(|(_, written)| {
+            at_or_below(&issue.key_path, written)
+                || (at_or_below(written, &issue.key_path) && !self.index.has(written))
         });
         match from_override {
-            Some(o) => ScenarioError {
-                origin: format!("{} (--set {}={})", self.origin, o.key_path, o.value),
-                position: None,
-                key_path: issue.key_path,
-                message: issue.message,
-                hint: issue.hint,
-            },
+            Some((change, _)) => self.at_override(change, issue),
             None => issue.locate(&self.origin, &self.index),
+        }
+    }
+
+    /// Places `issue` in the `--set` `change`.
+    fn at_override(&self, change: &Override, issue: Issue) -> ScenarioError {
+        ScenarioError {
+            origin: format!("{} (--set {}={})", self.origin, change.key_path, change.value),
+            position: None,
+            key_path: issue.key_path,
+            message: issue.message,
+            hint: issue.hint,
         }
     }
 }

@@ -44,8 +44,9 @@ fn segments(path: &str) -> Vec<&str> {
     path.split(['.', '[', ']']).filter(|s| !s.is_empty()).collect()
 }
 
-/// Applies `change` to `document`.
-pub fn apply(document: &mut Value, change: &Override) -> Result<(), Issue> {
+/// Applies `change` to `document`; returns the key path it wrote in the document's own form
+/// (`[i]` where a segment indexed a list, `.key` where it named a key of a mapping).
+pub fn apply(document: &mut Value, change: &Override) -> Result<String, Issue> {
     let at = change.normalized_path();
     let (value, _) = yaml::parse(&change.value).map_err(|e| {
         Issue::at(&at, format!("the value `{}` is not valid YAML: {}", change.value, e.message))
@@ -57,13 +58,10 @@ pub fn apply(document: &mut Value, change: &Override) -> Result<(), Issue> {
     let mut node = document;
     let mut walked = String::new();
     for part in parents {
-        walked = match (part.parse::<usize>(), walked.is_empty()) {
-            (Ok(i), _) => format!("{walked}[{i}]"),
-            (Err(_), true) => (*part).to_owned(),
-            (Err(_), false) => format!("{walked}.{part}"),
-        };
+        walked = descend(&walked, part, node.is_array());
         node = step(node, part, &walked, true)?;
     }
+    let written = descend(&walked, last, node.is_array());
     match node {
         Value::Array(items) => {
             let slot = index_into(items, last, &at)?;
@@ -79,7 +77,16 @@ pub fn apply(document: &mut Value, change: &Override) -> Result<(), Issue> {
             ))
         }
     }
-    Ok(())
+    Ok(written)
+}
+
+/// The key path of `part` under `parent`: an index of a list, or a key of anything else.
+fn descend(parent: &str, part: &str, in_list: bool) -> String {
+    match (in_list, parent.is_empty()) {
+        (true, _) => format!("{parent}[{part}]"),
+        (false, true) => part.to_owned(),
+        (false, false) => format!("{parent}.{part}"),
+    }
 }
 
 fn index_into<'a>(items: &'a mut [Value], part: &str, at: &str) -> Result<&'a mut Value, Issue> {

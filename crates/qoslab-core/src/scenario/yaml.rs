@@ -17,6 +17,7 @@ use serde_json::{Map, Number, Value};
 use std::collections::HashMap;
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
+use yaml_rust2::ScanError;
 use yaml_rust2::Yaml;
 
 /// A 1-based line and column in the scenario text.
@@ -41,6 +42,11 @@ pub struct PositionIndex {
 }
 
 impl PositionIndex {
+    /// Whether the text has `path` itself.
+    pub fn has(&self, path: &str) -> bool {
+        self.positions.contains_key(path)
+    }
+
     /// Position of `path`, or of its nearest ancestor that has one.
     pub fn find(&self, path: &str) -> Option<Position> {
         let mut path = path;
@@ -295,23 +301,40 @@ fn forbidden_character(text: &str) -> Option<YamlError> {
     None
 }
 
+/// A syntax error, placed within the text: the scanner puts the end of the text at the start
+/// of a line after the last, where an editor cannot go; it is the end of the last line.
+fn syntax_error(error: &ScanError, text: &str) -> YamlError {
+    let mut position: Position = (*error.marker()).into();
+    let lines = text.lines().count().max(1);
+    if position.line > lines {
+        let last = text.lines().last().unwrap_or_default();
+        position = Position { line: lines, column: last.chars().count() + 1 };
+    }
+    YamlError { position, message: format!("YAML syntax error: {}", error.info()) }
+}
+
 /// Parses one YAML document into a tree and the positions of its key paths.
+///
+/// The parser's events are pulled one at a time (the library's own loader recurses once per
+/// level of nesting, so deep nesting would overflow the stack before anything could refuse
+/// it), and reading stops at the first problem.
 pub fn parse(text: &str) -> Result<(Value, PositionIndex), YamlError> {
     if let Some(error) = forbidden_character(text) {
         return Err(error);
     }
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut builder = Builder::default();
-    let mut parser = Parser::new_from_str(text.strip_prefix('\u{feff}').unwrap_or(text));
-    let scanned = parser.load(&mut builder, true);
-    // The builder stops at the first problem it sees; what the scanner finds further on
-    // (in a second document, say) is not the first problem.
-    if let Some(error) = builder.error {
-        return Err(error);
+    let mut parser = Parser::new_from_str(text);
+    loop {
+        let (event, mark) = parser.next_token().map_err(|e| syntax_error(&e, text))?;
+        if event == Event::StreamEnd {
+            break;
+        }
+        builder.on_event(event, mark);
+        if let Some(error) = builder.error {
+            return Err(error);
+        }
     }
-    scanned.map_err(|e| YamlError {
-        position: (*e.marker()).into(),
-        message: format!("YAML syntax error: {}", e.info()),
-    })?;
     Ok((builder.root.unwrap_or(Value::Null), builder.index))
 }
 
@@ -376,6 +399,24 @@ mod tests {
         assert!(err.message.contains("second YAML document"), "{}", err.message);
         // An explicit start of the only document is fine.
         assert!(parse("---\na: 1\n...\n").is_ok());
+    }
+
+    #[test]
+    fn deep_block_nesting_is_refused_not_a_stack_overflow() {
+        let deep = format!("name: x\nrun:\n{}1\n", "- ".repeat(20_000));
+        let err = parse(&deep).unwrap_err();
+        assert!(err.message.contains("nested more than"), "{}", err.message);
+        assert_eq!(err.position.line, 3);
+    }
+
+    #[test]
+    fn a_syntax_error_at_the_end_stays_on_the_last_line() {
+        let err = parse("name: [a").unwrap_err();
+        assert_eq!(err.position, Position { line: 1, column: 9 }, "{}", err.message);
+        let err = parse("name: x\nrun: {duration: 1s").unwrap_err();
+        assert_eq!(err.position.line, 2, "{}", err.message);
+        // With a final line break, too, the error is at the end of the last line.
+        assert_eq!(parse("name: [a\n").unwrap_err().position, Position { line: 1, column: 9 });
     }
 
     #[test]

@@ -43,3 +43,31 @@ fn overridden_values_are_blamed_on_the_override() {
     );
     assert!(shown.contains("Did you mean `pq`"), "{shown}");
 }
+
+/// The `--set` blamed is the one that wrote the value at fault: not a later one whose key
+/// is a prefix of its own, and also one that made a mapping of the file wrong by adding a
+/// key to it or creating it — the file has no such line to point at.
+#[test]
+fn the_override_that_wrote_the_fault_is_blamed() {
+    let example = include_str!("../../../../examples/voice-vs-flood.yaml");
+    let lmr = include_str!("../../../../examples/lmr-push-to-talk.yaml");
+    let origin_of = |text: &str, sets: &[&str]| {
+        let sets: Vec<_> = sets.iter().map(|s| qoslab_core::Override::parse(s).unwrap()).collect();
+        let error = load(text, "ex.yaml", &sets, None).err().expect("rejected");
+        (error.origin, error.position)
+    };
+    let cases: [(&str, &[&str], &str); 4] = [
+        (example, &["traffic[0].dscp='", "traffic=[]"], "ex.yaml (--set traffic[0].dscp=')"),
+        (example, &["topology.nodes.r1.99=1"], "ex.yaml (--set topology.nodes.r1.99=1)"),
+        (example, &["traffic.0.app.users=2"], "ex.yaml (--set traffic.0.app.users=2)"),
+        (lmr, &["traffic[0].app.talk[1]=true"], "ex.yaml (--set traffic[0].app.talk[1]=true)"),
+    ];
+    for (text, sets, origin) in cases {
+        assert_eq!(origin_of(text, sets), (origin.to_owned(), None), "{sets:?}");
+    }
+    // A fault in the file's own value stays in the file, though a `--set` changed a key the
+    // file has beside it.
+    let zero_rate = example.replace("rate_pps: 50", "rate_pps: 0");
+    let (origin, position) = origin_of(&zero_rate, &["traffic.0.pattern.size=100B"]);
+    assert_eq!((origin.as_str(), position.map(|p| p.line)), ("ex.yaml", Some(58)));
+}
