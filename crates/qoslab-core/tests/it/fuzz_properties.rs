@@ -56,6 +56,10 @@ const AWKWARD: &[&str] = &[
     "0B",
 ];
 
+/// Words put in place of a word of an IOS configuration: the words above and numbers past
+/// the range of the fields they land in (the importer only reads them, builds no queue).
+const IOS_AWKWARD: &[&str] = &["4294967295", "4294967296", "18446744073709551616", "99999999999"];
+
 /// Values given to `--set`: edge values of the right kinds (which often load), flow
 /// collections, an undefined alias and text that is not YAML at all.
 const HOSTILE: &[&str] = &[
@@ -135,7 +139,7 @@ enum Edit {
     DeleteLine(Index),
     DuplicateLine(Index),
     /// Replaces one word (a run of characters other than spaces and YAML punctuation) by
-    /// `AWKWARD[value]`, or by a long string past its end.
+    /// one of the awkward values, or by a long string past their end.
     Replace(Index, Index),
 }
 
@@ -166,7 +170,8 @@ fn words(text: &str) -> Vec<(usize, usize)> {
     spans
 }
 
-fn apply(text: &str, edits: &[Edit]) -> String {
+/// `text` with `edits` made in turn, words replaced by one of `values`.
+fn apply(text: &str, edits: &[Edit], values: &[&str]) -> String {
     let mut text = text.to_owned();
     for edit in edits {
         text = match edit {
@@ -191,8 +196,8 @@ fn apply(text: &str, edits: &[Edit]) -> String {
                 spans if spans.is_empty() => text,
                 spans => {
                     let (start, end) = spans[word.index(spans.len())];
-                    let k = value.index(AWKWARD.len() + 1);
-                    let value = AWKWARD.get(k).map_or_else(long_word, |v| (*v).to_owned());
+                    let k = value.index(values.len() + 1);
+                    let value = values.get(k).map_or_else(long_word, |v| (*v).to_owned());
                     format!("{}{value}{}", &text[..start], &text[end..])
                 }
             },
@@ -249,7 +254,7 @@ fn mutated_scenarios_are_refused_at_their_place_or_run_clean() {
     TestRunner::new(config(600, 1))
         .run(&strategy, |(example, edits)| {
             let (text, origin) = &examples[example.index(examples.len())];
-            let mutated = apply(text, &edits);
+            let mutated = apply(text, &edits, AWKWARD);
             let counter = if load_and_run(&mutated, origin, &[]) { &ran } else { &refused };
             counter.set(counter.get() + 1);
             Ok(())
@@ -381,11 +386,12 @@ fn policy_is_its_own_child(text: &str) -> bool {
 fn mutated_ios_configurations_resolve_or_say_why() {
     let mut configs = files("tests/ios", "txt");
     configs.extend(files("examples/ios", "txt"));
+    let values: Vec<&str> = AWKWARD.iter().chain(IOS_AWKWARD).copied().collect();
     let resolved = Cell::new(0);
     let strategy = (any::<Index>(), prop::collection::vec(edit(), 1..5));
     TestRunner::new(config(1000, 4))
         .run(&strategy, |(pick, edits)| {
-            let text = apply(&configs[pick.index(configs.len())].0, &edits);
+            let text = apply(&configs[pick.index(configs.len())].0, &edits, &values);
             if policy_is_its_own_child(&text) {
                 return Ok(());
             }
