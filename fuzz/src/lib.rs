@@ -34,27 +34,34 @@ pub fn example_scenarios() -> Vec<(String, String)> {
 
 /// Panics unless `error` names where it is: its origin, and a line and column or a key path
 /// (or the `--set` it came from); only an error about the whole document may have neither,
-/// and then it says so.
-pub fn assert_located(error: &ScenarioError) {
+/// and then it says so. A line and column must lie in `text` (or just past its end).
+pub fn assert_located(error: &ScenarioError, text: &str) {
     assert!(!error.origin.is_empty(), "an error without an origin: {error:?}");
     assert!(!error.message.is_empty(), "an error without a message: {error:?}");
     let placed = error.position.is_some() || !error.key_path.is_empty() || error.origin.contains("(--set ");
     let whole_document = error.message.contains("scenario") || error.message.starts_with("missing key `");
     assert!(placed || whole_document, "an error without a place: {error:?}");
+    if let Some(position) = error.position {
+        let lines = text.lines().count() + 1;
+        assert!(
+            (1..=lines).contains(&position.line) && position.column >= 1,
+            "a position outside the text: {error:?}"
+        );
+    }
 }
 
 /// Loads `text` with `overrides`; if it loads, loads it again cut to [`RUN_DURATION`] with no
 /// warm-up and runs it to the end, which must pass the end-of-run checks.
 pub fn load_and_run(text: &str, origin: &str, overrides: &[Override]) {
     match qoslab_core::load(text, origin, overrides, None) {
-        Err(error) => assert_located(&error),
+        Err(error) => assert_located(&error, text),
         Ok(_) => {
             let mut short = overrides.to_vec();
             for setting in [format!("run.duration={RUN_DURATION}"), "run.warmup=0s".to_owned()] {
                 short.push(Override::parse(&setting).expect("a valid override"));
             }
             match qoslab_core::load(text, origin, &short, None) {
-                Err(error) => assert_located(&error),
+                Err(error) => assert_located(&error, text),
                 Ok(sim) => finish(sim),
             }
         }

@@ -207,13 +207,21 @@ fn apply(text: &str, edits: &[Edit], values: &[&str]) -> String {
     text
 }
 
-/// Panics unless `error` names its place (see the module comment).
-fn assert_located(error: &ScenarioError) {
+/// Panics unless `error` names its place (see the module comment), a line and column of
+/// `text` if it has one.
+fn assert_located(error: &ScenarioError, text: &str) {
     assert!(!error.origin.is_empty(), "no origin: {error:?}");
     assert!(!error.message.is_empty(), "no message: {error:?}");
     let placed = error.position.is_some() || !error.key_path.is_empty() || error.origin.contains("(--set ");
     let whole_document = error.message.contains("scenario") || error.message.starts_with("missing key `");
     assert!(placed || whole_document, "an error without a place: {error}");
+    if let Some(position) = error.position {
+        let lines = text.lines().count() + 1;
+        assert!(
+            (1..=lines).contains(&position.line) && position.column >= 1,
+            "a position outside the text: {error:?}"
+        );
+    }
 }
 
 /// Loads `text` with `overrides`: an error must name its place; a scenario that loads is run
@@ -222,7 +230,7 @@ fn assert_located(error: &ScenarioError) {
 fn load_and_run(text: &str, origin: &str, overrides: &[Override]) -> bool {
     match load(text, origin, overrides, None) {
         Err(error) => {
-            assert_located(&error);
+            assert_located(&error, text);
             false
         }
         Ok(_) => {
@@ -230,7 +238,7 @@ fn load_and_run(text: &str, origin: &str, overrides: &[Override]) -> bool {
             short.extend(SHORT_RUN.iter().map(|o| Override::parse(o).unwrap()));
             match load(text, origin, &short, None) {
                 Err(error) => {
-                    assert_located(&error);
+                    assert_located(&error, text);
                     false
                 }
                 Ok(sim) => {
