@@ -11,6 +11,7 @@ mod custom;
 mod defaults;
 mod determinism;
 mod example;
+mod fuzz_properties;
 mod hops;
 mod ios;
 mod lfi;
