@@ -42,13 +42,10 @@ pub fn assert_located(error: &ScenarioError, text: &str) {
     let whole_document = error.message.contains("scenario") || error.message.starts_with("missing key `");
     assert!(placed || whole_document, "an error without a place: {error:?}");
     if let Some(position) = error.position {
-        // YAML ends a line at a line feed, a carriage return, or the two together; the end of
-        // the text is column 1 of the line after the last line break, even when the text does
-        // not end with one.
+        // YAML ends a line at a line feed, a carriage return, or the two together.
         let breaks = text.replace("\r\n", "\n").matches(['\n', '\r']).count();
-        let at_end = position.line == breaks + 2 && position.column == 1;
         assert!(
-            ((1..=breaks + 1).contains(&position.line) || at_end) && position.column >= 1,
+            (1..=breaks + 1).contains(&position.line) && position.column >= 1,
             "a position outside the text: {error:?}"
         );
     }

@@ -269,10 +269,12 @@ impl MarkedEventReceiver for Builder {
 fn forbidden_character(text: &str) -> Option<YamlError> {
     let mut line = 1;
     let mut column = 1;
-    for (offset, c) in text.char_indices() {
+    let mut chars = text.char_indices().peekable();
+    while let Some((offset, c)) = chars.next() {
+        let lone_return = c == '\r' && chars.peek().is_none_or(|&(_, next)| next != '\n');
         let what = match c {
-            '\t' | '\r' => None,
-            '\n' => {
+            '\t' | '\r' if !lone_return => None,
+            '\n' | '\r' => {
                 line += 1;
                 column = 0;
                 None
@@ -301,16 +303,31 @@ fn forbidden_character(text: &str) -> Option<YamlError> {
     None
 }
 
-/// A syntax error, placed within the text: the scanner puts the end of the text at the start
-/// of a line after the last, where an editor cannot go; it is the end of the last line.
-fn syntax_error(error: &ScanError, text: &str) -> YamlError {
-    let mut position: Position = (*error.marker()).into();
-    let lines = text.lines().count().max(1);
-    if position.line > lines {
-        let last = text.lines().last().unwrap_or_default();
-        position = Position { line: lines, column: last.chars().count() + 1 };
+/// The last place of the text: its last line and the column after its last character. The
+/// scanner puts the end of a text that does not end with a line break at the start of a line
+/// after the last, where an editor cannot go; such a place is moved here. (Lines end as YAML
+/// ends them: at a line feed, a carriage return, or both together.)
+fn end_of(text: &str) -> Position {
+    let text = text.replace("\r\n", "\n");
+    let last = text.rsplit(['\n', '\r']).next().unwrap_or_default();
+    Position { line: text.matches(['\n', '\r']).count() + 1, column: last.chars().count() + 1 }
+}
+
+/// `position` if it lies in the text whose end is `end`, else `end`.
+fn within(position: Position, end: Position) -> Position {
+    if position.line > end.line {
+        end
+    } else {
+        position
     }
-    YamlError { position, message: format!("YAML syntax error: {}", error.info()) }
+}
+
+/// A syntax error, placed within the text.
+fn syntax_error(error: &ScanError, text: &str) -> YamlError {
+    YamlError {
+        position: within((*error.marker()).into(), end_of(text)),
+        message: format!("YAML syntax error: {}", error.info()),
+    }
 }
 
 /// Parses one YAML document into a tree and the positions of its key paths.
@@ -332,9 +349,11 @@ pub fn parse(text: &str) -> Result<(Value, PositionIndex), YamlError> {
         }
         builder.on_event(event, mark);
         if let Some(error) = builder.error {
-            return Err(error);
+            return Err(YamlError { position: within(error.position, end_of(text)), ..error });
         }
     }
+    let end = end_of(text);
+    builder.index.positions.values_mut().for_each(|p| *p = within(*p, end));
     Ok((builder.root.unwrap_or(Value::Null), builder.index))
 }
 
@@ -410,13 +429,19 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_value_at_the_end_is_placed_on_the_last_line() {
+        let (_, index) = parse("a:\n  - x\n  -").unwrap();
+        assert_eq!(index.find("a[1]"), Some(Position { line: 3, column: 4 }));
+    }
+
+    #[test]
     fn a_syntax_error_at_the_end_stays_on_the_last_line() {
         let err = parse("name: [a").unwrap_err();
         assert_eq!(err.position, Position { line: 1, column: 9 }, "{}", err.message);
         let err = parse("name: x\nrun: {duration: 1s").unwrap_err();
         assert_eq!(err.position.line, 2, "{}", err.message);
-        // With a final line break, too, the error is at the end of the last line.
-        assert_eq!(parse("name: [a\n").unwrap_err().position, Position { line: 1, column: 9 });
+        // With a final line break the empty line after the text is a real place.
+        assert_eq!(parse("name: [a\n").unwrap_err().position, Position { line: 2, column: 1 });
     }
 
     #[test]
