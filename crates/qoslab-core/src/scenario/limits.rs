@@ -5,9 +5,9 @@
 //! **Memory.** Before anything is built, the structures whose size follows the scenario's
 //! numbers are counted from the document: per node the routing table row (a next hop per
 //! destination, so nodes² entries in all), per port its discipline and counters, per flow
-//! (traffic entries × `copies`, two rows per TCP application user's connection) its
-//! statistics — a delay histogram of fixed size at the destination and at each observed
-//! port. Queue contents are not counted: they are bounded by the traffic, not the document,
+//! row (traffic entries × `copies`; an application has a row each way, and each of its
+//! users' connections adds its state) its statistics — a delay histogram of fixed size at
+//! the destination and at each observed port. Queue contents are not counted: they are bounded by the traffic, not the document,
 //! and the run itself stops when the packets in flight would need more than the memory left
 //! (see [`Limits::max_packets_in_flight`]).
 //!
