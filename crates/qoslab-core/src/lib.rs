@@ -40,6 +40,7 @@ pub mod tcp;
 pub mod time;
 pub mod traffic;
 pub mod units;
+pub mod user_file;
 
 pub use measure::Results;
 pub use scenario::{json_schema, load, load_within, Limits, Override, ScenarioError};

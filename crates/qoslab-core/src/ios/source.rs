@@ -1,7 +1,9 @@
-//! Reading a configuration file before parsing it: a missing file, a folder, a file larger
-//! than any router's configuration and text that is not UTF-8 are refused with the reason
-//! and the fix, the size before anything is read.
+//! Reading a configuration file before parsing it: what is not a regular file (see
+//! [`crate::user_file`]), a file larger than any router's configuration and text that is
+//! not UTF-8 are refused with the reason and the fix, the size before anything is read.
 
+use crate::user_file;
+pub use crate::user_file::Unreadable;
 use std::io::Read;
 use std::path::Path;
 
@@ -9,51 +11,24 @@ use std::path::Path;
 /// configuration, which is rarely more than a few hundred kilobytes).
 pub const MAX_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
 
-/// Why a file cannot be read: what is wrong, and how to fix it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unreadable {
-    /// What is wrong, naming the file.
-    pub message: String,
-    /// How to fix it.
-    pub hint: String,
-}
-
 /// The text of the configuration file at `path`.
 pub fn read_config(path: &Path) -> Result<String, Unreadable> {
     let shown = path.display();
     let unreadable = |message: String, hint: &str| Unreadable { message, hint: hint.to_owned() };
-    let metadata = std::fs::metadata(path).map_err(|error| match error.kind() {
-        std::io::ErrorKind::NotFound => unreadable(
-            format!("`{shown}` does not exist"),
-            "check the name; a relative path is read from the current folder, or in a scenario from the scenario file's folder",
-        ),
-        _ => unreadable(format!("cannot read `{shown}`: {error}"), "check the file's permissions"),
-    })?;
-    if metadata.is_dir() {
-        return Err(unreadable(format!("`{shown}` is a folder"), "name the configuration file inside it"));
-    }
-    if !metadata.is_file() {
-        // A pipe would block until a writer comes, a device may never end.
-        return Err(unreadable(
-            format!("`{shown}` is not a regular file (a pipe, a device or a socket)"),
-            "save the configuration to a file and give its name",
-        ));
-    }
-    if metadata.len() > MAX_CONFIG_BYTES {
+    let file = user_file::open(path)?;
+    let size_bytes = file.metadata().map_or(0, |m| m.len());
+    if size_bytes > MAX_CONFIG_BYTES {
         return Err(unreadable(
             format!(
-                "`{shown}` has {} bytes, more than the {MAX_CONFIG_BYTES} bytes (16 MiB) a configuration may have",
-                metadata.len()
+                "`{shown}` has {size_bytes} bytes, more than the {MAX_CONFIG_BYTES} bytes (16 MiB) a configuration may have"
             ),
             "give the router's configuration text (`show running-config`), not a log or an image",
         ));
     }
     let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|file| file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(|error| {
-            unreadable(format!("cannot read `{shown}`: {error}"), "check the file's permissions")
-        })?;
+    file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes).map_err(|error| {
+        unreadable(format!("cannot read `{shown}`: {error}"), "check the file's permissions")
+    })?;
     if bytes.len() as u64 > MAX_CONFIG_BYTES {
         return Err(unreadable(
             format!("`{shown}` grew past the {MAX_CONFIG_BYTES} bytes (16 MiB) a configuration may have"),

@@ -13,6 +13,7 @@
 use crate::scenario::error::{join_path, Issue};
 use crate::time::SimTime;
 use crate::units::Size;
+use crate::user_file;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::io::{BufRead, BufReader, Read};
@@ -94,15 +95,7 @@ impl Trace {
 /// issue's key path is empty: the caller places it.
 pub fn read_rows(path: &Path, column: &str, unit: &str) -> Result<Vec<(u64, u64)>, Issue> {
     let origin = path.display().to_string();
-    let cannot = |why: String| {
-        Issue::at("", format!("cannot read `{origin}`: {why}")).hint(
-            "a relative path is read from the scenario file's folder (the current folder for a scenario given as text)",
-        )
-    };
-    if path.is_dir() {
-        return Err(cannot("it is a folder".into()));
-    }
-    let file = std::fs::File::open(path).map_err(|error| cannot(error.to_string()))?;
+    let file = user_file::open(path).map_err(|why| Issue::at("", why.message).hint(why.hint))?;
     parse_rows(BufReader::new(file), &origin, column, unit)
         .map_err(|message| Issue::at("", message).hint(format!("rows are `time_s,{column}`, one per line")))
 }

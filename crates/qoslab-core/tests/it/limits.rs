@@ -92,7 +92,7 @@ fn hostile_trace_files_are_errors_at_their_line() {
     let cases: [(&str, Vec<u8>, &str); 3] = [
         ("zeros.csv", vec![0; 1 << 20], "zeros.csv:1: the line is longer than 4096 bytes"),
         ("latin1.csv", b"0.0,100\n0.1,\xe9\n".to_vec(), "latin1.csv:2: not UTF-8 text"),
-        ("folder.csv", Vec::new(), "it is a folder"),
+        ("folder.csv", Vec::new(), "folder.csv` is a folder"),
     ];
     for (name, bytes, expected) in cases {
         let path = dir.join(name);

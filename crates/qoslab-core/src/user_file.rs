@@ -1,0 +1,63 @@
+//! Files a user names — IOS configurations, traffic traces, rate traces — opened only when
+//! they are regular files. A folder, a pipe (which would wait for a writer that may never
+//! come) or a device (which may never end, as `/dev/zero`) is refused with the reason and
+//! the fix before anything is read; what is read from a file that opens is bounded by its
+//! reader.
+
+use std::fs::File;
+use std::path::Path;
+
+/// Why a file cannot be read: what is wrong, naming the file, and how to fix it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unreadable {
+    /// What is wrong, naming the file.
+    pub message: String,
+    /// How to fix it.
+    pub hint: String,
+}
+
+/// The regular file at `path`, open for reading.
+pub fn open(path: &Path) -> Result<File, Unreadable> {
+    let shown = path.display();
+    let unreadable = |message: String, hint: &str| Unreadable { message, hint: hint.to_owned() };
+    let metadata = std::fs::metadata(path).map_err(|error| match error.kind() {
+        std::io::ErrorKind::NotFound => unreadable(
+            format!("`{shown}` does not exist"),
+            "check the name; in a scenario a relative path is read from the scenario file's folder (the \
+             current folder for a scenario given as text), on the command line from the current folder",
+        ),
+        _ => unreadable(format!("cannot read `{shown}`: {error}"), "check the file's permissions"),
+    })?;
+    if metadata.is_dir() {
+        return Err(unreadable(format!("`{shown}` is a folder"), "name a file inside it"));
+    }
+    if !metadata.is_file() {
+        return Err(unreadable(
+            format!("`{shown}` is not a regular file (a pipe, a device or a socket)"),
+            "save the text to a file and give its name",
+        ));
+    }
+    File::open(path).map_err(|error| {
+        unreadable(format!("cannot read `{shown}`: {error}"), "check the file's permissions")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_regular_files_open() {
+        let dir = std::env::temp_dir().join(format!("qoslab-user-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let missing = open(&dir.join("none.txt")).unwrap_err();
+        assert!(missing.message.ends_with("none.txt` does not exist"), "{missing:?}");
+        assert!(open(&dir).unwrap_err().message.ends_with("is a folder"));
+        let device = open(Path::new("/dev/zero")).unwrap_err();
+        assert!(device.message.contains("not a regular file"), "{device:?}");
+        let good = dir.join("good.txt");
+        std::fs::write(&good, "x").unwrap();
+        assert!(open(&good).is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
