@@ -95,7 +95,8 @@ impl Trace {
 /// issue's key path is empty: the caller places it.
 pub fn read_rows(path: &Path, column: &str, unit: &str) -> Result<Vec<(u64, u64)>, Issue> {
     let origin = path.display().to_string();
-    let file = user_file::open(path).map_err(|why| Issue::at("", why.message).hint(why.hint))?;
+    let file = user_file::open(path)
+        .map_err(|why| Issue::at("", format!("cannot read the trace: {}", why.message)).hint(why.hint))?;
     parse_rows(BufReader::new(file), &origin, column, unit)
         .map_err(|message| Issue::at("", message).hint(format!("rows are `time_s,{column}`, one per line")))
 }
