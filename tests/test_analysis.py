@@ -18,6 +18,7 @@ from qoslab.analysis import (
     STATISTIC_ROWS,
     summarize,
     thesis_table,
+    wide,
 )
 from qoslab.analysis.columns import is_numeric
 from qoslab.results import EMPTY_TABLE_COLUMNS, TABLES
@@ -412,3 +413,26 @@ def test_thesis_table_refuses_several_rows_of_one_replication():
         thesis_table(frame, "jitter_ms")
     with pytest.raises(ValueError, match="no rows"):
         thesis_table(frame.iloc[:0], "delay_ms")
+
+
+# ---- the wide view -------------------------------------------------------------------------
+
+
+def test_wide_puts_metrics_side_by_side_as_mean_and_half_width():
+    frame = replicated({"fifo": [10.0, 20.0, 30.0], "llq": [4.0]}).assign(
+        loss_pct=[1.0, 1.0, 1.0, np.nan]
+    )
+    summary = summarize(frame, ["variant"], table="flows")
+    table = wide(summary, decimals=2)
+    assert list(table.columns) == ["delay_ms", "loss_pct"]
+    assert list(table.index.names) == ["variant", "flow"]
+    half_width = stats.t.ppf(0.975, 2) * 10.0 / math.sqrt(3)
+    assert table.loc[("fifo", "f"), "delay_ms"] == f"20.00 ± {half_width:.2f}"
+    assert table.loc[("fifo", "f"), "loss_pct"] == "1.00 ± 0.00"
+    assert table.loc[("llq", "f"), "delay_ms"] == "4.00"
+    assert table.loc[("llq", "f"), "loss_pct"] == ""
+
+
+def test_wide_refuses_what_is_not_a_summary():
+    with pytest.raises(ValueError, match="not a summary"):
+        wide(pd.DataFrame({"metric": ["a"], "mean": [1.0]}))
