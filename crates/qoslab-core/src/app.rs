@@ -157,6 +157,15 @@ impl App {
         }
     }
 
+    /// 64-bit random outputs the application has drawn so far.
+    pub fn random_draws(&self) -> u64 {
+        match self {
+            App::Bulk(app) => app.rng.draws(),
+            App::RequestResponse(app) => app.rng.draws(),
+            App::Ptt(app) => app.rng.draws(),
+        }
+    }
+
     /// When each user starts first, given the application's start time.
     pub fn first_starts(&mut self, start: SimTime) -> Vec<SimTime> {
         match self {

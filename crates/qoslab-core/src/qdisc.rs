@@ -327,6 +327,8 @@ pub mod testing {
         pub observers: Observers,
         /// Packets dropped.
         pub dropped: u64,
+        /// Random outputs drawn by droppers.
+        pub random_draws: u64,
     }
 
     /// A harness for a discipline with `classes` classes.
@@ -336,6 +338,7 @@ pub mod testing {
             port: QueueStats::default(),
             observers: Observers { flows: vec![FlowStats::new(0, u64::MAX)], quality: None },
             dropped: 0,
+            random_draws: 0,
         }
     }
 
@@ -349,6 +352,7 @@ pub mod testing {
                 &mut self.port,
                 &mut self.observers,
                 &mut self.dropped,
+                &mut self.random_draws,
             )
         }
     }

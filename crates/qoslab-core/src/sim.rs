@@ -290,6 +290,16 @@ impl Simulation {
         true
     }
 
+    /// 64-bit random outputs drawn so far by every stream that can change the results: the
+    /// sources (start phases included), the applications, the droppers and the link loss
+    /// models. Seeding a port's droppers from its stream is not a draw of the run.
+    pub fn random_draws(&self) -> u64 {
+        let sources: u64 = self.sources.iter().map(|s| s.rng.draws()).sum();
+        let apps: u64 = self.apps.iter().map(App::random_draws).sum();
+        let ports: u64 = self.ports.iter().map(Port::random_draws).sum();
+        sources + apps + ports
+    }
+
     /// Why the run stopped before its end, if it did.
     pub fn halted(&self) -> Option<&RunError> {
         self.halted.as_ref()

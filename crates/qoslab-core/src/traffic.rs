@@ -5,6 +5,7 @@ pub mod codec;
 pub mod distribution;
 pub mod frames;
 pub mod pattern;
+pub mod phase;
 pub mod presets;
 pub mod ramp;
 pub mod source;
@@ -12,4 +13,5 @@ pub mod trace;
 pub mod video;
 
 pub use pattern::{Pattern, PatternSpec};
+pub use phase::{Period, Phase};
 pub use source::{FlowSpec, Source};

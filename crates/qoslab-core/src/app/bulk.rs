@@ -73,7 +73,7 @@ pub struct BulkApp {
     gap: DurationDist,
     every_ns: Option<u64>,
     users: Vec<User>,
-    rng: Rng,
+    pub(super) rng: Rng,
     /// What the application achieved.
     pub stats: AppStats,
 }

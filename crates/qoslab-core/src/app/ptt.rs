@@ -84,7 +84,7 @@ pub struct PttApp {
     /// Messages not yet delivered: (the stream offset of their end, when written).
     pending: VecDeque<(u64, SimTime)>,
     delivered_seen: u64,
-    rng: Rng,
+    pub(super) rng: Rng,
     /// Signalling messages (the transfers) and their delivery times.
     pub stats: AppStats,
     /// The voice's talk spurts.

@@ -68,7 +68,7 @@ pub struct RequestResponseApp {
     response_size: SizeDist,
     think_time: DurationDist,
     users: Vec<User>,
-    rng: Rng,
+    pub(super) rng: Rng,
     /// What the application achieved.
     pub stats: AppStats,
 }

@@ -379,7 +379,9 @@ impl Red {
             }
             Decision::Random(p_b) => {
                 let p = self.correction.apply(p_b, self.counts[profile]);
-                if self.rng.next_f64() < p {
+                let u = self.rng.next_f64();
+                ctx.drew_random(self.rng.take_draws());
+                if u < p {
                     self.counts[profile] = 0;
                     Some(DropReason::RedEarly)
                 } else {

@@ -9,6 +9,9 @@
 //!
 //! The generator is implemented here rather than taken from a crate so that the stream is
 //! fixed by this file alone: a dependency upgrade can never change published results.
+//!
+//! Each stream counts the 64-bit outputs it has produced, so a run can report how many
+//! random numbers it drew (`random_draws` in the results).
 
 /// FNV-1a over bytes (64-bit offset basis and prime from the FNV reference).
 fn fnv1a_64(bytes: &[u8]) -> u64 {
@@ -33,6 +36,8 @@ fn splitmix64(state: &mut u64) -> u64 {
 #[derive(Clone, Debug)]
 pub struct Rng {
     s: [u64; 4],
+    /// 64-bit outputs produced since the stream was created or last taken.
+    draws: u64,
 }
 
 impl Rng {
@@ -53,12 +58,23 @@ impl Rng {
         if s == [0; 4] {
             s[0] = 1;
         }
-        Rng { s }
+        Rng { s, draws: 0 }
+    }
+
+    /// 64-bit outputs drawn since the stream was created (or since [`Rng::take_draws`]).
+    pub fn draws(&self) -> u64 {
+        self.draws
+    }
+
+    /// The outputs drawn so far, restarting the count at zero.
+    pub fn take_draws(&mut self) -> u64 {
+        std::mem::take(&mut self.draws)
     }
 
     /// The next 64 random bits.
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
+        self.draws += 1;
         let s = &mut self.s;
         let result = s[0].wrapping_add(s[3]).rotate_left(23).wrapping_add(s[0]);
         let t = s[1] << 17;
@@ -143,6 +159,26 @@ mod tests {
         // Mean 1e6, sd of the mean = 1e6/sqrt(n) ≈ 2236: 1 % (1e4) is > 4 sd.
         let mean = total as f64 / n as f64;
         assert!((mean - 1e6).abs() < 1e4, "{mean}");
+    }
+
+    /// Every output counts once: `next_f64` and `exponential_u64` take one, `uniform_u64`
+    /// one unless Lemire's method rejects (for a span of 3 the rejection chance is
+    /// 2⁶⁴ mod 3 / 2⁶⁴, about 5·10⁻²⁰, so never here).
+    #[test]
+    fn draws_are_counted() {
+        let mut r = Rng::from_seed_words(1, 2);
+        assert_eq!(r.draws(), 0);
+        r.next_u64();
+        r.next_f64();
+        r.exponential_u64(10);
+        for _ in 0..7 {
+            r.uniform_u64(0, 2);
+        }
+        assert_eq!(r.draws(), 10);
+        assert_eq!(r.take_draws(), 10);
+        assert_eq!(r.draws(), 0);
+        r.uniform_u64(0, u64::MAX);
+        assert_eq!(r.draws(), 1);
     }
 
     #[test]

@@ -34,6 +34,8 @@ pub struct RunRecord {
     pub warmup_s: f64,
     /// Events processed.
     pub events: u64,
+    /// 64-bit random outputs drawn in the run (0: the replications are identical).
+    pub random_draws: u64,
     /// Frame transmissions completed on all links.
     pub packet_hops: u64,
     /// Packets created.
@@ -614,6 +616,7 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
             duration_s: window_ns as f64 / 1e9,
             warmup_s: sim.run.warmup_end.as_secs_f64(),
             events: t.events,
+            random_draws: sim.random_draws(),
             packet_hops: t.packet_hops,
             created_packets: t.created,
             delivered_packets: t.delivered,

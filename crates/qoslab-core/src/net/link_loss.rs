@@ -116,6 +116,11 @@ impl LinkLoss {
         LinkLoss { spec, bad: false, rng }
     }
 
+    /// 64-bit random outputs the model has drawn so far.
+    pub fn random_draws(&self) -> u64 {
+        self.rng.draws()
+    }
+
     fn chance(&mut self, ppm: u64) -> bool {
         ppm > 0 && (ppm >= PPM || self.rng.uniform_u64(0, PPM - 1) < ppm)
     }

@@ -131,6 +131,9 @@ pub struct Port {
     pub link_loss: Option<LinkLoss>,
     /// Frames the link lost in the measured window.
     pub link_lost_packets: u64,
+    /// 64-bit random outputs drawn by the droppers of all its disciplines, replaced ones
+    /// included.
+    pub dropper_draws: u64,
     /// The slot of this port among the observed hops ([`NO_HOP`] if not observed).
     pub observe_slot: u32,
     /// Changes still to come (rate, bandwidth, discipline), in time order.
@@ -174,6 +177,7 @@ impl Port {
             input: InputCounters::default(),
             link_loss: None,
             link_lost_packets: 0,
+            dropper_draws: 0,
             observe_slot: NO_HOP,
             schedule: VecDeque::new(),
             since: SimTime::ZERO,
@@ -207,9 +211,23 @@ impl Port {
         rate_bps: u64,
         class_stats: &'a mut [QueueStats],
         queue_stats: &'a mut QueueStats,
+        dropper_draws: &'a mut u64,
         env: &'a mut PortEnv,
     ) -> QdiscCtx<'a> {
-        QdiscCtx::new(now, rate_bps, class_stats, queue_stats, env.observers, env.dropped_packets)
+        QdiscCtx::new(
+            now,
+            rate_bps,
+            class_stats,
+            queue_stats,
+            env.observers,
+            env.dropped_packets,
+            dropper_draws,
+        )
+    }
+
+    /// 64-bit random outputs drawn so far by the port's droppers and its link's loss model.
+    pub fn random_draws(&self) -> u64 {
+        self.dropper_draws + self.link_loss.as_ref().map_or(0, LinkLoss::random_draws)
     }
 
     /// A packet arrives for transmission.
@@ -222,8 +240,14 @@ impl Port {
         }
         let ring_has_room =
             self.ring.len() + usize::from(self.on_wire.is_some()) < self.config.tx_ring_packets as usize;
-        let mut ctx =
-            Self::ctx(env.now, self.config.rate_bps, &mut self.class_stats, &mut self.queue_stats, env);
+        let mut ctx = Self::ctx(
+            env.now,
+            self.config.rate_bps,
+            &mut self.class_stats,
+            &mut self.queue_stats,
+            &mut self.dropper_draws,
+            env,
+        );
         ctx.ring_has_room = ring_has_room;
         self.qdisc.enqueue(packet, &mut ctx);
         self.service(env);
@@ -237,8 +261,14 @@ impl Port {
             if self.train.is_none() && self.lfi_bandwidth_bps.is_some() {
                 self.resize_fragments();
             }
-            let mut ctx =
-                Self::ctx(env.now, self.config.rate_bps, &mut self.class_stats, &mut self.queue_stats, env);
+            let mut ctx = Self::ctx(
+                env.now,
+                self.config.rate_bps,
+                &mut self.class_stats,
+                &mut self.queue_stats,
+                &mut self.dropper_draws,
+                env,
+            );
             if let Some(train) = &mut self.train {
                 let lfi = self.lfi.as_ref().expect("fragments only with LFI");
                 // A priority packet goes between two fragments.
@@ -453,8 +483,14 @@ impl Port {
         let dropped_before = *env.dropped_packets;
         let ring_has_room =
             self.ring.len() + usize::from(self.on_wire.is_some()) < self.config.tx_ring_packets as usize;
-        let mut ctx =
-            Self::ctx(env.now, self.config.rate_bps, &mut self.class_stats, &mut self.queue_stats, env);
+        let mut ctx = Self::ctx(
+            env.now,
+            self.config.rate_bps,
+            &mut self.class_stats,
+            &mut self.queue_stats,
+            &mut self.dropper_draws,
+            env,
+        );
         ctx.ring_has_room = ring_has_room;
         for packet in packets {
             self.qdisc.enqueue(packet, &mut ctx);

@@ -30,6 +30,8 @@ pub struct QdiscCtx<'a> {
     port: &'a mut QueueStats,
     observers: &'a mut Observers,
     dropped_packets: &'a mut u64,
+    /// The port's count of 64-bit random outputs its droppers drew.
+    random_draws: &'a mut u64,
     /// Inside [`QdiscCtx::dequeue_held`]: a dequeue is noted, not counted.
     holding: bool,
     /// The class of the packet dequeued while holding.
@@ -45,6 +47,7 @@ impl<'a> QdiscCtx<'a> {
         port: &'a mut QueueStats,
         observers: &'a mut Observers,
         dropped_packets: &'a mut u64,
+        random_draws: &'a mut u64,
     ) -> Self {
         QdiscCtx {
             now,
@@ -54,6 +57,7 @@ impl<'a> QdiscCtx<'a> {
             port,
             observers,
             dropped_packets,
+            random_draws,
             holding: false,
             held_class: None,
         }
@@ -114,6 +118,12 @@ impl<'a> QdiscCtx<'a> {
         self.classes[class].on_drop_queued(self.now, reason, packet.size_bytes);
         self.port.on_drop_queued(self.now, reason, packet.size_bytes);
         self.count_drop(&packet, reason);
+    }
+
+    /// A dropper drew `draws` 64-bit random outputs.
+    #[inline]
+    pub fn drew_random(&mut self, draws: u64) {
+        *self.random_draws += draws;
     }
 
     #[inline]

@@ -30,8 +30,8 @@ use crate::time::{SimTime, NS_PER_S};
 use crate::traffic::pattern::PatternEnv;
 use crate::traffic::source::{DEFAULT_DST_PORT, DEFAULT_SRC_PORT_BASE};
 use crate::traffic::trace::read_rows;
-use crate::traffic::FlowSpec;
 use crate::traffic::Source;
+use crate::traffic::{FlowSpec, Period, Phase};
 use crate::units::Rate;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -477,6 +477,13 @@ pub fn build(
         };
         let pattern_spec = match (&flow.pattern, &flow.app) {
             (Some(pattern), None) => pattern,
+            (None, Some(_)) if flow.phase.is_some() => {
+                let why = "`phase` sets where an open-loop pattern starts in its period";
+                return Err(Issue::at(format!("{at}.phase"), why).hint(
+                    "remove it: applications spread their users' starts themselves \
+                     (bulk `every`, http and rpc think times)",
+                ));
+            }
             (None, Some(_)) => {
                 let reverse = routes.path(to, from, &edges).map_err(|_| {
                     Issue::at(
@@ -574,10 +581,26 @@ pub fn build(
         let active_s = (stop - start) as f64 / NS_PER_S as f64;
         let frame_bits = f64::from(pattern.size_bytes) * 8.0;
         work.add(&at, packets_per_s, frame_bits, active_s, rates_bps(&path, &port_configs));
-        let rng = Rng::for_stream(run.seed, run.replication, &flow.name);
+        let mut rng = Rng::for_stream(run.seed, run.replication, &flow.name);
+        let phase = match (flow.phase, pattern.period) {
+            (Some(_), Period::None(why)) => {
+                return Err(Issue::at(
+                    format!("{at}.phase"),
+                    format!(
+                        "a `{}` pattern has no period to start at a random phase of: {why}",
+                        pattern_spec.kind()
+                    ),
+                )
+                .hint("remove `phase`; to move the flow's first packet, change its `start`"))
+            }
+            (Some(phase), Period::Every(_)) => phase,
+            (None, _) => spec.run.phase.unwrap_or(Phase::None),
+        };
+        // The phase is the first draw of the flow's stream.
+        let first_ns = start.saturating_add(phase.offset_ns(pattern.period, &mut rng));
         let template = Packet { size_bytes: pattern.size_bytes, ..template };
         let (source, first) =
-            Source::start(template, pattern.generator, rng, SimTime(start), pattern_spec.starts_off());
+            Source::start(template, pattern.generator, rng, SimTime(first_ns), pattern_spec.starts_off());
         sources.push((Source { stop: SimTime(stop), first_port: path[0], ..source }, first));
         flows.push(FlowInfo {
             name: flow.name.clone(),

@@ -11,7 +11,7 @@ use crate::net::lfi::LfiSpec;
 use crate::net::link_loss::LossSpec;
 use crate::net::tunnel::TunnelSpec;
 use crate::qdisc::PolicySpec;
-use crate::traffic::FlowSpec;
+use crate::traffic::{FlowSpec, Phase};
 use crate::units::{Duration, Rate, Size};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -55,6 +55,11 @@ pub struct RunSpec {
     pub seed: Option<u64>,
     /// Replication number, varies the random streams under one seed (default 0).
     pub replication: Option<u64>,
+    /// The start phase of every flow with a periodic pattern that does not give its own
+    /// `phase`: `random` (a uniform random offset within one period after the flow's `start`,
+    /// so replications of periodic traffic differ) or `none` (default: start at `start`).
+    /// Flows whose pattern has no period are left as they are.
+    pub phase: Option<Phase>,
     /// Inter-arrival deviations above this are silences, not jitter (default 1 s, as the
     /// LMR VoIP thesis' analysis script).
     pub jitter_gap_threshold: Option<Duration>,

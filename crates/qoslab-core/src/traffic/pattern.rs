@@ -21,6 +21,7 @@
 use super::codec::{Codec, IP_UDP_RTP_HEADER_BYTES};
 use super::distribution::DurationDist;
 use super::frames::{FrameSource, FrameState};
+use super::phase::Period;
 use super::presets::{AlarmParams, BurstParams, OspfHelloParams, ProbeParams};
 use super::ramp::{RampClock, RampParams};
 use super::trace::{Trace, TraceCursor, TraceParams};
@@ -200,6 +201,9 @@ pub struct Pattern {
     pub size_bytes: u32,
     /// Nominal interval between packets, ns (mean for random patterns).
     pub nominal_interval_ns: u64,
+    /// The time after which the schedule repeats, which a random start phase is drawn
+    /// within ([`super::phase`]), or why the pattern has none.
+    pub period: Period,
 }
 
 /// What compiling a pattern needs besides the pattern.
@@ -280,6 +284,7 @@ impl PatternSpec {
                 Ok(Pattern {
                     size_bytes: size,
                     nominal_interval_ns: clock.interval_ns(),
+                    period: Period::every_ns(clock.interval_ns()),
                     generator: Generator::Cbr(clock),
                 })
             }
@@ -294,6 +299,7 @@ impl PatternSpec {
                 Ok(Pattern {
                     size_bytes: size,
                     nominal_interval_ns: interval_ns,
+                    period: Period::every_ns(interval_ns),
                     generator: Generator::Cbr(cbr_clock(interval_ns as u128, 1)),
                 })
             }
@@ -303,6 +309,7 @@ impl PatternSpec {
                 Ok(Pattern {
                     size_bytes: size,
                     nominal_interval_ns: clock.interval_ns(),
+                    period: Period::every_ns(clock.interval_ns()),
                     generator: Generator::Cbr(clock),
                 })
             }
@@ -323,6 +330,7 @@ impl PatternSpec {
                 Ok(Pattern {
                     size_bytes: size,
                     nominal_interval_ns: mean_gap_ns,
+                    period: Period::None("Poisson arrivals are random already"),
                     generator: Generator::Poisson { mean_gap_ns, last: SimTime::ZERO, first: true },
                 })
             }
@@ -337,6 +345,7 @@ impl PatternSpec {
                 Ok(Pattern {
                     size_bytes: packet,
                     nominal_interval_ns: (1e9 / fps / packets_per_frame) as u64,
+                    period: Period::every_ns(clock.frame_interval_ns()),
                     generator: Generator::Frames(Box::new(FrameState::new(
                         FrameSource::Video(clock),
                         packet,
@@ -355,6 +364,7 @@ impl PatternSpec {
                 Ok(Pattern {
                     size_bytes: packet,
                     nominal_interval_ns,
+                    period: Period::None("a trace replays its recorded times from the flow's `start`"),
                     generator: Generator::Frames(Box::new(FrameState::new(
                         FrameSource::Trace(cursor),
                         packet,
@@ -369,6 +379,7 @@ impl PatternSpec {
                     size_bytes: size,
                     nominal_interval_ns: (size as u128 * 8 * NS_PER_S as u128 / p.start_rate.0.max(1) as u128)
                         as u64,
+                    period: Period::None("a ramp rises in steps from the flow's `start`"),
                     generator: Generator::Ramp(Box::new(clock)),
                 })
             }
@@ -391,9 +402,20 @@ impl PatternSpec {
                     return Err(Issue::at(join_path(at, "on"), "ON periods of zero length send nothing"));
                 }
                 let inner = p.during_on.compile(&inner_at, env)?;
+                // Constant ON and OFF periods around a clock repeat every ON + OFF.
+                let period = match (p.on, p.off, inner.period) {
+                    (DurationDist::Constant(on_ns), DurationDist::Constant(off_ns), Period::Every(_)) => {
+                        Period::every_ns(on_ns.saturating_add(off_ns))
+                    }
+                    (DurationDist::Constant(_), DurationDist::Constant(_), Period::None(why)) => {
+                        Period::None(why)
+                    }
+                    _ => Period::None("random ON and OFF lengths make its times random already"),
+                };
                 Ok(Pattern {
                     size_bytes: inner.size_bytes,
                     nominal_interval_ns: inner.nominal_interval_ns,
+                    period,
                     generator: Generator::OnOff(Box::new(OnOffState {
                         on: p.on,
                         off: p.off,

@@ -11,6 +11,7 @@
 //!   (512-byte packets for 15 s by default), once or every `every`.
 
 use super::pattern::{cbr_clock, check_size, Generator, OnOffState, Pattern};
+use super::phase::Period;
 use crate::scenario::error::{join_path, Issue};
 use crate::time::NS_PER_S;
 use crate::units::{Duration, RateOrShare, Size};
@@ -95,6 +96,9 @@ pub const BURST_SIZE_BYTES: u64 = 512;
 /// Default burst length, ns.
 pub const BURST_DURATION_NS: u64 = 15 * NS_PER_S;
 
+/// Why a train or burst that does not repeat has no period.
+const ONCE: &str = "it is sent once, without `every`, so it has no period";
+
 /// A train: `count` packets `spacing_ns` apart, every `every_ns` (or once), as ON-OFF.
 fn train(count: u32, spacing_ns: u64, every_ns: Option<u64>, size: u32) -> Pattern {
     let train_ns = count as u64 * spacing_ns;
@@ -102,6 +106,7 @@ fn train(count: u32, spacing_ns: u64, every_ns: Option<u64>, size: u32) -> Patte
     Pattern {
         size_bytes: size,
         nominal_interval_ns: spacing_ns,
+        period: every_ns.map_or(Period::None(ONCE), Period::every_ns),
         generator: OnOffState::constant(train_ns, off_ns, Generator::Cbr(cbr_clock(spacing_ns as u128, 1))),
     }
 }
@@ -168,6 +173,7 @@ impl OspfHelloParams {
         Ok(Pattern {
             size_bytes: size,
             nominal_interval_ns: interval_ns,
+            period: Period::every_ns(interval_ns),
             generator: Generator::Cbr(cbr_clock(interval_ns as u128, 1)),
         })
     }
@@ -191,6 +197,7 @@ impl BurstParams {
         Ok(Pattern {
             size_bytes: size,
             nominal_interval_ns: clock.interval_ns(),
+            period: self.every.map_or(Period::None(ONCE), |every| Period::every_ns(every.0)),
             generator: OnOffState::constant(duration_ns, off_ns, Generator::Cbr(clock)),
         })
     }

@@ -7,6 +7,7 @@
 //! flow's statistics.
 
 use super::pattern::{Generator, PatternSpec};
+use super::phase::Phase;
 use crate::app::{AppSpec, TcpSpec};
 use crate::classify::dscp::Dscp;
 use crate::engine::Rng;
@@ -54,6 +55,12 @@ pub struct FlowSpec {
     pub echo: bool,
     /// When the first packet may leave, since the run began (default 0 s).
     pub start: Option<Duration>,
+    /// `random`: the first packet leaves at `start` plus a uniform random offset within one
+    /// period of the pattern, drawn from the flow's own stream, so replications differ;
+    /// `none`: at `start` (default: `run.phase`). Only for patterns with a period (`cbr`,
+    /// `codec`, `flood`, `video`, `ospf_hello`, `probe`, repeated `alarm` and `burst`,
+    /// `onoff` with constant lengths around `cbr`, `codec` or `video`).
+    pub phase: Option<Phase>,
     /// When the source stops, since the run began (default: the end of the run).
     pub stop: Option<Duration>,
     /// The emission pattern of open-loop traffic (give this or `app`).

@@ -123,6 +123,11 @@ impl VideoClock {
         Ok((clock, frame_size.mean_bytes() as f64, fps))
     }
 
+    /// Time between frames at the initial frame rate, ns (rounded down).
+    pub fn frame_interval_ns(&self) -> u64 {
+        (NS_PER_S as u128 * 1_000_000 / self.base_micro_fps) as u64
+    }
+
     /// Restarts the clock at `origin`: the frame rate in force there, the first frame at
     /// `origin`.
     pub fn restart(&mut self, origin: SimTime) {

@@ -21,6 +21,7 @@ mod mdrr;
 mod probes;
 mod ptt;
 mod quality;
+mod random_phase;
 mod rate_changes;
 mod reconfiguration;
 mod red;
