@@ -40,6 +40,10 @@ use yaml::PositionIndex;
 /// Longest scenario text read, bytes (16 MiB: a thousand times the largest example).
 pub const MAX_SCENARIO_BYTES: usize = 16 << 20;
 
+/// Most values the scenario and its variants may hold together (each variant is checked
+/// as a copy of the scenario): ten times the largest document.
+pub const MAX_VARIANT_VALUES: usize = 10 * yaml::MAX_VALUES;
+
 /// Which form of a scenario to load: a variant, overrides on top of it, and replacements of
 /// the run's seed and replication. The default is the scenario as written.
 #[derive(Clone, Copy, Debug, Default)]
@@ -161,6 +165,15 @@ fn variants_of(document: &Value, located: &Located) -> Result<BTreeMap<String, V
     Ok(variants)
 }
 
+/// The values (scalars, lists and mappings) in `value`.
+fn count_values(value: &Value) -> usize {
+    1 + match value {
+        Value::Array(items) => items.iter().map(count_values).sum(),
+        Value::Object(map) => map.values().map(count_values).sum(),
+        _ => 0,
+    }
+}
+
 /// `document` as a scenario; problems are placed by `located`.
 fn deserialize(document: Value, located: &Located) -> Result<ScenarioSpec, ScenarioError> {
     if let Some(issue) = control_character(&document, "") {
@@ -183,6 +196,20 @@ fn read(
 ) -> Result<Read, ScenarioError> {
     let (document, mut located) = written(text, origin)?;
     let variants = variants_of(&document, &located)?;
+    let values = count_values(&document);
+    if values.saturating_mul(variants.len() + 1) > MAX_VARIANT_VALUES {
+        return Err(located.error(
+            Issue::at(
+                "variants",
+                format!(
+                    "the scenario has {values} values and {} variants, each checked as a copy of it: more \
+                     than the {MAX_VARIANT_VALUES} values allowed in all",
+                    variants.len()
+                ),
+            )
+            .hint("define fewer variants, or split them among several scenario files"),
+        ));
+    }
     let variant = variant.filter(|name| *name != BASE);
     if let Some(name) = variant {
         if !variants.contains_key(name) {

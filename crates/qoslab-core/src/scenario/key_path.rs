@@ -74,11 +74,12 @@ fn entry_name(entry: &Value) -> Option<&str> {
 /// other text the `name` of an entry. `at` is the key path reported when there is none.
 pub fn list_position(items: &[Value], segment: &str, at: &str) -> Result<usize, Issue> {
     let len = items.len();
-    if let Ok(i) = segment.parse::<usize>() {
-        return if i < len {
-            Ok(i)
-        } else {
-            Err(Issue::at(at, format!("index {i} is past the end of a list of {len}")))
+    if segment.bytes().all(|b| b.is_ascii_digit()) {
+        return match segment.parse::<usize>() {
+            Ok(i) if i < len => Ok(i),
+            Ok(i) => Err(Issue::at(at, format!("index {i} is past the end of a list of {len}"))),
+            Err(_) => Err(Issue::at(at, format!("`{segment}` is not a list index"))
+                .hint(format!("this list has {len} entries, numbered from 0"))),
         };
     }
     if let Some(i) = items.iter().position(|entry| entry_name(entry) == Some(segment)) {
@@ -136,6 +137,8 @@ mod tests {
         assert_eq!(err.message, "no entry of this list is named `dta`");
         assert!(err.hint.unwrap().starts_with("did you mean `data`?"));
         assert!(list_position(&items, "2", "traffic[2]").unwrap_err().message.contains("past the end"));
+        let huge = list_position(&items, "99999999999999999999", "traffic").unwrap_err();
+        assert_eq!(huge.message, "`99999999999999999999` is not a list index");
         let unnamed = [json!({"between": ["a", "b"]})];
         assert_eq!(list_position(&unnamed, "x", "links").unwrap_err().message, "`x` is not a list index");
     }

@@ -5,8 +5,9 @@
 //! Every path of an overlay names a place in the scenario as written (list entries by index
 //! or by their `name`, see [`super::key_path`]), so the changes do not depend on each
 //! other's order: what is replaced and what is removed must not overlap, and additions go
-//! into what neither touches. The overlay is then applied as replacements, additions
-//! (appended after a list's last entry, new keys in a mapping) and removals.
+//! into what neither touches. The overlay is then applied as replacements, removals, and
+//! additions last (appended after a list's last remaining entry, new keys in a mapping), so
+//! a name removed may be added again.
 //!
 //! Applying an overlay returns an [`OverlayTrace`]: for a key path of the changed document,
 //! the place it came from — a path of the file as written, or the overlay entry that wrote

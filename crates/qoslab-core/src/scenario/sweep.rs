@@ -30,8 +30,10 @@ pub struct SweepSpec {
     #[serde(default)]
     pub zip: Vec<Vec<String>>,
     /// The variants to run, `base` meaning the scenario as written.
+    #[schemars(length(min = 1))]
     pub variants: Option<Vec<String>>,
     /// Runs of each combination, each with its own replication number (1 to 10000).
+    #[schemars(range(min = 1, max = 10000))]
     pub replications: Option<u64>,
 }
 

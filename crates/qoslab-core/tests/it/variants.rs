@@ -396,3 +396,17 @@ fn the_results_record_the_runs_identity() {
     assert_eq!(json["run"]["overrides"], serde_json::json!([]));
     assert_ne!(json["run"]["scenario_sha256"], hash.as_str());
 }
+
+/// Every variant is checked as a copy of the scenario: many variants of a large scenario are
+/// refused before they are copied.
+#[test]
+fn too_many_variants_of_a_large_scenario_are_refused() {
+    let values: String = (0..200_000).map(|i| format!("{i}, ")).collect();
+    let variants: String = (0..60).map(|i| format!("  v{i}: {{}}\n")).collect();
+    let text = format!("{BASE}sweep: {{vary: {{run.seed: [{values}]}}}}\nvariants:\n{variants}");
+    let message = error(&text, None, &[]);
+    assert!(message.starts_with("v.yaml:28:1: variants: the scenario has "), "{message}");
+    assert!(message.contains("and 60 variants"), "{message}");
+    // The same variants of the scenario without its long sweep are fine.
+    assert!(load(&format!("{BASE}variants:\n{variants}"), "v.yaml", &[], None).is_ok());
+}
