@@ -51,6 +51,13 @@ const VARIANTS: &str = "variants:
       policies: {tiny: {kind: fifo, limit: 5}}
       interfaces.r1: {r2: {output: tiny}}
       topology.routes: [{at: r1, to: c, via: r2}]
+  swap:
+    replace:
+      traffic.data: {name: bulk, from: a, to: b, pattern: {kind: cbr, rate: 50kbps, size: 500B}}
+      topology.nodes.b: {kind: host, address: 192.0.2.9}
+      policies.fifo: {kind: fifo, limit: 7}
+  cut:
+    remove: [topology.nodes.b, topology.links.2, traffic.voice, traffic.data, traffic.iperf]
   same: {}
 ";
 
@@ -108,8 +115,20 @@ fn variants_replace_remove_and_add() {
     assert!(output(&branch).contains("Named(\"tiny\")"));
     assert_eq!(branch.topology.routes.len(), 1);
 
+    // Replace a flow, a node and a policy as wholes.
+    let swap = spec(Some("swap"));
+    assert_eq!(names(&swap), ["voice", "bulk", "iperf"]);
+    assert_eq!(swap.topology.nodes["b"].address.as_deref(), Some("192.0.2.9"));
+    assert!(format!("{:?}", swap.policies["fifo"]).contains('7'), "{:?}", swap.policies["fifo"]);
+
+    // Remove a node with its link and flows.
+    let cut = spec(Some("cut"));
+    assert_eq!(cut.topology.nodes.keys().collect::<Vec<_>>(), ["a", "r1", "r2"]);
+    assert_eq!(cut.topology.links.len(), 2);
+    assert!(cut.traffic.is_empty());
+
     // Every variant builds and runs; the flows of `branch` reach their new places.
-    for variant in ["pq", "inline", "lean", "branch", "same"] {
+    for variant in ["pq", "inline", "lean", "branch", "swap", "cut", "same"] {
         let results =
             loaded(&text, &Selection { variant: Some(variant), ..Selection::default() }).finish().unwrap();
         assert_eq!(results.run.variant.as_deref(), Some(variant));
@@ -197,7 +216,7 @@ fn an_unknown_variant_lists_the_known_ones() {
     let message = error(&text, Some("pg"), &[]);
     assert_eq!(
         message,
-        "v.yaml:27:1: variants: unknown variant `pg`. Did you mean `pq`? (known: base, branch, inline, lean, pq, same)"
+        "v.yaml:27:1: variants: unknown variant `pg`. Did you mean `pq`? (known: base, branch, cut, inline, lean, pq, same, swap)"
     );
     let message = error(BASE, Some("pq"), &[]);
     assert!(message.starts_with("v.yaml: variants: unknown variant `pq`"), "{message}");
@@ -254,7 +273,7 @@ fn the_sweep_plan_gives_each_value_its_text_and_place() {
     assert_eq!(plan.zip, [["topology.links.1.rate", "interfaces.r1.r2.output"]]);
     assert_eq!(plan.variants.as_deref(), Some(&["base".to_owned(), "pq".to_owned()][..]));
     assert_eq!(plan.replications, Some(3));
-    assert_eq!(plan.defined_variants, ["branch", "inline", "lean", "pq", "same"]);
+    assert_eq!(plan.defined_variants, ["branch", "cut", "inline", "lean", "pq", "same", "swap"]);
     let json: serde_json::Value = serde_json::from_str(&plan.to_json()).unwrap();
     assert_eq!(json["vary"][1]["values"][1]["value"], "256kbps");
 
