@@ -28,10 +28,27 @@ def json_schema() -> str:
 def parse_override(text: str) -> tuple[str, str]:
     """Split one ``key.path=value`` override; raise ``ScenarioError`` if it has no ``=``."""
 
+Override = tuple[str, str] | tuple[str, str, str]
+"""``(key.path, value)``, or ``(key.path, value, source)`` where ``source`` names the place
+the value was written (``"s.yaml:14:31: sweep.vary.topology.links.1.rate[1]"``): an error in
+the value is reported there instead of at ``origin (--set key.path=value)``."""
+
 def scenario_counts(
-    text: str, origin: str, overrides: list[tuple[str, str]] = ...
+    text: str, origin: str, overrides: list[Override] = ..., variant: str | None = None
 ) -> tuple[int, int, int]:
-    """The numbers of nodes, links and flows in a scenario document (read, not built)."""
+    """The numbers of nodes, links and flows in a scenario document (read, not built), or
+    in its variant ``variant``."""
+
+def sweep_plan(text: str, origin: str) -> str:
+    """The scenario's ``sweep:`` section and variants as JSON text, after checking the whole
+    scenario (raises ``ScenarioError`` with a located message).
+
+    The object has ``vary`` (a list of ``{"key", "values"}``, each value
+    ``{"value", "location", "key_path", "source"}``: the value as YAML text for an override,
+    ``origin:line:column``, ``sweep.vary.KEY[i]``, and the label to pass as an override's
+    source), ``zip`` (lists of keys), ``variants`` (names, ``"base"`` for the scenario as
+    written, or ``None``), ``replications`` (an int or ``None``) and ``defined_variants``
+    (every variant's name)."""
 
 def ios_read(path: str) -> str:
     """The text of a configuration file. Raises ``ScenarioError`` for a missing file, a
@@ -58,22 +75,33 @@ class Simulation:
     """A scenario parsed, validated and built, ready to run.
 
     Raises ``ScenarioError`` if the scenario cannot be loaded. ``origin`` names the scenario
-    in error messages (a file name, or ``"<dict>"``). ``overrides`` are ``(key.path, value)``
-    pairs applied to the document before validation, each value read as a YAML scalar.
-    ``seed``, when given, replaces the scenario's master seed. ``max_memory_bytes`` and
-    ``max_events`` bound what the run may take (the core's defaults, 4 GiB and 10^10
-    events, when not given): a scenario beyond them raises ``ScenarioError``.
+    in error messages (a file name, or ``"<dict>"``). ``variant`` selects one of the
+    scenario's ``variants`` (``None`` or ``"base"``: the scenario as written); it is applied
+    before the overrides. ``overrides`` are ``(key.path, value)`` pairs or
+    ``(key.path, value, source)`` triples applied to the document before validation, each
+    value read as YAML. ``seed`` and ``replication``, when given, replace the scenario's
+    ``run.seed`` and ``run.replication``. ``max_memory_bytes`` and ``max_events`` bound what
+    the run may take (the core's defaults, 4 GiB and 10^10 events, when not given): a
+    scenario beyond them raises ``ScenarioError``.
     """
 
     def __init__(
         self,
         text: str,
         origin: str,
-        overrides: list[tuple[str, str]] = ...,
+        overrides: list[Override] = ...,
         seed: int | None = None,
         max_memory_bytes: int | None = None,
         max_events: int | None = None,
+        variant: str | None = None,
+        replication: int | None = None,
     ) -> None: ...
+    @property
+    def scenario_sha256(self) -> str:
+        """SHA-256 (64 hex digits) of the effective scenario (after the variant and the
+        overrides, with the seed and replication the run uses) and of the files its build
+        read; equal hashes and versions give equal results."""
+
     @property
     def now_ns(self) -> int:
         """Simulated time reached so far, in nanoseconds."""

@@ -43,7 +43,9 @@ pub mod units;
 pub mod user_file;
 
 pub use measure::Results;
-pub use scenario::{json_schema, load, load_within, Limits, Override, ScenarioError};
+pub use scenario::{
+    json_schema, load, load_selected, load_within, sweep_plan, Limits, Override, ScenarioError, Selection,
+};
 pub use sim::{RunError, Simulation};
 
 /// The version of this crate.

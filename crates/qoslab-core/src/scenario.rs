@@ -8,27 +8,66 @@ mod build_measure;
 mod build_reconfig;
 mod build_tunnels;
 pub mod error;
+pub mod identity;
+pub mod key_path;
 pub mod limits;
 pub mod one_or_many;
+pub mod overlay;
 pub mod overrides;
 pub mod scalar;
 pub mod spec;
 pub mod suggest;
+pub mod sweep;
 pub mod tagged;
 pub mod yaml;
 
 pub use error::ScenarioError;
 pub use limits::Limits;
+pub use overlay::VariantSpec;
 pub use overrides::Override;
 pub use spec::ScenarioSpec;
+pub use sweep::{SweepPlan, SweepSpec};
 
-use crate::sim::Simulation;
+use crate::sim::{RunIdentity, Simulation};
 use error::{from_serde_message, Issue};
+use key_path::at_or_below;
+use overlay::{OverlayTrace, Place, BASE};
+use serde_json::Value;
+use std::collections::BTreeMap;
 use tagged::{append_path, path_string, unmark};
 use yaml::PositionIndex;
 
 /// Longest scenario text read, bytes (16 MiB: a thousand times the largest example).
 pub const MAX_SCENARIO_BYTES: usize = 16 << 20;
+
+/// Most values the scenario and its variants may hold together (each variant is checked
+/// as a copy of the scenario): ten times the largest document.
+pub const MAX_VARIANT_VALUES: usize = 10 * yaml::MAX_VALUES;
+
+/// Which form of a scenario to load: a variant, overrides on top of it, and replacements of
+/// the run's seed and replication. The default is the scenario as written.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Selection<'a> {
+    /// The variant (a name under `variants:`), applied before the overrides; None or
+    /// `base` for the scenario as written.
+    pub variant: Option<&'a str>,
+    /// Changes applied after the variant, in order.
+    pub overrides: &'a [Override],
+    /// Replaces `run.seed` when given.
+    pub seed: Option<u64>,
+    /// Replaces `run.replication` when given.
+    pub replication: Option<u64>,
+}
+
+/// A scenario read and checked, not built.
+struct Read {
+    spec: ScenarioSpec,
+    located: Located,
+    /// The document read into `spec`: the variant and the overrides applied.
+    document: Value,
+    /// The variants the scenario defines.
+    variants: BTreeMap<String, VariantSpec>,
+}
 
 /// Reads a scenario without building it (for `validate`-style checks of the document).
 pub fn parse(
@@ -36,6 +75,29 @@ pub fn parse(
     origin: &str,
     overrides: &[Override],
 ) -> Result<(ScenarioSpec, Located), ScenarioError> {
+    parse_variant(text, origin, None, overrides)
+}
+
+/// [`parse`] of the variant `variant` (None or `base`: the scenario as written), with the
+/// overrides applied after it.
+pub fn parse_variant(
+    text: &str,
+    origin: &str,
+    variant: Option<&str>,
+    overrides: &[Override],
+) -> Result<(ScenarioSpec, Located), ScenarioError> {
+    read(text, origin, variant, overrides).map(|read| (read.spec, read.located))
+}
+
+/// What a study of the scenario runs: its `sweep:` section, with the YAML text and the
+/// place of each value, and the variants it defines. The whole scenario is checked first.
+pub fn sweep_plan(text: &str, origin: &str) -> Result<SweepPlan, ScenarioError> {
+    let read = read(text, origin, None, &[])?;
+    Ok(SweepPlan::new(read.spec.sweep.as_ref(), &read.variants, origin, &read.located.index))
+}
+
+/// The YAML text as a document (its `x-` keys dropped) and the positions of its keys.
+fn written(text: &str, origin: &str) -> Result<(Value, Located), ScenarioError> {
     if text.len() > MAX_SCENARIO_BYTES {
         return Err(ScenarioError {
             origin: origin.to_owned(),
@@ -56,10 +118,11 @@ pub fn parse(
         message: e.message,
         hint: None,
     })?;
-    let mut located = Located { origin: origin.to_owned(), index, overrides: Vec::new() };
+    let located =
+        Located { origin: origin.to_owned(), index, overlay: OverlayTrace::default(), overrides: Vec::new() };
     match &document {
-        serde_json::Value::Object(_) => {}
-        serde_json::Value::Null => {
+        Value::Object(_) => {}
+        Value::Null => {
             return Err(located.error(
                 Issue::at("", "the scenario is empty")
                     .hint("a scenario is a mapping with `name:`, `run:`, `topology:` and `traffic:`"),
@@ -74,23 +137,118 @@ pub fn parse(
     }
     // Top-level keys starting with `x-` are for the writer (YAML anchors to reuse, notes):
     // they are dropped before the document is read, as in other YAML formats.
-    if let serde_json::Value::Object(map) = &mut document {
+    if let Value::Object(map) = &mut document {
         map.retain(|key, _| !key.starts_with("x-"));
     }
+    Ok((document, located))
+}
+
+/// The document's `variants:` section, read and its names checked.
+fn variants_of(document: &Value, located: &Located) -> Result<BTreeMap<String, VariantSpec>, ScenarioError> {
+    let Some(section) = document.get("variants") else { return Ok(BTreeMap::new()) };
+    let variants = serde_path_to_error::deserialize::<_, BTreeMap<String, VariantSpec>>(section.clone())
+        .map_err(|e| {
+            let (inner_path, message) = unmark(&e.inner().to_string());
+            let path = append_path(&append_path("variants", &path_string(e.path())), &inner_path);
+            located.error(from_serde_message(path, &message))
+        })?;
+    for name in variants.keys() {
+        let at = format!("variants.{name}");
+        if name == BASE {
+            return Err(located.error(
+                Issue::at(at, "`base` is the scenario as written; no variant may take the name")
+                    .hint("rename the variant"),
+            ));
+        }
+        build::check_name(name, "variant", &at).map_err(|issue| located.error(issue))?;
+    }
+    Ok(variants)
+}
+
+/// The values (scalars, lists and mappings) in `value`.
+fn count_values(value: &Value) -> usize {
+    1 + match value {
+        Value::Array(items) => items.iter().map(count_values).sum(),
+        Value::Object(map) => map.values().map(count_values).sum(),
+        _ => 0,
+    }
+}
+
+/// `document` as a scenario; problems are placed by `located`.
+fn deserialize(document: Value, located: &Located) -> Result<ScenarioSpec, ScenarioError> {
+    if let Some(issue) = control_character(&document, "") {
+        return Err(located.error(issue));
+    }
+    serde_path_to_error::deserialize::<_, ScenarioSpec>(document).map_err(|e| {
+        let (inner_path, message) = unmark(&e.inner().to_string());
+        let path = append_path(&path_string(e.path()), &inner_path);
+        located.error(from_serde_message(path, &message))
+    })
+}
+
+/// Reads the scenario in `text`, checks it and every variant it defines, and returns the
+/// form `variant` with `overrides` applied.
+fn read(
+    text: &str,
+    origin: &str,
+    variant: Option<&str>,
+    overrides: &[Override],
+) -> Result<Read, ScenarioError> {
+    let (document, mut located) = written(text, origin)?;
+    let variants = variants_of(&document, &located)?;
+    let values = count_values(&document);
+    if values.saturating_mul(variants.len() + 1) > MAX_VARIANT_VALUES {
+        return Err(located.error(
+            Issue::at(
+                "variants",
+                format!(
+                    "the scenario has {values} values and {} variants, each checked as a copy of it: more \
+                     than the {MAX_VARIANT_VALUES} values allowed in all",
+                    variants.len()
+                ),
+            )
+            .hint("define fewer variants, or split them among several scenario files"),
+        ));
+    }
+    let variant = variant.filter(|name| *name != BASE);
+    if let Some(name) = variant {
+        if !variants.contains_key(name) {
+            let known = std::iter::once(BASE).chain(variants.keys().map(String::as_str));
+            return Err(located.error(Issue::unknown_name("variants", "variant", name, known)));
+        }
+    }
+    // The scenario as written and every variant must be valid, whichever is run, so that a
+    // mistake in one not run now is found now.
+    let base = deserialize(document.clone(), &located)?;
+    if let Some(sweep) = &base.sweep {
+        sweep.check(&variants).map_err(|issue| located.error(issue))?;
+    }
+    let mut chosen = None;
+    for (name, overlay) in &variants {
+        let mut changed = document.clone();
+        let trace = overlay::apply(&mut changed, name, overlay).map_err(|issue| located.error(issue))?;
+        located.overlay = trace;
+        deserialize(changed.clone(), &located)?;
+        if variant == Some(name.as_str()) {
+            chosen = Some((changed, std::mem::take(&mut located.overlay)));
+        }
+    }
+    located.overlay = OverlayTrace::default();
+    let mut document = match chosen {
+        Some((changed, trace)) => {
+            located.overlay = trace;
+            changed
+        }
+        None if overrides.is_empty() => return Ok(Read { spec: base, located, document, variants }),
+        None => document,
+    };
     for change in overrides {
         let written =
             overrides::apply(&mut document, change).map_err(|issue| located.at_override(change, issue))?;
         located.overrides.push((change.clone(), written));
     }
-    if let Some(issue) = control_character(&document, "") {
-        return Err(located.error(issue));
-    }
-    let spec = serde_path_to_error::deserialize::<_, ScenarioSpec>(document).map_err(|e| {
-        let (inner_path, message) = unmark(&e.inner().to_string());
-        let path = append_path(&path_string(e.path()), &inner_path);
-        located.error(from_serde_message(path, &message))
-    })?;
-    Ok((spec, located))
+    let spec = deserialize(document.clone(), &located)?;
+    Ok(Read { spec, located, document, variants })
 }
 
 /// Reads, validates and builds a scenario within the default [`Limits`]. `origin` names the
@@ -112,8 +270,36 @@ pub fn load_within(
     seed: Option<u64>,
     limits: &Limits,
 ) -> Result<Simulation, ScenarioError> {
-    let (spec, located) = parse(text, origin, overrides)?;
-    build::build(&spec, seed, &base_dir(origin), limits).map_err(|issue| located.error(issue))
+    load_selected(text, origin, &Selection { overrides, seed, ..Selection::default() }, limits)
+}
+
+/// Reads, validates and builds the form of the scenario that `selection` chooses, within
+/// `limits`. The simulation carries the run's identity: the SHA-256 of the effective
+/// scenario and of the files its build read ([`identity`]), the overrides and the variant.
+pub fn load_selected(
+    text: &str,
+    origin: &str,
+    selection: &Selection,
+    limits: &Limits,
+) -> Result<Simulation, ScenarioError> {
+    let Read { mut spec, located, document, .. } =
+        read(text, origin, selection.variant, selection.overrides)?;
+    if let Some(replication) = selection.replication {
+        spec.run.replication = Some(replication);
+    }
+    let base_dir = base_dir(origin);
+    let (built, files) =
+        crate::user_file::recording(|| build::build(&spec, selection.seed, &base_dir, limits));
+    let mut simulation = built.map_err(|issue| located.error(issue))?;
+    let (seed, replication) = (simulation.run.seed, simulation.run.replication);
+    let scenario_sha256 = identity::scenario_sha256(&document, seed, replication, &files)
+        .map_err(|issue| located.error(issue))?;
+    simulation.run.identity = RunIdentity {
+        scenario_sha256,
+        overrides: selection.overrides.iter().map(|o| format!("{}={}", o.key_path, o.value)).collect(),
+        variant: selection.variant.filter(|name| *name != BASE).map(str::to_owned),
+    };
+    Ok(simulation)
 }
 
 /// The first key or string value that holds a control character other than tab and line
@@ -144,39 +330,49 @@ fn control_character(value: &serde_json::Value, path: &str) -> Option<Issue> {
 }
 
 /// What turns a key path into a place in the source: the origin, the positions of the
-/// document's keys, and the overrides applied (each with the key path it wrote, in the
-/// document's own form: `[i]` where it indexed a list, `.key` where it named a key).
+/// document's keys, where the variant applied put what it wrote, and the overrides applied
+/// (each with the key path it wrote, in the document's own form: `[i]` where it indexed a
+/// list, `.key` where it named a key).
 pub struct Located {
     origin: String,
     index: PositionIndex,
+    overlay: OverlayTrace,
     overrides: Vec<(Override, String)>,
 }
 
-/// Whether `path` is `ancestor` or lies below it.
-fn at_or_below(path: &str, ancestor: &str) -> bool {
-    path.strip_prefix(ancestor).is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
-}
-
 impl Located {
-    /// Places `issue`: in the file, or in the `--set` that supplied the value — the last one
-    /// that wrote the value at fault or a value inside it, or that wrote inside it a value
-    /// the file does not have (a key or a mapping the `--set` created makes its parent
-    /// wrong, not the file).
+    /// Places `issue`: in the `--set` that supplied the value — the last one that wrote the
+    /// value at fault or a value inside it, or that wrote inside it a value the file does
+    /// not have (a key or a mapping the `--set` created makes its parent wrong, not the
+    /// file) — or else in the file: at the variant's entry that wrote the value, or where
+    /// the scenario as written has it.
     pub fn error(&self, issue: Issue) -> ScenarioError {
         let from_override = self.overrides.iter().rev().find(|(_, written)| {
             at_or_below(&issue.key_path, written)
-                || (at_or_below(written, &issue.key_path) && !self.index.has(written))
+                || (at_or_below(written, &issue.key_path) && !self.index.has(&self.source_path(written)))
         });
         match from_override {
             Some((change, _)) => self.at_override(change, issue),
-            None => issue.locate(&self.origin, &self.index),
+            None => Issue { key_path: self.source_path(&issue.key_path), ..issue }
+                .locate(&self.origin, &self.index),
         }
     }
 
-    /// Places `issue` in the `--set` `change`.
+    /// The key path in the text of the value at `path` of the document read.
+    fn source_path(&self, path: &str) -> String {
+        match self.overlay.place(path) {
+            Place::Written(path) | Place::Overlay(path) => path,
+        }
+    }
+
+    /// Places `issue` in the `--set` `change`, or at the place its source names.
     fn at_override(&self, change: &Override, issue: Issue) -> ScenarioError {
+        let origin = match &change.source {
+            Some(source) => source.clone(),
+            None => format!("{} (--set {}={})", self.origin, change.key_path, change.value),
+        };
         ScenarioError {
-            origin: format!("{} (--set {}={})", self.origin, change.key_path, change.value),
+            origin,
             position: None,
             key_path: issue.key_path,
             message: issue.message,

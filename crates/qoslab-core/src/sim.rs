@@ -103,6 +103,8 @@ pub struct RunInfo {
     pub seed: u64,
     /// Replication number.
     pub replication: u64,
+    /// What identifies the run (set when the scenario is loaded).
+    pub identity: RunIdentity,
     /// Warm-up end (measured window start).
     pub warmup_end: SimTime,
     /// End of the run.
@@ -112,6 +114,19 @@ pub struct RunInfo {
     pub notes: Vec<String>,
     /// `measure.order_of_failure`.
     pub order_of_failure: Vec<String>,
+}
+
+/// What identifies a run: the hash of what determines its results, and how the scenario
+/// was chosen.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunIdentity {
+    /// SHA-256 of the effective scenario and the files its build read, as hex
+    /// (see [`crate::scenario::identity`]).
+    pub scenario_sha256: String,
+    /// The overrides applied, `key.path=value` as given.
+    pub overrides: Vec<String>,
+    /// The variant run; None for the scenario as written.
+    pub variant: Option<String>,
 }
 
 /// A run that cannot give results: it broke an invariant (the model has a bug, and the
@@ -248,6 +263,11 @@ impl Simulation {
     /// The current simulated time, ns.
     pub fn now_ns(&self) -> u64 {
         self.now.0
+    }
+
+    /// The SHA-256 (hex) identifying the run: see [`crate::scenario::identity`].
+    pub fn scenario_sha256(&self) -> &str {
+        &self.run.identity.scenario_sha256
     }
 
     /// When the run ends (warm-up + duration), ns.

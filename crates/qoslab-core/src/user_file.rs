@@ -3,9 +3,40 @@
 //! come) or a device (which may never end, as `/dev/zero`) is refused with the reason and
 //! the fix before anything is read; what is read from a file that opens is bounded by its
 //! reader.
+//!
+//! The files opened while a scenario is built are noted (see [`recording`]), so that the
+//! run's identity covers their contents as well as the scenario's text.
 
+use std::cell::RefCell;
 use std::fs::File;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+thread_local! {
+    /// The files opened on this thread since the innermost [`recording`] began.
+    static OPENED: RefCell<Option<Vec<PathBuf>>> = const { RefCell::new(None) };
+}
+
+/// Runs `work` and returns what it returned with the files it opened through [`open`], each
+/// once, in the order first opened.
+pub fn recording<R>(work: impl FnOnce() -> R) -> (R, Vec<PathBuf>) {
+    let outer = OPENED.with(|opened| opened.replace(Some(Vec::new())));
+    let result = work();
+    let mine = OPENED.with(|opened| {
+        let mine = opened.replace(outer).unwrap_or_default();
+        if let Some(outer) = opened.borrow_mut().as_mut() {
+            mine.iter().for_each(|path| note(outer, path));
+        }
+        mine
+    });
+    (result, mine)
+}
+
+/// Adds `path` to `opened` unless it is there already.
+fn note(opened: &mut Vec<PathBuf>, path: &Path) {
+    if !opened.iter().any(|p| p == path) {
+        opened.push(path.to_owned());
+    }
+}
 
 /// Why a file cannot be read: what is wrong, naming the file, and how to fix it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,9 +68,15 @@ pub fn open(path: &Path) -> Result<File, Unreadable> {
             "save the text to a file and give its name",
         ));
     }
-    File::open(path).map_err(|error| {
+    let file = File::open(path).map_err(|error| {
         unreadable(format!("cannot read `{shown}`: {error}"), "check the file's permissions")
-    })
+    })?;
+    OPENED.with(|opened| {
+        if let Some(opened) = opened.borrow_mut().as_mut() {
+            note(opened, path);
+        }
+    });
+    Ok(file)
 }
 
 #[cfg(test)]
@@ -58,6 +95,25 @@ mod tests {
         let good = dir.join("good.txt");
         std::fs::write(&good, "x").unwrap();
         assert!(open(&good).is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn recording_notes_each_file_opened_once() {
+        let dir = std::env::temp_dir().join(format!("qoslab-user-file-rec-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b) = (dir.join("a.txt"), dir.join("b.txt"));
+        std::fs::write(&a, "a").unwrap();
+        std::fs::write(&b, "b").unwrap();
+        let ((), opened) = recording(|| {
+            for path in [&b, &a, &b, &dir.join("missing.txt")] {
+                let _ = open(path);
+            }
+        });
+        assert_eq!(opened, vec![b.clone(), a.clone()]);
+        // Outside a recording nothing is noted.
+        assert!(open(&a).is_ok());
+        assert_eq!(recording(|| ()).1, Vec::<PathBuf>::new());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -11,9 +11,25 @@ use errors::{bad_override, scenario_error};
 use pyo3::prelude::*;
 use qoslab_core::Override;
 
-/// `(key.path, value)` pairs from Python as core overrides.
-fn core_overrides(pairs: Vec<(String, String)>) -> Vec<Override> {
-    pairs.into_iter().map(|(key_path, value)| Override { key_path, value }).collect()
+/// One override from Python: `(key.path, value)`, or `(key.path, value, source)` where
+/// `source` names the place the value was written.
+#[derive(FromPyObject)]
+enum OverrideArg {
+    Labelled(String, String, String),
+    Plain(String, String),
+}
+
+/// Overrides from Python as core overrides.
+fn core_overrides(overrides: Vec<OverrideArg>) -> Vec<Override> {
+    overrides
+        .into_iter()
+        .map(|change| match change {
+            OverrideArg::Labelled(key_path, value, source) => {
+                Override { key_path, value, source: Some(source) }
+            }
+            OverrideArg::Plain(key_path, value) => Override { key_path, value, source: None },
+        })
+        .collect()
 }
 
 /// The JSON Schema of the scenario format, as pretty-printed JSON text.
@@ -31,17 +47,25 @@ fn parse_override(text: &str) -> PyResult<(String, String)> {
 
 /// The numbers of nodes, links and flows in a scenario document (read, not built).
 #[pyfunction]
-#[pyo3(signature = (text, origin, overrides = Vec::new()))]
+#[pyo3(signature = (text, origin, overrides = Vec::new(), variant = None))]
 fn scenario_counts(
     text: &str,
     origin: &str,
-    overrides: Vec<(String, String)>,
+    overrides: Vec<OverrideArg>,
+    variant: Option<&str>,
 ) -> PyResult<(usize, usize, usize)> {
     let overrides = core_overrides(overrides);
-    let (spec, _) = qoslab_core::scenario::parse(text, origin, &overrides).map_err(scenario_error)?;
+    let (spec, _) =
+        qoslab_core::scenario::parse_variant(text, origin, variant, &overrides).map_err(scenario_error)?;
     // A traffic entry with `copies: N` is N flows.
     let flows = spec.traffic.iter().map(|f| f.copies.unwrap_or(1) as usize).sum();
     Ok((spec.topology.nodes.len(), spec.topology.links.len(), flows))
+}
+
+/// The scenario's `sweep:` section and variants as JSON text (see `qoslab_core::SweepPlan`).
+#[pyfunction]
+fn sweep_plan(text: &str, origin: &str) -> PyResult<String> {
+    Ok(qoslab_core::sweep_plan(text, origin).map_err(scenario_error)?.to_json())
 }
 
 /// The `qoslab._core` module.
@@ -55,6 +79,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(parse_override, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_plan, m)?)?;
     m.add_function(wrap_pyfunction!(ios::ios_read, m)?)?;
     m.add_function(wrap_pyfunction!(ios::ios_check, m)?)?;
     m.add_function(wrap_pyfunction!(ios::ios_interfaces, m)?)?;

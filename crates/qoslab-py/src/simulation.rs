@@ -1,10 +1,10 @@
 //! `Simulation`: a loaded scenario that Python advances in steps and then finishes.
 
-use crate::core_overrides;
 use crate::errors::{already_finished, run_error, scenario_error};
+use crate::{core_overrides, OverrideArg};
 use pyo3::prelude::*;
 use qoslab_core::sim::CHECK_EVERY_EVENTS;
-use qoslab_core::Limits;
+use qoslab_core::{Limits, Selection};
 
 /// Events simulated between two looks for a pending signal (Ctrl-C): a few tens of
 /// milliseconds of work.
@@ -27,26 +27,37 @@ impl Simulation {
 
 #[pymethods]
 impl Simulation {
-    /// Parses, validates and builds the scenario in `text`; `origin` names it in errors.
+    /// Parses, validates and builds the scenario in `text` (its variant `variant`, when
+    /// given); `origin` names it in errors. `seed` and `replication` replace the run's.
     /// `max_memory_bytes` and `max_events` bound what the run may take (the core's
     /// defaults when not given).
     #[new]
-    #[pyo3(signature = (text, origin, overrides = Vec::new(), seed = None, max_memory_bytes = None, max_events = None))]
+    #[pyo3(signature = (text, origin, overrides = Vec::new(), seed = None, max_memory_bytes = None, max_events = None, variant = None, replication = None))]
     fn new(
         text: &str,
         origin: &str,
-        overrides: Vec<(String, String)>,
+        overrides: Vec<OverrideArg>,
         seed: Option<u64>,
         max_memory_bytes: Option<u64>,
         max_events: Option<u64>,
+        variant: Option<&str>,
+        replication: Option<u64>,
     ) -> PyResult<Self> {
         let defaults = Limits::default();
         let limits = Limits {
             max_memory_bytes: max_memory_bytes.unwrap_or(defaults.max_memory_bytes),
             max_events: max_events.unwrap_or(defaults.max_events),
         };
-        let core = qoslab_core::load_within(text, origin, &core_overrides(overrides), seed, &limits);
+        let overrides = core_overrides(overrides);
+        let selection = Selection { variant, overrides: &overrides, seed, replication };
+        let core = qoslab_core::load_selected(text, origin, &selection, &limits);
         Ok(Self { inner: Some(core.map_err(scenario_error)?) })
+    }
+
+    /// SHA-256 (hex) of the effective scenario and the files its build read.
+    #[getter]
+    fn scenario_sha256(&self) -> PyResult<String> {
+        Ok(self.core()?.scenario_sha256().to_owned())
     }
 
     /// Simulated time reached so far, in nanoseconds.

@@ -28,6 +28,12 @@ pub struct RunRecord {
     pub seed: u64,
     /// Replication number.
     pub replication: u64,
+    /// SHA-256 of the effective scenario and the files its build read.
+    pub scenario_sha256: String,
+    /// The overrides applied, `key.path=value` as given.
+    pub overrides: Vec<String>,
+    /// The variant run; None for the scenario as written.
+    pub variant: Option<String>,
     /// Measured time, s.
     pub duration_s: f64,
     /// Warm-up, s.
@@ -613,6 +619,9 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
             scenario: sim.run.scenario.clone(),
             seed: sim.run.seed,
             replication: sim.run.replication,
+            scenario_sha256: sim.run.identity.scenario_sha256.clone(),
+            overrides: sim.run.identity.overrides.clone(),
+            variant: sim.run.identity.variant.clone(),
             duration_s: window_ns as f64 / 1e9,
             warmup_s: sim.run.warmup_end.as_secs_f64(),
             events: t.events,

@@ -24,7 +24,7 @@ use crate::net::tunnel::Tunnels;
 use crate::net::Node;
 use crate::packet::{protocol, Packet, ECT_0};
 use crate::qdisc::{Interface, PolicySpec};
-use crate::sim::{AppSetup, Echo, FlowInfo, RunInfo, Simulation};
+use crate::sim::{AppSetup, Echo, FlowInfo, RunIdentity, RunInfo, Simulation};
 use crate::tcp::TcpStack;
 use crate::time::{SimTime, NS_PER_S};
 use crate::traffic::pattern::PatternEnv;
@@ -47,7 +47,7 @@ const DEFAULT_L2: L2Overhead = L2Overhead(18);
 
 /// Node and policy names become parts of key paths (`interfaces.r1.r2.output`, `--set`),
 /// so they are restricted to characters that need no quoting there or in a shell.
-fn check_name(name: &str, what: &str, at: &str) -> Result<(), Issue> {
+pub(super) fn check_name(name: &str, what: &str, at: &str) -> Result<(), Issue> {
     let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
     if valid {
@@ -98,6 +98,7 @@ pub fn build(
         scenario: spec.name.clone(),
         seed: seed.or(spec.run.seed).unwrap_or(1),
         replication: spec.run.replication.unwrap_or(0),
+        identity: RunIdentity::default(),
         warmup_end: SimTime(warmup_ns),
         end: SimTime(warmup_ns.checked_add(spec.run.duration.0).ok_or_else(|| {
             Issue::at("run", "the warm-up and the duration add up to more than 584 years")

@@ -2,11 +2,12 @@
 //!
 //! Path segments are separated by dots; a list element is addressed by its index, either
 //! as a segment (`traffic.0.dscp`) or in brackets (`traffic[0].dscp`, the form error
-//! messages print). The value is read as a YAML scalar or flow collection, so `40`,
+//! messages print), or by the `name` of the entry (`traffic.voice.dscp`). The value is read as a YAML scalar or flow collection, so `40`,
 //! `EF`, `true` and `{kind: fifo}` all mean what they would in the file. A missing final
 //! key is created; a missing intermediate mapping is created too.
 
 use super::error::Issue;
+use super::key_path::{list_position, segments};
 use super::yaml;
 use serde_json::{Map, Value};
 
@@ -17,6 +18,10 @@ pub struct Override {
     pub key_path: String,
     /// The new value, as YAML text.
     pub value: String,
+    /// Where the change was written, when not on the command line: an error in the value
+    /// names this place (e.g. `s.yaml:14:31: sweep.vary.topology.links.1.rate[1]`) instead
+    /// of `(--set key.path=value)`.
+    pub source: Option<String>,
 }
 
 impl Override {
@@ -24,7 +29,7 @@ impl Override {
     pub fn parse(text: &str) -> Result<Override, String> {
         match text.split_once('=') {
             Some((key, value)) if !key.trim().is_empty() => {
-                Ok(Override { key_path: key.trim().to_owned(), value: value.to_owned() })
+                Ok(Override { key_path: key.trim().to_owned(), value: value.to_owned(), source: None })
             }
             _ => Err(format!("`{text}` is not key.path=value (e.g. run.seed=2)")),
         }
@@ -38,10 +43,6 @@ impl Override {
             Err(_) => format!("{acc}.{s}"),
         })
     }
-}
-
-fn segments(path: &str) -> Vec<&str> {
-    path.split(['.', '[', ']']).filter(|s| !s.is_empty()).collect()
 }
 
 /// Applies `change` to `document`; returns the key path it wrote in the document's own form
@@ -58,17 +59,17 @@ pub fn apply(document: &mut Value, change: &Override) -> Result<String, Issue> {
     let mut node = document;
     let mut walked = String::new();
     for part in parents {
-        walked = descend(&walked, part, node.is_array());
-        node = step(node, part, &walked, true)?;
+        node = step(node, part, &mut walked)?;
     }
-    let written = descend(&walked, last, node.is_array());
-    match node {
+    let written = match node {
         Value::Array(items) => {
-            let slot = index_into(items, last, &at)?;
-            *slot = value;
+            let i = list_position(items, last, &at)?;
+            items[i] = value;
+            descend(&walked, &i.to_string(), true)
         }
         Value::Object(map) => {
             map.insert((*last).to_owned(), value);
+            descend(&walked, last, false)
         }
         _ => {
             return Err(Issue::at(
@@ -76,7 +77,7 @@ pub fn apply(document: &mut Value, change: &Override) -> Result<String, Issue> {
                 format!("cannot set a key inside `{walked}`: it is not a mapping or a list"),
             ))
         }
-    }
+    };
     Ok(written)
 }
 
@@ -89,25 +90,23 @@ fn descend(parent: &str, part: &str, in_list: bool) -> String {
     }
 }
 
-fn index_into<'a>(items: &'a mut [Value], part: &str, at: &str) -> Result<&'a mut Value, Issue> {
-    let len = items.len();
-    let i: usize = part.parse().map_err(|_| {
-        Issue::at(at, format!("`{part}` is not a list index"))
-            .hint("address list elements by number, e.g. traffic.0")
-    })?;
-    items.get_mut(i).ok_or_else(|| Issue::at(at, format!("index {i} is past the end of a list of {len}")))
-}
-
-fn step<'a>(node: &'a mut Value, part: &str, walked: &str, create: bool) -> Result<&'a mut Value, Issue> {
+/// The value `part` names inside `node`, a missing mapping created; `walked` (the path so
+/// far) is extended by the step.
+fn step<'a>(node: &'a mut Value, part: &str, walked: &mut String) -> Result<&'a mut Value, Issue> {
     match node {
-        Value::Array(items) => index_into(items, part, walked),
-        Value::Object(map) => {
-            if create && !map.contains_key(part) {
-                map.insert(part.to_owned(), Value::Object(Map::new()));
-            }
-            Ok(map.get_mut(part).expect("inserted above"))
+        Value::Array(items) => {
+            let i = list_position(items, part, &descend(walked, part, true))?;
+            *walked = descend(walked, &i.to_string(), true);
+            Ok(&mut items[i])
         }
-        _ => Err(Issue::at(walked, "cannot descend into a value that is not a mapping or a list")),
+        Value::Object(map) => {
+            *walked = descend(walked, part, false);
+            Ok(map.entry(part.to_owned()).or_insert_with(|| Value::Object(Map::new())))
+        }
+        _ => Err(Issue::at(
+            descend(walked, part, false),
+            "cannot descend into a value that is not a mapping or a list",
+        )),
     }
 }
 
@@ -118,11 +117,13 @@ mod tests {
 
     #[test]
     fn set_values_by_path() {
-        let mut doc = json!({"run": {"duration": "60s"}, "traffic": [{"dscp": 0}], "interfaces": {}});
+        let mut doc =
+            json!({"run": {"duration": "60s"}, "traffic": [{"name": "voice", "dscp": 0}], "interfaces": {}});
         for text in [
             "run.seed=7",
             "traffic.0.dscp=EF",
             "traffic[0].start=1s",
+            "traffic.voice.size=200B",
             "interfaces.r1.r2.output=pq",
             "run.duration='30s'",
         ] {
@@ -132,6 +133,9 @@ mod tests {
         assert_eq!(doc["run"]["duration"], json!("30s"));
         assert_eq!(doc["traffic"][0]["dscp"], json!("EF"));
         assert_eq!(doc["traffic"][0]["start"], json!("1s"));
+        assert_eq!(doc["traffic"][0]["size"], json!("200B"));
+        let written = apply(&mut doc, &Override::parse("traffic.voice.dscp=AF41").unwrap()).unwrap();
+        assert_eq!(written, "traffic[0].dscp");
         assert_eq!(doc["interfaces"]["r1"]["r2"]["output"], json!("pq"));
     }
 

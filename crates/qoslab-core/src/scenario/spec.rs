@@ -4,6 +4,8 @@
 //! silently ignored setting. Quantities are unit strings (see [`crate::units`]). The JSON
 //! Schema printed by `qoslab schema` is generated from these types.
 
+use super::overlay::VariantSpec;
+use super::sweep::SweepSpec;
 use crate::condition::ConditionerSpec;
 use crate::measure::spec::MeasureSpec;
 use crate::net::l2::L2Overhead;
@@ -41,6 +43,13 @@ pub struct ScenarioSpec {
     /// Budgets, order of failure, observation points, voice quality and series.
     #[serde(default)]
     pub measure: MeasureSpec,
+    /// Named variants of the scenario: each removes, replaces and adds parts of it. The
+    /// name `base` is reserved for the scenario as written.
+    #[serde(default)]
+    pub variants: BTreeMap<String, VariantSpec>,
+    /// The runs of a study of the scenario: values to vary, variants, replications.
+    /// Ignored by a single run.
+    pub sweep: Option<SweepSpec>,
 }
 
 /// Run control.

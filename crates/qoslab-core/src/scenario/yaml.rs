@@ -357,9 +357,60 @@ pub fn parse(text: &str) -> Result<(Value, PositionIndex), YamlError> {
     Ok((builder.root.unwrap_or(Value::Null), builder.index))
 }
 
+/// `value` as YAML flow text that [`parse`] reads back as `value`: what a `--set` value
+/// holding it is. A string is written plain when it reads back as itself (`128kbps`, `EF`)
+/// and double-quoted otherwise (`"5060"`, `"true"`); lists and mappings in brackets and
+/// braces.
+pub fn to_flow_text(value: &Value) -> String {
+    match value {
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(text) => flow_string(text),
+        Value::Array(items) => format!("[{}]", items.iter().map(to_flow_text).collect::<Vec<_>>().join(", ")),
+        Value::Object(map) => format!(
+            "{{{}}}",
+            map.iter()
+                .map(|(k, v)| format!("{}: {}", flow_string(k), to_flow_text(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// A string as a plain scalar when that is safe inside a flow collection and reads back as
+/// the same string, else as a double-quoted scalar (JSON's escapes are YAML's too).
+fn flow_string(text: &str) -> String {
+    let plain_chars =
+        text.chars().all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '/' | '%' | '+' | '-'));
+    let reads_back = || parse(text).is_ok_and(|(value, _)| value == Value::String(text.to_owned()));
+    if !text.is_empty() && plain_chars && reads_back() {
+        text.to_owned()
+    } else {
+        serde_json::to_string(text).expect("a string serializes")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flow_text_reads_back_as_the_value() {
+        let values = serde_json::json!([
+            "128kbps", "EF", "5060", "true", "null", "", "a b", "x: y", "-", "1e3", "{a}", "tab\there", "é",
+            40, -3, 0.25, 1e300, true, null, [], {}, [1, "2", [3]], {"kind": "fifo", "limit": 10, "5": "x"}
+        ]);
+        for value in values.as_array().unwrap() {
+            let text = to_flow_text(value);
+            assert_eq!(&parse(&text).unwrap().0, value, "{text}");
+        }
+        assert_eq!(
+            to_flow_text(&serde_json::json!({"kind": "fifo", "rate": "1Mbps"})),
+            "{kind: fifo, rate: 1Mbps}"
+        );
+        assert_eq!(to_flow_text(&Value::from("5060")), "\"5060\"");
+    }
 
     #[test]
     fn values_and_positions() {

@@ -31,4 +31,5 @@ mod tcp;
 mod tcp_recovery;
 mod traffic;
 mod tunnels;
+mod variants;
 mod wfq;

@@ -1,6 +1,6 @@
 //! Links whose rate changes during the run.
 
-use crate::common::run_yaml;
+use crate::common::{json_without_identity, run_yaml};
 use qoslab_core::measure::results::PortRecord;
 use qoslab_core::Results;
 
@@ -89,7 +89,8 @@ traffic:
     };
     let origin = dir.join("t.yaml").display().to_string();
     let run = |keys: &str| {
-        qoslab_core::load(&scenario(keys), &origin, &[], None).map(|sim| sim.finish().unwrap().to_json())
+        qoslab_core::load(&scenario(keys), &origin, &[], None)
+            .map(|sim| json_without_identity(&sim.finish().unwrap()))
     };
     let written = run("rate_changes: [{at: 10s, rate: 1Mbps}, {at: 15s, rate: 500kbps}]").unwrap();
     assert_eq!(run("rate_trace: steps.csv").unwrap(), written);
