@@ -55,7 +55,7 @@ def test_sweep_plan_errors_are_located():
 
 
 def test_variant_and_replication_reach_the_run():
-    assert scenario_counts(SCENARIO, "s.yaml", variant="quiet") == (3, 2, 1)
+    assert scenario_counts(SCENARIO, "s.yaml", variant="quiet") == ("bound", 3, 2, 1)
     simulation = Simulation(SCENARIO, "s.yaml", variant="quiet", replication=3, seed=5)
     run = json.loads(simulation.finish())["run"]
     assert (run["variant"], run["replication"], run["seed"]) == ("quiet", 3, 5)

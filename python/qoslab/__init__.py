@@ -8,10 +8,22 @@ returns the measurements as pandas DataFrames.
     results = qoslab.run("examples/voice-vs-flood.yaml", **{"interfaces.r1.r2.output": "pq"})
     print(results.flows[["flow", "loss_pct", "delay_p99_ms"]])
     results.write("results/voice-vs-flood-pq")
+
+    sweep = qoslab.sweep(
+        "examples/congestion-lab.yaml",
+        vary={"interfaces.r1.r2.output": ["fifo", "wfq", "llq"]},
+        reps=10,
+        out="results/congestion-lab-sweep",
+    )
+    print(sweep.summary.flows)
+    sweep = qoslab.load("results/congestion-lab-sweep")
 """
 
 from qoslab._core import RunError, ScenarioError, __version__
+from qoslab.experiment.engine import sweep
+from qoslab.experiment.sweep import Sweep
 from qoslab.failure import order_of_failure
+from qoslab.load import load
 from qoslab.results import Results
 from qoslab.run import Summary, run, schema, validate
 
@@ -20,9 +32,12 @@ __all__ = [
     "RunError",
     "ScenarioError",
     "Summary",
+    "Sweep",
     "__version__",
+    "load",
     "order_of_failure",
     "run",
     "schema",
+    "sweep",
     "validate",
 ]

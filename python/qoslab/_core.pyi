@@ -35,9 +35,9 @@ the value is reported there instead of at ``origin (--set key.path=value)``."""
 
 def scenario_counts(
     text: str, origin: str, overrides: list[Override] = ..., variant: str | None = None
-) -> tuple[int, int, int]:
-    """The numbers of nodes, links and flows in a scenario document (read, not built), or
-    in its variant ``variant``."""
+) -> tuple[str, int, int, int]:
+    """The name of a scenario and its numbers of nodes, links and flows (read, not built),
+    or of its variant ``variant``."""
 
 def sweep_plan(text: str, origin: str) -> str:
     """The scenario's ``sweep:`` section and variants as JSON text, after checking the whole

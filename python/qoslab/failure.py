@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from qoslab.experiment.sweep import Sweep
 from qoslab.results import Results
 
 FAILURE_COLUMNS = (
@@ -31,7 +32,7 @@ FAILURE_COLUMNS = (
 
 
 def order_of_failure(
-    sweep: Sequence[tuple[object, Results]],
+    sweep: Sweep | Sequence[tuple[object, Results]],
     *,
     point: str | None = None,
     interval_ms: float | None = None,
@@ -40,8 +41,10 @@ def order_of_failure(
 ) -> pd.DataFrame:
     """The order in which the applications of ``sweep`` fail, against the declared one.
 
-    ``sweep`` is a sequence of ``(value, results)`` pairs from the mildest condition to the
-    harshest (link rates falling, loads rising); ``value`` labels the step. ``point`` and
+    ``sweep`` is a :class:`Sweep` of one varied key whose values go from the mildest
+    condition to the harshest (link rates falling, loads rising; its first replication of
+    the scenario as written is used), or a sequence of ``(value, results)`` pairs in that
+    order; ``value`` labels the step. ``point`` and
     ``interval_ms`` choose the observation point and ΔQ interval length (default: the first
     of each in the results). ``declared`` is the intended order, first to fail first
     (default: the scenario's ``measure.order_of_failure``); applications in it without a
@@ -54,6 +57,8 @@ def order_of_failure(
     applications declared to fail earlier than this one that failed strictly later or not
     at all — the inversions, empty when the order holds.
     """
+    if isinstance(sweep, Sweep):
+        sweep = _steps(sweep)
     if not sweep:
         raise ValueError("the sweep has no runs")
     first = sweep[0][1]
@@ -104,6 +109,19 @@ def order_of_failure(
             }
         )
     return pd.DataFrame.from_records(records, columns=list(FAILURE_COLUMNS))
+
+
+def _steps(sweep: Sweep) -> list[tuple[object, Results]]:
+    """The runs of a one-key sweep as ``(value, results)`` pairs, in the order given."""
+    if len(sweep.keys) != 1:
+        raise ValueError(
+            f"the sweep varies {len(sweep.keys)} keys: order of failure needs exactly one"
+        )
+    (key,) = sweep.keys
+    return [
+        (value, sweep.results({key: value}))
+        for value in sweep.manifest["plan"]["vary"][0]["values"]
+    ]
 
 
 def _missing(value: object) -> bool:

@@ -123,6 +123,41 @@ def replace_folder(
     return [target / name for name in files]
 
 
+def replace_file(path: Path, data: bytes) -> None:
+    """Make ``path`` hold ``data`` in one step: the data is written to a staging file beside
+    it (named like a staging folder), flushed to disk and renamed over ``path``, so a reader
+    or a process killed at any moment sees the old file or the new one, never a part."""
+    while True:
+        staging = path.with_name(f"{STAGING_PREFIX}{os.getpid()}-{secrets.token_hex(4)}")
+        try:
+            descriptor = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            continue
+        break
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        staging.replace(path)
+    except BaseException:
+        staging.unlink(missing_ok=True)
+        raise
+
+
+def remove_stale_files(folder: Path) -> None:
+    """Remove the staging files in ``folder`` left by :func:`replace_file` in processes that
+    have ended."""
+    with os.scandir(folder) as entries:
+        stale = [
+            Path(entry.path)
+            for entry in entries
+            if entry.is_file(follow_symlinks=False) and _ended(_staging_pid(entry.name))
+        ]
+    for path in stale:
+        path.unlink(missing_ok=True)
+
+
 def _staging(parent: Path) -> Path:
     """A new, empty staging folder in ``parent``, named after this process."""
     while True:

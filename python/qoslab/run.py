@@ -44,6 +44,9 @@ MEMORY_SHARE = 0.5
 PROGRESS_DELAY_S = 1.0
 """Wall time a run may take before its progress bar appears."""
 
+BASE = "base"
+"""The variant name meaning the scenario as written."""
+
 NS_PER_S = 1_000_000_000
 MAX_SEED = 2**64 - 1
 
@@ -52,6 +55,8 @@ def run(
     scenario: Scenario,
     *,
     seed: int | None = None,
+    replication: int | None = None,
+    variant: str | None = None,
     set: Assignments = None,
     progress: bool = False,
     max_memory: int | None = None,
@@ -72,8 +77,11 @@ def run(
 
         qoslab.run("examples/voice-vs-flood.yaml", **{"interfaces.r1.r2.output": "pq"})
 
-    ``seed`` replaces the scenario's master seed. With ``progress=True`` a progress bar is
-    drawn on stderr once a run has taken more than a second of wall time. Interrupting a run
+    ``seed`` replaces the scenario's master seed and ``replication`` its replication number
+    (``run.replication``); ``variant`` applies one of the scenario's ``variants:`` overlays
+    before the overrides (``"base"`` or ``None``: the scenario as written). With
+    ``progress=True`` a progress bar is drawn on stderr once a run has taken more than a
+    second of wall time. Interrupting a run
     (Ctrl-C) raises ``KeyboardInterrupt`` within a fraction of a second.
 
     ``max_memory`` (bytes; default: half the machine's physical memory) and ``max_events``
@@ -85,8 +93,16 @@ def run(
     or value, too big a scenario) and ``RunError`` if the simulator finds one of its
     invariants broken or stops the run at its memory guard.
     """
-    simulation = load(
-        scenario, seed=seed, set=set, max_memory=max_memory, max_events=max_events, **overrides
+    text, origin = scenario_text(scenario)
+    simulation = _build(
+        text,
+        origin,
+        pairs(set, overrides),
+        seed=seed,
+        replication=replication,
+        variant=variant,
+        max_memory=max_memory,
+        max_events=max_events,
     )
     return Results(_drive(simulation, progress=progress))
 
@@ -95,6 +111,7 @@ def run(
 class Summary:
     """What a valid scenario contains."""
 
+    name: str
     nodes: int
     links: int
     flows: int
@@ -105,6 +122,7 @@ class Summary:
 def validate(
     scenario: Scenario,
     *,
+    variant: str | None = None,
     set: Assignments = None,
     max_memory: int | None = None,
     max_events: int | None = None,
@@ -116,11 +134,13 @@ def validate(
     ``ScenarioError`` with a message naming the file, line, column and key path of the first
     problem found, including a scenario that would need more memory or events than allowed.
     """
-    text, origin = _scenario_text(scenario)
-    pairs = _pairs(set, overrides)
-    simulation = _build(text, origin, pairs, None, max_memory, max_events)
-    nodes, links, flows = scenario_counts(text, origin, pairs)
-    return Summary(nodes, links, flows, simulation.end_ns / NS_PER_S)
+    text, origin = scenario_text(scenario)
+    changes = pairs(set, overrides)
+    simulation = _build(
+        text, origin, changes, variant=variant, max_memory=max_memory, max_events=max_events
+    )
+    name, nodes, links, flows = scenario_counts(text, origin, changes)
+    return Summary(name, nodes, links, flows, simulation.end_ns / NS_PER_S)
 
 
 def schema() -> dict[str, object]:
@@ -128,28 +148,37 @@ def schema() -> dict[str, object]:
     return json.loads(json_schema())
 
 
-def load(
-    scenario: Scenario,
-    *,
-    seed: int | None = None,
-    set: Assignments = None,
-    max_memory: int | None = None,
-    max_events: int | None = None,
-    **overrides: object,
-) -> Simulation:
-    """Parse, validate and build a scenario (see :func:`run` for the arguments)."""
-    text, origin = _scenario_text(scenario)
-    return _build(text, origin, _pairs(set, overrides), seed, max_memory, max_events)
-
-
 def _build(
     text: str,
     origin: str,
-    pairs: list[tuple[str, str]],
-    seed: int | None,
+    changes: list[tuple[str, str]],
+    *,
+    seed: int | None = None,
+    replication: int | None = None,
+    variant: str | None = None,
     max_memory: int | None,
     max_events: int | None,
 ) -> Simulation:
+    check_limits(seed, max_memory, max_events)
+    if replication is not None and not 0 <= replication <= MAX_SEED:
+        raise ScenarioError(
+            f"replication {replication}: out of range. Use a whole number from 0 to {MAX_SEED}"
+        )
+    memory = default_max_memory() if max_memory is None else max_memory
+    return Simulation(
+        text,
+        origin,
+        changes,
+        seed,
+        memory,
+        max_events,
+        variant=None if variant == BASE else variant,
+        replication=replication,
+    )
+
+
+def check_limits(seed: int | None, max_memory: int | None, max_events: int | None) -> None:
+    """Raise ``ScenarioError`` for a seed or limit out of the range the core takes."""
     if seed is not None and not 0 <= seed <= MAX_SEED:
         raise ScenarioError(f"seed {seed}: out of range. Use a whole number from 0 to {MAX_SEED}")
     for name, value in (("max_memory", max_memory), ("max_events", max_events)):
@@ -157,8 +186,6 @@ def _build(
             raise ScenarioError(
                 f"{name} {value}: out of range. Use a whole number from 1 to {MAX_SEED}"
             )
-    memory = default_max_memory() if max_memory is None else max_memory
-    return Simulation(text, origin, pairs, seed, memory, max_events)
 
 
 def default_max_memory() -> int:
@@ -170,10 +197,10 @@ def default_max_memory() -> int:
     return max(int(physical * MEMORY_SHARE), 1)
 
 
-def _pairs(assignments: Assignments, keywords: Mapping[str, object]) -> list[tuple[str, str]]:
+def pairs(assignments: Assignments, keywords: Mapping[str, object]) -> list[tuple[str, str]]:
     """All overrides as (key path, YAML value) pairs: ``set=`` first, then keywords."""
     return _assignments(assignments) + [
-        (key.replace("__", "."), _yaml_scalar(value)) for key, value in keywords.items()
+        (key.replace("__", "."), yaml_scalar(value)) for key, value in keywords.items()
     ]
 
 
@@ -183,20 +210,23 @@ def _assignments(assignments: Assignments) -> list[tuple[str, str]]:
     if isinstance(assignments, str):
         return [parse_override(assignments)]
     if isinstance(assignments, Mapping):
-        return [(str(key), _yaml_scalar(value)) for key, value in assignments.items()]
+        return [(str(key), yaml_scalar(value)) for key, value in assignments.items()]
     return [parse_override(text) for text in assignments]
 
 
-def _yaml_scalar(value: object) -> str:
-    """A Python value written as the YAML scalar the core reads back."""
+def yaml_scalar(value: object) -> str:
+    """A Python value written as the YAML text the core reads back: JSON for lists and
+    dicts (JSON is YAML's flow style), ``null``, ``true``/``false``, else ``str``."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, Mapping | list | tuple):
+        return json.dumps(value)
     return str(value)
 
 
-def _scenario_text(scenario: Scenario) -> tuple[str, str]:
+def scenario_text(scenario: Scenario) -> tuple[str, str]:
     """The scenario's text and the origin named in its error messages."""
     if isinstance(scenario, Mapping):
         try:

@@ -45,7 +45,7 @@ fn parse_override(text: &str) -> PyResult<(String, String)> {
     Ok((change.key_path, change.value))
 }
 
-/// The numbers of nodes, links and flows in a scenario document (read, not built).
+/// The name of a scenario and its numbers of nodes, links and flows (read, not built).
 #[pyfunction]
 #[pyo3(signature = (text, origin, overrides = Vec::new(), variant = None))]
 fn scenario_counts(
@@ -53,13 +53,13 @@ fn scenario_counts(
     origin: &str,
     overrides: Vec<OverrideArg>,
     variant: Option<&str>,
-) -> PyResult<(usize, usize, usize)> {
+) -> PyResult<(String, usize, usize, usize)> {
     let overrides = core_overrides(overrides);
     let (spec, _) =
         qoslab_core::scenario::parse_variant(text, origin, variant, &overrides).map_err(scenario_error)?;
     // A traffic entry with `copies: N` is N flows.
     let flows = spec.traffic.iter().map(|f| f.copies.unwrap_or(1) as usize).sum();
-    Ok((spec.topology.nodes.len(), spec.topology.links.len(), flows))
+    Ok((spec.name, spec.topology.nodes.len(), spec.topology.links.len(), flows))
 }
 
 /// The scenario's `sweep:` section and variants as JSON text (see `qoslab_core::SweepPlan`).

@@ -19,6 +19,7 @@ import time
 from rich.table import Table
 
 from qoslab._core import BENCH_CASES, Simulation, parse_override
+from qoslab.cli.bench_sweep import sweep_table
 from qoslab.cli.common import EXIT_STATUS_HELP, stdout_console
 
 NS_PER_S = 1_000_000_000
@@ -55,6 +56,15 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         metavar="N",
         help="runs per variant; the median wall time is reported (default: 5)",
     )
+    command.add_argument(
+        "--sweep",
+        action="store_true",
+        help="measure sweep throughput at 1, 2, ... jobs and the sweep's overhead per run "
+        "instead (see benches/README.md)",
+    )
+    command.add_argument(
+        "--runs", type=int, metavar="N", help="runs of the --sweep measurement (default: 24)"
+    )
     command.set_defaults(main=main)
 
 
@@ -72,6 +82,9 @@ def simulated_seconds(text: str) -> float:
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.sweep:
+        stdout_console().print(sweep_table(args.seconds, args.runs))
+        return 0
     table = Table(title="qoslab bench", title_justify="left")
     for heading in HEADINGS:
         table.add_column(heading, justify="left" if heading == "case" else "right")

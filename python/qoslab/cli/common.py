@@ -34,6 +34,16 @@ def add_override_options(command: argparse.ArgumentParser) -> None:
     )
 
 
+def add_variant_option(command: argparse.ArgumentParser) -> None:
+    """Add ``--variant NAME`` to a sub-command that loads one scenario."""
+    command.add_argument(
+        "--variant",
+        metavar="NAME",
+        help="apply this overlay of the scenario's variants: section first (default: the "
+        "scenario as written)",
+    )
+
+
 MEMORY_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}
 MEMORY_UNITS |= {"kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
 

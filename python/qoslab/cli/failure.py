@@ -14,15 +14,13 @@ from rich.table import Table
 import qoslab
 from qoslab.cli.common import (
     EXIT_BAD_INPUT,
+    EXIT_RUN_FAILED,
     EXIT_STATUS_HELP,
     add_override_options,
     stdout_console,
 )
 from qoslab.cli.text import plain, visible
-
-
-class UsageError(ValueError):
-    """A malformed option value."""
+from qoslab.experiment.plan import parse_vary
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -63,28 +61,27 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     command.set_defaults(main=main)
 
 
-def parse_vary(text: str) -> tuple[str, list[str]]:
-    """``key.path=v1,v2,...`` as the key and its values (at least two)."""
-    key, sep, values = text.partition("=")
-    steps = [v.strip() for v in values.split(",") if v.strip()]
-    if not sep or not key.strip() or len(steps) < 2:
-        raise UsageError(
-            f"--vary {text!r}: write KEY.PATH=V1,V2,... with at least two values, "
-            "e.g. --vary topology.links.1.rate=2Mbps,1Mbps"
-        )
-    return key.strip(), steps
-
-
 def main(args: argparse.Namespace) -> int:
     try:
         key, steps = parse_vary(args.vary)
-    except UsageError as error:
+        if len(steps) < 2:
+            raise ValueError(f"--vary {args.vary!r}: give at least two values, mildest first")
+    except ValueError as error:
         print(f"error: {visible(error)}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    sweep = []
-    for value in steps:
-        results = qoslab.run(args.scenario, set=[*args.set, f"{key}={value}"])
-        sweep.append((value, results))
+    sweep = qoslab.sweep(
+        args.scenario,
+        vary={key: steps},
+        set=args.set,
+        reps=1,
+        variants=["base"],
+        use_section=False,
+        warn=lambda message: print(f"warning: {visible(message)}", file=sys.stderr),
+    )
+    if len(sweep.failures):
+        failure = sweep.failures.iloc[0]
+        print(f"run failed at {key}={failure[key]}: {visible(failure['error'])}", file=sys.stderr)
+        return EXIT_RUN_FAILED
     try:
         table = qoslab.order_of_failure(
             sweep,

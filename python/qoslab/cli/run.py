@@ -18,6 +18,7 @@ from qoslab.cli.common import (
     EXIT_STATUS_HELP,
     add_limit_options,
     add_override_options,
+    add_variant_option,
     stdout_console,
 )
 from qoslab.cli.text import plain, visible
@@ -48,10 +49,17 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         epilog=EXIT_STATUS_HELP,
     )
     command.add_argument("scenario", metavar="SCENARIO", help="scenario file (YAML)")
+    add_variant_option(command)
     add_override_options(command)
     add_limit_options(command)
     command.add_argument(
         "--seed", type=int, metavar="N", help="master seed, replacing the scenario's run.seed"
+    )
+    command.add_argument(
+        "--replication",
+        type=int,
+        metavar="N",
+        help="replication number, replacing the scenario's run.replication",
     )
     command.add_argument(
         "-o",
@@ -72,6 +80,8 @@ def main(args: argparse.Namespace) -> int:
     results = qoslab.run(
         args.scenario,
         seed=args.seed,
+        replication=args.replication,
+        variant=args.variant,
         set=args.set,
         progress=sys.stderr.isatty(),
         max_memory=args.max_memory,

@@ -5,7 +5,12 @@ from __future__ import annotations
 import argparse
 
 import qoslab
-from qoslab.cli.common import EXIT_STATUS_HELP, add_limit_options, add_override_options
+from qoslab.cli.common import (
+    EXIT_STATUS_HELP,
+    add_limit_options,
+    add_override_options,
+    add_variant_option,
+)
 from qoslab.cli.text import visible
 
 
@@ -18,6 +23,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         epilog=EXIT_STATUS_HELP,
     )
     command.add_argument("file", metavar="FILE", help="scenario file (YAML)")
+    add_variant_option(command)
     add_override_options(command)
     add_limit_options(command)
     command.set_defaults(main=main)
@@ -25,7 +31,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     summary = qoslab.validate(
-        args.file, set=args.set, max_memory=args.max_memory, max_events=args.max_events
+        args.file,
+        variant=args.variant,
+        set=args.set,
+        max_memory=args.max_memory,
+        max_events=args.max_events,
     )
     print(
         f"{visible(args.file)}: valid ({summary.nodes} nodes, {summary.links} links, "

@@ -31,10 +31,14 @@ traffic:
     )
 }
 
-/// The results as JSON without the replication number.
+/// The results as JSON without what names the replication: its number, the override that
+/// chose it and the scenario hash, which covers the replication.
 fn without_replication(results: &Results) -> serde_json::Value {
     let mut value: serde_json::Value = serde_json::from_str(&results.to_json()).unwrap();
-    value["run"].as_object_mut().unwrap().remove("replication");
+    let run = value["run"].as_object_mut().unwrap();
+    for key in ["replication", "overrides", "scenario_sha256"] {
+        run.remove(key);
+    }
     value
 }
 

@@ -1,0 +1,178 @@
+"""``qoslab sweep``: run a scenario over a grid of settings, variants and replications,
+store every run, and print each flow's mean and 95 % confidence interval per point."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pandas as pd
+from rich import box
+from rich.table import Table
+
+import qoslab
+from qoslab.analysis import wide
+from qoslab.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_RUN_FAILED,
+    add_limit_options,
+    add_override_options,
+    stdout_console,
+)
+from qoslab.cli.text import plain, visible
+from qoslab.experiment.engine import EXECUTORS
+from qoslab.experiment.plan import parse_vary
+from qoslab.output import folder_name
+
+SHOWN_METRICS = ("loss_pct", "delay_mean_ms", "delay_p99_ms", "jitter_rfc3550_ms")
+"""The flow metrics printed by default."""
+
+EXIT_HELP = (
+    "exit status: 0 every run done; 1 one or more runs failed (recorded in runs.csv, the\n"
+    "others done) or files could not be written; 2 bad input (a scenario, grid point,\n"
+    "option or output folder refused, an unreachable cluster); 130 interrupted (finished\n"
+    "runs are kept: --resume goes on)"
+)
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    command = commands.add_parser(
+        "sweep",
+        help="run a scenario over a grid of settings, variants and replications",
+        description="Run the scenario at every point of a grid — the cartesian product of "
+        "the --vary lists (or, with --zip, the lists side by side), for every --variant and "
+        "each of --reps replications — on local cores or a Dask cluster. Each run is stored "
+        "in the output folder as it finishes; --resume runs only what is missing. Prints "
+        "each flow's mean and 95 %% confidence interval per point; the folder holds the "
+        "summary of every table (summary/*.csv), the index of runs (runs.csv) and each "
+        "run's results (runs/*.json). Settings not given here come from the scenario's "
+        "sweep: section.",
+        epilog=EXIT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    command.add_argument("scenario", metavar="SCENARIO", help="scenario file (YAML)")
+    command.add_argument(
+        "--vary",
+        action="append",
+        default=[],
+        metavar="KEY.PATH=V1,V2,...",
+        help="a setting and its values, e.g. --vary interfaces.r1.r2.output=fifo,wfq,llq "
+        "(repeatable: the grid is the product)",
+    )
+    command.add_argument(
+        "--zip",
+        action="store_true",
+        help="advance all varied lists together instead of combining them",
+    )
+    command.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a variant of the scenario's variants: section to run (repeatable; base is "
+        "the scenario as written)",
+    )
+    command.add_argument("--reps", type=int, metavar="N", help="replications per point")
+    command.add_argument("--seed", type=int, metavar="N", help="master seed of every run")
+    add_override_options(command)
+    command.add_argument(
+        "--jobs", type=int, metavar="N", help="runs at once on this machine (default: all cores)"
+    )
+    command.add_argument(
+        "--executor", choices=EXECUTORS, default="local", help="where runs go (default: local)"
+    )
+    command.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="the Dask scheduler of --executor dask, e.g. tcp://10.0.0.5:8786",
+    )
+    command.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        metavar="DIR",
+        help="folder of the sweep (default: results/<scenario name>-sweep)",
+    )
+    command.add_argument(
+        "--resume", action="store_true", help="keep the runs the folder has and do the rest"
+    )
+    command.add_argument("--quiet", action="store_true", help="no progress bar")
+    command.add_argument(
+        "--show",
+        default=",".join(SHOWN_METRICS),
+        metavar="METRIC,...",
+        help=f"flow metrics to print (default: {','.join(SHOWN_METRICS)})",
+    )
+    add_limit_options(command)
+    command.set_defaults(main=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        vary = dict(parse_vary(text) for text in args.vary)
+        if args.jobs is not None and args.jobs < 1:
+            raise ValueError(f"--jobs {args.jobs}: give at least 1")
+        if args.executor == "dask" and not args.scheduler:
+            raise ValueError("--executor dask needs --scheduler ADDRESS")
+        output = args.output
+        if output is None:
+            name = qoslab.validate(args.scenario, set=args.set).name
+            output = Path("results") / f"{folder_name(name)}-sweep"
+        console = stdout_console()
+        sweep = qoslab.sweep(
+            args.scenario,
+            vary=vary,
+            zip=args.zip,
+            variants=args.variant or None,
+            reps=args.reps,
+            seed=args.seed,
+            set=args.set,
+            jobs=args.jobs,
+            executor=args.executor,
+            scheduler=args.scheduler,
+            out=output,
+            resume=args.resume,
+            progress=False if args.quiet else None,
+            max_memory=args.max_memory,
+            max_events=args.max_events,
+            warn=lambda message: print(f"warning: {visible(message)}", file=sys.stderr),
+            command=["qoslab", *sys.argv[1:]],
+        )
+    except ValueError as error:
+        print(f"error: {visible(error)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+    metrics = [metric.strip() for metric in args.show.split(",") if metric.strip()]
+    index = sweep.index
+    done = int((index["status"] == "done").sum())
+    replications = sweep.manifest["plan"]["replications"]
+    console.print(
+        plain(
+            f"{sweep.manifest['scenario_name']}: {done} of {len(index)} runs done "
+            f"({len(index) // replications} points, {replications} replications each)"
+        )
+    )
+    if "flows" in sweep.summary.names:
+        console.print(flow_summary_table(sweep.summary.flows, metrics))
+    for row in sweep.failures.to_dict("records"):
+        where = ", ".join(f"{key}={row[key]}" for key in sweep.parameters)
+        console.print(
+            plain(f"failed: {where or 'run'} replication {row['replication']}: {row['error']}")
+        )
+    console.print(plain(f"sweep written to {output}"))
+    return EXIT_RUN_FAILED if len(sweep.failures) else 0
+
+
+def flow_summary_table(summary: pd.DataFrame, metrics: list[str]) -> Table:
+    """Each flow's ``metrics`` per point as ``mean ± half-width`` of the 95 % interval."""
+    shown = wide(summary[summary["metric"].isin(metrics)])
+    table = Table(box=box.SIMPLE_HEAD, title="mean ± half-width of the 95 % confidence interval")
+    for column in shown.index.names:
+        table.add_column(str(column))
+    for metric in shown.columns:
+        table.add_column(metric, justify="right")
+    for keys, cells in zip(shown.index, shown.itertuples(index=False), strict=True):
+        labels = keys if isinstance(keys, tuple) else (keys,)
+        table.add_row(*(plain(str(label)) for label in labels), *(cell or "-" for cell in cells))
+    return table

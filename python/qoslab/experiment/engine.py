@@ -1,0 +1,257 @@
+"""``qoslab.sweep``: run a scenario at every point of a grid, in every variant and
+replication, locally or on a Dask cluster, into a folder that a later call can resume.
+
+The order of work: the plan is made and every point of the grid is loaded and checked
+before any run starts (a bad key or value stops the sweep with its place named); the runs
+are then handed to the executor replication by replication, so that the first results cover
+the whole grid; each outcome is stored as it comes; at the end the index of runs and the
+summary tables are written. Runs are independent and each is deterministic, so the order in
+which they finish changes nothing in what is written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from qoslab._core import Simulation, __version__, scenario_counts
+from qoslab.experiment.cluster import DaskExecutor
+from qoslab.experiment.local import LocalExecutor
+from qoslab.experiment.plan import Plan, Point, make_plan
+from qoslab.experiment.progress import SweepProgress
+from qoslab.experiment.store import FORMAT, Store
+from qoslab.experiment.sweep import Sweep
+from qoslab.experiment.task import DONE, Outcome, Task, run_key
+from qoslab.run import Assignments, Scenario, check_limits, default_max_memory, scenario_text
+from qoslab.run import pairs as override_pairs
+
+EXECUTORS = ("local", "dask")
+
+IDENTICAL_REPLICATIONS = (
+    "{point}: the run drew no random number, so its {replications} replications are "
+    "identical and their confidence intervals zero wide. Give periodic flows a random start "
+    "phase (run.phase: random, or phase: random on a flow) or a random pattern (poisson, "
+    "onoff), or run one replication"
+)
+
+
+def sweep(
+    scenario: Scenario,
+    *,
+    vary: Mapping[str, Sequence[object]] | None = None,
+    zip: bool | Sequence[Sequence[str]] = False,
+    variants: Sequence[str] | None = None,
+    reps: int | None = None,
+    seed: int | None = None,
+    set: Assignments = None,
+    jobs: int | None = None,
+    executor: str = "local",
+    scheduler: object = None,
+    out: str | os.PathLike[str] | None = None,
+    resume: bool = False,
+    progress: bool | None = None,
+    max_memory: int | None = None,
+    max_events: int | None = None,
+    warn: Callable[[str], None] | None = None,
+    command: Sequence[str] | None = None,
+    use_section: bool = True,
+) -> Sweep:
+    """Run ``scenario`` at every point of a grid and return the :class:`Sweep`.
+
+    ``vary`` maps ``--set`` key paths to lists of values (the grid is their cartesian
+    product, the first key outermost); ``zip=True`` advances all varied keys together
+    instead, or ``zip`` lists the groups of keys that advance together. ``variants`` names the
+    scenario's variants to run (``"base"`` is the scenario as written); ``reps`` is the
+    number of replications (``run.replication`` 0, 1, ...). Each of these, when not given,
+    comes from the scenario's ``sweep:`` section. ``set`` holds overrides applied to every
+    run, ``seed`` replaces the scenario's seed.
+
+    ``executor="local"`` runs ``jobs`` runs at once (default: every core);
+    ``executor="dask"`` runs them on the cluster whose scheduler is at ``scheduler`` (an
+    address, or a ``distributed.Client``). With ``out``, every run is stored in that folder
+    as it finishes, and ``resume=True`` keeps the runs an earlier sweep there finished;
+    without it the runs are kept in memory. ``progress`` draws a bar on stderr (default:
+    when stderr is a terminal). ``max_memory`` is the memory of one run (default: half the
+    physical memory shared among the local jobs); ``warn`` receives warnings (default:
+    printed to stderr); ``command`` is recorded in the manifest. ``use_section=False``
+    ignores the scenario's ``sweep:`` section.
+
+    Raises ``ScenarioError`` (with the place) for a grid point that cannot be loaded,
+    ``ValueError`` for a bad argument, ``OutputError`` for a folder refused; runs that fail
+    are recorded in the sweep (``Sweep.failures``) and the others go on.
+    """
+    text, origin = scenario_text(scenario)
+    check_limits(seed, max_memory, max_events)
+    plan = make_plan(
+        text,
+        origin,
+        vary=vary,
+        zip_keys=zip,
+        variants=variants,
+        reps=reps,
+        seed=seed,
+        use_section=use_section,
+    )
+    fixed = override_pairs(set, {})
+    runner = _executor(executor, jobs, scheduler)
+    if max_memory is None and isinstance(runner, LocalExecutor):
+        max_memory = max(default_max_memory() // runner.slots(), 1)
+    # Remote workers read the files a scenario names relative to its absolute path.
+    remote = executor != "local" and not origin.startswith("<")
+    task_origin = str(Path(origin).resolve()) if remote else origin
+    tasks, identities = _tasks(plan, text, task_origin, origin, fixed, max_memory, max_events)
+    manifest = _manifest(plan, tasks, identities, text, origin, command)
+
+    store = Store.create(out, resume=resume) if out is not None else None
+    results: dict[str, str] = {}
+    failures: dict[str, dict] = {}
+    try:
+        if store is not None:
+            store.write_manifest(manifest)
+            kept = store.kept([task.key for task in tasks])
+        else:
+            kept = frozenset()
+        todo = [task for task in tasks if task.key not in kept]
+        shown = sys.stderr.isatty() if progress is None else progress
+        bar = SweepProgress(len(tasks), len(tasks) - len(todo), runner.slots(), shown=shown)
+        say = warn or bar.say
+        warned = False
+        try:
+            for outcome in runner.run(todo):
+                identity = identities[outcome.key]
+                if store is not None:
+                    store.save(outcome, identity)
+                if outcome.status == DONE:
+                    results[outcome.key] = outcome.text
+                    if not warned and plan.replications > 1 and _draws(outcome) == 0:
+                        say(
+                            IDENTICAL_REPLICATIONS.format(
+                                point=_label(identity), replications=plan.replications
+                            )
+                        )
+                        warned = True
+                else:
+                    failures[outcome.key] = {"status": outcome.status, "error": outcome.text}
+                bar.advance(failed=outcome.status != DONE)
+        finally:
+            bar.stop()
+        if store is None:
+            return Sweep(manifest, results.get, failures.get)
+        finished = Sweep(manifest, store.result_text, store.failure, store.directory)
+        store.write_index(finished.index)
+        for table in finished.summary.names:
+            store.write_summary(table, finished.summary[table])
+        return finished
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _executor(executor: str, jobs: int | None, scheduler: object) -> LocalExecutor | DaskExecutor:
+    if executor == "local":
+        return LocalExecutor(jobs)
+    if executor == "dask":
+        return DaskExecutor(scheduler)
+    raise ValueError(f"executor {executor!r}: use one of {', '.join(EXECUTORS)}")
+
+
+def _tasks(
+    plan: Plan,
+    text: str,
+    task_origin: str,
+    origin: str,
+    fixed: list[tuple[str, str]],
+    max_memory: int | None,
+    max_events: int | None,
+) -> tuple[list[Task], dict[str, dict]]:
+    """Every run of the plan, replication by replication, each point checked first; and
+    each run's identity by key."""
+    checked: list[tuple[Point, tuple, str]] = []
+    for point in plan.points():
+        overrides = (*fixed, *_sourced(point, origin))
+        simulation = Simulation(
+            text,
+            origin,
+            list(overrides),
+            plan.seed,
+            max_memory,
+            max_events,
+            variant=point.variant,
+            replication=0,
+        )
+        checked.append((point, overrides, simulation.scenario_sha256))
+    tasks, identities = [], {}
+    for replication in range(plan.replications):
+        for point, overrides, scenario_sha256 in checked:
+            pairs = tuple((key, value) for key, value, *_ in overrides)
+            key = run_key(scenario_sha256, pairs, point.variant, plan.seed, replication)
+            tasks.append(
+                Task(
+                    key,
+                    text,
+                    task_origin,
+                    overrides,
+                    point.variant,
+                    plan.seed,
+                    replication,
+                    max_memory,
+                    max_events,
+                )
+            )
+            identities[key] = {
+                "key": key,
+                "variant": point.variant,
+                "settings": [list(pair) for pair in point.assignments],
+                "replication": replication,
+                "seed": plan.seed,
+            }
+    return tasks, identities
+
+
+def _sourced(point: Point, origin: str) -> list[tuple[str, str, str]]:
+    """The point's settings as overrides, each naming where its value was written: its
+    place in the ``sweep:`` section, or the ``--vary`` that gave it."""
+    return [
+        (key, value, source if source is not None else f"{origin} (--vary {key}={value})")
+        for (key, value, source) in point.overrides()
+    ]
+
+
+def _manifest(
+    plan: Plan,
+    tasks: list[Task],
+    identities: dict[str, dict],
+    text: str,
+    origin: str,
+    command: Sequence[str] | None,
+) -> dict:
+    return {
+        "format": FORMAT,
+        "qoslab_version": __version__,
+        "python_version": sys.version.split()[0],
+        "scenario": origin,
+        "scenario_name": scenario_counts(text, origin)[0],
+        "command": list(command) if command is not None else None,
+        "plan": {
+            "vary": [{"key": axis.key, "values": list(axis.values)} for axis in plan.axes],
+            "zip": [list(group) for group in plan.zip_groups],
+            "variants": list(plan.variants),
+            "replications": plan.replications,
+            "seed": plan.seed,
+        },
+        "runs": [identities[task.key] for task in tasks],
+    }
+
+
+def _label(identity: dict) -> str:
+    """A run's point in words: ``variant quiet, topology.links.1.rate=64kbps``."""
+    parts = [f"variant {identity['variant']}"] if identity["variant"] is not None else []
+    parts += [f"{key}={value}" for key, value in identity["settings"]]
+    return ", ".join(parts) or "the scenario"
+
+
+def _draws(outcome: Outcome) -> int:
+    return json.loads(outcome.text)["run"]["random_draws"]

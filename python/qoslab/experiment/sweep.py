@@ -1,0 +1,231 @@
+"""A sweep's runs and their summary, as DataFrames.
+
+``Sweep.runs`` holds every run's rows of each result table, prefixed with the columns that
+say which run they came from: the variant (when the sweep has variants), each varied key
+path with its value as given, and the replication. ``Sweep.summary`` holds, per table, the
+statistics over replications of each row and metric at each point of the grid
+(:func:`qoslab.analysis.summarize`: n, mean, SD, 95 % confidence interval, min, max).
+Parameter columns are ordered categoricals in the order the values were given, so tables
+sort by the grid rather than alphabetically.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from functools import cached_property
+from pathlib import Path
+
+import pandas as pd
+
+from qoslab.analysis import summarize, thesis_table
+from qoslab.experiment.store import Store
+from qoslab.experiment.task import DONE
+from qoslab.results import EMPTY_TABLE_COLUMNS, TABLES, Results
+from qoslab.run import BASE
+
+VARIANT = "variant"
+REPLICATION = "replication"
+RUN = "run"
+
+
+class Tables:
+    """One DataFrame per result table, as attributes (``tables.flows``) or by name
+    (``tables["flows"]``); tables without rows are absent from ``names``."""
+
+    def __init__(self, frames: Mapping[str, pd.DataFrame]) -> None:
+        self._frames = dict(frames)
+
+    @property
+    def names(self) -> list[str]:
+        """The tables that have rows."""
+        return [name for name, frame in self._frames.items() if not frame.empty]
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        try:
+            return self._frames[name]
+        except KeyError:
+            raise KeyError(f"no table {name!r} (tables: {', '.join(self._frames)})") from None
+
+    def __getattr__(self, name: str) -> pd.DataFrame:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self[name]
+        except KeyError as error:
+            raise AttributeError(str(error)) from None
+
+    def __repr__(self) -> str:
+        return f"<Tables {', '.join(self.names)}>"
+
+
+class Sweep:
+    """The runs of a sweep: its manifest (plan and runs in grid order) and a way to read
+    each run's results document and failure record by key."""
+
+    def __init__(
+        self,
+        manifest: dict,
+        read_result: Callable[[str], str | None],
+        read_failure: Callable[[str], dict | None],
+        directory: Path | None = None,
+    ) -> None:
+        self.manifest = manifest
+        self.directory = directory
+        self._read_result = read_result
+        self._read_failure = read_failure
+
+    @classmethod
+    def load(cls, directory: str | Path) -> Sweep:
+        """The sweep written in ``directory``."""
+        store = Store.open(directory)
+        return cls(store.manifest(), store.result_text, store.failure, Path(directory))
+
+    def __repr__(self) -> str:
+        done = int((self.index["status"] == DONE).sum())
+        return (
+            f"<Sweep {self.manifest['scenario_name']!r} {len(self.index)} runs, {done} done, "
+            f"parameters {', '.join(self.parameters) or 'none'}>"
+        )
+
+    @property
+    def keys(self) -> list[str]:
+        """The varied key paths, in order."""
+        return [axis["key"] for axis in self.manifest["plan"]["vary"]]
+
+    @property
+    def variants(self) -> list[str]:
+        """The variants run (``base``: the scenario as written)."""
+        return [BASE if name is None else name for name in self.manifest["plan"]["variants"]]
+
+    @property
+    def parameters(self) -> list[str]:
+        """The columns naming a point of the grid: ``variant`` (when the sweep has
+        variants) and the varied key paths."""
+        with_variants = self.manifest["plan"]["variants"] != [None]
+        return [VARIANT] * with_variants + self.keys
+
+    @cached_property
+    def index(self) -> pd.DataFrame:
+        """One row per run, in grid order: its key (``run``), parameters, replication,
+        ``status`` (``done``, ``scenario_error``, ``run_error``, ``crashed`` or ``missing``)
+        and ``error``."""
+        records = []
+        for run in self.manifest["runs"]:
+            failure = self._read_failure(run["key"])
+            if failure is not None:
+                status, error = failure["status"], failure["error"]
+            else:
+                status = DONE if self._read_result(run["key"]) is not None else "missing"
+                error = ""
+            records.append({**self._prefix(run), RUN: run["key"], "status": status, "error": error})
+        columns = [*self.parameters, REPLICATION, RUN, "status", "error"]
+        return self._ordered(pd.DataFrame.from_records(records, columns=columns))
+
+    @property
+    def failures(self) -> pd.DataFrame:
+        """The rows of :attr:`index` whose run did not finish."""
+        return self.index[self.index["status"] != DONE].reset_index(drop=True)
+
+    @cached_property
+    def runs(self) -> Tables:
+        """Every finished run's rows of each result table, with the parameter columns and
+        the replication first, in grid order."""
+        rows: dict[str, list[dict]] = {table: [] for table in TABLES}
+        columns: dict[str, list[str]] = {}
+        for run in self.manifest["runs"]:
+            text = self._read_result(run["key"])
+            if text is None:
+                continue
+            document = json.loads(text)
+            prefix = self._prefix(run)
+            for table in TABLES:
+                records = document[table]
+                if records and table not in columns:
+                    columns[table] = list(records[0])
+                rows[table].extend({**prefix, **record} for record in records)
+        head = [*self.parameters, REPLICATION]
+        frames = {}
+        for table in TABLES:
+            body = columns.get(table) or list(EMPTY_TABLE_COLUMNS.get(table, ()))
+            frame = pd.DataFrame.from_records(rows[table], columns=[*head, *body])
+            if table == "contracts":
+                frame["intervals"] = frame["intervals"].astype("Int64")
+            frames[table] = self._ordered(frame)
+        return Tables(frames)
+
+    @cached_property
+    def summary(self) -> Tables:
+        """Per table with rows: the statistics over replications of every row and metric at
+        each point of the grid (see :func:`qoslab.analysis.summarize`)."""
+        return Tables(
+            {
+                table: summarize(self.runs[table], by=self.parameters, table=table)
+                for table in self.runs.names
+            }
+        )
+
+    def results(
+        self,
+        settings: Mapping[str, object] | None = None,
+        *,
+        variant: str = BASE,
+        replication: int = 0,
+    ) -> Results:
+        """The results of one run: the point where each varied key has the value in
+        ``settings`` (as given to the sweep), of ``variant``, replication ``replication``."""
+        wanted = {str(key): str(value) for key, value in (settings or {}).items()}
+        unknown = set(wanted) - set(self.keys)
+        if unknown:
+            raise KeyError(f"not a varied key: {', '.join(sorted(unknown))} (varied: {self.keys})")
+        for run in self.manifest["runs"]:
+            values = dict(run["settings"])
+            if (
+                (run["variant"] or BASE) == variant
+                and run[REPLICATION] == replication
+                and all(values[key] == value for key, value in wanted.items())
+                and len(wanted) == len(values)
+            ):
+                text = self._read_result(run["key"])
+                if text is None:
+                    raise KeyError(f"the run {run['key']} did not finish (see Sweep.failures)")
+                return Results(text)
+        raise KeyError(
+            f"no run with {wanted or 'no settings'}, variant {variant}, replication {replication}"
+        )
+
+    def thesis(
+        self,
+        table: str,
+        metrics: Sequence[str],
+        where: Mapping[str, object],
+        *,
+        interval: str = "t",
+    ) -> pd.DataFrame:
+        """The layout of the LMR VoIP thesis' tables for one point and one row: T1..Tn (one
+        row per replication), M, SD, M-X, M+X, Max, one column per metric. ``where`` picks
+        the point (a value for each parameter) and the row (its identity columns, e.g.
+        ``{"flow": "voice"}``)."""
+        frame = self.runs[table]
+        for column, value in where.items():
+            if column not in frame.columns:
+                raise KeyError(f"table {table} has no column {column!r}")
+            frame = frame[frame[column].astype(str) == str(value)]
+        return thesis_table(frame, metrics, replication=REPLICATION, interval=interval)
+
+    def _prefix(self, run: dict) -> dict[str, object]:
+        prefix: dict[str, object] = {}
+        if VARIANT in self.parameters:
+            prefix[VARIANT] = run["variant"] or BASE
+        prefix.update(dict(run["settings"]))
+        prefix[REPLICATION] = run[REPLICATION]
+        return prefix
+
+    def _ordered(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """``frame`` with each parameter column an ordered categorical in the grid's order."""
+        orders = {VARIANT: self.variants} | {
+            axis["key"]: axis["values"] for axis in self.manifest["plan"]["vary"]
+        }
+        for column in self.parameters:
+            frame[column] = pd.Categorical(frame[column], categories=orders[column], ordered=True)
+        return frame

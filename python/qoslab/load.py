@@ -1,0 +1,28 @@
+"""``qoslab.load``: what a results folder holds, read back."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from qoslab.experiment.store import MANIFEST
+from qoslab.experiment.sweep import Sweep
+from qoslab.output import OutputError
+from qoslab.results import RESULTS_JSON, Results
+
+
+def load(directory: str | os.PathLike[str]) -> Results | Sweep:
+    """The :class:`Sweep` written by ``qoslab sweep`` or :func:`qoslab.sweep`, or the
+    :class:`Results` written by ``qoslab run`` or :meth:`Results.write`, in ``directory``.
+
+    Raises ``qoslab.output.OutputError`` for a folder that holds neither.
+    """
+    path = Path(directory)
+    if (path / MANIFEST).is_file():
+        return Sweep.load(path)
+    if (path / RESULTS_JSON).is_file():
+        return Results((path / RESULTS_JSON).read_text(encoding="utf-8"))
+    raise OutputError(
+        f"{path}: holds neither a sweep ({MANIFEST}) nor a run's results ({RESULTS_JSON}). "
+        "Give the folder a sweep or a run wrote"
+    )

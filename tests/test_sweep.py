@@ -1,0 +1,308 @@
+"""Sweeps: the grid, the store, resuming after a kill, Dask, variants, replications."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import qoslab
+from qoslab.cli import main
+from qoslab.experiment.plan import make_plan, parse_vary
+from qoslab.output import OutputError
+
+SWEEP_YAML = """\
+name: swept
+run: {duration: 2s, warmup: 200ms, seed: 3, phase: random}
+topology:
+  nodes: {a: {kind: host}, r: {kind: router}, b: {kind: host}}
+  links:
+    - {between: [a, r], rate: 10Mbps, l2: ethernet}
+    - {between: [r, b], rate: 256kbps, l2: hdlc}
+policies:
+  short: {kind: fifo, limit: 10}
+  fair: {kind: wfq}
+interfaces: {r: {b: {output: short}}}
+traffic:
+  - {name: voice, from: a, to: b, protocol: udp, dst_port: 5004, dscp: EF,
+     pattern: {kind: cbr, rate_pps: 50, size: 200B}}
+  - {name: data, from: a, to: b, protocol: udp, dst_port: 9000,
+     pattern: {kind: cbr, rate_pps: 30, size: 1000B}}
+variants:
+  quiet: {remove: [traffic.data]}
+  twice:
+    add:
+      traffic:
+        - {name: data2, from: a, to: b, protocol: udp, dst_port: 9001,
+           pattern: {kind: cbr, rate_pps: 10, size: 1000B}}
+  fair: {replace: {interfaces.r.b.output: fair}}
+sweep:
+  vary:
+    topology.links.1.rate: [256kbps, 512kbps]
+  replications: 3
+"""
+
+
+@pytest.fixture
+def swept(tmp_path: Path) -> Path:
+    path = tmp_path / "swept.yaml"
+    path.write_text(SWEEP_YAML, encoding="utf-8")
+    return path
+
+
+def test_the_grid_is_the_product_of_the_lists_or_zipped(swept):
+    text = swept.read_text()
+    plan = make_plan(text, str(swept), vary={"interfaces.r.b.output": ["short", "fair"]})
+    points = [dict(point.assignments) for point in plan.points()]
+    assert points == [
+        {"topology.links.1.rate": rate, "interfaces.r.b.output": policy}
+        for rate in ("256kbps", "512kbps")
+        for policy in ("short", "fair")
+    ]
+    assert plan.replications == 3
+    zipped = make_plan(
+        text,
+        str(swept),
+        vary={
+            "interfaces.r.b.output": ["short", "fair"],
+            "topology.links.1.rate": ["1Mbps", "2Mbps"],
+        },
+        zip_keys=True,
+    )
+    assert [dict(p.assignments) for p in zipped.points()] == [
+        {"interfaces.r.b.output": "short", "topology.links.1.rate": "1Mbps"},
+        {"interfaces.r.b.output": "fair", "topology.links.1.rate": "2Mbps"},
+    ]
+    with pytest.raises(ValueError, match="equal length"):
+        make_plan(text, str(swept), vary={"interfaces.r.b.output": ["short"]}, zip_keys=True)
+    with pytest.raises(ValueError, match="no variant named 'nope'"):
+        make_plan(text, str(swept), variants=["nope"])
+    assert parse_vary("policies.x={kind: fifo, limit: 5},{kind: wfq}") == (
+        "policies.x",
+        ["{kind: fifo, limit: 5}", "{kind: wfq}"],
+    )
+
+
+def test_a_bad_value_is_refused_before_any_run_at_its_place(swept, tmp_path):
+    bad = swept.read_text().replace("[256kbps, 512kbps]", "[256kbps, fast]")
+    swept.write_text(bad)
+    with pytest.raises(qoslab.ScenarioError) as caught:
+        qoslab.sweep(swept, out=tmp_path / "out")
+    line = next(i for i, text in enumerate(bad.splitlines(), 1) if "fast" in text)
+    assert f"{swept}:{line}:" in str(caught.value)
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(qoslab.ScenarioError, match=r"--vary topology.links.1.rate=slow"):
+        qoslab.sweep(swept, vary={"topology.links.1.rate": ["slow"]})
+
+
+def test_a_run_of_a_sweep_equals_the_same_run_alone(swept):
+    sweep = qoslab.sweep(swept, reps=2, progress=False)
+    alone = qoslab.run(swept, set={"topology.links.1.rate": "512kbps"}, replication=1)
+    assert sweep.results({"topology.links.1.rate": "512kbps"}, replication=1).to_json() == (
+        alone.to_json()
+    )
+    run = alone.run
+    assert run["replication"] == 1
+    assert run["overrides"] == ["topology.links.1.rate=512kbps"]
+    assert run["variant"] is None
+    assert len(run["scenario_sha256"]) == 64
+
+
+def test_the_summary_has_t_intervals_per_point_and_row(swept):
+    sweep = qoslab.sweep(swept, reps=3, progress=False)
+    runs = sweep.runs.flows
+    assert len(runs) == 2 * 3 * 2  # points x replications x flows
+    summary = sweep.summary.flows
+    row = summary[
+        (summary["topology.links.1.rate"] == "256kbps")
+        & (summary["flow"] == "voice")
+        & (summary["metric"] == "delay_mean_ms")
+    ].iloc[0]
+    values = runs[(runs["topology.links.1.rate"] == "256kbps") & (runs["flow"] == "voice")][
+        "delay_mean_ms"
+    ]
+    assert row["n"] == 3
+    assert row["mean"] == pytest.approx(values.mean())
+    # Student t with 2 degrees of freedom: t(0.975, 2) = 4.303 (any t table).
+    assert row["ci_half_width"] == pytest.approx(4.303 * values.std() / 3**0.5, rel=1e-3)
+    assert row["sd"] > 0, "random phases make the replications differ"
+    thesis = sweep.thesis(
+        "flows", ["delay_mean_ms"], {"topology.links.1.rate": "256kbps", "flow": "voice"}
+    )
+    assert list(thesis.index) == ["T1", "T2", "T3", "M", "SD", "M-X", "M+X", "Max"]
+
+
+def test_identical_replications_are_warned_of_and_random_phases_end_them(swept):
+    constant = swept.read_text().replace(", phase: random", "")
+    swept.write_text(constant)
+    said: list[str] = []
+    sweep = qoslab.sweep(swept, reps=3, progress=False, warn=said.append)
+    assert len(said) == 1
+    assert re.match(r"topology\.links\.1\.rate=(256|512)kbps: the run drew no random", said[0])
+    assert "phase: random" in said[0]
+    assert (sweep.summary.flows["sd"].dropna() == 0).all()
+    said.clear()
+    qoslab.sweep(swept, reps=3, set=["run.phase=random"], progress=False, warn=said.append)
+    assert said == []
+    said.clear()
+    qoslab.sweep(swept, reps=1, progress=False, warn=said.append)
+    assert said == [], "one replication is not a waste"
+
+
+def test_variants_add_remove_and_replace(swept):
+    sweep = qoslab.sweep(swept, variants=["base", "quiet", "twice", "fair"], reps=1, progress=False)
+    flows = sweep.runs.flows
+    by_variant = {
+        variant: sorted(flows[flows["variant"] == variant]["flow"].unique())
+        for variant in sweep.variants
+    }
+    assert by_variant["base"] == ["data", "voice"]
+    assert by_variant["quiet"] == ["voice"]
+    assert by_variant["twice"] == ["data", "data2", "voice"]
+    egress = sweep.runs.ports[sweep.runs.ports["port"] == "r->b"]
+    qdiscs = dict(zip(egress["variant"], egress["qdisc"], strict=True))
+    assert qdiscs["fair"] == "wfq"
+    assert qdiscs["base"] == "fifo"
+
+
+def test_a_bad_overlay_is_an_error_in_the_overlay(swept):
+    bad = swept.read_text().replace("rate_pps: 10, size: 1000B", "rate_pps: 10, size: huge")
+    swept.write_text(bad)
+    line = next(i for i, text in enumerate(bad.splitlines(), 1) if "size: huge" in text)
+    with pytest.raises(qoslab.ScenarioError) as caught:
+        qoslab.validate(swept)
+    message = str(caught.value)
+    assert f"{swept}:{line}:" in message
+    assert "variants.twice.add.traffic[0]" in message
+
+
+def test_a_failed_run_is_recorded_and_the_sweep_goes_on(voice_vs_flood, tmp_path, capsys):
+    out = tmp_path / "out"
+    args = [
+        "sweep",
+        str(voice_vs_flood),
+        "--set=policies.fifo.limit=unlimited",
+        "--vary=traffic.1.pattern.rate=50%,5000%",
+        "--max-memory=4MB",
+        "--quiet",
+        "-o",
+        str(out),
+    ]
+    assert main(args) == 1
+    captured = capsys.readouterr()
+    assert "failed: traffic.1.pattern.rate=5000% replication 0: run stopped at" in captured.out
+    sweep = qoslab.load(out)
+    assert list(sweep.index["status"]) == ["done", "run_error"]
+    assert "port r1->r2 holds" in sweep.failures["error"].iloc[0]
+    # A resumed sweep keeps the verdict rather than running it again.
+    before = {path.name: path.stat().st_mtime_ns for path in (out / "runs").iterdir()}
+    assert main([*args, "--resume"]) == 1
+    after = {path.name: path.stat().st_mtime_ns for path in (out / "runs").iterdir()}
+    assert before == after
+
+
+def test_the_folder_of_a_sweep_is_not_taken_lightly(swept, tmp_path):
+    out = tmp_path / "out"
+    qoslab.sweep(swept, reps=1, out=out, progress=False)
+    with pytest.raises(OutputError, match="--resume"):
+        qoslab.sweep(swept, reps=1, out=out, progress=False)
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    with pytest.raises(OutputError, match=r"notes\.txt"):
+        qoslab.sweep(swept, reps=1, out=foreign, progress=False)
+    assert isinstance(qoslab.load(out), qoslab.Sweep)
+    with pytest.raises(OutputError, match="neither"):
+        qoslab.load(foreign)
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {
+        str(path.relative_to(folder)): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and path.name not in ("manifest.json", ".lock")
+    }
+
+
+def test_a_killed_sweep_resumes_to_the_same_summary(swept, tmp_path):
+    whole = tmp_path / "whole"
+    cut = tmp_path / "cut"
+    command = [sys.executable, "-m", "qoslab", "sweep", str(swept), "--reps", "6", "--jobs", "2"]
+    subprocess.run([*command, "-o", str(whole), "--quiet"], check=True, capture_output=True)
+
+    process = subprocess.Popen(
+        [*command, "-o", str(cut), "--quiet"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        finished = list((cut / "runs").glob("*.json")) if (cut / "runs").is_dir() else []
+        if len(finished) >= 3:
+            break
+        time.sleep(0.005)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    kept = len(list((cut / "runs").glob("*.json")))
+    assert 3 <= kept < 12, f"the kill came at {kept} of 12 runs"
+    assert not (cut / "summary").exists() or not list((cut / "summary").iterdir())
+
+    subprocess.run([*command, "-o", str(cut), "--quiet", "--resume"], check=True)
+    assert _files(cut) == _files(whole)
+    assert not [path for path in cut.rglob("*") if path.name.startswith(".qoslab-partial")]
+
+
+def test_a_dask_cluster_gives_the_local_result(swept, tmp_path):
+    distributed = pytest.importorskip("distributed", reason="needs distributed (qoslab[dask])")
+    local = tmp_path / "local"
+    qoslab.sweep(swept, reps=2, out=local, progress=False)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        remote = tmp_path / "remote"
+        sweep = qoslab.sweep(
+            swept,
+            reps=2,
+            executor="dask",
+            scheduler=cluster.scheduler_address,
+            out=remote,
+            progress=False,
+        )
+    assert list(sweep.index["status"]) == ["done"] * 4
+    assert _files(remote) == _files(local)
+
+
+def test_an_unreachable_scheduler_is_bad_input(swept, capsys):
+    pytest.importorskip("distributed", reason="needs distributed (qoslab[dask])")
+    code = main(
+        ["sweep", str(swept), "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9", "--quiet"]
+    )
+    assert code == 2
+    assert "cannot reach the Dask scheduler" in capsys.readouterr().err
+
+
+def test_the_cli_prints_intervals_and_writes_the_folder(swept, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert (
+        main(["sweep", str(swept), "--vary", "interfaces.r.b.output=short,fair", "-o", str(out)])
+        == 0
+    )
+    captured = capsys.readouterr()
+    assert "±" in captured.out
+    assert "\x1b" not in captured.err, "no progress bar when stderr is not a terminal"
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["plan"]["vary"][1] == {
+        "key": "interfaces.r.b.output",
+        "values": ["short", "fair"],
+    }
+    assert len(manifest["runs"]) == 2 * 2 * 3
+    assert (out / "summary" / "flows.csv").is_file()
+    assert (out / "runs.csv").read_text().count("\n") == 13
