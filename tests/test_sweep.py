@@ -16,6 +16,7 @@ import pytest
 import qoslab
 from qoslab.cli import main
 from qoslab.experiment.plan import make_plan, parse_vary
+from qoslab.experiment.store import Store
 from qoslab.output import OutputError
 
 SWEEP_YAML = """\
@@ -216,7 +217,7 @@ def test_the_folder_of_a_sweep_is_not_taken_lightly(swept, tmp_path):
     foreign = tmp_path / "foreign"
     foreign.mkdir()
     (foreign / "notes.txt").write_text("mine")
-    with pytest.raises(OutputError, match=r"notes\.txt"):
+    with pytest.raises(OutputError, match=r"notes\.txt.*not part of a sweep"):
         qoslab.sweep(swept, reps=1, out=foreign, progress=False)
     assert isinstance(qoslab.load(out), qoslab.Sweep)
     with pytest.raises(OutputError, match="neither"):
@@ -306,3 +307,61 @@ def test_the_cli_prints_intervals_and_writes_the_folder(swept, tmp_path, capsys)
     assert len(manifest["runs"]) == 2 * 2 * 3
     assert (out / "summary" / "flows.csv").is_file()
     assert (out / "runs.csv").read_text().count("\n") == 13
+
+
+def test_ctrl_c_keeps_the_finished_runs_and_says_how_to_go_on(swept, tmp_path):
+    out = tmp_path / "out"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "qoslab", "sweep", str(swept), "--reps", "3000", "-o", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list(out.glob("runs/*.json"))) < 5:
+        time.sleep(0.01)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "--resume" in stderr
+    assert "Traceback" not in stderr
+    kept = len(list(out.glob("runs/*.json")))
+    assert 5 <= kept < 6000
+
+
+def test_one_sweep_at_a_time_writes_a_folder(tmp_path):
+    first = Store.create(tmp_path / "out", resume=False)
+    try:
+        with pytest.raises(OutputError, match="another sweep is writing"):
+            Store.create(tmp_path / "out", resume=True)
+    finally:
+        first.close()
+    Store.create(tmp_path / "out", resume=True).close()
+
+
+def test_run_takes_a_variant_and_a_replication(swept, tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(["run", str(swept), "--variant", "quiet", "--replication", "2", "-o", str(out)])
+    assert code == 0
+    results = qoslab.load(out)
+    assert list(results.flows["flow"]) == ["voice"]
+    assert (results.run["variant"], results.run["replication"]) == ("quiet", 2)
+    assert main(["validate", str(swept), "--variant", "nope"]) == 2
+    assert "nope" in capsys.readouterr().err
+
+
+def test_order_of_failure_reads_a_one_key_sweep(examples_dir):
+    scenario = examples_dir / "adhoc-annex-mix.yaml"
+    sweep = qoslab.sweep(
+        scenario,
+        vary={"topology.links.1.rate": ["2Mbps", "256kbps"]},
+        reps=1,
+        use_section=False,
+        progress=False,
+    )
+    table = qoslab.order_of_failure(sweep)
+    pairs = [
+        (value, sweep.results({"topology.links.1.rate": value})) for value in ("2Mbps", "256kbps")
+    ]
+    assert table.equals(qoslab.order_of_failure(pairs))
+    assert set(table["app"]) <= set(pairs[0][1].contracts["app"])

@@ -15,6 +15,7 @@ import qoslab
 from qoslab.analysis import wide
 from qoslab.cli.common import (
     EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
     EXIT_RUN_FAILED,
     add_limit_options,
     add_override_options,
@@ -109,13 +110,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    output = args.output
     try:
         vary = dict(parse_vary(text) for text in args.vary)
         if args.jobs is not None and args.jobs < 1:
             raise ValueError(f"--jobs {args.jobs}: give at least 1")
         if args.executor == "dask" and not args.scheduler:
             raise ValueError("--executor dask needs --scheduler ADDRESS")
-        output = args.output
         if output is None:
             name = qoslab.validate(args.scenario, set=args.set).name
             output = Path("results") / f"{folder_name(name)}-sweep"
@@ -142,6 +143,13 @@ def main(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"error: {visible(error)}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print(
+            f"interrupted: the finished runs are kept in {visible(output)}; run the same "
+            "command with --resume to go on",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
 
     metrics = [metric.strip() for metric in args.show.split(",") if metric.strip()]
     index = sweep.index
@@ -150,7 +158,8 @@ def main(args: argparse.Namespace) -> int:
     console.print(
         plain(
             f"{sweep.manifest['scenario_name']}: {done} of {len(index)} runs done "
-            f"({len(index) // replications} points, {replications} replications each)"
+            f"({_count(len(index) // replications, 'point')}, "
+            f"{_count(replications, 'replication')} each)"
         )
     )
     if "flows" in sweep.summary.names:
@@ -176,3 +185,7 @@ def flow_summary_table(summary: pd.DataFrame, metrics: list[str]) -> Table:
         labels = keys if isinstance(keys, tuple) else (keys,)
         table.add_row(*(plain(str(label)) for label in labels), *(cell or "-" for cell in cells))
     return table
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

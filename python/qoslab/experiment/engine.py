@@ -11,7 +11,6 @@ which they finish changes nothing in what is written.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -24,7 +23,7 @@ from qoslab.experiment.plan import Plan, Point, make_plan
 from qoslab.experiment.progress import SweepProgress
 from qoslab.experiment.store import FORMAT, Store
 from qoslab.experiment.sweep import Sweep
-from qoslab.experiment.task import DONE, Outcome, Task, run_key
+from qoslab.experiment.task import DONE, Task, run_key
 from qoslab.run import Assignments, Scenario, check_limits, default_max_memory, scenario_text
 from qoslab.run import pairs as override_pairs
 
@@ -126,7 +125,7 @@ def sweep(
                     store.save(outcome, identity)
                 if outcome.status == DONE:
                     results[outcome.key] = outcome.text
-                    if not warned and plan.replications > 1 and _draws(outcome) == 0:
+                    if not warned and plan.replications > 1 and outcome.random_draws == 0:
                         say(
                             IDENTICAL_REPLICATIONS.format(
                                 point=_label(identity), replications=plan.replications
@@ -142,8 +141,7 @@ def sweep(
             return Sweep(manifest, results.get, failures.get)
         finished = Sweep(manifest, store.result_text, store.failure, store.directory)
         store.write_index(finished.index)
-        for table in finished.summary.names:
-            store.write_summary(table, finished.summary[table])
+        store.write_summary({table: finished.summary[table] for table in finished.summary.names})
         return finished
     finally:
         if store is not None:
@@ -250,8 +248,4 @@ def _label(identity: dict) -> str:
     """A run's point in words: ``variant quiet, topology.links.1.rate=64kbps``."""
     parts = [f"variant {identity['variant']}"] if identity["variant"] is not None else []
     parts += [f"{key}={value}" for key, value in identity["settings"]]
-    return ", ".join(parts) or "the scenario"
-
-
-def _draws(outcome: Outcome) -> int:
-    return json.loads(outcome.text)["run"]["random_draws"]
+    return ", ".join(parts) or "the scenario as written"

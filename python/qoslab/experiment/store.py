@@ -35,6 +35,9 @@ LOCK = ".lock"
 RESULT_SUFFIX = ".json"
 ERROR_SUFFIX = ".error.json"
 
+OWN_ENTRIES = (MANIFEST, RUNS, INDEX, SUMMARY, LOCK)
+"""What a sweep's folder may hold."""
+
 FORMAT = 1
 """Version of the folder's layout, recorded in the manifest."""
 
@@ -50,31 +53,37 @@ class Store:
     def create(cls, directory: str | os.PathLike[str], *, resume: bool) -> Store:
         """Open ``directory`` to write a sweep into, creating it if needed.
 
-        Without ``resume`` the folder must be new or empty; with it, it may also hold an
-        earlier sweep, whose finished runs are kept. Raises ``OutputError`` for a file, a
-        folder holding other things, or a folder another sweep is writing.
+        Without ``resume`` the folder must be new or hold no sweep yet; with it, it may also
+        hold an earlier sweep, whose finished runs are kept. Raises ``OutputError`` for a
+        file, a folder holding anything but a sweep's files, or a folder another sweep is
+        writing.
         """
         path = Path(directory)
         if path.exists() and not path.is_dir():
             raise OutputError(f"{path}: is a file, not a folder. Give a folder for the sweep")
         if path.is_dir():
-            entries = {entry.name for entry in path.iterdir()}
-            if entries and MANIFEST not in entries:
+            foreign = sorted({entry.name for entry in path.iterdir()} - set(OWN_ENTRIES))
+            if foreign:
                 raise OutputError(
-                    f"{path}: holds {sorted(entries)[0]!r} but no sweep. Give a new or empty "
-                    "folder for the sweep"
+                    f"{path}: holds {foreign[0]!r}, which is not part of a sweep. Give a new "
+                    "or empty folder for the sweep"
                 )
-            if entries and not resume:
+        path.mkdir(parents=True, exist_ok=True)
+        store = cls(path)
+        store._take_lock()
+        try:
+            if (path / MANIFEST).exists() and not resume:
                 raise OutputError(
                     f"{path}: holds a sweep already. Add --resume to finish it with its runs "
                     "kept, or give another folder (or remove this one to start again)"
                 )
-        (path / RUNS).mkdir(parents=True, exist_ok=True)
-        (path / SUMMARY).mkdir(exist_ok=True)
-        store = cls(path)
-        store._take_lock()
-        for folder in (path, path / RUNS, path / SUMMARY):
-            remove_stale_files(folder)
+            for folder in (path / RUNS, path / SUMMARY):
+                folder.mkdir(exist_ok=True)
+            for folder in (path, path / RUNS, path / SUMMARY):
+                remove_stale_files(folder)
+        except BaseException:
+            store.close()
+            raise
         return store
 
     @classmethod
@@ -153,15 +162,15 @@ class Store:
     def write_index(self, frame: pd.DataFrame) -> None:
         replace_file(self.directory / INDEX, frame.to_csv(index=False).encode())
 
-    def write_summary(self, table: str, frame: pd.DataFrame) -> None:
-        replace_file(self.directory / SUMMARY / f"{table}.csv", frame.to_csv(index=False).encode())
-
-    def summary_tables(self) -> dict[str, pd.DataFrame]:
-        """The summary tables written, by table name."""
+    def write_summary(self, tables: dict[str, pd.DataFrame]) -> None:
+        """Make ``summary/`` hold one CSV file per table of ``tables`` and nothing else (a
+        table an earlier grid had but this one has not is removed)."""
         folder = self.directory / SUMMARY
-        if not folder.is_dir():
-            return {}
-        return {path.stem: pd.read_csv(path) for path in sorted(folder.glob("*.csv"))}
+        for table, frame in tables.items():
+            replace_file(folder / f"{table}.csv", frame.to_csv(index=False).encode())
+        for path in folder.glob("*.csv"):
+            if path.stem not in tables:
+                path.unlink()
 
 
 def _json_bytes(document: dict) -> bytes:

@@ -54,12 +54,13 @@ class Task:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What came of a task: ``status`` (``done`` or a failure), and the results JSON when
-    done or the error message when not."""
+    """What came of a task: ``status`` (``done`` or a failure), the results JSON when done
+    or the error message when not, and the random numbers the run drew (when done)."""
 
     key: str
     status: str
     text: str
+    random_draws: int | None = None
 
 
 def run_key(
@@ -112,10 +113,24 @@ def run_task(task: Task, cancel: threading.Event | None = None) -> Outcome:
                 piece_ns *= 2
             elif took_s > 2 * PIECE_S:
                 piece_ns = max(piece_ns // 2, 1)
-        return Outcome(task.key, DONE, simulation.finish())
+        text = simulation.finish()
+        return Outcome(task.key, DONE, text, run_section(text)["random_draws"])
     except ScenarioError as error:
         return Outcome(task.key, SCENARIO_ERROR, str(error))
     except RunError as error:
         return Outcome(task.key, RUN_ERROR, str(error))
     except MemoryError:
         return Outcome(task.key, CRASHED, "the worker ran out of memory")
+
+
+def run_section(text: str) -> dict:
+    """The ``run`` object a results document begins with, read without parsing the rest
+    (the document's tables are far longer)."""
+    start = text.find('"run"')
+    if start < 0:
+        return json.loads(text)["run"]
+    value_at = text.index(":", start) + 1
+    while text[value_at].isspace():
+        value_at += 1
+    section, _ = json.JSONDecoder().raw_decode(text, value_at)
+    return section
