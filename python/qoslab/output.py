@@ -148,13 +148,7 @@ def replace_file(path: Path, data: bytes) -> None:
 def remove_stale_files(folder: Path) -> None:
     """Remove the staging files in ``folder`` left by :func:`replace_file` in processes that
     have ended."""
-    with os.scandir(folder) as entries:
-        stale = [
-            Path(entry.path)
-            for entry in entries
-            if entry.is_file(follow_symlinks=False) and _ended(_staging_pid(entry.name))
-        ]
-    for path in stale:
+    for path in _stale(folder, folders=False):
         path.unlink(missing_ok=True)
 
 
@@ -233,16 +227,22 @@ def _remove(folder: Path, names: Iterable[str]) -> None:
 def _remove_stale(parent: Path, names: Iterable[str]) -> None:
     """Remove the staging folders in ``parent`` whose process has ended (see
     :func:`_remove`)."""
+    for folder in _stale(parent, folders=True):
+        _remove(folder, names)
+
+
+def _stale(parent: Path, *, folders: bool) -> list[Path]:
+    """The staging folders (or, with ``folders`` false, files) in ``parent`` whose process
+    has ended; none where processes cannot be asked about (not POSIX)."""
     if os.name != "posix":
-        return
+        return []
     with os.scandir(parent) as entries:
-        stale = [
+        return [
             Path(entry.path)
             for entry in entries
-            if entry.is_dir(follow_symlinks=False) and _ended(_staging_pid(entry.name))
+            if (entry.is_dir if folders else entry.is_file)(follow_symlinks=False)
+            and _ended(_staging_pid(entry.name))
         ]
-    for folder in stale:
-        _remove(folder, names)
 
 
 def _foreign_entry(folder: Path, names: Iterable[str]) -> str | None:

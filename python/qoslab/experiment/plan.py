@@ -65,15 +65,6 @@ class Plan:
     replications: int
     seed: int | None
 
-    @property
-    def keys(self) -> tuple[str, ...]:
-        """The varied key paths, in order."""
-        return tuple(axis.key for axis in self.axes)
-
-    def values_of(self, key: str) -> tuple[str, ...]:
-        """The values of varied key ``key``, in the order given."""
-        return next(axis.values for axis in self.axes if axis.key == key)
-
     def points(self) -> list[Point]:
         """Every point of the grid: variants outermost, then the axes in order."""
         columns = []  # each: a list of steps, a step being ((key, value, source), ...)
