@@ -178,13 +178,15 @@ class Sweep:
         unknown = set(wanted) - set(self.keys)
         if unknown:
             raise KeyError(f"not a varied key: {', '.join(sorted(unknown))} (varied: {self.keys})")
+        missing = [key for key in self.keys if key not in wanted]
+        if missing:
+            raise KeyError(f"give a value for every varied key; missing: {', '.join(missing)}")
         for run in self.manifest["runs"]:
             values = dict(run["settings"])
             if (
                 (run["variant"] or BASE) == variant
                 and run[REPLICATION] == replication
                 and all(values[key] == value for key, value in wanted.items())
-                and len(wanted) == len(values)
             ):
                 text = self._read_result(run["key"])
                 if text is None:
