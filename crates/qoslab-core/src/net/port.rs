@@ -34,6 +34,7 @@ use super::reconfiguration::{ChangeLog, PortChange, RetiredDiscipline};
 use crate::condition::{Conditioner, Verdict};
 use crate::engine::{Event, EventQueue};
 use crate::measure::hop_stats::NO_HOP;
+use crate::measure::pcap::PortCapture;
 use crate::measure::{DropCounters, DropReason, Observers, QueueStats};
 use crate::packet::{Fragment, Packet};
 use crate::qdisc::packet_queue::RESERVED_PACKETS;
@@ -57,6 +58,8 @@ pub struct PortConfig {
     pub rate_bps: u64,
     /// Per-frame layer-2 overhead, bytes.
     pub l2_overhead_bytes: u32,
+    /// The framing that overhead stands for (the link-layer header of a packet capture).
+    pub l2_framing: crate::net::l2::L2Framing,
     /// Propagation delay, ns.
     pub propagation_ns: u64,
     /// Largest IP packet the link carries, bytes.
@@ -111,7 +114,7 @@ pub struct PortEnv<'a> {
 }
 
 /// An egress port.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Port {
     /// Static facts.
     pub config: PortConfig,
@@ -146,6 +149,8 @@ pub struct Port {
     pub changes: Vec<ChangeLog>,
     /// Link fragmentation and interleaving, if configured.
     pub lfi: Option<Lfi>,
+    /// The packet capture of the frames this port sends, when one was asked for.
+    pub capture: Option<Box<PortCapture>>,
     /// A QoS bandwidth the fragment size is to follow once no fragment of the old size
     /// waits, bit/s.
     lfi_bandwidth_bps: Option<u64>,
@@ -184,6 +189,7 @@ impl Port {
             retired: Vec::new(),
             changes: Vec::new(),
             lfi: None,
+            capture: None,
             lfi_bandwidth_bps: None,
             train: None,
             reassembly_broken: false,
@@ -305,6 +311,9 @@ impl Port {
         }
         if self.on_wire.is_none() {
             if let Some(packet) = self.ring.pop_front() {
+                if let Some(capture) = &mut self.capture {
+                    capture.record(&packet, self.lfi.as_ref(), env.now);
+                }
                 let done = env.now.after(self.frame_ns(&packet));
                 self.on_wire = Some((packet, env.now, self.config.rate_bps));
                 env.events.schedule(done, Event::TransmitDone(self.index));

@@ -18,6 +18,7 @@ mod lfi;
 mod limits;
 mod linux_qdiscs;
 mod mdrr;
+mod pcap;
 mod probes;
 mod ptt;
 mod quality;
