@@ -1,6 +1,7 @@
 //! Measurement: streaming statistics per flow, per queue and per port, and the tables a run
 //! returns.
 
+pub mod class_series;
 pub mod dq;
 pub mod drops;
 pub mod emodel;

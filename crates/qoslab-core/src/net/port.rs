@@ -33,6 +33,7 @@ use super::link_loss::LinkLoss;
 use super::reconfiguration::{ChangeLog, PortChange, RetiredDiscipline};
 use crate::condition::{Conditioner, Verdict};
 use crate::engine::{Event, EventQueue};
+use crate::measure::class_series::ClassSeries;
 use crate::measure::hop_stats::NO_HOP;
 use crate::measure::pcap::PortCapture;
 use crate::measure::{DropCounters, DropReason, Observers, QueueStats};
@@ -479,7 +480,14 @@ impl Port {
         }
         let classes = qdisc.class_names().len();
         let old = std::mem::replace(&mut self.qdisc, qdisc);
+        // The old classes' series end here; the new classes get series of the same length.
+        let series_length_ns =
+            self.class_stats.first().and_then(|c| c.series.as_ref()).map(|s| s.length_ns());
+        for stats in &mut self.class_stats {
+            stats.close_window(env.now);
+        }
         let mut fresh = QueueStats::default();
+        fresh.series = series_length_ns.map(|length_ns| Box::new(ClassSeries::new(length_ns)));
         fresh.start_window(env.now);
         self.retired.push(RetiredDiscipline {
             kind: old.kind(),

@@ -630,7 +630,7 @@ pub fn build(
     let measure = &spec.measure;
     let quality = build_quality(measure, &points, &spec.traffic, &flows, &ports, observed_hops)?;
     run.notes.extend(attach_voice(measure, &spec.traffic, &flows, &mut flow_stats, gap_threshold_ns)?);
-    attach_series(measure, &mut flow_stats)?;
+    attach_series(measure, &mut flow_stats, &mut ports)?;
     let mut flow_tunnels = Vec::with_capacity(flows.len());
     for info in &flows {
         let path = routes.path(info.from, info.to, &edges).expect("every row's path was checked");

@@ -3,6 +3,7 @@
 
 use super::build::belongs;
 use super::error::Issue;
+use crate::measure::class_series::ClassSeries;
 use crate::measure::dq::Budget;
 use crate::measure::emodel::{codec_impairment, CodecImpairment};
 use crate::measure::hop_stats::NO_HOP;
@@ -366,11 +367,18 @@ pub(crate) fn attach_voice(
 }
 
 /// Gives every flow a per-interval series when `measure.series` asks for one.
-pub(crate) fn attach_series(measure: &MeasureSpec, stats: &mut [FlowStats]) -> Result<(), Issue> {
+pub(crate) fn attach_series(
+    measure: &MeasureSpec,
+    stats: &mut [FlowStats],
+    ports: &mut [Port],
+) -> Result<(), Issue> {
     if let Some(length) = measure.series {
         let length_ns = positive(length, "measure.series".into(), "a series interval")?;
         for flow_stats in stats {
             flow_stats.series = Some(Series::new(length_ns));
+        }
+        for class_stats in ports.iter_mut().flat_map(|p| p.class_stats.iter_mut()) {
+            class_stats.series = Some(Box::new(ClassSeries::new(length_ns)));
         }
     }
     Ok(())

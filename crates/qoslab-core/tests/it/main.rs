@@ -5,6 +5,7 @@ mod apps;
 mod bad_inputs;
 mod cbq;
 mod cbwfq;
+mod class_series;
 mod common;
 mod conditioning;
 mod custom;
