@@ -144,6 +144,7 @@ EXPECTED_TABLES = (
     "voice",
     "voice_spurts",
     "series",
+    "class_series",
 )
 """The tables a results document has, written out here so the test does not trust TABLES."""
 

@@ -46,6 +46,8 @@ def test_run_writes_the_result_files_to_the_output_directory(voice_vs_flood, tmp
         "apps.parquet",
         "changes.csv",
         "changes.parquet",
+        "class_series.csv",
+        "class_series.parquet",
         "classes.csv",
         "classes.parquet",
         "contracts.csv",

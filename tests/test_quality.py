@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 
 import qoslab
@@ -124,6 +125,24 @@ def test_voice_and_series_tables(make_scenario):
     series = results.series
     assert set(series["interval_s"]) == {0.5}
     assert series["delivered_packets"].sum() == results.flow("data")["received_packets"]
+
+
+def test_class_series_table(make_scenario):
+    """Per class and interval: its columns in order, empty without ``measure.series``, and
+    departures and drops adding up to the classes table's."""
+    assert list(qoslab.run(make_scenario()).class_series.columns) == list(
+        qoslab.results.CLASS_SERIES_COLUMNS
+    )
+    scenario = make_scenario()
+    scenario["measure"] = {"series": "500ms"}
+    results = qoslab.run(scenario)
+    table = results.class_series
+    assert list(table.columns) == list(qoslab.results.CLASS_SERIES_COLUMNS)
+    assert set(table["interval_s"]) == {0.5}
+    keys = ["port", "since_s", "class"]
+    totals = table.groupby(keys)[["dequeued_packets", "dropped_packets"]].sum()
+    classes = results.classes.set_index(keys)[["dequeued_packets", "dropped_packets"]]
+    pd.testing.assert_frame_equal(totals.sort_index(), classes.sort_index(), check_dtype=False)
 
 
 def test_series_rows_name_their_application():

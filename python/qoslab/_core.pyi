@@ -1,5 +1,8 @@
 """The simulator core, compiled from Rust. Use the ``qoslab`` package rather than this module."""
 
+import os
+import pathlib
+
 __version__: str
 """Version of the simulator core."""
 
@@ -109,6 +112,12 @@ class Simulation:
     @property
     def end_ns(self) -> int:
         """Simulated time at which the run ends (warm-up plus duration), in nanoseconds."""
+
+    def capture_pcap(self, folder: str | os.PathLike[str]) -> list[pathlib.Path]:
+        """Capture the frames of the ports ``measure.pcap`` names (every port without it)
+        into one pcap file per port in ``folder``, created if need be; return the files'
+        paths. Raises ``OSError`` when the folder or a file cannot be created and
+        ``RuntimeError`` once the run has advanced."""
 
     def advance(self, until_ns: int) -> None:
         """Process every event before ``until_ns`` (at most to ``end_ns``), releasing the GIL.

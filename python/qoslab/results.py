@@ -27,6 +27,7 @@ TABLES = (
     "voice",
     "voice_spurts",
     "series",
+    "class_series",
 )
 """The tables of a results document, each a list of flat records."""
 
@@ -53,9 +54,11 @@ class Results:
     ``contracts`` (one row per application, observation point and ΔQ interval length:
     budget consumption, time in contract, offered/transported/in-contract loads),
     ``dq_intervals`` (each ΔQ interval, when asked for), ``voice`` and ``voice_spurts``
-    (E-model rating and MOS per voice flow and per talk spurt) and ``series`` (per flow and
-    interval, when asked for) are DataFrames with one column per measurement, each name
-    ending in its unit (``_ms``, ``_s``, ``_bps``, ``_pct``, ``_packets``, ``_bytes``).
+    (E-model rating and MOS per voice flow and per talk spurt), ``series`` (per flow and
+    interval, when asked for) and ``class_series`` (per class of each port and interval,
+    when asked for: queue length, departures, drops) are DataFrames with one column per
+    measurement, each name ending in its unit (``_ms``, ``_s``, ``_bps``, ``_pct``,
+    ``_packets``, ``_bytes``).
     """
 
     def __init__(self, json_text: str) -> None:
@@ -79,6 +82,7 @@ class Results:
         self.voice = _table(document, "voice")
         self.voice_spurts = _table(document, "voice_spurts")
         self.series = _table(document, "series")
+        self.class_series = _table(document, "class_series")
 
     def __repr__(self) -> str:
         return (
@@ -337,6 +341,41 @@ SERIES_COLUMNS = (
 )
 """Columns of the series table, in order."""
 
+DROP_REASONS = (
+    "tail",
+    "cdt",
+    "policed",
+    "red_early",
+    "red_forced",
+    "policer_exceed",
+    "policer_violate",
+    "codel",
+    "overlimit",
+    "link_loss",
+)
+"""The drop reasons of the ``dropped_<reason>_packets`` columns, which results list in
+alphabetical order."""
+
+CLASS_SERIES_COLUMNS = (
+    "port",
+    "qdisc",
+    "class",
+    "since_s",
+    "start_s",
+    "interval_s",
+    "queue_packets",
+    "queue_bytes",
+    "queue_max_packets",
+    "queue_max_bytes",
+    "dequeued_packets",
+    "dequeued_bytes",
+    "dequeued_bps",
+    "dropped_packets",
+    "dropped_bytes",
+    *(f"dropped_{reason}_packets" for reason in sorted(DROP_REASONS)),
+)
+"""Columns of the class_series table, in order."""
+
 EMPTY_TABLE_COLUMNS = {
     "apps": APP_COLUMNS,
     "users": USER_COLUMNS,
@@ -349,5 +388,6 @@ EMPTY_TABLE_COLUMNS = {
     "voice": VOICE_COLUMNS,
     "voice_spurts": VOICE_SPURT_COLUMNS,
     "series": SERIES_COLUMNS,
+    "class_series": CLASS_SERIES_COLUMNS,
 }
 """The columns of each table that a run may leave empty, so an empty table keeps them."""

@@ -61,6 +61,7 @@ def run(
     progress: bool = False,
     max_memory: int | None = None,
     max_events: int | None = None,
+    pcap: str | os.PathLike[str] | None = None,
     **overrides: object,
 ) -> Results:
     """Run a scenario to the end and return its measurements.
@@ -89,6 +90,11 @@ def run(
     is refused with a ``ScenarioError`` naming the entry responsible, and a run whose
     packets in flight outgrow the memory stops with a ``RunError``.
 
+    ``pcap`` names a folder (created if need be) that receives a packet capture: one pcap
+    file per port ``measure.pcap`` names (every port without it), ``node-to-peer.pcap``,
+    with a record per frame as it starts on the wire (docs/pcap.md). Files of the same
+    names are replaced; ``OSError`` is raised when the folder or a file cannot be created.
+
     Raises ``ScenarioError`` for a scenario that cannot be loaded (a missing file, a bad key
     or value, too big a scenario) and ``RunError`` if the simulator finds one of its
     invariants broken or stops the run at its memory guard.
@@ -104,6 +110,8 @@ def run(
         max_memory=max_memory,
         max_events=max_events,
     )
+    if pcap is not None:
+        simulation.capture_pcap(pcap)
     return Results(_drive(simulation, progress=progress))
 
 

@@ -1,6 +1,7 @@
 //! Measurement: streaming statistics per flow, per queue and per port, and the tables a run
 //! returns.
 
+pub mod class_series;
 pub mod dq;
 pub mod drops;
 pub mod emodel;
@@ -10,6 +11,7 @@ pub mod hop_stats;
 pub mod ipdv;
 pub mod jitter;
 pub mod observers;
+pub mod pcap;
 pub mod playout;
 pub mod quality;
 pub mod queue_stats;
@@ -18,6 +20,7 @@ pub mod results_quality;
 pub mod series;
 pub mod spec;
 pub mod voice;
+pub mod wire_headers;
 
 pub use drops::{DropCounters, DropReason};
 pub use flow_stats::FlowStats;

@@ -10,6 +10,7 @@
 use crate::app::App;
 use crate::engine::{Event, EventQueue};
 use crate::measure::hop_stats::NO_HOP;
+use crate::measure::pcap::{file_name, CapturePlan, LinkHeader, PortCapture, DEFAULT_SNAP_BYTES};
 use crate::measure::results::{build_results, Results};
 use crate::measure::{DropReason, Observers};
 use crate::net::port::{Port, PortEnv};
@@ -22,6 +23,7 @@ use crate::tcp::{Segment, TcpStack};
 use crate::time::SimTime;
 use crate::traffic::Source;
 use std::fmt;
+use std::path::{Path, PathBuf};
 
 /// Hands `packet` to egress port `port`, through the tunnel its flow enters there, if any.
 #[inline(always)]
@@ -189,6 +191,8 @@ pub struct Simulation {
     pub(crate) tunnels: Tunnels,
     /// Packets that may be in flight at once before the run is stopped (the memory guard).
     pub(crate) max_packets_in_flight: u64,
+    /// What a packet capture covers, when one is asked for ([`Simulation::capture_pcap`]).
+    pub(crate) capture: CapturePlan,
     /// Why the run stopped early, once it has.
     halted: Option<RunError>,
     now: SimTime,
@@ -255,6 +259,7 @@ impl Simulation {
             app_info: apps.info,
             tunnels: Tunnels::default(),
             max_packets_in_flight: u64::MAX,
+            capture: CapturePlan { ports: Vec::new(), snap_bytes: DEFAULT_SNAP_BYTES },
             halted: None,
             now: SimTime::ZERO,
         }
@@ -273,6 +278,36 @@ impl Simulation {
     /// When the run ends (warm-up + duration), ns.
     pub fn end_ns(&self) -> u64 {
         self.run.end.0
+    }
+
+    /// Captures the frames of the ports `measure.pcap` names (every port without it) into
+    /// one pcap file per port in `folder`, created if need be (see
+    /// [`crate::measure::pcap`]); files of the same names are replaced. Returns the files'
+    /// paths, in the order of the ports. Asked for before the run advances.
+    pub fn capture_pcap(&mut self, folder: &Path) -> Result<Vec<PathBuf>, String> {
+        if self.totals.events > 0 {
+            return Err("a packet capture must be asked for before the run advances".into());
+        }
+        std::fs::create_dir_all(folder).map_err(|error| {
+            format!(
+                "cannot create the pcap folder `{}`: {error}; choose a folder that can be written to",
+                folder.display()
+            )
+        })?;
+        let mut paths: Vec<PathBuf> = Vec::with_capacity(self.capture.ports.len());
+        for &p in &self.capture.ports {
+            let port = &mut self.ports[p as usize];
+            let mut path = folder.join(file_name(&port.config.name));
+            if paths.contains(&path) {
+                // Two names made safe alike: the later one takes its port's index.
+                path = folder.join(file_name(&format!("{}-{p}", port.config.name)));
+            }
+            let config = &port.config;
+            let link = LinkHeader::for_port(config.l2_framing, port.lfi.is_some(), config.node, config.peer);
+            port.capture = Some(Box::new(PortCapture::create(&path, link, self.capture.snap_bytes)?));
+            paths.push(path);
+        }
+        Ok(paths)
     }
 
     /// Processes every event before `until_ns` (and before the end of the run).
@@ -606,6 +641,11 @@ impl Simulation {
         self.advance(self.run.end.0);
         if let Some(error) = self.halted.take() {
             return Err(error);
+        }
+        for capture in self.ports.iter_mut().filter_map(|p| p.capture.as_mut()) {
+            capture
+                .finish()
+                .map_err(|message| RunError { message: format!("packet capture failed: {message}") })?;
         }
         self.now = self.run.end;
         let end = self.run.end;

@@ -1,6 +1,6 @@
 //! The one place where core errors become Python exceptions.
 
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::PyErr;
 
 pyo3::create_exception!(
@@ -31,6 +31,12 @@ pub fn bad_override(message: String) -> PyErr {
 /// A failed run as a `RunError` carrying the core's message.
 pub fn run_error(error: qoslab_core::RunError) -> PyErr {
     RunError::new_err(error.to_string())
+}
+
+/// A packet capture that cannot start (its folder or a file cannot be created) as an
+/// `OSError`.
+pub fn capture_error(message: String) -> PyErr {
+    PyOSError::new_err(message)
 }
 
 /// The error for using a simulation after `finish()` has consumed it.

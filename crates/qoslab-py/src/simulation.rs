@@ -1,6 +1,6 @@
 //! `Simulation`: a loaded scenario that Python advances in steps and then finishes.
 
-use crate::errors::{already_finished, run_error, scenario_error};
+use crate::errors::{already_finished, capture_error, run_error, scenario_error};
 use crate::{core_overrides, OverrideArg};
 use pyo3::prelude::*;
 use qoslab_core::sim::CHECK_EVERY_EVENTS;
@@ -70,6 +70,15 @@ impl Simulation {
     #[getter]
     fn end_ns(&self) -> PyResult<u64> {
         Ok(self.core()?.end_ns())
+    }
+
+    /// Captures the frames of the ports `measure.pcap` names (every port without it) into
+    /// one pcap file per port in `folder` (created if need be); returns the files' paths.
+    /// Raises `OSError` when the folder or a file cannot be created, `RuntimeError` once
+    /// the run has advanced.
+    fn capture_pcap(&mut self, folder: std::path::PathBuf) -> PyResult<Vec<std::path::PathBuf>> {
+        let core = self.inner.as_mut().ok_or_else(already_finished)?;
+        core.capture_pcap(&folder).map_err(capture_error)
     }
 
     /// Processes every event before `until_ns` (at most to the end of the run), without the

@@ -41,6 +41,7 @@ IDENTITY_COLUMNS: dict[str, tuple[str, ...]] = {
     "voice": ("flow",),
     "voice_spurts": ("flow", "spurt"),
     "series": ("flow", "start_s"),
+    "class_series": ("port", "since_s", "class", "start_s"),
 }
 """The columns that name a row of each table within one run."""
 
@@ -89,6 +90,7 @@ DESCRIPTIVE_COLUMNS: dict[str, tuple[str, ...]] = {
     ),
     "voice_spurts": ("start_s",),
     "series": ("app", "interval_s"),
+    "class_series": ("qdisc", "interval_s"),
 }
 """The columns of each table that describe its row from the scenario: not measurements."""
 

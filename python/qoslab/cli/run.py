@@ -70,6 +70,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "hold only earlier results (default: results/<scenario name made safe as a "
         "folder name>)",
     )
+    command.add_argument(
+        "--pcap",
+        type=Path,
+        metavar="DIR",
+        help="write a packet capture into this folder: one pcap file per port that "
+        "measure.pcap names (every port without it), a record per frame as it starts on "
+        "the wire",
+    )
     command.set_defaults(main=main)
 
 
@@ -77,16 +85,21 @@ def main(args: argparse.Namespace) -> int:
     if args.output is not None:
         check_destination(args.output)
     started_s = time.perf_counter()
-    results = qoslab.run(
-        args.scenario,
-        seed=args.seed,
-        replication=args.replication,
-        variant=args.variant,
-        set=args.set,
-        progress=sys.stderr.isatty(),
-        max_memory=args.max_memory,
-        max_events=args.max_events,
-    )
+    try:
+        results = qoslab.run(
+            args.scenario,
+            seed=args.seed,
+            replication=args.replication,
+            variant=args.variant,
+            set=args.set,
+            progress=sys.stderr.isatty(),
+            max_memory=args.max_memory,
+            max_events=args.max_events,
+            pcap=args.pcap,
+        )
+    except OSError as error:  # only the packet capture's folder and files raise it
+        print(f"error: {visible(error)}", file=sys.stderr)
+        return EXIT_RUN_FAILED
     wall_s = time.perf_counter() - started_s
     directory = args.output or Path("results") / folder_name(str(results.run["scenario"]))
     try:
@@ -111,6 +124,8 @@ def main(args: argparse.Namespace) -> int:
     for line in port_lines(results):
         console.print(plain(line))
     console.print(plain(f"results written to {directory}"))
+    if args.pcap is not None:
+        console.print(plain(f"packet capture written to {args.pcap}"))
     return 0
 
 

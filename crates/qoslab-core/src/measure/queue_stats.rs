@@ -12,6 +12,7 @@
 //! The mean backlog is the time integral of the backlog over the measured window divided
 //! by its length; it is updated at every change, so it is exact, not sampled.
 
+use super::class_series::ClassSeries;
 use super::drops::{DropCounters, DropReason};
 use crate::time::SimTime;
 
@@ -39,6 +40,8 @@ pub struct QueueStats {
     /// Packets accepted with their ECN field set to CE instead of being dropped (RED or
     /// CoDel marking, RFC 3168).
     pub ecn_marked_packets: u64,
+    /// Per-interval series of a class, when `measure.series` asks for one.
+    pub series: Option<Box<ClassSeries>>,
     area_packet_ns: u128,
     area_byte_ns: u128,
     last_change: SimTime,
@@ -75,6 +78,15 @@ impl QueueStats {
         self.backlog_packets += 1;
         self.backlog_bytes += size_bytes as u64;
         self.grew();
+        self.series_backlog(now);
+    }
+
+    /// Tells the series, if any, the backlog after a change at `now`.
+    #[inline]
+    fn series_backlog(&mut self, now: SimTime) {
+        if let Some(series) = &mut self.series {
+            series.on_backlog(now, self.backlog_packets, self.backlog_bytes);
+        }
     }
 
     /// A packet of `size_bytes` left towards the wire.
@@ -86,12 +98,19 @@ impl QueueStats {
         self.life_dequeued += 1;
         self.backlog_packets -= 1;
         self.backlog_bytes -= size_bytes as u64;
+        if let Some(series) = &mut self.series {
+            series.on_dequeue(now, size_bytes);
+        }
+        self.series_backlog(now);
     }
 
-    /// An arriving packet was refused.
+    /// An arriving packet was refused at `now`.
     #[inline]
-    pub fn on_drop_arrival(&mut self, reason: DropReason, size_bytes: u32) {
+    pub fn on_drop_arrival(&mut self, now: SimTime, reason: DropReason, size_bytes: u32) {
         self.dropped.record(reason, size_bytes);
+        if let Some(series) = &mut self.series {
+            series.on_drop(now, reason, size_bytes);
+        }
     }
 
     /// A packet was marked CE (congestion experienced) instead of being dropped.
@@ -108,6 +127,10 @@ impl QueueStats {
         self.life_dropped_from_queue += 1;
         self.backlog_packets -= 1;
         self.backlog_bytes -= size_bytes as u64;
+        if let Some(series) = &mut self.series {
+            series.on_drop(now, reason, size_bytes);
+        }
+        self.series_backlog(now);
     }
 
     /// `packets` queued packets of `bytes` bytes left the queue at `now` without being sent
@@ -117,11 +140,17 @@ impl QueueStats {
         self.life_handed_over += packets;
         self.backlog_packets -= packets;
         self.backlog_bytes -= bytes;
+        self.series_backlog(now);
     }
 
     /// Starts the measured window at `now`: counters restart, the backlog is kept.
     pub fn start_window(&mut self, now: SimTime) {
+        let mut series = self.series.take();
+        if let Some(series) = &mut series {
+            series.start(now, self.backlog_packets, self.backlog_bytes);
+        }
         *self = QueueStats {
+            series,
             backlog_packets: self.backlog_packets,
             backlog_bytes: self.backlog_bytes,
             max_backlog_packets: self.backlog_packets,
@@ -139,6 +168,9 @@ impl QueueStats {
     /// Closes the measured window at `now` (call once, at the end of the run).
     pub fn close_window(&mut self, now: SimTime) {
         self.advance(now);
+        if let Some(series) = &mut self.series {
+            series.close(now);
+        }
     }
 
     /// Time-average backlog over the measured window, packets.

@@ -127,6 +127,33 @@ pub struct ClassRecord {
     pub queue_max_bytes: u64,
 }
 
+/// One interval of one class of a port's discipline (when `measure.series` asks for them).
+#[derive(Clone, Debug, Serialize)]
+pub struct ClassSeriesRecord {
+    pub port: String,
+    pub qdisc: &'static str,
+    pub class: String,
+    /// When the discipline this class belongs to was installed.
+    pub since_s: f64,
+    /// Start of the interval, since the run began.
+    pub start_s: f64,
+    pub interval_s: f64,
+    /// Backlog at the interval's end.
+    pub queue_packets: u64,
+    pub queue_bytes: u64,
+    /// Largest backlog within the interval.
+    pub queue_max_packets: u64,
+    pub queue_max_bytes: u64,
+    pub dequeued_packets: u64,
+    pub dequeued_bytes: u64,
+    /// Dequeued bytes over the interval, bit/s.
+    pub dequeued_bps: f64,
+    pub dropped_packets: u64,
+    pub dropped_bytes: u64,
+    #[serde(flatten)]
+    pub dropped_by_reason: Map<String, Value>,
+}
+
 /// Per-port results over the measured window.
 #[derive(Clone, Debug, Serialize)]
 pub struct PortRecord {
@@ -311,6 +338,9 @@ pub struct Results {
     pub voice_spurts: Vec<VoiceSpurtRecord>,
     /// One row per flow and interval (when `measure.series` asks for them).
     pub series: Vec<SeriesRecord>,
+    /// One row per class of every port's discipline and interval (when `measure.series`
+    /// asks for them).
+    pub class_series: Vec<ClassSeriesRecord>,
 }
 
 impl Results {
@@ -339,6 +369,37 @@ fn by_reason(count: impl Fn(DropReason) -> u64) -> Map<String, Value> {
         .iter()
         .map(|r| (format!("dropped_{}_packets", r.name()), Value::from(count(*r))))
         .collect()
+}
+
+/// The `class_series` rows of one class.
+fn class_series_records(
+    port: &str,
+    qdisc: &'static str,
+    class: &str,
+    since: SimTime,
+    q: &QueueStats,
+    rows: &mut Vec<ClassSeriesRecord>,
+) {
+    let Some(series) = &q.series else { return };
+    let length_ns = series.length_ns();
+    rows.extend(series.points.iter().map(|p| ClassSeriesRecord {
+        port: port.to_owned(),
+        qdisc,
+        class: class.to_owned(),
+        since_s: since.as_secs_f64(),
+        start_s: (p.index * length_ns) as f64 / 1e9,
+        interval_s: length_ns as f64 / 1e9,
+        queue_packets: p.backlog_packets,
+        queue_bytes: p.backlog_bytes,
+        queue_max_packets: p.max_backlog_packets,
+        queue_max_bytes: p.max_backlog_bytes,
+        dequeued_packets: p.dequeued_packets,
+        dequeued_bytes: p.dequeued_bytes,
+        dequeued_bps: bps(p.dequeued_bytes, length_ns),
+        dropped_packets: p.dropped.total_packets(),
+        dropped_bytes: p.dropped.total_bytes(),
+        dropped_by_reason: by_reason(|r| p.dropped.packets(r)),
+    }));
 }
 
 fn class_record(
@@ -425,6 +486,7 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
         })
         .collect();
     let mut classes = Vec::new();
+    let mut class_series = Vec::new();
     let mut changes = Vec::new();
     let mut ports = Vec::new();
     for port in &sim.ports {
@@ -433,9 +495,11 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
         for retired in &port.retired {
             for (name, q) in retired.class_names.iter().zip(&retired.class_stats) {
                 classes.push(class_record(&c.name, retired.kind, name.clone(), retired.since, q));
+                class_series_records(&c.name, retired.kind, name, retired.since, q, &mut class_series);
             }
         }
         for (name, q) in port.qdisc.class_names().into_iter().zip(&port.class_stats) {
+            class_series_records(&c.name, kind, &name, port.since, q, &mut class_series);
             classes.push(class_record(&c.name, kind, name, port.since, q));
         }
         for change in &port.changes {
@@ -649,5 +713,6 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
         voice,
         voice_spurts,
         series: series_records(&sim.flows, &sim.observers.flows, sim.observers.quality.as_deref()),
+        class_series,
     }
 }

@@ -1,6 +1,6 @@
 //! The scenario's `measure` section: what each application may suffer (its quality budget),
 //! the order in which applications should fail, where ΔQ is measured and over which
-//! intervals, the voice-quality analysis and the per-interval series.
+//! intervals, the voice-quality analysis, the per-interval series and the packet capture.
 
 use crate::scenario::tagged::kind_enum;
 use crate::traffic::codec::Codec;
@@ -37,6 +37,21 @@ pub struct MeasureSpec {
     /// Per-interval series of every flow, with this interval (e.g. `1s`); no series when
     /// absent.
     pub series: Option<Duration>,
+    /// Packet capture: which ports and how much of each frame. The files are written only
+    /// when the run is given a folder (`qoslab run --pcap DIR`); without this section every
+    /// port is captured.
+    pub pcap: Option<PcapSpec>,
+}
+
+/// Packet capture settings.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PcapSpec {
+    /// Egress ports to capture, named `node->peer` (default: every port).
+    pub points: Option<Vec<String>>,
+    /// Bytes of each frame written, link header included (default 128; at most 262144).
+    /// The record keeps the frame's whole length.
+    pub snap_length: Option<u32>,
 }
 
 /// The loss, delay and jitter an application may suffer.

@@ -19,22 +19,41 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use std::borrow::Cow;
 
-/// Per-frame layer-2 overhead in bytes.
+/// The framing a link's frames carry, as far as a packet capture needs it (the link-layer
+/// header written before each IP packet, [`crate::measure::pcap`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct L2Overhead(pub u32);
+pub enum L2Framing {
+    /// Ethernet II (`ethernet`, `ethernet-wire`).
+    Ethernet,
+    /// Cisco HDLC (`hdlc`).
+    CiscoHdlc,
+    /// PPP in HDLC-like framing (`ppp`).
+    Ppp,
+    /// No link-layer header known (`none` or a byte count).
+    Unknown,
+}
 
-const PRESETS: [(&str, u32); 5] =
-    [("hdlc", 7), ("ppp", 7), ("ethernet", 18), ("ethernet-wire", 38), ("none", 0)];
+/// Per-frame layer-2 overhead in bytes, and the framing it stands for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct L2Overhead(pub u32, pub L2Framing);
+
+const PRESETS: [(&str, u32, L2Framing); 5] = [
+    ("hdlc", 7, L2Framing::CiscoHdlc),
+    ("ppp", 7, L2Framing::Ppp),
+    ("ethernet", 18, L2Framing::Ethernet),
+    ("ethernet-wire", 38, L2Framing::Ethernet),
+    ("none", 0, L2Framing::Unknown),
+];
 
 impl L2Overhead {
     /// Parses a preset name or a byte count.
     pub fn parse(text: &str) -> Result<Self, String> {
-        if let Some((_, bytes)) = PRESETS.iter().find(|(name, _)| *name == text) {
-            return Ok(L2Overhead(*bytes));
+        if let Some((_, bytes, framing)) = PRESETS.iter().find(|(name, _, _)| *name == text) {
+            return Ok(L2Overhead(*bytes, *framing));
         }
-        let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
+        let names: Vec<&str> = PRESETS.iter().map(|(n, _, _)| *n).collect();
         match parse_size_bytes(text) {
-            Ok(b) if b <= 1024 => Ok(L2Overhead(b as u32)),
+            Ok(b) if b <= 1024 => Ok(L2Overhead(b as u32, L2Framing::Unknown)),
             Ok(_) => Err(format!("`{text}` is too much framing for one frame (at most 1024B)")),
             Err(_) => Err(format!(
                 "unknown variant `{text}`, expected one of {}, or a byte count like \"12B\"",
@@ -70,11 +89,11 @@ mod tests {
 
     #[test]
     fn presets_and_bytes() {
-        assert_eq!(L2Overhead::parse("hdlc"), Ok(L2Overhead(7)));
-        assert_eq!(L2Overhead::parse("ppp"), Ok(L2Overhead(7)));
-        assert_eq!(L2Overhead::parse("ethernet"), Ok(L2Overhead(18)));
-        assert_eq!(L2Overhead::parse("ethernet-wire"), Ok(L2Overhead(38)));
-        assert_eq!(L2Overhead::parse("12B"), Ok(L2Overhead(12)));
+        assert_eq!(L2Overhead::parse("hdlc"), Ok(L2Overhead(7, L2Framing::CiscoHdlc)));
+        assert_eq!(L2Overhead::parse("ppp"), Ok(L2Overhead(7, L2Framing::Ppp)));
+        assert_eq!(L2Overhead::parse("ethernet"), Ok(L2Overhead(18, L2Framing::Ethernet)));
+        assert_eq!(L2Overhead::parse("ethernet-wire"), Ok(L2Overhead(38, L2Framing::Ethernet)));
+        assert_eq!(L2Overhead::parse("12B"), Ok(L2Overhead(12, L2Framing::Unknown)));
         assert!(L2Overhead::parse("atm").unwrap_err().contains("`hdlc`"));
     }
 

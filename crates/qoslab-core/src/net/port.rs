@@ -33,7 +33,9 @@ use super::link_loss::LinkLoss;
 use super::reconfiguration::{ChangeLog, PortChange, RetiredDiscipline};
 use crate::condition::{Conditioner, Verdict};
 use crate::engine::{Event, EventQueue};
+use crate::measure::class_series::ClassSeries;
 use crate::measure::hop_stats::NO_HOP;
+use crate::measure::pcap::PortCapture;
 use crate::measure::{DropCounters, DropReason, Observers, QueueStats};
 use crate::packet::{Fragment, Packet};
 use crate::qdisc::packet_queue::RESERVED_PACKETS;
@@ -57,6 +59,8 @@ pub struct PortConfig {
     pub rate_bps: u64,
     /// Per-frame layer-2 overhead, bytes.
     pub l2_overhead_bytes: u32,
+    /// The framing that overhead stands for (the link-layer header of a packet capture).
+    pub l2_framing: crate::net::l2::L2Framing,
     /// Propagation delay, ns.
     pub propagation_ns: u64,
     /// Largest IP packet the link carries, bytes.
@@ -111,7 +115,7 @@ pub struct PortEnv<'a> {
 }
 
 /// An egress port.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Port {
     /// Static facts.
     pub config: PortConfig,
@@ -146,6 +150,8 @@ pub struct Port {
     pub changes: Vec<ChangeLog>,
     /// Link fragmentation and interleaving, if configured.
     pub lfi: Option<Lfi>,
+    /// The packet capture of the frames this port sends, when one was asked for.
+    pub capture: Option<Box<PortCapture>>,
     /// A QoS bandwidth the fragment size is to follow once no fragment of the old size
     /// waits, bit/s.
     lfi_bandwidth_bps: Option<u64>,
@@ -184,6 +190,7 @@ impl Port {
             retired: Vec::new(),
             changes: Vec::new(),
             lfi: None,
+            capture: None,
             lfi_bandwidth_bps: None,
             train: None,
             reassembly_broken: false,
@@ -305,6 +312,9 @@ impl Port {
         }
         if self.on_wire.is_none() {
             if let Some(packet) = self.ring.pop_front() {
+                if let Some(capture) = &mut self.capture {
+                    capture.record(&packet, self.lfi.as_ref(), env.now);
+                }
                 let done = env.now.after(self.frame_ns(&packet));
                 self.on_wire = Some((packet, env.now, self.config.rate_bps));
                 env.events.schedule(done, Event::TransmitDone(self.index));
@@ -470,7 +480,14 @@ impl Port {
         }
         let classes = qdisc.class_names().len();
         let old = std::mem::replace(&mut self.qdisc, qdisc);
+        // The old classes' series end here; the new classes get series of the same length.
+        let series_length_ns =
+            self.class_stats.first().and_then(|c| c.series.as_ref()).map(|s| s.length_ns());
+        for stats in &mut self.class_stats {
+            stats.close_window(env.now);
+        }
         let mut fresh = QueueStats::default();
+        fresh.series = series_length_ns.map(|length_ns| Box::new(ClassSeries::new(length_ns)));
         fresh.start_window(env.now);
         self.retired.push(RetiredDiscipline {
             kind: old.kind(),

@@ -106,8 +106,8 @@ impl<'a> QdiscCtx<'a> {
     /// `packet`, arriving for class `class`, is refused; it leaves the network here.
     #[inline]
     pub fn drop_arrival(&mut self, class: usize, packet: Packet, reason: DropReason) {
-        self.classes[class].on_drop_arrival(reason, packet.size_bytes);
-        self.port.on_drop_arrival(reason, packet.size_bytes);
+        self.classes[class].on_drop_arrival(self.now, reason, packet.size_bytes);
+        self.port.on_drop_arrival(self.now, reason, packet.size_bytes);
         self.count_drop(&packet, reason);
     }
 

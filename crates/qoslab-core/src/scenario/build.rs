@@ -3,7 +3,7 @@
 
 use super::build_app::{add_app, AppFlow};
 use super::build_ios::{ios_interface, place_issue, with_router_configs};
-use super::build_measure::{attach_series, attach_voice, build_quality, observation_points};
+use super::build_measure::{attach_series, attach_voice, build_quality, capture_plan, observation_points};
 use super::build_reconfig::{plan, resolve_policy, Timeline};
 use super::build_tunnels::{build_tunnels, crossing, path_mtu_bytes};
 use super::error::{join_path, Issue};
@@ -15,7 +15,7 @@ use crate::condition::{Conditioner, ConditionerSpec};
 use crate::engine::Rng;
 use crate::measure::hop_stats::HopStats;
 use crate::measure::{FlowStats, Observers};
-use crate::net::l2::L2Overhead;
+use crate::net::l2::{L2Framing, L2Overhead};
 use crate::net::lfi::Lfi;
 use crate::net::link_loss::LinkLoss;
 use crate::net::port::{Port, PortConfig, DEFAULT_TX_RING_PACKETS};
@@ -43,7 +43,7 @@ const MIN_MTU_BYTES: u64 = 68;
 /// The bandwidth a named policy is checked against before it is attached anywhere.
 const NOMINAL_BANDWIDTH_BPS: u64 = 1_000_000_000;
 /// Default layer-2 framing: Ethernet header + FCS.
-const DEFAULT_L2: L2Overhead = L2Overhead(18);
+const DEFAULT_L2: L2Overhead = L2Overhead(18, L2Framing::Ethernet);
 
 /// Node and policy names become parts of key paths (`interfaces.r1.r2.output`, `--set`),
 /// so they are restricted to characters that need no quoting there or in a shell.
@@ -207,6 +207,7 @@ pub fn build(
                 peer: to,
                 rate_bps: link.rate.0,
                 l2_overhead_bytes: link.l2.unwrap_or(DEFAULT_L2).0,
+                l2_framing: link.l2.unwrap_or(DEFAULT_L2).1,
                 propagation_ns: link.delay.map_or(0, |d| d.0),
                 mtu_bytes: mtu as u32,
                 tx_ring_packets: ring,
@@ -221,6 +222,7 @@ pub fn build(
     let mut inputs: Vec<Option<(ConditionerSpec, String)>> = vec![None; port_configs.len()];
     let mut observed = vec![false; port_configs.len()];
     let points = observation_points(&spec.measure, &port_configs, &mut observed)?;
+    let capture = capture_plan(&spec.measure, &port_configs)?;
     let mut lfis = vec![None; port_configs.len()];
     let mut changes: Vec<&[_]> = vec![&[]; port_configs.len()];
     let (interfaces, ios_origins) = with_router_configs(spec)?;
@@ -628,7 +630,7 @@ pub fn build(
     let measure = &spec.measure;
     let quality = build_quality(measure, &points, &spec.traffic, &flows, &ports, observed_hops)?;
     run.notes.extend(attach_voice(measure, &spec.traffic, &flows, &mut flow_stats, gap_threshold_ns)?);
-    attach_series(measure, &mut flow_stats)?;
+    attach_series(measure, &mut flow_stats, &mut ports)?;
     let mut flow_tunnels = Vec::with_capacity(flows.len());
     for info in &flows {
         let path = routes.path(info.from, info.to, &edges).expect("every row's path was checked");
@@ -651,6 +653,7 @@ pub fn build(
     let observers = Observers { flows: flow_stats, quality };
     let mut sim = Simulation::new(run, nodes, ports, routes, sources, flows, observers, apps);
     sim.tunnels = Tunnels::new(tunnels, flow_tunnels);
+    sim.capture = capture;
     sim.max_packets_in_flight = limits.max_packets_in_flight(structures_bytes);
     Ok(sim)
 }

@@ -1,11 +1,13 @@
 //! Building the `measure` section: observation points, applications and their budgets, the
-//! voice-quality state of voice flows and the per-interval series.
+//! voice-quality state of voice flows, the per-interval series and the packet capture.
 
 use super::build::belongs;
 use super::error::Issue;
+use crate::measure::class_series::ClassSeries;
 use crate::measure::dq::Budget;
 use crate::measure::emodel::{codec_impairment, CodecImpairment};
 use crate::measure::hop_stats::NO_HOP;
+use crate::measure::pcap::{CapturePlan, DEFAULT_SNAP_BYTES, MAX_SNAP_BYTES};
 use crate::measure::playout::PlayoutPolicy;
 use crate::measure::quality::{Application, Point, Quality};
 use crate::measure::results_quality::{ALL, QUALITY};
@@ -61,6 +63,40 @@ pub(crate) fn observation_points(
         points.push(point);
     }
     Ok(points)
+}
+
+/// The ports and snapshot length `measure.pcap` asks for (every port, 128 bytes, without
+/// it).
+pub(crate) fn capture_plan(measure: &MeasureSpec, ports: &[PortConfig]) -> Result<CapturePlan, Issue> {
+    let spec = measure.pcap.clone().unwrap_or_default();
+    let snap_bytes = spec.snap_length.unwrap_or(DEFAULT_SNAP_BYTES);
+    if !(1..=MAX_SNAP_BYTES).contains(&snap_bytes) {
+        return Err(Issue::at(
+            "measure.pcap.snap_length",
+            format!("a snapshot length of {snap_bytes} bytes is out of range"),
+        )
+        .hint(format!("write a byte count from 1 to {MAX_SNAP_BYTES}; 128 keeps every header")));
+    }
+    let Some(names) = spec.points else {
+        return Ok(CapturePlan { ports: (0..ports.len() as u32).collect(), snap_bytes });
+    };
+    if names.is_empty() {
+        return Err(Issue::at("measure.pcap.points", "no port to capture")
+            .hint("name ports such as `[r1->r2]`, or leave `points` out to capture every port"));
+    }
+    let mut captured = Vec::with_capacity(names.len());
+    for (k, name) in names.iter().enumerate() {
+        let at = format!("measure.pcap.points[{k}]");
+        let p =
+            ports.iter().position(|p| p.name == *name).ok_or_else(|| {
+                Issue::unknown_name(&at, "port", name, ports.iter().map(|p| p.name.as_str()))
+            })? as u32;
+        if captured.contains(&p) {
+            return Err(Issue::at(at, format!("`{name}` is listed twice")).hint("list each port once"));
+        }
+        captured.push(p);
+    }
+    Ok(CapturePlan { ports: captured, snap_bytes })
 }
 
 /// The traffic entry each flow row comes from: the longest entry name that is the row's
@@ -331,11 +367,18 @@ pub(crate) fn attach_voice(
 }
 
 /// Gives every flow a per-interval series when `measure.series` asks for one.
-pub(crate) fn attach_series(measure: &MeasureSpec, stats: &mut [FlowStats]) -> Result<(), Issue> {
+pub(crate) fn attach_series(
+    measure: &MeasureSpec,
+    stats: &mut [FlowStats],
+    ports: &mut [Port],
+) -> Result<(), Issue> {
     if let Some(length) = measure.series {
         let length_ns = positive(length, "measure.series".into(), "a series interval")?;
         for flow_stats in stats {
             flow_stats.series = Some(Series::new(length_ns));
+        }
+        for class_stats in ports.iter_mut().flat_map(|p| p.class_stats.iter_mut()) {
+            class_stats.series = Some(Box::new(ClassSeries::new(length_ns)));
         }
     }
     Ok(())
