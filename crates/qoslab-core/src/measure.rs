@@ -17,6 +17,7 @@ pub mod results;
 pub mod results_quality;
 pub mod series;
 pub mod spec;
+pub mod trace;
 pub mod voice;
 
 pub use drops::{DropCounters, DropReason};

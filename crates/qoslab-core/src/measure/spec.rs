@@ -37,6 +37,25 @@ pub struct MeasureSpec {
     /// Per-interval series of every flow, with this interval (e.g. `1s`); no series when
     /// absent.
     pub series: Option<Duration>,
+    /// A per-packet trace (`trace.parquet`): every event of the chosen flows' packets at
+    /// the chosen ports; no trace when absent.
+    pub trace: Option<TraceSpec>,
+}
+
+/// What the per-packet trace records.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSpec {
+    /// Ports (`node->peer`) whose arrivals, drops, dequeues and transmissions are recorded,
+    /// and `end_to_end` for deliveries at the destination. Default: every port and
+    /// `end_to_end`.
+    pub points: Option<Vec<String>>,
+    /// Flows whose packets are recorded: traffic entries (covering their copies and rows)
+    /// or single flow rows. Default: every flow.
+    pub flows: Option<Vec<String>>,
+    /// Most rows recorded; the trace stops there with a note in the results (default
+    /// 10 000 000).
+    pub max_rows: Option<u64>,
 }
 
 /// The loss, delay and jitter an application may suffer.

@@ -34,6 +34,7 @@ use super::reconfiguration::{ChangeLog, PortChange, RetiredDiscipline};
 use crate::condition::{Conditioner, Verdict};
 use crate::engine::{Event, EventQueue};
 use crate::measure::hop_stats::NO_HOP;
+use crate::measure::trace::{Row, TraceEvent, NONE};
 use crate::measure::{DropCounters, DropReason, Observers, QueueStats};
 use crate::packet::{Fragment, Packet};
 use crate::qdisc::packet_queue::RESERVED_PACKETS;
@@ -238,6 +239,17 @@ impl Port {
         if self.observe_slot != NO_HOP && packet.counted {
             env.observers.on_hop_arrival(&packet);
         }
+        if let Some(trace) = &mut env.observers.trace {
+            let queue_packets = self.queue_stats.backlog_packets as u32;
+            let row = Row {
+                event: TraceEvent::Arrival,
+                port: self.index,
+                class: NONE,
+                queue_packets,
+                reason: None,
+            };
+            trace.at_port(env.now, &packet, row);
+        }
         let ring_has_room =
             self.ring.len() + usize::from(self.on_wire.is_some()) < self.config.tx_ring_packets as usize;
         let mut ctx = Self::ctx(
@@ -248,6 +260,7 @@ impl Port {
             &mut self.dropper_draws,
             env,
         );
+        ctx.port_index = self.index;
         ctx.ring_has_room = ring_has_room;
         self.qdisc.enqueue(packet, &mut ctx);
         self.service(env);
@@ -269,6 +282,7 @@ impl Port {
                 &mut self.dropper_draws,
                 env,
             );
+            ctx.port_index = self.index;
             if let Some(train) = &mut self.train {
                 let lfi = self.lfi.as_ref().expect("fragments only with LFI");
                 // A priority packet goes between two fragments.
@@ -306,6 +320,18 @@ impl Port {
         if self.on_wire.is_none() {
             if let Some(packet) = self.ring.pop_front() {
                 let done = env.now.after(self.frame_ns(&packet));
+                if let (Some(trace), false) = (&mut env.observers.trace, packet.fragment == Fragment::Leading)
+                {
+                    let queue_packets = self.queue_stats.backlog_packets as u32;
+                    let row = Row {
+                        event: TraceEvent::Transmit,
+                        port: self.index,
+                        class: NONE,
+                        queue_packets,
+                        reason: None,
+                    };
+                    trace.at_port(env.now, &packet, row);
+                }
                 self.on_wire = Some((packet, env.now, self.config.rate_bps));
                 env.events.schedule(done, Event::TransmitDone(self.index));
             }
@@ -468,6 +494,9 @@ impl Port {
         for stats in &mut self.class_stats {
             stats.hand_over(env.now, stats.backlog_packets, stats.backlog_bytes);
         }
+        if let Some(trace) = &mut env.observers.trace {
+            trace.set_classes(self.index, &qdisc.class_names());
+        }
         let classes = qdisc.class_names().len();
         let old = std::mem::replace(&mut self.qdisc, qdisc);
         let mut fresh = QueueStats::default();
@@ -491,6 +520,7 @@ impl Port {
             &mut self.dropper_draws,
             env,
         );
+        ctx.port_index = self.index;
         ctx.ring_has_room = ring_has_room;
         for packet in packets {
             self.qdisc.enqueue(packet, &mut ctx);

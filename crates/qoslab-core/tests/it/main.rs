@@ -29,6 +29,7 @@ mod shaping;
 mod study_traffic;
 mod tcp;
 mod tcp_recovery;
+mod trace;
 mod traffic;
 mod tunnels;
 mod variants;
