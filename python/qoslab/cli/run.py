@@ -70,6 +70,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "hold only earlier results (default: results/<scenario name made safe as a "
         "folder name>)",
     )
+    command.add_argument(
+        "--trace",
+        action="store_true",
+        help="record the per-packet trace (trace.parquet): every flow at every port unless "
+        "the scenario's measure.trace narrows it, up to 10 million rows",
+    )
     command.set_defaults(main=main)
 
 
@@ -86,6 +92,7 @@ def main(args: argparse.Namespace) -> int:
         progress=sys.stderr.isatty(),
         max_memory=args.max_memory,
         max_events=args.max_events,
+        trace=True if args.trace else None,
     )
     wall_s = time.perf_counter() - started_s
     directory = args.output or Path("results") / folder_name(str(results.run["scenario"]))
