@@ -187,28 +187,15 @@ impl TraceChunk {
 
     /// The smallest room, in rows, any of its columns has without growing.
     pub fn capacity_rows(&self) -> usize {
-        [
-            self.time_ns.capacity_rows(),
-            self.event.capacity_rows(),
-            self.node.capacity_rows(),
-            self.port.capacity_rows(),
-            self.flow.capacity_rows(),
-            self.packet_id.capacity_rows(),
-            self.size_bytes.capacity_rows(),
-            self.dscp.capacity_rows(),
-            self.ecn.capacity_rows(),
-            self.class.capacity_rows(),
-            self.queue_packets.capacity_rows(),
-            self.delay_ns.capacity_rows(),
-            self.reason.capacity_rows(),
-        ]
-        .into_iter()
-        .min()
-        .expect("columns")
+        self.capacities().into_iter().min().expect("columns")
     }
 
     /// The largest room, in rows, any of its columns has.
     pub fn max_capacity_rows(&self) -> usize {
+        self.capacities().into_iter().max().expect("columns")
+    }
+
+    fn capacities(&self) -> [usize; 13] {
         [
             self.time_ns.capacity_rows(),
             self.event.capacity_rows(),
@@ -224,9 +211,6 @@ impl TraceChunk {
             self.delay_ns.capacity_rows(),
             self.reason.capacity_rows(),
         ]
-        .into_iter()
-        .max()
-        .expect("columns")
     }
 
     fn clear(&mut self) {
