@@ -2,6 +2,8 @@
 
 import os
 import pathlib
+from collections.abc import Callable
+from typing import Any
 
 __version__: str
 """Version of the simulator core."""
@@ -85,7 +87,9 @@ class Simulation:
     value read as YAML. ``seed`` and ``replication``, when given, replace the scenario's
     ``run.seed`` and ``run.replication``. ``max_memory_bytes`` and ``max_events`` bound what
     the run may take (the core's defaults, 4 GiB and 10^10 events, when not given): a
-    scenario beyond them raises ``ScenarioError``.
+    scenario beyond them raises ``ScenarioError``. ``trace``: ``None`` records the per-packet
+    trace the scenario's ``measure.trace`` asks for, ``True`` records one (every flow at every
+    port unless ``measure.trace`` narrows it), ``False`` none.
     """
 
     def __init__(
@@ -98,6 +102,7 @@ class Simulation:
         max_events: int | None = None,
         variant: str | None = None,
         replication: int | None = None,
+        trace: bool | None = None,
     ) -> None: ...
     @property
     def scenario_sha256(self) -> str:
@@ -119,16 +124,30 @@ class Simulation:
         paths. Raises ``OSError`` when the folder or a file cannot be created and
         ``RuntimeError`` once the run has advanced."""
 
-    def advance(self, until_ns: int) -> None:
+    @property
+    def traces(self) -> bool:
+        """Whether the run records a per-packet trace."""
+
+    def trace_dictionaries(self) -> dict[str, list[str]]:
+        """The names the trace's index columns ``event``, ``reason``, ``node``, ``port`` and
+        ``flow`` stand for, each a list in index order."""
+
+    def advance(
+        self, until_ns: int, trace_sink: Callable[[dict[str, Any]], object] | None = None
+    ) -> None:
         """Process every event before ``until_ns`` (at most to ``end_ns``), releasing the GIL.
 
         Afterwards ``now_ns`` is ``until_ns``, or ``end_ns`` if that comes first. Pending
         signals are handled every few tens of milliseconds (Ctrl-C raises
         ``KeyboardInterrupt``); raises ``RunError`` if the run was stopped at its memory guard.
+        Full chunks of the per-packet trace (up to 65,536 rows) go to ``trace_sink`` as they
+        fill: a dict of column name to the column's little-endian bytes, with ``rows`` and
+        ``class_names``; without a sink they are discarded.
         """
 
-    def finish(self) -> str:
-        """Run to the end, check the invariants and return the results as JSON text.
+    def finish(self, trace_sink: Callable[[dict[str, Any]], object] | None = None) -> str:
+        """Run to the end, hand the rest of the trace to ``trace_sink``, check the invariants
+        and return the results as JSON text.
 
         Raises ``RunError`` if an invariant is broken. The simulation is spent afterwards:
         any further call raises ``RuntimeError``.

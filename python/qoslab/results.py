@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from qoslab.output import check_folder, replace_folder
+from qoslab.trace import TRACE_PARQUET
 
 TABLES = (
     "flows",
@@ -37,7 +39,10 @@ RESULT_FILES = (
     *(f"{table}.{kind}" for table in TABLES for kind in ("csv", "parquet")),
     RESULTS_JSON,
 )
-"""The names of the files a results folder holds."""
+"""The names of the files every results folder holds."""
+
+RESULT_NAMES = (*RESULT_FILES, TRACE_PARQUET)
+"""Every name a results folder may hold: also the trace of a run that recorded one."""
 
 
 class Results:
@@ -59,11 +64,14 @@ class Results:
     when asked for: queue length, departures, drops) are DataFrames with one column per
     measurement, each name ending in its unit (``_ms``, ``_s``, ``_bps``, ``_pct``,
     ``_packets``, ``_bytes``).
+
+    ``trace_path`` is the per-packet trace file of a run that recorded one (else None).
     """
 
-    def __init__(self, json_text: str) -> None:
+    def __init__(self, json_text: str, *, trace_path: Path | None = None) -> None:
         document = json.loads(json_text)
         self._json_text = json_text
+        self.trace_path = trace_path
         self._flow_records = {record["flow"]: record for record in document["flows"]}
         self.run: dict[str, object] = document["run"]
         self.flows = _table(document, "flows")
@@ -102,8 +110,19 @@ class Results:
             known = ", ".join(self._flow_records) or "none"
             raise KeyError(f"no flow named {name!r} (flows: {known})") from None
 
+    def trace(self) -> pd.DataFrame:
+        """The per-packet trace as a DataFrame (one row per packet event); raises
+        ``LookupError`` for a run that recorded none."""
+        if self.trace_path is None:
+            raise LookupError(
+                "this run recorded no per-packet trace: run with trace=True (--trace) or "
+                "give the scenario a measure.trace section"
+            )
+        return pd.read_parquet(self.trace_path)
+
     def write(self, directory: str | os.PathLike[str]) -> list[Path]:
-        """Write each table as CSV and Parquet, then ``results.json``, into ``directory``.
+        """Write each table as CSV and Parquet, the per-packet trace (``trace.parquet``,
+        when the run recorded one), then ``results.json``, into ``directory``.
 
         The folder is replaced as a whole, in one step: wherever the writing is interrupted, it
         holds either the earlier results complete or these complete, never a mix. The parent
@@ -111,7 +130,7 @@ class Results:
         ``directory`` is a file, the current folder or a folder holding anything but result
         files (which are never removed). Returns the paths written.
         """
-        return replace_folder(directory, self._files())
+        return replace_folder(directory, self._files(), replaceable=RESULT_NAMES)
 
     def _files(self) -> dict[str, Callable[[Path], None]]:
         """Each result file's name and the function writing it, ``results.json`` last."""
@@ -120,14 +139,25 @@ class Results:
             frame: pd.DataFrame = getattr(self, table)
             files[f"{table}.csv"] = partial(frame.to_csv, index=False)
             files[f"{table}.parquet"] = partial(frame.to_parquet, index=False)
+        if self.trace_path is not None:
+            files[TRACE_PARQUET] = partial(_place, self.trace_path)
         files[RESULTS_JSON] = lambda path: path.write_text(self._json_text, encoding="utf-8")
         return files
+
+
+def _place(source: Path, path: Path) -> None:
+    """Put the file ``source`` at ``path``: a hard link where the two share a file
+    system, else a copy."""
+    try:
+        os.link(source, path)
+    except OSError:
+        shutil.copyfile(source, path)
 
 
 def check_destination(directory: str | os.PathLike[str]) -> None:
     """Raise ``qoslab.output.OutputError`` if :meth:`Results.write` would refuse
     ``directory``, so that a run can be refused before it starts."""
-    check_folder(directory, RESULT_FILES)
+    check_folder(directory, RESULT_NAMES)
 
 
 def _table(document: dict, table: str) -> pd.DataFrame:

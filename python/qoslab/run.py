@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 import time
+import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +31,7 @@ from qoslab._core import (
 )
 from qoslab.results import Results
 from qoslab.textfile import read_text
+from qoslab.trace import TRACE_PARQUET, TraceWriter
 
 Scenario = str | os.PathLike[str] | Mapping[str, object]
 """A scenario: the path of a YAML file, or the scenario document as a dict."""
@@ -62,6 +66,7 @@ def run(
     max_memory: int | None = None,
     max_events: int | None = None,
     pcap: str | os.PathLike[str] | None = None,
+    trace: bool | None = None,
     **overrides: object,
 ) -> Results:
     """Run a scenario to the end and return its measurements.
@@ -95,6 +100,13 @@ def run(
     with a record per frame as it starts on the wire (docs/pcap.md). Files of the same
     names are replaced; ``OSError`` is raised when the folder or a file cannot be created.
 
+    ``trace`` asks for the per-packet trace: ``None`` records the one the scenario's
+    ``measure.trace`` describes (none without it), ``True`` records one — every flow at every
+    port, up to 10 million rows, unless ``measure.trace`` narrows it — and ``False`` none.
+    The trace is written while the run goes, to a temporary folder, and becomes
+    ``trace.parquet`` of the results folder when the results are written; read it with
+    :meth:`Results.trace`.
+
     Raises ``ScenarioError`` for a scenario that cannot be loaded (a missing file, a bad key
     or value, too big a scenario) and ``RunError`` if the simulator finds one of its
     invariants broken or stops the run at its memory guard.
@@ -109,10 +121,25 @@ def run(
         variant=variant,
         max_memory=max_memory,
         max_events=max_events,
+        trace=trace,
     )
     if pcap is not None:
         simulation.capture_pcap(pcap)
-    return Results(_drive(simulation, progress=progress))
+    if not simulation.traces:
+        return Results(_drive(simulation, progress=progress))
+    folder = Path(tempfile.mkdtemp(prefix="qoslab-trace-"))
+    try:
+        writer = TraceWriter(folder / TRACE_PARQUET, simulation.trace_dictionaries())
+        try:
+            text = _drive(simulation, progress=progress, trace_sink=writer)
+        finally:
+            writer.close()
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    results = Results(text, trace_path=writer.path)
+    weakref.finalize(results, shutil.rmtree, folder, ignore_errors=True)
+    return results
 
 
 @dataclass(frozen=True)
@@ -166,6 +193,7 @@ def _build(
     variant: str | None = None,
     max_memory: int | None,
     max_events: int | None,
+    trace: bool | None = False,
 ) -> Simulation:
     check_limits(seed, max_memory, max_events)
     if replication is not None and not 0 <= replication <= MAX_SEED:
@@ -182,6 +210,7 @@ def _build(
         max_events,
         variant=None if variant == BASE else variant,
         replication=replication,
+        trace=trace,
     )
 
 
@@ -251,21 +280,22 @@ def scenario_text(scenario: Scenario) -> tuple[str, str]:
     return read_text(Path(scenario), limit_bytes=MAX_SCENARIO_BYTES), os.fspath(scenario)
 
 
-def _drive(simulation: Simulation, *, progress: bool) -> str:
-    """Advance the simulation to its end in steps and return the results JSON."""
+def _drive(simulation: Simulation, *, progress: bool, trace_sink: TraceWriter | None = None) -> str:
+    """Advance the simulation to its end in steps and return the results JSON; the
+    per-packet trace, if recorded, goes to ``trace_sink`` chunk by chunk."""
     end_ns = simulation.end_ns
     started_s = time.perf_counter()
     bar: Progress | None = None
     try:
         for step in range(1, PROGRESS_STEPS + 1):
             until_ns = end_ns * step // PROGRESS_STEPS
-            simulation.advance(until_ns)
+            simulation.advance(until_ns, trace_sink)
             if progress and bar is None and time.perf_counter() - started_s > PROGRESS_DELAY_S:
                 bar = _progress_bar()
                 bar.add_task("simulating", total=end_ns / NS_PER_S)
             if bar is not None:
                 bar.update(bar.task_ids[0], completed=until_ns / NS_PER_S)
-        return simulation.finish()
+        return simulation.finish(trace_sink)
     finally:
         if bar is not None:
             bar.stop()

@@ -19,6 +19,7 @@ pub mod results;
 pub mod results_quality;
 pub mod series;
 pub mod spec;
+pub mod trace;
 pub mod voice;
 pub mod wire_headers;
 

@@ -336,7 +336,7 @@ pub mod testing {
         Harness {
             classes: vec![QueueStats::default(); classes],
             port: QueueStats::default(),
-            observers: Observers { flows: vec![FlowStats::new(0, u64::MAX)], quality: None },
+            observers: Observers { flows: vec![FlowStats::new(0, u64::MAX)], quality: None, trace: None },
             dropped: 0,
             random_draws: 0,
         }

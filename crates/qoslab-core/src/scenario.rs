@@ -6,6 +6,7 @@ mod build_app;
 mod build_ios;
 mod build_measure;
 mod build_reconfig;
+pub(crate) mod build_trace;
 mod build_tunnels;
 pub mod error;
 pub mod identity;

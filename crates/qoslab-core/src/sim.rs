@@ -12,6 +12,7 @@ use crate::engine::{Event, EventQueue};
 use crate::measure::hop_stats::NO_HOP;
 use crate::measure::pcap::{file_name, CapturePlan, LinkHeader, PortCapture, DEFAULT_SNAP_BYTES};
 use crate::measure::results::{build_results, Results};
+use crate::measure::trace::{Row, Trace, TraceChunk, TraceEvent, NONE};
 use crate::measure::{DropReason, Observers};
 use crate::net::port::{Port, PortEnv};
 use crate::net::routing::RoutingTable;
@@ -312,14 +313,22 @@ impl Simulation {
 
     /// Processes every event before `until_ns` (and before the end of the run).
     pub fn advance(&mut self, until_ns: u64) {
-        while !self.advance_some(until_ns, u64::MAX) {}
+        while !self.run_until(until_ns, u64::MAX, false) {}
     }
 
     /// Processes events before `until_ns` (and before the end of the run), at most about
     /// `max_events` of them (in steps of [`CHECK_EVERY_EVENTS`]); true once `until_ns` is
     /// reached or the run has stopped. A caller that wants to stay responsive — to Ctrl-C,
-    /// say — advances in slices and looks for its interrupt between them.
+    /// say — advances in slices and looks for its interrupt between them. A slice also ends
+    /// early when a chunk of the per-packet trace is full, for the caller to drain it with
+    /// [`Simulation::drain_trace`].
     pub fn advance_some(&mut self, until_ns: u64, max_events: u64) -> bool {
+        self.run_until(until_ns, max_events, true)
+    }
+
+    /// [`Simulation::advance_some`]; `yield_for_trace` ends a slice when a trace chunk is
+    /// full.
+    fn run_until(&mut self, until_ns: u64, max_events: u64, yield_for_trace: bool) -> bool {
         let until = SimTime(until_ns.min(self.run.end.0));
         let mut budget = max_events;
         while self.halted.is_none() {
@@ -337,6 +346,10 @@ impl Simulation {
                 self.now = self.now.max(until);
                 return true;
             }
+            // Full trace chunks wait: let the caller drain them before going on.
+            if yield_for_trace && self.observers.trace.as_ref().is_some_and(|t| t.has_full_chunk()) {
+                return false;
+            }
             budget = budget.saturating_sub(CHECK_EVERY_EVENTS);
             if budget == 0 {
                 return false;
@@ -353,6 +366,59 @@ impl Simulation {
         let apps: u64 = self.apps.iter().map(App::random_draws).sum();
         let ports: u64 = self.ports.iter().map(Port::random_draws).sum();
         sources + apps + ports
+    }
+
+    /// Whether the run records a per-packet trace.
+    pub fn traces(&self) -> bool {
+        self.observers.trace.is_some()
+    }
+
+    /// Records a per-packet trace of every flow at every port, with deliveries, up to the
+    /// default row count — unless the scenario's `measure.trace` already asks for one.
+    pub fn record_trace(&mut self) {
+        if self.observers.trace.is_none() {
+            let setup = crate::scenario::build_trace::everything(&self.ports, &self.flows);
+            self.observers.trace = Some(Box::new(Trace::new(setup)));
+        }
+    }
+
+    /// Stops recording the per-packet trace, if the run records one (a caller that has
+    /// nowhere to write it).
+    pub fn drop_trace(&mut self) {
+        self.observers.trace = None;
+    }
+
+    /// Hands each full chunk of the per-packet trace to `sink`, oldest first; with `all`,
+    /// also the rows of the chunk being filled (at the end of the run). The chunks are kept
+    /// for reuse.
+    pub fn drain_trace(&mut self, all: bool, sink: impl FnMut(&TraceChunk)) {
+        if let Some(trace) = &mut self.observers.trace {
+            if all {
+                trace.flush();
+            }
+            trace.drain(sink);
+        }
+    }
+
+    /// The trace's class dictionary: class names in the order of their indices (empty
+    /// without a trace).
+    pub fn trace_class_names(&self) -> &[String] {
+        self.observers.trace.as_ref().map_or(&[], |t| t.class_names())
+    }
+
+    /// The names of the nodes, in the order of their indices.
+    pub fn node_names(&self) -> Vec<&str> {
+        self.nodes.iter().map(|n| n.name.as_str()).collect()
+    }
+
+    /// The names of the ports (`node->peer`), in the order of their indices.
+    pub fn port_names(&self) -> Vec<&str> {
+        self.ports.iter().map(|p| p.config.name.as_str()).collect()
+    }
+
+    /// The names of the flow rows, in the order of their indices.
+    pub fn flow_names(&self) -> Vec<&str> {
+        self.flows.iter().map(|f| f.name.as_str()).collect()
     }
 
     /// Why the run stopped before its end, if it did.
@@ -426,6 +492,17 @@ impl Simulation {
                     if packet.counted {
                         env.observers.on_dropped(&packet, DropReason::LinkLoss, now);
                     }
+                    if let Some(trace) = &mut env.observers.trace {
+                        let reason = Some(DropReason::LinkLoss);
+                        let row = Row {
+                            event: TraceEvent::Drop,
+                            port: p,
+                            class: NONE,
+                            queue_packets: NONE,
+                            reason,
+                        };
+                        trace.at_port(now, &packet, row);
+                    }
                     return;
                 }
                 if packet.hop_slot != NO_HOP {
@@ -442,6 +519,11 @@ impl Simulation {
                     *env.dropped_packets += 1;
                     if packet.counted {
                         env.observers.on_dropped(&packet, reason, now);
+                    }
+                    if let Some(trace) = &mut env.observers.trace {
+                        let (event, reason) = (TraceEvent::InputDrop, Some(reason));
+                        let row = Row { event, port: p ^ 1, class: NONE, queue_packets: NONE, reason };
+                        trace.at_port(now, &packet, row);
                     }
                     return;
                 }
@@ -532,6 +614,9 @@ impl Simulation {
             self.totals.delivered += 1;
             if packet.counted {
                 env.observers.on_received(&packet, now);
+            }
+            if let Some(trace) = &mut env.observers.trace {
+                trace.delivered(now, &packet, node);
             }
             if now >= self.run.warmup_end {
                 env.observers.flows[packet.flow as usize].on_arrival_in_window(&packet);
@@ -651,6 +736,9 @@ impl Simulation {
         let end = self.run.end;
         self.ports.iter_mut().for_each(|p| p.close_window(end));
         self.observers.finish(end);
+        if let Some(note) = self.observers.trace.as_ref().and_then(|t| t.note()) {
+            self.run.notes.push(note);
+        }
         self.check_invariants()?;
         Ok(build_results(&self))
     }

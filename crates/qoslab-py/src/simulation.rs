@@ -3,6 +3,9 @@
 use crate::errors::{already_finished, capture_error, run_error, scenario_error};
 use crate::{core_overrides, OverrideArg};
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use qoslab_core::measure::trace::{TraceChunk, TraceEvent};
+use qoslab_core::measure::DropReason;
 use qoslab_core::sim::CHECK_EVERY_EVENTS;
 use qoslab_core::{Limits, Selection};
 
@@ -30,9 +33,12 @@ impl Simulation {
     /// Parses, validates and builds the scenario in `text` (its variant `variant`, when
     /// given); `origin` names it in errors. `seed` and `replication` replace the run's.
     /// `max_memory_bytes` and `max_events` bound what the run may take (the core's
-    /// defaults when not given).
+    /// defaults when not given). `trace`: `None` records the per-packet trace the scenario's
+    /// `measure.trace` asks for, `True` records one (everything, unless the scenario says
+    /// otherwise), `False` none.
     #[new]
-    #[pyo3(signature = (text, origin, overrides = Vec::new(), seed = None, max_memory_bytes = None, max_events = None, variant = None, replication = None))]
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (text, origin, overrides = Vec::new(), seed = None, max_memory_bytes = None, max_events = None, variant = None, replication = None, trace = None))]
     fn new(
         text: &str,
         origin: &str,
@@ -42,6 +48,7 @@ impl Simulation {
         max_events: Option<u64>,
         variant: Option<&str>,
         replication: Option<u64>,
+        trace: Option<bool>,
     ) -> PyResult<Self> {
         let defaults = Limits::default();
         let limits = Limits {
@@ -50,8 +57,14 @@ impl Simulation {
         };
         let overrides = core_overrides(overrides);
         let selection = Selection { variant, overrides: &overrides, seed, replication };
-        let core = qoslab_core::load_selected(text, origin, &selection, &limits);
-        Ok(Self { inner: Some(core.map_err(scenario_error)?) })
+        let mut core =
+            qoslab_core::load_selected(text, origin, &selection, &limits).map_err(scenario_error)?;
+        match trace {
+            Some(true) => core.record_trace(),
+            Some(false) => core.drop_trace(),
+            None => {}
+        }
+        Ok(Self { inner: Some(core) })
     }
 
     /// SHA-256 (hex) of the effective scenario and the files its build read.
@@ -81,13 +94,45 @@ impl Simulation {
         core.capture_pcap(&folder).map_err(capture_error)
     }
 
+    /// Whether the run records a per-packet trace.
+    #[getter]
+    fn traces(&self) -> PyResult<bool> {
+        Ok(self.core()?.traces())
+    }
+
+    /// The names the trace's index columns stand for: `event`, `reason`, `node`, `port`
+    /// and `flow`, each a list in index order (classes come with each chunk).
+    fn trace_dictionaries<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let core = self.core()?;
+        let names = PyDict::new(py);
+        names.set_item("event", TraceEvent::ALL.map(TraceEvent::name).to_vec())?;
+        names.set_item("reason", DropReason::ALL.map(DropReason::name).to_vec())?;
+        names.set_item("node", core.node_names())?;
+        names.set_item("port", core.port_names())?;
+        names.set_item("flow", core.flow_names())?;
+        Ok(names)
+    }
+
     /// Processes every event before `until_ns` (at most to the end of the run), without the
     /// GIL, in slices: between two slices a pending signal is handled, so Ctrl-C raises
-    /// `KeyboardInterrupt` within a fraction of a second. Raises `RunError` if the run was
-    /// stopped at a guard.
-    fn advance(&mut self, py: Python<'_>, until_ns: u64) -> PyResult<()> {
+    /// `KeyboardInterrupt` within a fraction of a second, and full chunks of the per-packet
+    /// trace are handed to `trace_sink` (a callable taking one chunk: a dict of column name
+    /// to the column's little-endian bytes, with `rows` and `class_names`; without a sink
+    /// the rows are discarded). Raises `RunError` if the run was stopped at a guard.
+    #[pyo3(signature = (until_ns, trace_sink = None))]
+    fn advance(
+        &mut self,
+        py: Python<'_>,
+        until_ns: u64,
+        trace_sink: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
         let core = self.inner.as_mut().ok_or_else(already_finished)?;
-        while !py.detach(|| core.advance_some(until_ns, EVENTS_PER_SLICE)) {
+        loop {
+            let reached = py.detach(|| core.advance_some(until_ns, EVENTS_PER_SLICE));
+            drain(py, core, false, trace_sink.as_ref())?;
+            if reached {
+                break;
+            }
             py.check_signals()?;
         }
         match core.halted() {
@@ -96,10 +141,59 @@ impl Simulation {
         }
     }
 
-    /// Runs to the end, checks the invariants and returns the results as JSON text.
-    fn finish(&mut self, py: Python<'_>) -> PyResult<String> {
-        let core = self.inner.take().ok_or_else(already_finished)?;
+    /// Runs to the end, hands the rest of the per-packet trace to `trace_sink` (see
+    /// `advance`), checks the invariants and returns the results as JSON text.
+    #[pyo3(signature = (trace_sink = None))]
+    fn finish(&mut self, py: Python<'_>, trace_sink: Option<Bound<'_, PyAny>>) -> PyResult<String> {
+        let end_ns = self.core()?.end_ns();
+        self.advance(py, end_ns, trace_sink.clone())?;
+        let mut core = self.inner.take().ok_or_else(already_finished)?;
+        drain(py, &mut core, true, trace_sink.as_ref())?;
         let results = py.detach(|| core.finish()).map_err(run_error)?;
         Ok(results.to_json())
     }
+}
+
+/// Hands the full trace chunks (with `all`, every row left) to `sink`, if there is one.
+fn drain(
+    py: Python<'_>,
+    core: &mut qoslab_core::Simulation,
+    all: bool,
+    sink: Option<&Bound<'_, PyAny>>,
+) -> PyResult<()> {
+    let mut chunks = Vec::new();
+    let class_names = core.trace_class_names().to_vec();
+    core.drain_trace(all, |chunk| chunks.push(chunk_dict(py, chunk, &class_names)));
+    for chunk in chunks {
+        if let Some(sink) = sink {
+            sink.call1((chunk?,))?;
+        }
+    }
+    Ok(())
+}
+
+/// One trace chunk for Python: each column's bytes, its row count and the class names.
+fn chunk_dict<'py>(
+    py: Python<'py>,
+    chunk: &TraceChunk,
+    class_names: &[String],
+) -> PyResult<Bound<'py, PyDict>> {
+    let columns = PyDict::new(py);
+    let bytes = |b: &[u8]| PyBytes::new(py, b);
+    columns.set_item("time_ns", bytes(chunk.time_ns.as_bytes()))?;
+    columns.set_item("event", bytes(chunk.event.as_bytes()))?;
+    columns.set_item("node", bytes(chunk.node.as_bytes()))?;
+    columns.set_item("port", bytes(chunk.port.as_bytes()))?;
+    columns.set_item("flow", bytes(chunk.flow.as_bytes()))?;
+    columns.set_item("packet_id", bytes(chunk.packet_id.as_bytes()))?;
+    columns.set_item("size_bytes", bytes(chunk.size_bytes.as_bytes()))?;
+    columns.set_item("dscp", bytes(chunk.dscp.as_bytes()))?;
+    columns.set_item("ecn", bytes(chunk.ecn.as_bytes()))?;
+    columns.set_item("class", bytes(chunk.class.as_bytes()))?;
+    columns.set_item("queue_packets", bytes(chunk.queue_packets.as_bytes()))?;
+    columns.set_item("delay_ns", bytes(chunk.delay_ns.as_bytes()))?;
+    columns.set_item("reason", bytes(chunk.reason.as_bytes()))?;
+    columns.set_item("rows", chunk.rows())?;
+    columns.set_item("class_names", class_names)?;
+    Ok(columns)
 }

@@ -78,6 +78,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "measure.pcap names (every port without it), a record per frame as it starts on "
         "the wire",
     )
+    command.add_argument(
+        "--trace",
+        action="store_true",
+        help="record the per-packet trace (trace.parquet): every flow at every port unless "
+        "the scenario's measure.trace narrows it, up to 10 million rows",
+    )
     command.set_defaults(main=main)
 
 
@@ -96,6 +102,7 @@ def main(args: argparse.Namespace) -> int:
             max_memory=args.max_memory,
             max_events=args.max_events,
             pcap=args.pcap,
+            trace=True if args.trace else None,
         )
     except OSError as error:  # only the packet capture's folder and files raise it
         print(f"error: {visible(error)}", file=sys.stderr)

@@ -98,6 +98,7 @@ def run_task(task: Task, cancel: threading.Event | None = None) -> Outcome:
             task.max_events,
             variant=task.variant,
             replication=task.replication,
+            trace=False,
         )
         end_ns = simulation.end_ns
         piece_ns = max(end_ns // FIRST_PIECES, 1)

@@ -6,6 +6,7 @@
 use super::drops::DropReason;
 use super::flow_stats::FlowStats;
 use super::quality::Quality;
+use super::trace::Trace;
 use crate::packet::Packet;
 use crate::time::SimTime;
 
@@ -16,6 +17,8 @@ pub struct Observers {
     pub flows: Vec<FlowStats>,
     /// ΔQ accounting, when the scenario has a `measure` section that asks for it.
     pub quality: Option<Box<Quality>>,
+    /// The per-packet trace, when the run records one.
+    pub trace: Option<Box<Trace>>,
 }
 
 impl Observers {

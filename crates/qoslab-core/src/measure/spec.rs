@@ -41,6 +41,9 @@ pub struct MeasureSpec {
     /// when the run is given a folder (`qoslab run --pcap DIR`); without this section every
     /// port is captured.
     pub pcap: Option<PcapSpec>,
+    /// A per-packet trace (`trace.parquet`): every event of the chosen flows' packets at
+    /// the chosen ports; no trace when absent.
+    pub trace: Option<TraceSpec>,
 }
 
 /// Packet capture settings.
@@ -52,6 +55,22 @@ pub struct PcapSpec {
     /// Bytes of each frame written, link header included (default 128; at most 262144).
     /// The record keeps the frame's whole length.
     pub snap_length: Option<u32>,
+}
+
+/// What the per-packet trace records.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSpec {
+    /// Ports (`node->peer`) whose arrivals, drops, dequeues and transmissions are recorded,
+    /// and `end_to_end` for deliveries at the destination. Default: every port and
+    /// `end_to_end`.
+    pub points: Option<Vec<String>>,
+    /// Flows whose packets are recorded: traffic entries (covering their copies and rows)
+    /// or single flow rows. Default: every flow.
+    pub flows: Option<Vec<String>>,
+    /// Most rows recorded; the trace stops there with a note in the results (default
+    /// 10 000 000).
+    pub max_rows: Option<u64>,
 }
 
 /// The loss, delay and jitter an application may suffer.

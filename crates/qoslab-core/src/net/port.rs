@@ -36,6 +36,7 @@ use crate::engine::{Event, EventQueue};
 use crate::measure::class_series::ClassSeries;
 use crate::measure::hop_stats::NO_HOP;
 use crate::measure::pcap::PortCapture;
+use crate::measure::trace::{Row, TraceEvent, NONE};
 use crate::measure::{DropCounters, DropReason, Observers, QueueStats};
 use crate::packet::{Fragment, Packet};
 use crate::qdisc::packet_queue::RESERVED_PACKETS;
@@ -245,6 +246,17 @@ impl Port {
         if self.observe_slot != NO_HOP && packet.counted {
             env.observers.on_hop_arrival(&packet);
         }
+        if let Some(trace) = &mut env.observers.trace {
+            let queue_packets = self.queue_stats.backlog_packets as u32;
+            let row = Row {
+                event: TraceEvent::Arrival,
+                port: self.index,
+                class: NONE,
+                queue_packets,
+                reason: None,
+            };
+            trace.at_port(env.now, &packet, row);
+        }
         let ring_has_room =
             self.ring.len() + usize::from(self.on_wire.is_some()) < self.config.tx_ring_packets as usize;
         let mut ctx = Self::ctx(
@@ -255,6 +267,7 @@ impl Port {
             &mut self.dropper_draws,
             env,
         );
+        ctx.port_index = self.index;
         ctx.ring_has_room = ring_has_room;
         self.qdisc.enqueue(packet, &mut ctx);
         self.service(env);
@@ -276,6 +289,7 @@ impl Port {
                 &mut self.dropper_draws,
                 env,
             );
+            ctx.port_index = self.index;
             if let Some(train) = &mut self.train {
                 let lfi = self.lfi.as_ref().expect("fragments only with LFI");
                 // A priority packet goes between two fragments.
@@ -316,6 +330,18 @@ impl Port {
                     capture.record(&packet, self.lfi.as_ref(), env.now);
                 }
                 let done = env.now.after(self.frame_ns(&packet));
+                if let (Some(trace), false) = (&mut env.observers.trace, packet.fragment == Fragment::Leading)
+                {
+                    let queue_packets = self.queue_stats.backlog_packets as u32;
+                    let row = Row {
+                        event: TraceEvent::Transmit,
+                        port: self.index,
+                        class: NONE,
+                        queue_packets,
+                        reason: None,
+                    };
+                    trace.at_port(env.now, &packet, row);
+                }
                 self.on_wire = Some((packet, env.now, self.config.rate_bps));
                 env.events.schedule(done, Event::TransmitDone(self.index));
             }
@@ -478,6 +504,9 @@ impl Port {
         for stats in &mut self.class_stats {
             stats.hand_over(env.now, stats.backlog_packets, stats.backlog_bytes);
         }
+        if let Some(trace) = &mut env.observers.trace {
+            trace.set_classes(self.index, &qdisc.class_names());
+        }
         let classes = qdisc.class_names().len();
         let old = std::mem::replace(&mut self.qdisc, qdisc);
         // The old classes' series end here; the new classes get series of the same length.
@@ -508,6 +537,7 @@ impl Port {
             &mut self.dropper_draws,
             env,
         );
+        ctx.port_index = self.index;
         ctx.ring_has_room = ring_has_room;
         for packet in packets {
             self.qdisc.enqueue(packet, &mut ctx);

@@ -13,6 +13,7 @@
 //! own or one taken from a child, is in exactly one class backlog.
 
 use super::Dequeue;
+use crate::measure::trace::{Row, TraceEvent, NONE};
 use crate::measure::{DropReason, Observers, QueueStats};
 use crate::packet::Packet;
 use crate::time::SimTime;
@@ -26,6 +27,8 @@ pub struct QdiscCtx<'a> {
     /// During `enqueue`: whether the transmit ring could take a packet right now, i.e. the
     /// interface is not congested in the IOS sense (LLQ's conditional policer asks this).
     pub ring_has_room: bool,
+    /// The port's index, for the per-packet trace ([`NONE`] outside a port).
+    pub port_index: u32,
     classes: &'a mut [QueueStats],
     port: &'a mut QueueStats,
     observers: &'a mut Observers,
@@ -53,6 +56,7 @@ impl<'a> QdiscCtx<'a> {
             now,
             rate_bps,
             ring_has_room: false,
+            port_index: NONE,
             classes,
             port,
             observers,
@@ -80,6 +84,7 @@ impl<'a> QdiscCtx<'a> {
         }
         self.classes[class].on_dequeue(self.now, packet.size_bytes);
         self.port.on_dequeue(self.now, packet.size_bytes);
+        self.trace(TraceEvent::Dequeue, class, packet, None);
     }
 
     /// A packet of class `class` was marked CE instead of being dropped (RFC 3168); the
@@ -109,6 +114,7 @@ impl<'a> QdiscCtx<'a> {
         self.classes[class].on_drop_arrival(self.now, reason, packet.size_bytes);
         self.port.on_drop_arrival(self.now, reason, packet.size_bytes);
         self.count_drop(&packet, reason);
+        self.trace(TraceEvent::Drop, class, &packet, Some(reason));
     }
 
     /// `packet`, already queued in class `class`, is discarded to make room (WFQ's
@@ -118,6 +124,7 @@ impl<'a> QdiscCtx<'a> {
         self.classes[class].on_drop_queued(self.now, reason, packet.size_bytes);
         self.port.on_drop_queued(self.now, reason, packet.size_bytes);
         self.count_drop(&packet, reason);
+        self.trace(TraceEvent::Drop, class, &packet, Some(reason));
     }
 
     /// A dropper drew `draws` 64-bit random outputs.
@@ -132,5 +139,23 @@ impl<'a> QdiscCtx<'a> {
         if packet.counted {
             self.observers.on_dropped(packet, reason, self.now);
         }
+    }
+
+    /// Records `event` of `packet` in class `class` in the per-packet trace, if the run has
+    /// one and it traces this port and flow.
+    #[inline]
+    fn trace(&mut self, event: TraceEvent, class: usize, packet: &Packet, reason: Option<DropReason>) {
+        let Some(trace) = &mut self.observers.trace else { return };
+        if self.port_index == NONE || !trace.traces(self.port_index, packet) {
+            return;
+        }
+        let row = Row {
+            event,
+            port: self.port_index,
+            class: trace.class_code(self.port_index, class),
+            queue_packets: self.port.backlog_packets as u32,
+            reason,
+        };
+        trace.at_port(self.now, packet, row);
     }
 }

@@ -5,6 +5,7 @@ use super::build_app::{add_app, AppFlow};
 use super::build_ios::{ios_interface, place_issue, with_router_configs};
 use super::build_measure::{attach_series, attach_voice, build_quality, capture_plan, observation_points};
 use super::build_reconfig::{plan, resolve_policy, Timeline};
+use super::build_trace::trace_setup;
 use super::build_tunnels::{build_tunnels, crossing, path_mtu_bytes};
 use super::error::{join_path, Issue};
 use super::limits::{check_structures, Limits, Workload};
@@ -14,6 +15,7 @@ use crate::classify::matcher::{format_ipv4, parse_ipv4};
 use crate::condition::{Conditioner, ConditionerSpec};
 use crate::engine::Rng;
 use crate::measure::hop_stats::HopStats;
+use crate::measure::trace::Trace;
 use crate::measure::{FlowStats, Observers};
 use crate::net::l2::{L2Framing, L2Overhead};
 use crate::net::lfi::Lfi;
@@ -650,7 +652,13 @@ pub fn build(
         }
     }
     work.check(limits)?;
-    let observers = Observers { flows: flow_stats, quality };
+    let trace = match &measure.trace {
+        Some(trace_spec) => {
+            Some(Box::new(Trace::new(trace_setup(trace_spec, &ports, &flows, &spec.traffic)?)))
+        }
+        None => None,
+    };
+    let observers = Observers { flows: flow_stats, quality, trace };
     let mut sim = Simulation::new(run, nodes, ports, routes, sources, flows, observers, apps);
     sim.tunnels = Tunnels::new(tunnels, flow_tunnels);
     sim.capture = capture;

@@ -31,6 +31,7 @@ mod shaping;
 mod study_traffic;
 mod tcp;
 mod tcp_recovery;
+mod trace;
 mod traffic;
 mod tunnels;
 mod variants;
