@@ -30,6 +30,7 @@ POINTS = (
 )
 """The delay columns of the flows table and the fraction of packets at or below each."""
 
+TICKS = (0.0, 0.25, 0.5, 0.75, 1.0)
 LOG_SPAN = 100.0
 """The x axis is logarithmic when the largest delay shown exceeds the smallest this many
 times."""
@@ -76,19 +77,15 @@ def delay_cdf(results: object, flows: Sequence[str] | None = None) -> Figure:
     positive = values[values > 0]
     if positive.size and positive.max() / positive.min() > LOG_SPAN:
         axis.set_xscale("log")
-    axis.set_yticks(fractions, ["min", "0.50", "0.95", "0.99", "1 (max)"])
+    axis.set_yticks(TICKS)
     axis.set_ylim(-0.03, 1.03)
     axis.set_xlabel("one-way delay (ms)")
     axis.set_ylabel("fraction of received packets")
-    axis.text(
-        0.99,
-        0.02,
-        "points: min, p50, p95, p99, max as reported;\nlines join them (shape between unknown)",
-        transform=axis.transAxes,
-        ha="right",
-        va="bottom",
+    axis.set_title(
+        "points: min, p50, p95, p99 and max as the run reports them; lines only join them",
         fontsize="small",
         color="#555555",
+        wrap=True,
     )
     legend(fig, axis)
     title(fig, scenario(run), "delay distribution per flow")

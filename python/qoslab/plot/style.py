@@ -36,8 +36,8 @@ STYLE = {
 """Settings in effect while a figure is built: a slide-sized font, a light grid, text
 drawn as paths (the SVG needs no font) and fixed ids (equal data, equal SVG)."""
 
-PALETTE = tuple(to_hex(colour) for colour in mpl.colormaps["tab10"].colors) + tuple(
-    to_hex(colour) for colour in mpl.colormaps["Dark2"].colors
+PALETTE = tuple(
+    to_hex(colour) for name in ("tab10", "Dark2", "Set1") for colour in mpl.colormaps[name].colors
 )
 """The qualitative palette the names are given colours from, in order."""
 
@@ -45,6 +45,10 @@ FIGURE_WIDTH_IN = 8.0
 PANEL_HEIGHT_IN = 3.2
 WRAP_CHARS = 16
 """Tick labels longer than this are wrapped onto several lines."""
+TITLE_CHARS = 80
+"""Titles longer than this are wrapped."""
+LEGEND_ROWS = 14
+"""A legend with more entries than this gets more columns."""
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -153,7 +157,7 @@ def category_ticks(axis: Axes, positions: Sequence[float], labels: Sequence[obje
 
 def title(fig: Figure, scenario: object, what: str) -> None:
     """The figure's title: the scenario's name, then what the figure shows."""
-    fig.suptitle(f"{scenario}: {what}")
+    fig.suptitle(textwrap.fill(f"{scenario}: {what}", TITLE_CHARS))
 
 
 def tag(artists: Artist | Iterable[Artist], kind: str, number: int) -> None:
@@ -168,7 +172,25 @@ def tag(artists: Artist | Iterable[Artist], kind: str, number: int) -> None:
 
 
 def legend(fig: Figure, axis: Axes, **options: object) -> None:
-    """The legend of ``axis``'s labelled artists, outside the panels on the right."""
+    """The legend of ``axis``'s labelled artists, outside the panels, to the right of the
+    top-right panel (constrained layout makes room for it)."""
     handles, labels = axis.get_legend_handles_labels()
-    if handles:
-        fig.legend(handles, labels, loc="outside right upper", fontsize="small", **options)
+    if not handles:
+        return
+    top_right = max(
+        (
+            a
+            for a in fig.axes
+            if a.get_subplotspec() is not None and a.get_subplotspec().is_first_row()
+        ),
+        key=lambda a: a.get_subplotspec().colspan.stop,
+    )
+    top_right.legend(
+        handles,
+        labels,
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        fontsize="small",
+        ncols=-(-len(handles) // LEGEND_ROWS),
+        **options,
+    )
