@@ -43,12 +43,13 @@ def voice(results_or_sweep: object) -> Figure:
     colour = palette(source)
     fig = figure(2, columns=2, height_in=4.2)
     left, right = fig.subplots(1, 2)
+    numbers = count()
     for axis, metric, scale in ((left, "r", "R"), (right, "mos", "MOS")):
         _bands(axis, metric)
         if isinstance(source, Sweep):
-            _sweep_bars(axis, source, metric, colour, axis is left)
+            _sweep_bars(axis, source, metric, colour, axis is left, numbers)
         else:
-            _run_bars(axis, source.voice, metric, colour)
+            _run_bars(axis, source.voice, metric, colour, numbers)
         axis.set_ylabel(scale)
     legend(fig, left)
     title(fig, scenario(source), "voice quality per call (ITU-T G.107 E-model)")
@@ -72,7 +73,9 @@ def _bands(axis: Axes, metric: str) -> None:
     axis.set_ylim(0, 100) if metric == "r" else axis.set_ylim(1, 4.5)
 
 
-def _run_bars(axis: Axes, frame: pd.DataFrame, metric: str, colour: dict[str, str]) -> None:
+def _run_bars(
+    axis: Axes, frame: pd.DataFrame, metric: str, colour: dict[str, str], numbers: count
+) -> None:
     calls = list(frame["flow"].astype(str))
     container = axis.bar(
         range(len(calls)),
@@ -81,19 +84,23 @@ def _run_bars(axis: Axes, frame: pd.DataFrame, metric: str, colour: dict[str, st
         color=[colour.get(call, "#555555") for call in calls],
         zorder=2,
     )
-    tag(container.patches, "bar", 0)
+    tag(container.patches, "bar", next(numbers))
     category_ticks(axis, range(len(calls)), calls)
 
 
 def _sweep_bars(
-    axis: Axes, sweep: Sweep, metric: str, colour: dict[str, str], labelled: bool
+    axis: Axes,
+    sweep: Sweep,
+    metric: str,
+    colour: dict[str, str],
+    labelled: bool,
+    numbers: count,
 ) -> None:
     frame, _ = grouping.summary_rows(sweep.summary, "voice", metric, KIND)
     grid = sweep.parameters
     grid_points = points(frame, grid)
     calls = list(dict.fromkeys(frame["flow"].astype(str)))
     width = 0.8 / len(calls)
-    numbers = count()
     for i, call in enumerate(calls):
         means, errors = [], []
         for _, part in grid_points:
