@@ -113,6 +113,14 @@ def point_label(columns: Sequence[str], values: Sequence[object]) -> str:
     return ", ".join(f"{name}={value}" for name, value in zip(names, values, strict=True))
 
 
+def point_tick(columns: Sequence[str], values: Sequence[object]) -> str:
+    """A tick label for a point of the grid: the value alone for a one-parameter grid,
+    else one ``key=value`` per line."""
+    if len(columns) == 1:
+        return str(values[0])
+    return point_label(columns, values).replace(", ", "\n")
+
+
 def where(frame: pd.DataFrame, selection: Mapping[str, object] | None, kind: str) -> pd.DataFrame:
     """The rows of ``frame`` whose columns have the values in ``selection`` (compared as
     text, so ``{"interval_ms": 250}`` finds 250.0)."""

@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 
 from qoslab.experiment.sweep import Sweep
 from qoslab.plot import grouping
-from qoslab.plot.source import check_source, palette, point_label, points, rows, scenario
+from qoslab.plot.source import check_source, palette, point_tick, points, rows, scenario
 from qoslab.plot.style import category_ticks, figure, legend, styled, tag, title
 
 KIND = "voice"
@@ -45,7 +45,7 @@ def voice(results_or_sweep: object) -> Figure:
     left, right = fig.subplots(1, 2)
     numbers = count()
     for axis, metric, scale in ((left, "r", "R"), (right, "mos", "MOS")):
-        _bands(axis, metric)
+        _bands(axis, metric, named=axis is left)
         if isinstance(source, Sweep):
             _sweep_bars(axis, source, metric, colour, axis is left, numbers)
         else:
@@ -56,10 +56,13 @@ def voice(results_or_sweep: object) -> Figure:
     return fig
 
 
-def _bands(axis: Axes, metric: str) -> None:
+def _bands(axis: Axes, metric: str, named: bool) -> None:
+    """The G.109 bands as shades; ``named``: with each band's name at its right."""
     for r_low, r_high, mos_low, mos_high, name, shade in BANDS:
         low, high = (r_low, r_high) if metric == "r" else (mos_low, mos_high)
         axis.axhspan(low, high, color=shade, alpha=0.35, linewidth=0, zorder=0)
+        if not named:
+            continue
         axis.text(
             1.0,
             (low + high) / 2,
@@ -70,7 +73,10 @@ def _bands(axis: Axes, metric: str) -> None:
             fontsize="small",
             color="#444444",
         )
-    axis.set_ylim(0, 100) if metric == "r" else axis.set_ylim(1, 4.5)
+    if metric == "r":
+        axis.set_ylim(0, 100)
+    else:
+        axis.set_ylim(1, 4.5)
 
 
 def _run_bars(
@@ -122,5 +128,7 @@ def _sweep_bars(
         tag(container.patches, "bar", number)
         if container.errorbar is not None:
             tag(container.errorbar.lines[2], "errorbar", number)
-    labels = [point_label(grid, values) if grid else "all runs" for values, _ in grid_points]
+    labels = [point_tick(grid, values) if grid else "all runs" for values, _ in grid_points]
     category_ticks(axis, range(len(grid_points)), labels)
+    if len(grid) == 1:
+        axis.set_xlabel(grid[0])
