@@ -5,6 +5,7 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 
 from qoslab.experiment.sweep import Sweep
+from qoslab.experiment.task import DONE
 from qoslab.plot.bars import bars
 from qoslab.plot.delay_cdf import delay_cdf
 from qoslab.plot.dq_scatter import dq_scatter
@@ -50,13 +51,7 @@ def suggested(results_or_sweep: object) -> list[tuple[str, Figure]]:
         if budgets:
             figures.append(("Time in contract per application", in_contract(source)))
             figures.append(("Budget consumption per application", dq_scatter(source)))
-        if (
-            has["series"]
-            and len(source.summary.flows.groupby(source.parameters, observed=True))
-            <= MAX_SERIES_POINTS
-            if source.parameters
-            else has["series"]
-        ):
+        if has["series"] and _grid_points(source) <= MAX_SERIES_POINTS:
             figures.append(("Delivered rate per interval", series(source, "throughput")))
     else:
         if has["series"]:
@@ -72,6 +67,14 @@ def suggested(results_or_sweep: object) -> list[tuple[str, Figure]]:
     if has["voice"]:
         figures.append(("Voice quality per call", voice(source)))
     return figures
+
+
+def _grid_points(sweep: Sweep) -> int:
+    """The number of points of the sweep's grid that have finished runs."""
+    finished = sweep.index[sweep.index["status"] == DONE]
+    if not sweep.parameters:
+        return 1
+    return len(finished.groupby(sweep.parameters, observed=True))
 
 
 def _has_rows(source: object, name: str) -> bool:
