@@ -105,5 +105,5 @@ def bars(
         if others:
             axis.set_title(point_label(others, values))
     legend(fig, axes[0])
-    title(fig, scenario(source), f"{quantity(metric)}, mean and 95 % CI over replications")
+    title(fig, scenario(source), f"{quantity(metric)} (mean over replications, 95 % CI)")
     return fig

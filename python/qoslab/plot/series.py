@@ -95,7 +95,7 @@ def series(
     if len(columns) > 1:
         _style_key(axes[0], columns)
     legend(fig, axes[0])
-    shown = " and ".join(quantity(column) for column in columns)
+    shown = metric if metric in ALIASES else quantity(metric)
     every = f"{frame['interval_s'].iloc[0]:g} s"
     title(fig, scenario(results_or_sweep), f"{shown} per {every} interval")  # type: ignore[arg-type]
     return fig
