@@ -75,9 +75,9 @@ def series(
     axes = panels(fig, len(facets), columns=2, sharey=True)
     numbers = count()
     for facet, (axis, (values, part)) in enumerate(zip(axes, facets, strict=True)):
-        for replication, one_run in replications(part):
+        for run_number, (_, one_run) in enumerate(replications(part)):
             for flow, flow_rows in one_run.groupby("flow", sort=True):
-                first = facet == 0 and replication == replications(part)[0][0]
+                first = facet == 0 and run_number == 0
                 _draw(
                     axis,
                     flow_rows,
