@@ -1,0 +1,82 @@
+"""The plots that fit a run's or a sweep's data, for a report."""
+
+from __future__ import annotations
+
+from matplotlib.figure import Figure
+
+from qoslab.experiment.sweep import Sweep
+from qoslab.experiment.task import DONE
+from qoslab.plot.bars import bars
+from qoslab.plot.delay_cdf import delay_cdf
+from qoslab.plot.dq_scatter import dq_scatter
+from qoslab.plot.in_contract import in_contract
+from qoslab.plot.loads import loads
+from qoslab.plot.queue import queue
+from qoslab.plot.series import series
+from qoslab.plot.source import check_source, table
+from qoslab.plot.voice import voice
+
+SWEEP_BARS = (
+    ("delay_mean_ms", "Mean delay per flow"),
+    ("delay_p99_ms", "99th-percentile delay per flow"),
+    ("loss_pct", "Loss per flow"),
+    ("jitter_rfc3550_ms", "Jitter per flow"),
+)
+"""The flow metrics a sweep's report compares across the grid."""
+RUN_SERIES = (
+    ("throughput", "Delivered rate per interval"),
+    ("delay", "Delay per interval"),
+    ("loss", "Loss per interval"),
+    ("jitter", "Jitter per interval"),
+)
+MAX_SERIES_POINTS = 6
+"""A sweep with more points than this gets no series plot: its panels would be too small."""
+
+
+def suggested(results_or_sweep: object) -> list[tuple[str, Figure]]:
+    """A titled figure of every kind whose tables have rows in ``results_or_sweep``: for a
+    sweep, bars of the flows' delay, loss and jitter, time in contract, budget consumption
+    and voice quality, and the series when the grid is small; for a run, the series, the
+    delay distribution, queues, budget consumption, loads and voice quality."""
+    source = check_source(results_or_sweep, "suggested")
+    figures: list[tuple[str, Figure]] = []
+    has = {
+        name: _has_rows(source, name)
+        for name in ("flows", "series", "contracts", "voice", "class_series")
+    }
+    budgets = has["contracts"] and table(source, "contracts")["consumption_mean"].notna().any()
+    if isinstance(source, Sweep):
+        if has["flows"]:
+            figures += [(name, bars(source, metric)) for metric, name in SWEEP_BARS]
+        if budgets:
+            figures.append(("Time in contract per application", in_contract(source)))
+            figures.append(("Budget consumption per application", dq_scatter(source)))
+        if has["series"] and _grid_points(source) <= MAX_SERIES_POINTS:
+            figures.append(("Delivered rate per interval", series(source, "throughput")))
+    else:
+        if has["series"]:
+            figures += [(name, series(source, metric)) for metric, name in RUN_SERIES]
+        if has["flows"] and source.flows["delay_max_ms"].notna().any():
+            figures.append(("Delay distribution per flow", delay_cdf(source)))
+        if has["class_series"]:
+            figures.append(("Queue length and drops", queue(source)))
+        if budgets:
+            figures.append(("Budget consumption per application", dq_scatter(source)))
+        if has["contracts"]:
+            figures.append(("Loads per application", loads(source)))
+    if has["voice"]:
+        figures.append(("Voice quality per call", voice(source)))
+    return figures
+
+
+def _grid_points(sweep: Sweep) -> int:
+    """The number of points of the sweep's grid that have finished runs."""
+    finished = sweep.index[sweep.index["status"] == DONE]
+    if not sweep.parameters:
+        return 1
+    return len(finished.groupby(sweep.parameters, observed=True))
+
+
+def _has_rows(source: object, name: str) -> bool:
+    frame = table(source, name)  # type: ignore[arg-type]
+    return frame is not None and not frame.empty
