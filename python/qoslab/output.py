@@ -99,13 +99,19 @@ def check_folder(directory: str | os.PathLike[str], names: Iterable[str]) -> Pat
 
 
 def replace_folder(
-    directory: str | os.PathLike[str], files: Mapping[str, Callable[[Path], None]]
+    directory: str | os.PathLike[str],
+    files: Mapping[str, Callable[[Path], None]],
+    *,
+    known: Iterable[str] = (),
 ) -> list[Path]:
     """Make ``directory`` hold exactly ``files`` (name → function writing that file), in one
-    step, in the order given; return the paths of the files at their destination."""
-    target = check_folder(directory, files)
+    step, in the order given; return the paths of the files at their destination. The
+    folder replaced may also hold files named in ``known`` (those a write may or may not
+    produce), which go with it."""
+    names = {*files, *known}
+    target = check_folder(directory, names)
     target.parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale(target.parent, files)
+    _remove_stale(target.parent, names)
     staging = _staging(target.parent)
     old: Path | None = None
     try:
@@ -113,13 +119,13 @@ def replace_folder(
             write(staging / name)
             _sync_file(staging / name)
         _sync_folder(staging)
-        check_folder(directory, files)
+        check_folder(directory, names)
         old = _swap_in(staging, target)
         _sync_folder(target.parent)
     finally:
         for leftover in (staging, old):
             if leftover is not None:
-                _remove(leftover, files)
+                _remove(leftover, names)
     return [target / name for name in files]
 
 

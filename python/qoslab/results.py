@@ -32,8 +32,12 @@ TABLES = (
 
 RESULTS_JSON = "results.json"
 
+REPORT_HTML = "report.html"
+"""The report ``qoslab run --report`` writes beside the results (``qoslab.report``)."""
+
 RESULT_FILES = (
     *(f"{table}.{kind}" for table in TABLES for kind in ("csv", "parquet")),
+    REPORT_HTML,
     RESULTS_JSON,
 )
 """The names of the files a results folder holds."""
@@ -98,24 +102,28 @@ class Results:
             known = ", ".join(self._flow_records) or "none"
             raise KeyError(f"no flow named {name!r} (flows: {known})") from None
 
-    def write(self, directory: str | os.PathLike[str]) -> list[Path]:
-        """Write each table as CSV and Parquet, then ``results.json``, into ``directory``.
+    def write(self, directory: str | os.PathLike[str], *, report: str | None = None) -> list[Path]:
+        """Write each table as CSV and Parquet, then ``results.json``, into ``directory``;
+        with ``report`` (the HTML of ``qoslab.report.render``), ``report.html`` too.
 
         The folder is replaced as a whole, in one step: wherever the writing is interrupted, it
-        holds either the earlier results complete or these complete, never a mix. The parent
-        folders are created if needed. Raises ``qoslab.output.OutputError`` when
-        ``directory`` is a file, the current folder or a folder holding anything but result
-        files (which are never removed). Returns the paths written.
+        holds either the earlier results complete or these complete, never a mix (a report of
+        earlier results is not kept beside new ones). The parent folders are created if
+        needed. Raises ``qoslab.output.OutputError`` when ``directory`` is a file, the current
+        folder or a folder holding anything but result files (which are never removed).
+        Returns the paths written.
         """
-        return replace_folder(directory, self._files())
+        return replace_folder(directory, self._files(report), known=RESULT_FILES)
 
-    def _files(self) -> dict[str, Callable[[Path], None]]:
+    def _files(self, report: str | None) -> dict[str, Callable[[Path], None]]:
         """Each result file's name and the function writing it, ``results.json`` last."""
         files: dict[str, Callable[[Path], None]] = {}
         for table in TABLES:
             frame: pd.DataFrame = getattr(self, table)
             files[f"{table}.csv"] = partial(frame.to_csv, index=False)
             files[f"{table}.parquet"] = partial(frame.to_parquet, index=False)
+        if report is not None:
+            files[REPORT_HTML] = partial(Path.write_text, data=report, encoding="utf-8")
         files[RESULTS_JSON] = lambda path: path.write_text(self._json_text, encoding="utf-8")
         return files
 

@@ -23,6 +23,7 @@ from qoslab.cli.common import (
 )
 from qoslab.cli.text import plain, visible
 from qoslab.output import folder_name
+from qoslab.report import render
 from qoslab.results import check_destination
 
 FLOW_COLUMNS = {
@@ -70,6 +71,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "hold only earlier results (default: results/<scenario name made safe as a "
         "folder name>)",
     )
+    command.add_argument(
+        "--report",
+        action="store_true",
+        help="also write report.html into the folder: the run as one self-contained HTML "
+        "page (see qoslab report)",
+    )
     command.set_defaults(main=main)
 
 
@@ -89,8 +96,9 @@ def main(args: argparse.Namespace) -> int:
     )
     wall_s = time.perf_counter() - started_s
     directory = args.output or Path("results") / folder_name(str(results.run["scenario"]))
+    report = render(results, source=args.scenario) if args.report else None
     try:
-        results.write(directory)
+        results.write(directory, report=report)
     except OSError as error:
         print(
             f"error: results not written to {visible(directory)}: {visible(error)}",
