@@ -90,6 +90,12 @@ class Results:
             f"flows={len(self.flows)} ports={len(self.ports)}>"
         )
 
+    def _repr_html_(self) -> str:
+        """What a notebook shows: the flows table and the key plot (``qoslab.report``)."""
+        from qoslab.report.notebook import repr_html
+
+        return repr_html(self)
+
     def to_json(self) -> str:
         """The results document exactly as the simulator wrote it."""
         return self._json_text

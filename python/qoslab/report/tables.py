@@ -121,6 +121,7 @@ TITLES = {
 SWEEP_METRICS = {
     "flows": ("loss_pct", "delivered_l3_bps", "delay_mean_ms", "delay_p99_ms", "jitter_rfc3550_ms"),
     "ports": ("utilisation_pct", "dropped_packets", "queue_mean_packets"),
+    "classes": ("dequeued_packets", "dropped_packets", "queue_mean_packets"),
     "apps": ("goodput_bps", "completion_mean_s", "retransmitted_segments"),
     "voice": ("mos", "r", "mouth_to_ear_ms", "effective_loss_pct"),
     "contracts": ("in_contract_pct", "consumption_mean"),
@@ -128,7 +129,7 @@ SWEEP_METRICS = {
 """The metrics a sweep's report summarizes per table, in order."""
 
 INTERVAL = "Mean ± half-width of the 95 % confidence interval over the replications."
-IDLE_PORTS = "Ports that neither sent nor dropped a packet are left out."
+IDLE_PORTS = "Ports (and their classes) that neither sent nor dropped a packet are left out."
 
 DECIMALS = 2
 """Decimals of a measured value with a fraction."""
@@ -164,8 +165,8 @@ def run_tables(results: Results) -> list[Table]:
     for name, wanted in SHOWN_COLUMNS.items():
         frame: pd.DataFrame = getattr(results, name)
         caption = ""
-        if name == "ports":
-            frame = frame[_busy(frame["sent_packets"], frame["dropped_packets"])]
+        if name in ("ports", "classes"):
+            frame = frame[frame["port"].isin(_busy_ports(results.ports))]
             caption = IDLE_PORTS
         if frame.empty:
             continue
@@ -192,7 +193,7 @@ def sweep_tables(sweep: Sweep) -> list[Table]:
         summary = sweep.summary[name]
         summary = summary[summary["metric"].isin(metrics)].copy()
         caption = INTERVAL
-        if name == "ports":
+        if name in ("ports", "classes"):
             summary = summary[summary["port"].isin(_busy_ports(sweep.runs.ports))]
             caption = f"{INTERVAL} {IDLE_PORTS}"
         if summary.empty:
