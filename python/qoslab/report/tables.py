@@ -41,7 +41,6 @@ SHOWN_COLUMNS = {
         "dscp",
         "sent_packets",
         "received_packets",
-        "dropped_packets",
         "loss_pct",
         "offered_l3_bps",
         "delivered_l3_bps",
