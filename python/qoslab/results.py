@@ -37,10 +37,12 @@ REPORT_HTML = "report.html"
 
 RESULT_FILES = (
     *(f"{table}.{kind}" for table in TABLES for kind in ("csv", "parquet")),
-    REPORT_HTML,
     RESULTS_JSON,
 )
 """The names of the files a results folder holds."""
+
+FOLDER_FILES = (*RESULT_FILES, REPORT_HTML)
+"""The names of the files a results folder may hold: the result files and the report."""
 
 
 class Results:
@@ -119,7 +121,7 @@ class Results:
         folder or a folder holding anything but result files (which are never removed).
         Returns the paths written.
         """
-        return replace_folder(directory, self._files(report), known=RESULT_FILES)
+        return replace_folder(directory, self._files(report), known=FOLDER_FILES)
 
     def _files(self, report: str | None) -> dict[str, Callable[[Path], None]]:
         """Each result file's name and the function writing it, ``results.json`` last."""
@@ -137,7 +139,7 @@ class Results:
 def check_destination(directory: str | os.PathLike[str]) -> None:
     """Raise ``qoslab.output.OutputError`` if :meth:`Results.write` would refuse
     ``directory``, so that a run can be refused before it starts."""
-    check_folder(directory, RESULT_FILES)
+    check_folder(directory, FOLDER_FILES)
 
 
 def _table(document: dict, table: str) -> pd.DataFrame:
