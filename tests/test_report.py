@@ -219,6 +219,10 @@ def test_report_of_a_sweep_shows_each_point_with_its_interval(voice_vs_flood, tm
     assert "qoslab sweep report" in text
     assert voice_vs_flood.read_text(encoding="utf-8") in text
     assert "run.duration=2s, run.phase=random" in text
+    assert (
+        f"qoslab sweep {voice_vs_flood} --vary interfaces.r1.r2.output=fifo,pq --reps 2 "
+        "--set run.duration=2s --set run.phase=random"
+    ) in text
     assert "Mean ± half-width of the 95 % confidence interval" in text
     voice_pq = sweep.summary.flows.query(
         "flow == 'voice' and metric == 'loss_pct' and `interfaces.r1.r2.output` == 'pq'"

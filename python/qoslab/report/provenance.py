@@ -94,11 +94,15 @@ def of_sweep(sweep: Sweep, source: str | os.PathLike[str] | None) -> Provenance:
         ("runs", f"{len(sweep.index)}, of which {len(sweep.failures)} did not finish"),
     ]
     origin = str(manifest.get("scenario") or "")
-    path = Path(source if source is not None else origin)
-    if source is not None or (origin and not origin.startswith(DICT_ORIGIN)):
-        _read_scenario(provenance, path, [])
+    has_file = bool(origin) and not origin.startswith(DICT_ORIGIN)
+    if source is not None or has_file:
+        _read_scenario(provenance, Path(source if source is not None else origin), [])
     command = manifest.get("command")
-    provenance.command = shlex.join(command) if command else _sweep_command(sweep, path)
+    if command:
+        provenance.command = shlex.join(command)
+    else:
+        scenario = provenance.scenario_path or (origin if has_file else "SCENARIO.yaml")
+        provenance.command = _sweep_command(sweep, scenario, provenance.overrides)
     return provenance
 
 
@@ -210,10 +214,11 @@ def _run_command(run: dict, scenario: str) -> str:
     return shlex.join(words)
 
 
-def _sweep_command(sweep: Sweep, scenario: Path) -> str:
-    """A ``qoslab sweep`` command for a sweep started from Python, from its plan."""
+def _sweep_command(sweep: Sweep, scenario: str, overrides: list[str]) -> str:
+    """A ``qoslab sweep`` command for a sweep started from Python, from its plan and the
+    overrides every run had."""
     plan = sweep.manifest["plan"]
-    words = ["qoslab", "sweep", os.fspath(scenario) or "SCENARIO.yaml"]
+    words = ["qoslab", "sweep", scenario]
     for axis in plan["vary"]:
         words += ["--vary", f"{axis['key']}={','.join(map(str, axis['values']))}"]
     if plan.get("zip"):
@@ -224,4 +229,6 @@ def _sweep_command(sweep: Sweep, scenario: Path) -> str:
     words += ["--reps", str(plan["replications"])]
     if plan.get("seed") is not None:
         words += ["--seed", str(plan["seed"])]
+    for text in overrides:
+        words += ["--set", text]
     return shlex.join(words)
