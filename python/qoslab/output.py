@@ -102,13 +102,13 @@ def replace_folder(
     directory: str | os.PathLike[str],
     files: Mapping[str, Callable[[Path], None]],
     *,
-    replaceable: Iterable[str] = (),
+    known: Iterable[str] = (),
 ) -> list[Path]:
     """Make ``directory`` hold exactly ``files`` (name → function writing that file), in one
     step, in the order given; return the paths of the files at their destination. The
-    destination may also hold files named in ``replaceable`` (files an earlier run wrote and
-    this one does not), which go with the old folder."""
-    names = {*files, *replaceable}
+    folder replaced may also hold files named in ``known`` (those a write may or may not
+    produce), which go with it."""
+    names = {*files, *known}
     target = check_folder(directory, names)
     target.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale(target.parent, names)

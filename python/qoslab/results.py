@@ -35,14 +35,18 @@ TABLES = (
 
 RESULTS_JSON = "results.json"
 
+REPORT_HTML = "report.html"
+"""The report ``qoslab run --report`` writes beside the results (``qoslab.report``)."""
+
 RESULT_FILES = (
     *(f"{table}.{kind}" for table in TABLES for kind in ("csv", "parquet")),
     RESULTS_JSON,
 )
 """The names of the files every results folder holds."""
 
-RESULT_NAMES = (*RESULT_FILES, TRACE_PARQUET)
-"""Every name a results folder may hold: also the trace of a run that recorded one."""
+FOLDER_FILES = (*RESULT_FILES, TRACE_PARQUET, REPORT_HTML)
+"""Every name a results folder may hold: also the trace of a run that recorded one and the
+report."""
 
 
 class Results:
@@ -98,6 +102,12 @@ class Results:
             f"flows={len(self.flows)} ports={len(self.ports)}>"
         )
 
+    def _repr_html_(self) -> str:
+        """What a notebook shows: the flows table and the key plot (``qoslab.report``)."""
+        from qoslab.report.notebook import repr_html
+
+        return repr_html(self)
+
     def to_json(self) -> str:
         """The results document exactly as the simulator wrote it."""
         return self._json_text
@@ -120,19 +130,21 @@ class Results:
             )
         return pd.read_parquet(self.trace_path)
 
-    def write(self, directory: str | os.PathLike[str]) -> list[Path]:
+    def write(self, directory: str | os.PathLike[str], *, report: str | None = None) -> list[Path]:
         """Write each table as CSV and Parquet, the per-packet trace (``trace.parquet``,
-        when the run recorded one), then ``results.json``, into ``directory``.
+        when the run recorded one), then ``results.json``, into ``directory``; with
+        ``report`` (the HTML of ``qoslab.report.render``), ``report.html`` too.
 
         The folder is replaced as a whole, in one step: wherever the writing is interrupted, it
-        holds either the earlier results complete or these complete, never a mix. The parent
-        folders are created if needed. Raises ``qoslab.output.OutputError`` when
-        ``directory`` is a file, the current folder or a folder holding anything but result
-        files (which are never removed). Returns the paths written.
+        holds either the earlier results complete or these complete, never a mix (a report of
+        earlier results is not kept beside new ones). The parent folders are created if
+        needed. Raises ``qoslab.output.OutputError`` when ``directory`` is a file, the current
+        folder or a folder holding anything but result files (which are never removed).
+        Returns the paths written.
         """
-        return replace_folder(directory, self._files(), replaceable=RESULT_NAMES)
+        return replace_folder(directory, self._files(report), known=FOLDER_FILES)
 
-    def _files(self) -> dict[str, Callable[[Path], None]]:
+    def _files(self, report: str | None) -> dict[str, Callable[[Path], None]]:
         """Each result file's name and the function writing it, ``results.json`` last."""
         files: dict[str, Callable[[Path], None]] = {}
         for table in TABLES:
@@ -141,6 +153,8 @@ class Results:
             files[f"{table}.parquet"] = partial(frame.to_parquet, index=False)
         if self.trace_path is not None:
             files[TRACE_PARQUET] = partial(_place, self.trace_path)
+        if report is not None:
+            files[REPORT_HTML] = partial(Path.write_text, data=report, encoding="utf-8")
         files[RESULTS_JSON] = lambda path: path.write_text(self._json_text, encoding="utf-8")
         return files
 
@@ -157,7 +171,7 @@ def _place(source: Path, path: Path) -> None:
 def check_destination(directory: str | os.PathLike[str]) -> None:
     """Raise ``qoslab.output.OutputError`` if :meth:`Results.write` would refuse
     ``directory``, so that a run can be refused before it starts."""
-    check_folder(directory, RESULT_NAMES)
+    check_folder(directory, FOLDER_FILES)
 
 
 def _table(document: dict, table: str) -> pd.DataFrame:

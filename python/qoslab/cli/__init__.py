@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from qoslab import RunError, ScenarioError, __version__
-from qoslab.cli import bench, failure, ios, plot, run, schema, sweep, validate
+from qoslab.cli import bench, failure, ios, plot, report, run, schema, sweep, validate
 from qoslab.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
@@ -18,7 +18,7 @@ from qoslab.cli.common import (
 from qoslab.cli.text import visible
 from qoslab.output import OutputError
 
-COMMANDS = (run, sweep, validate, schema, bench, ios, failure, plot)
+COMMANDS = (run, sweep, report, plot, validate, schema, bench, ios, failure)
 
 
 def parser() -> argparse.ArgumentParser:

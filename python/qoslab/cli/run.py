@@ -23,6 +23,7 @@ from qoslab.cli.common import (
 )
 from qoslab.cli.text import plain, visible
 from qoslab.output import folder_name
+from qoslab.report import render
 from qoslab.results import check_destination
 
 FLOW_COLUMNS = {
@@ -84,6 +85,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="record the per-packet trace (trace.parquet): every flow at every port unless "
         "the scenario's measure.trace narrows it, up to 10 million rows",
     )
+    command.add_argument(
+        "--report",
+        action="store_true",
+        help="also write report.html into the folder: the run as one self-contained HTML "
+        "page (see qoslab report)",
+    )
     command.set_defaults(main=main)
 
 
@@ -109,8 +116,9 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_RUN_FAILED
     wall_s = time.perf_counter() - started_s
     directory = args.output or Path("results") / folder_name(str(results.run["scenario"]))
+    report = render(results, source=args.scenario) if args.report else None
     try:
-        results.write(directory)
+        results.write(directory, report=report)
     except OSError as error:
         print(
             f"error: results not written to {visible(directory)}: {visible(error)}",

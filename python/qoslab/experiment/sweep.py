@@ -88,6 +88,13 @@ class Sweep:
             f"parameters {', '.join(self.parameters) or 'none'}>"
         )
 
+    def _repr_html_(self) -> str:
+        """What a notebook shows: each point's flows as mean ± half-width and the key plot
+        (``qoslab.report``)."""
+        from qoslab.report.notebook import repr_html
+
+        return repr_html(self)
+
     @property
     def keys(self) -> list[str]:
         """The varied key paths, in order."""

@@ -1,0 +1,66 @@
+"""``qoslab report``: a run's or a sweep's results folder as one self-contained HTML page."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import qoslab
+from qoslab.cli.common import EXIT_BAD_INPUT, EXIT_STATUS_HELP
+from qoslab.cli.text import visible
+from qoslab.output import OutputError, replace_file
+from qoslab.report import render
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    command = commands.add_parser(
+        "report",
+        help="write a run's or a sweep's results as one HTML page",
+        description="Write the results folder of a run (qoslab run) or a sweep (qoslab "
+        "sweep) as one self-contained HTML file: what was run and how to run it again, the "
+        "notes, the main tables and the plots that fit the data. The file fetches nothing "
+        "and prints well.",
+        epilog=EXIT_STATUS_HELP,
+    )
+    command.add_argument("folder", metavar="RESULTS_DIR", help="a run's or a sweep's folder")
+    command.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        required=True,
+        metavar="FILE",
+        help="the HTML file to write, replaced in one step, e.g. report.html",
+    )
+    command.add_argument(
+        "--scenario",
+        type=Path,
+        metavar="FILE",
+        help="the scenario file that was run, shown in the report and checked against the "
+        "run's hash (a sweep's report reads the file its manifest names unless given)",
+    )
+    command.set_defaults(main=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    output: Path = args.output
+    if output.is_dir():
+        raise OutputError(f"{output}: is a folder. Give the name of the HTML file to write")
+    if not output.parent.is_dir():
+        raise OutputError(
+            f"{output}: the folder {output.parent} does not exist. Create it or give another file"
+        )
+    try:
+        html = render(qoslab.load(args.folder), source=args.scenario)
+    except OutputError:
+        raise
+    except (ValueError, KeyError) as error:
+        print(
+            f"error: {visible(args.folder)}: its results cannot be read ({visible(error)}). "
+            "Give a folder that qoslab run or qoslab sweep wrote, or run it again",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
+    replace_file(output, html.encode("utf-8"))
+    print(f"report written to {visible(output)}")
+    return 0
