@@ -8,7 +8,6 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 from matplotlib.image import imread
@@ -175,41 +174,28 @@ def test_delay_cdf_joins_the_reported_percentiles_of_each_flow(congestion, tmp_p
 
 
 @pytest.fixture
-def with_queues(congestion) -> qoslab.Results:
-    records = [
-        {
-            "port": port,
-            "class": name,
-            "start_s": float(second),
-            "interval_s": 1.0,
-            "queue_mean_packets": (second % 5) * (k + 1),
-            "queue_max_packets": (second % 5) * (k + 1) + 2,
-            "dropped_packets": second % 3,
-            "dequeued_packets": 10,
-        }
-        for port in ("r1->r2", "r2->sink")
-        for k, name in enumerate(("VOICE", "class-default"))
-        for second in range(10, 30)
-    ]
-    # The table the simulator is to give with measure.series, added to a run's results.
-    results = qoslab.Results(congestion.to_json())
-    results.class_series = pd.DataFrame.from_records(records)
-    return results
+def with_queues(examples_dir: Path) -> qoslab.Results:
+    """The congestion lab with LLQ, whose measure.series gives the class_series table."""
+    return qoslab.run(
+        examples_dir / "congestion-lab.yaml",
+        set={"interfaces.r1.r2.output": "llq", "run.duration": "30s"},
+    )
 
 
 def test_queue_draws_backlog_and_drops_per_port_and_class(with_queues, tmp_path):
     fig = plot.queue(with_queues)
     assert_drawn(fig, tmp_path / "queue.png")
-    # Per port and class: mean and largest backlog, and drops.
-    assert series_counts(fig) == {"line": 2 * 2 * 3}
+    # Per port and class: backlog at the interval's end, largest backlog, and drops.
+    classes = with_queues.class_series[["port", "class"]].drop_duplicates()
+    assert series_counts(fig) == {"line": 3 * len(classes)}
     assert len(plot.queue(with_queues, port="r1->r2").axes) == 2
     with pytest.raises(plot.PlotError, match="no port 'r9->r1'"):
         plot.queue(with_queues, port="r9->r1")
 
 
-def test_queue_without_the_class_series_table_names_measure_series(congestion):
+def test_queue_without_the_class_series_table_names_measure_series(voice_vs_flood):
     with pytest.raises(plot.PlotError, match=r"no class_series table.*measure.series"):
-        plot.queue(congestion)
+        plot.queue(qoslab.run(voice_vs_flood))
 
 
 def test_dq_scatter_at_a_port_marks_the_per_hop_budgets(adhoc, tmp_path):
@@ -343,7 +329,7 @@ def test_plot_command_writes_svg_and_png(run_folder, congestion_sweep, tmp_path,
         (["series", "--metric", "nope"], "no metric 'nope'"),
         (["series"], "series needs --metric"),
         (["delay_cdf", "--port", "r1->r2"], "delay_cdf takes no --port"),
-        (["queue"], "measure.series"),
+        (["queue", "--port", "r9->r1"], "no port"),
         (["delay-cdf", "--flow", "\x1b[31mred"], "no flow '\\\\x1b\\[31mred'"),
     ],
 )

@@ -1,8 +1,8 @@
 """Queue length and drops over time at each port and class, from the ``class_series``
 table: per interval of ``measure.series``, each class's backlog and the packets it dropped.
 
-For each port two panels share the time axis: the backlog of every class (its mean in the
-interval, and its largest dashed when the table gives one), and the packets each class
+For each port two panels share the time axis: the backlog of every class (at each
+interval's end, and its largest within the interval dashed), and the packets each class
 dropped in the interval, as steps.
 """
 
@@ -20,8 +20,8 @@ from qoslab.plot.style import colours, figure, legend, styled, tag, title
 
 KIND = "queue"
 TABLE = "class_series"
-QUEUE_COLUMNS = ("queue_mean_packets", "queue_max_packets")
-"""The backlog columns drawn, those the table has (mean solid, largest dashed)."""
+QUEUE_COLUMNS = ("queue_packets", "queue_max_packets")
+"""The backlog columns drawn: at the interval's end (solid) and its largest (dashed)."""
 DROP_COLUMN = "dropped_packets"
 DASHES = ("-", "--")
 
