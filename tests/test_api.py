@@ -145,6 +145,7 @@ EXPECTED_TABLES = (
     "voice_spurts",
     "series",
     "class_series",
+    "delay_distribution",
 )
 """The tables a results document has, written out here so the test does not trust TABLES."""
 

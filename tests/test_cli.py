@@ -52,6 +52,8 @@ def test_run_writes_the_result_files_to_the_output_directory(voice_vs_flood, tmp
         "classes.parquet",
         "contracts.csv",
         "contracts.parquet",
+        "delay_distribution.csv",
+        "delay_distribution.parquet",
         "dq_intervals.csv",
         "dq_intervals.parquet",
         "flows.csv",

@@ -24,6 +24,7 @@ ADHOC_SHORT = {**SHORT, "traffic.0.start": "30s"}
 
 def main() -> None:
     congestion = qoslab.run(CONGESTION, set=SHORT)
+    llq = qoslab.run(CONGESTION, set={**SHORT, "interfaces.r1.r2.output": "llq"})
     adhoc = qoslab.run(ADHOC, set=ADHOC_SHORT)
     congestion_sweep = qoslab.sweep(
         CONGESTION,
@@ -49,6 +50,7 @@ def main() -> None:
             congestion_sweep, "throughput", select={"topology.links.1.rate": "128kbps"}
         ),
         "delay-cdf": plot.delay_cdf(congestion),
+        "queue": plot.queue(llq, port="r1->r2"),
         "dq-scatter": plot.dq_scatter(adhoc_sweep, "edge->core"),
         "loads": plot.loads(adhoc, "edge->core"),
         "in-contract": plot.in_contract(adhoc_sweep, point="end_to_end", interval_ms=25),

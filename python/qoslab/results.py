@@ -30,6 +30,7 @@ TABLES = (
     "voice_spurts",
     "series",
     "class_series",
+    "delay_distribution",
 )
 """The tables of a results document, each a list of flat records."""
 
@@ -64,8 +65,9 @@ class Results:
     budget consumption, time in contract, offered/transported/in-contract loads),
     ``dq_intervals`` (each ΔQ interval, when asked for), ``voice`` and ``voice_spurts``
     (E-model rating and MOS per voice flow and per talk spurt), ``series`` (per flow and
-    interval, when asked for) and ``class_series`` (per class of each port and interval,
-    when asked for: queue length, departures, drops) are DataFrames with one column per
+    interval, when asked for), ``class_series`` (per class of each port and interval,
+    when asked for: queue length, departures, drops) and ``delay_distribution`` (each flow's
+    delay at every hundredth and the tail quantiles) are DataFrames with one column per
     measurement, each name ending in its unit (``_ms``, ``_s``, ``_bps``, ``_pct``,
     ``_packets``, ``_bytes``).
 
@@ -95,6 +97,7 @@ class Results:
         self.voice_spurts = _table(document, "voice_spurts")
         self.series = _table(document, "series")
         self.class_series = _table(document, "class_series")
+        self.delay_distribution = _table(document, "delay_distribution")
 
     def __repr__(self) -> str:
         return (
@@ -420,6 +423,9 @@ CLASS_SERIES_COLUMNS = (
 )
 """Columns of the class_series table, in order."""
 
+DELAY_DISTRIBUTION_COLUMNS = ("flow", "quantile", "delay_ms")
+"""Columns of the delay_distribution table, in order."""
+
 EMPTY_TABLE_COLUMNS = {
     "apps": APP_COLUMNS,
     "users": USER_COLUMNS,
@@ -433,5 +439,6 @@ EMPTY_TABLE_COLUMNS = {
     "voice_spurts": VOICE_SPURT_COLUMNS,
     "series": SERIES_COLUMNS,
     "class_series": CLASS_SERIES_COLUMNS,
+    "delay_distribution": DELAY_DISTRIBUTION_COLUMNS,
 }
 """The columns of each table that a run may leave empty, so an empty table keeps them."""

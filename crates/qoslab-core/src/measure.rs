@@ -16,6 +16,7 @@ pub mod playout;
 pub mod quality;
 pub mod queue_stats;
 pub mod results;
+pub mod results_distribution;
 pub mod results_quality;
 pub mod series;
 pub mod spec;

@@ -42,6 +42,7 @@ IDENTITY_COLUMNS: dict[str, tuple[str, ...]] = {
     "voice_spurts": ("flow", "spurt"),
     "series": ("flow", "start_s"),
     "class_series": ("port", "since_s", "class", "start_s"),
+    "delay_distribution": ("flow", "quantile"),
 }
 """The columns that name a row of each table within one run."""
 
@@ -91,6 +92,7 @@ DESCRIPTIVE_COLUMNS: dict[str, tuple[str, ...]] = {
     "voice_spurts": ("start_s",),
     "series": ("app", "interval_s"),
     "class_series": ("qdisc", "interval_s"),
+    "delay_distribution": (),
 }
 """The columns of each table that describe its row from the scenario: not measurements."""
 

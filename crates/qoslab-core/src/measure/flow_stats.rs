@@ -140,6 +140,13 @@ impl FlowStats {
         (self.received_packets > 0).then_some(self.delay_max_ns)
     }
 
+    /// One-way delays at the ascending quantiles `qs`, ns, as [`Self::delay_quantile_ns`]
+    /// gives each; empty when no packet arrived.
+    pub fn delay_quantiles_ns(&self, qs: &[f64]) -> Vec<f64> {
+        let (low, high) = (self.delay_min_ns as f64, self.delay_max_ns as f64);
+        self.delay_histogram.quantiles(qs).into_iter().map(|d| d.clamp(low, high)).collect()
+    }
+
     /// One-way delay quantile, ns (within 0.4 %, see [`Histogram`]), never outside the
     /// observed minimum and maximum.
     pub fn delay_quantile_ns(&self, q: f64) -> Option<f64> {

@@ -73,6 +73,30 @@ impl Histogram {
         self.at_rank(rank)
     }
 
+    /// The `q`-quantiles of ascending `qs`, as [`Histogram::quantile`] gives each, in one
+    /// pass over the buckets; empty when no value was counted.
+    pub fn quantiles(&self, qs: &[f64]) -> Vec<f64> {
+        if self.total == 0 {
+            return Vec::new();
+        }
+        let mut values = Vec::with_capacity(qs.len());
+        let mut wanted = qs.iter().map(|q| ((q.clamp(0.0, 1.0) * self.total as f64).ceil() as u64).max(1));
+        let mut rank = wanted.next();
+        let mut seen = 0;
+        for (index, &count) in self.counts.iter().enumerate() {
+            seen += count;
+            while rank.is_some_and(|r| r <= seen) {
+                let (low, high) = bucket_range(index);
+                values.push((low as f64 + (high - 1) as f64) / 2.0);
+                rank = wanted.next();
+            }
+            if rank.is_none() {
+                break;
+            }
+        }
+        values
+    }
+
     /// The value of rank `rank` (1 = smallest) as its bucket's midpoint, or `None` when
     /// `rank` is 0 or above the count.
     pub fn at_rank(&self, rank: u64) -> Option<f64> {
@@ -94,6 +118,18 @@ impl Histogram {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quantiles_in_one_pass_equal_each_quantile() {
+        let mut h = Histogram::default();
+        for value in (1..=5000u64).map(|v| v * v % 100_003) {
+            h.record(value);
+        }
+        let qs: Vec<f64> = (0..100).map(|i| f64::from(i) / 100.0).chain([0.995, 0.999, 1.0]).collect();
+        let each: Vec<f64> = qs.iter().map(|&q| h.quantile(q).unwrap()).collect();
+        assert_eq!(h.quantiles(&qs), each);
+        assert!(Histogram::default().quantiles(&qs).is_empty());
+    }
 
     #[test]
     fn buckets_tile_the_value_range() {

@@ -5,6 +5,7 @@
 
 use super::drops::DropReason;
 use super::queue_stats::QueueStats;
+use super::results_distribution::{delay_distribution_records, DelayQuantileRecord};
 use super::results_quality::{
     contract_records, series_records, voice_records, ContractRecord, DqIntervalRecord, SeriesRecord,
     VoiceRecord, VoiceSpurtRecord,
@@ -341,6 +342,8 @@ pub struct Results {
     /// One row per class of every port's discipline and interval (when `measure.series`
     /// asks for them).
     pub class_series: Vec<ClassSeriesRecord>,
+    /// One row per flow that received packets and quantile of its one-way delay.
+    pub delay_distribution: Vec<DelayQuantileRecord>,
 }
 
 impl Results {
@@ -714,5 +717,9 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
         voice_spurts,
         series: series_records(&sim.flows, &sim.observers.flows, sim.observers.quality.as_deref()),
         class_series,
+        delay_distribution: delay_distribution_records(
+            sim.flows.iter().map(|info| info.name.as_str()),
+            &sim.observers.flows,
+        ),
     }
 }

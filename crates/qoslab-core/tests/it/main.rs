@@ -10,6 +10,7 @@ mod common;
 mod conditioning;
 mod custom;
 mod defaults;
+mod delay_distribution;
 mod determinism;
 mod example;
 mod fuzz_properties;
