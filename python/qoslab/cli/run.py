@@ -45,8 +45,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "run",
         help="run a scenario and report per-flow delay, jitter and loss",
         description="Run a scenario, print its per-flow measurements and write the result "
-        "files (results.json, and each table — flows, classes, ports, apps, users, probes, "
-        "spurts, hops, changes — as CSV and Parquet).",
+        "files (results.json, and each table — flows, classes, ports, delay distributions, "
+        "series and the others docs/results.md describes — as CSV and Parquet), with a "
+        "per-packet trace, a packet capture or an HTML report when asked.",
         epilog=EXIT_STATUS_HELP,
     )
     command.add_argument("scenario", metavar="SCENARIO", help="scenario file (YAML)")
