@@ -31,7 +31,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 INTERVALS = ("t", "normal")
 """The interval kinds: Student t with n - 1 degrees of freedom, or the normal approximation."""
@@ -71,6 +70,9 @@ def check_interval(confidence: float, interval: str) -> None:
 
 def quantile(n: np.ndarray, confidence: float, interval: str) -> np.ndarray:
     """The factor ``q`` of the half-width for groups of ``n`` values (NaN below 2 values)."""
+    # Imported here: scipy.stats takes most of a second to import, which a run never needs.
+    from scipy import stats
+
     level = (1.0 + confidence) / 2.0
     n = np.asarray(n, dtype=np.float64)
     enough = n >= 2

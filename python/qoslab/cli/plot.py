@@ -11,7 +11,6 @@ from pathlib import Path
 import qoslab
 from qoslab.cli.common import EXIT_BAD_INPUT, EXIT_STATUS_HELP
 from qoslab.cli.text import visible
-from qoslab.plot import KINDS, PlotError, to_svg
 
 FORMATS = (".svg", ".png")
 PNG_DPI = 150
@@ -43,7 +42,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         epilog=EXIT_STATUS_HELP,
     )
     command.add_argument("results", metavar="RESULTS_DIR", type=Path, help="results folder")
-    command.add_argument("kind", metavar="KIND", type=_kind, help=", ".join(KINDS))
+    command.add_argument("kind", metavar="KIND", type=_kind, help="the kind of plot (above)")
     command.add_argument(
         "-o",
         "--output",
@@ -91,6 +90,8 @@ def main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_BAD_INPUT
+    from qoslab.plot import KINDS, PlotError, to_svg  # matplotlib only when plotting
+
     function = KINDS[args.kind]
     accepted = inspect.signature(function).parameters
     options = {"metric": args.metric, "table": args.table, "by": args.by, "group": args.group}
@@ -119,6 +120,8 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _kind(text: str) -> str:
+    from qoslab.plot import KINDS
+
     kind = text.replace("-", "_")
     if kind not in KINDS:
         raise argparse.ArgumentTypeError(

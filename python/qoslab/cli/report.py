@@ -10,7 +10,6 @@ import qoslab
 from qoslab.cli.common import EXIT_BAD_INPUT, EXIT_STATUS_HELP
 from qoslab.cli.text import visible
 from qoslab.output import OutputError, replace_file
-from qoslab.report import render
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -51,6 +50,8 @@ def main(args: argparse.Namespace) -> int:
             f"{output}: the folder {output.parent} does not exist. Create it or give another file"
         )
     try:
+        from qoslab.report import render  # Jinja2 and matplotlib only when asked
+
         html = render(qoslab.load(args.folder), source=args.scenario)
     except OutputError:
         raise

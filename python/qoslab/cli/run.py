@@ -23,7 +23,6 @@ from qoslab.cli.common import (
 )
 from qoslab.cli.text import plain, visible
 from qoslab.output import folder_name
-from qoslab.report import render
 from qoslab.results import check_destination
 
 FLOW_COLUMNS = {
@@ -117,7 +116,11 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_RUN_FAILED
     wall_s = time.perf_counter() - started_s
     directory = args.output or Path("results") / folder_name(str(results.run["scenario"]))
-    report = render(results, source=args.scenario) if args.report else None
+    report = None
+    if args.report:
+        from qoslab.report import render  # Jinja2 and matplotlib only when asked
+
+        report = render(results, source=args.scenario)
     try:
         results.write(directory, report=report)
     except OSError as error:
