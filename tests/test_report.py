@@ -3,12 +3,9 @@ and, in headless Chromium, in the DOM a browser builds from it and in its screen
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 import subprocess
-import sys
-import types
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -34,45 +31,12 @@ BLANK_VARIANCE = 1e-4
 """Pixel variance below which a screenshot counts as blank (one flat colour)."""
 
 
-@pytest.fixture(autouse=True)
-def plots(monkeypatch):
-    """The plots module; where it is not part of the package, a small one that draws each
-    table's flows as bars with their names as tick labels, with the same interface."""
-    try:
-        from qoslab import plot
-    except ImportError:
-        plot = _stand_in_plot()
-        monkeypatch.setitem(sys.modules, "qoslab.plot", plot)
-        monkeypatch.setattr(qoslab, "plot", plot, raising=False)
+@pytest.fixture
+def plots():
+    """The plots module, whose suggestions the report shows."""
+    from qoslab import plot
+
     return plot
-
-
-def _stand_in_plot() -> types.ModuleType:
-    import matplotlib
-    from matplotlib.figure import Figure
-
-    def suggested(results_or_sweep):
-        flows = (
-            results_or_sweep.runs.flows
-            if isinstance(results_or_sweep, qoslab.Sweep)
-            else results_or_sweep.flows
-        )
-        figure = Figure(figsize=(6, 3))
-        axes = figure.add_subplot()
-        axes.bar(flows["flow"].astype(str), flows["sent_packets"])
-        axes.set_ylabel("sent packets")
-        return [("Packets sent per flow", figure)]
-
-    def to_svg(figure):
-        text = io.StringIO()
-        with matplotlib.rc_context({"svg.hashsalt": "qoslab"}):
-            figure.savefig(text, format="svg", metadata={"Date": None})
-        return text.getvalue()
-
-    module = types.ModuleType("qoslab.plot")
-    module.suggested = suggested
-    module.to_svg = to_svg
-    return module
 
 
 def hostile_scenario(make_scenario) -> dict:
