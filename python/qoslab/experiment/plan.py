@@ -186,7 +186,7 @@ def _as_list(key: str, values: object) -> list[object]:
         raise ValueError(f'vary {key!r}: give a list of values, e.g. ["fifo", "pq"]')
     listed = list(values)
     if not listed:
-        raise ValueError(f"vary {key!r}: the list of values is empty")
+        raise ValueError(f"vary {key!r}: the list of values is empty; give at least one value")
     return listed
 
 

@@ -214,15 +214,18 @@ impl Port {
         transmission_ns(bits, self.config.rate_bps)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn ctx<'a>(
         now: SimTime,
         rate_bps: u64,
+        port_index: u32,
+        ring_has_room: bool,
         class_stats: &'a mut [QueueStats],
         queue_stats: &'a mut QueueStats,
         dropper_draws: &'a mut u64,
         env: &'a mut PortEnv,
     ) -> QdiscCtx<'a> {
-        QdiscCtx::new(
+        let mut ctx = QdiscCtx::new(
             now,
             rate_bps,
             class_stats,
@@ -230,7 +233,16 @@ impl Port {
             env.observers,
             env.dropped_packets,
             dropper_draws,
-        )
+        );
+        ctx.port_index = port_index;
+        ctx.ring_has_room = ring_has_room;
+        ctx
+    }
+
+    /// Whether the transmit ring (the frame on the wire included) has a free slot.
+    #[inline]
+    fn ring_has_room(&self) -> bool {
+        self.ring.len() + usize::from(self.on_wire.is_some()) < self.config.tx_ring_packets as usize
     }
 
     /// 64-bit random outputs drawn so far by the port's droppers and its link's loss model.
@@ -257,18 +269,16 @@ impl Port {
             };
             trace.at_port(env.now, &packet, row);
         }
-        let ring_has_room =
-            self.ring.len() + usize::from(self.on_wire.is_some()) < self.config.tx_ring_packets as usize;
         let mut ctx = Self::ctx(
             env.now,
             self.config.rate_bps,
+            self.index,
+            self.ring_has_room(),
             &mut self.class_stats,
             &mut self.queue_stats,
             &mut self.dropper_draws,
             env,
         );
-        ctx.port_index = self.index;
-        ctx.ring_has_room = ring_has_room;
         self.qdisc.enqueue(packet, &mut ctx);
         self.service(env);
     }
@@ -276,20 +286,20 @@ impl Port {
     /// Moves packets from the discipline into the ring while it has room, and starts the
     /// wire if it is idle.
     fn service(&mut self, env: &mut PortEnv) {
-        let slots = self.config.tx_ring_packets as usize;
-        while self.ring.len() + usize::from(self.on_wire.is_some()) < slots {
+        while self.ring_has_room() {
             if self.train.is_none() && self.lfi_bandwidth_bps.is_some() {
                 self.resize_fragments();
             }
             let mut ctx = Self::ctx(
                 env.now,
                 self.config.rate_bps,
+                self.index,
+                false,
                 &mut self.class_stats,
                 &mut self.queue_stats,
                 &mut self.dropper_draws,
                 env,
             );
-            ctx.port_index = self.index;
             if let Some(train) = &mut self.train {
                 let lfi = self.lfi.as_ref().expect("fragments only with LFI");
                 // A priority packet goes between two fragments.
@@ -527,18 +537,16 @@ impl Port {
         self.since = env.now;
         let handed_over_packets = packets.len() as u64;
         let dropped_before = *env.dropped_packets;
-        let ring_has_room =
-            self.ring.len() + usize::from(self.on_wire.is_some()) < self.config.tx_ring_packets as usize;
         let mut ctx = Self::ctx(
             env.now,
             self.config.rate_bps,
+            self.index,
+            self.ring_has_room(),
             &mut self.class_stats,
             &mut self.queue_stats,
             &mut self.dropper_draws,
             env,
         );
-        ctx.port_index = self.index;
-        ctx.ring_has_room = ring_has_room;
         for packet in packets {
             self.qdisc.enqueue(packet, &mut ctx);
         }
