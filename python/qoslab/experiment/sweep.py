@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from qoslab.analysis import summarize, thesis_table
@@ -139,23 +140,34 @@ class Sweep:
         """Every finished run's rows of each result table, with the parameter columns and
         the replication first, in grid order."""
         rows: dict[str, list[dict]] = {table: [] for table in TABLES}
+        counts: dict[str, list[int]] = {table: [] for table in TABLES}
         columns: dict[str, list[str]] = {}
+        prefixes = []
         for run in self.manifest["runs"]:
             text = self._read_result(run["key"])
             if text is None:
                 continue
             document = json.loads(text)
-            prefix = self._prefix(run)
+            prefixes.append(self._prefix(run))
             for table in TABLES:
                 records = document[table]
                 if records and table not in columns:
                     columns[table] = list(records[0])
-                rows[table].extend({**prefix, **record} for record in records)
+                rows[table].extend(records)
+                counts[table].append(len(records))
         head = [*self.parameters, REPLICATION]
         frames = {}
         for table in TABLES:
             body = columns.get(table) or list(EMPTY_TABLE_COLUMNS.get(table, ()))
-            frame = pd.DataFrame.from_records(rows[table], columns=[*head, *body])
+            frame = pd.DataFrame.from_records(rows[table], columns=body)
+            # Each run's parameters repeated over its rows, rather than copied into every
+            # record: a sweep's series tables hold millions of rows.
+            for position, column in enumerate(head):
+                values = [prefix[column] for prefix in prefixes]
+                frame.insert(
+                    position, column, np.repeat(np.array(values, dtype=object), counts[table])
+                )
+            frame[REPLICATION] = frame[REPLICATION].astype("int64")
             if table == "contracts":
                 frame["intervals"] = frame["intervals"].astype("Int64")
             frames[table] = self._ordered(frame)
