@@ -8,11 +8,10 @@ pub mod app_stats;
 pub mod bulk;
 pub mod ptt;
 pub mod request_response;
-pub mod size_dist;
 pub mod talk_spurts;
 
-use crate::scenario::error::{join_path, Issue};
-use crate::scenario::tagged::kind_enum;
+use crate::config::error::{join_path, Issue};
+use crate::config::tagged::kind_enum;
 use crate::tcp::receiver::DelayedAck;
 use crate::tcp::rtt::DEFAULT_MIN_RTO_NS;
 use crate::tcp::{CongestionControl, TcpConfig, TcpStack};

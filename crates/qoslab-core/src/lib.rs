@@ -28,21 +28,22 @@ pub mod aqm;
 pub mod bench;
 pub mod classify;
 pub mod condition;
+pub mod config;
 pub mod engine;
 pub mod ios;
 pub mod measure;
 pub mod net;
 pub mod packet;
 pub mod qdisc;
+pub mod report;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
 pub mod time;
 pub mod traffic;
 pub mod units;
-pub mod user_file;
 
-pub use measure::Results;
+pub use report::Results;
 pub use scenario::{
     json_schema, load, load_selected, load_within, sweep_plan, Limits, Override, ScenarioError, Selection,
 };

@@ -11,13 +11,10 @@ pub mod hop_stats;
 pub mod ipdv;
 pub mod jitter;
 pub mod observers;
-pub mod pcap;
 pub mod playout;
+pub mod qdisc_ctx;
 pub mod quality;
 pub mod queue_stats;
-pub mod results;
-pub mod results_distribution;
-pub mod results_quality;
 pub mod series;
 pub mod spec;
 pub mod trace;
@@ -27,5 +24,52 @@ pub mod wire_headers;
 pub use drops::{DropCounters, DropReason};
 pub use flow_stats::FlowStats;
 pub use observers::Observers;
+pub use qdisc_ctx::QdiscCtx;
 pub use queue_stats::QueueStats;
-pub use results::Results;
+
+/// A discipline's context with its own counters, for unit tests.
+#[cfg(test)]
+pub mod testing {
+    use super::{FlowStats, Observers, QdiscCtx, QueueStats};
+    use crate::time::SimTime;
+
+    /// Counters a discipline under test writes into.
+    pub struct Harness {
+        /// Per-class counters.
+        pub classes: Vec<QueueStats>,
+        /// Port totals.
+        pub port: QueueStats,
+        /// One flow.
+        pub observers: Observers,
+        /// Packets dropped.
+        pub dropped: u64,
+        /// Random outputs drawn by droppers.
+        pub random_draws: u64,
+    }
+
+    /// A harness for a discipline with `classes` classes.
+    pub fn harness(classes: usize) -> Harness {
+        Harness {
+            classes: vec![QueueStats::default(); classes],
+            port: QueueStats::default(),
+            observers: Observers { flows: vec![FlowStats::new(0, u64::MAX)], quality: None, trace: None },
+            dropped: 0,
+            random_draws: 0,
+        }
+    }
+
+    impl Harness {
+        /// A context at time 0 on a 1 Mbit/s link.
+        pub fn ctx(&mut self) -> QdiscCtx<'_> {
+            QdiscCtx::new(
+                SimTime::ZERO,
+                1_000_000,
+                &mut self.classes,
+                &mut self.port,
+                &mut self.observers,
+                &mut self.dropped,
+                &mut self.random_draws,
+            )
+        }
+    }
+}

@@ -3,12 +3,24 @@
 pub mod l2;
 pub mod lfi;
 pub mod link_loss;
+pub mod pcap;
 pub mod port;
 pub mod reconfiguration;
 pub mod routing;
 pub mod tunnel;
 
-use crate::scenario::spec::NodeKind;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// What a node is.
+#[derive(Copy, Clone, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeKind {
+    /// An end system: sends and receives, never forwards.
+    Host,
+    /// Forwards packets between its links.
+    Router,
+}
 
 /// A host or router.
 #[derive(Clone, Debug)]

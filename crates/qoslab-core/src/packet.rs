@@ -5,12 +5,16 @@
 //! hot path never allocates per packet. Sizes are layer-3 (IP header included); layer-2
 //! framing is added by the link at serialization time.
 
-use crate::scenario::scalar::{parse_scalar, Numbers};
-use crate::tcp::Segment;
+use crate::config::scalar::{parse_scalar, Numbers};
 use crate::time::SimTime;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use std::borrow::Cow;
+
+pub mod sack;
+pub mod segment;
+
+pub use segment::Segment;
 
 /// IANA protocol numbers used by the classifier.
 pub mod protocol {
@@ -21,6 +25,9 @@ pub mod protocol {
     /// UDP.
     pub const UDP: u8 = 17;
 }
+
+/// Marker of a packet that is not in an observed hop ([`Packet::hop_slot`]).
+pub const NO_HOP: u32 = u32::MAX;
 
 /// The ECN codepoint "ECN-capable transport, ECT(0)" (RFC 3168).
 pub const ECT_0: u8 = 2;
@@ -116,7 +123,7 @@ pub struct Packet {
     pub ecn: u8,
     /// Whether it was created after the warm-up, so it counts in flow statistics.
     pub counted: bool,
-    /// The observed hop it is crossing ([`crate::measure::hop_stats::NO_HOP`] if none).
+    /// The observed hop it is crossing ([`NO_HOP`] if none).
     pub hop_slot: u32,
     /// When it entered the egress port it is crossing.
     pub hop_in: SimTime,
@@ -126,7 +133,7 @@ pub struct Packet {
     /// Whole, or which multilink fragment this frame is (set by the link, never by sources).
     pub fragment: Fragment,
     /// Inside a tunnel: what the outer header added and hides ([`crate::net::tunnel`]).
-    pub encapsulated: Option<crate::net::tunnel::Encapsulated>,
+    pub encapsulated: Option<Encapsulated>,
 }
 
 impl Packet {
@@ -157,5 +164,45 @@ mod tests {
     #[test]
     fn a_packet_is_two_cache_lines() {
         assert_eq!(std::mem::size_of::<super::Packet>(), 128);
+    }
+}
+
+/// What an encapsulated packet keeps of itself while it travels with an outer header.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Encapsulated {
+    /// Bytes the outer header and trailer added.
+    pub overhead_bytes: u16,
+    /// The inner packet's DSCP.
+    pub inner_dscp: u8,
+}
+
+/// A packet for unit tests.
+#[cfg(test)]
+pub mod testing {
+    use super::{protocol, Packet};
+    use crate::time::SimTime;
+
+    /// A UDP packet with the given id, size and DSCP, belonging to flow 0.
+    pub fn packet(id: u64, size_bytes: u32, dscp: u8) -> Packet {
+        Packet {
+            id,
+            created: SimTime::ZERO,
+            flow: 0,
+            dst_node: 0,
+            size_bytes,
+            src_addr: 0,
+            dst_addr: 0,
+            src_port: 0,
+            dst_port: 0,
+            protocol: protocol::UDP,
+            dscp,
+            ecn: 0,
+            counted: true,
+            hop_slot: super::NO_HOP,
+            hop_in: SimTime::ZERO,
+            segment: None,
+            fragment: super::Fragment::Whole,
+            encapsulated: None,
+        }
     }
 }

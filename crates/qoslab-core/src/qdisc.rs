@@ -15,7 +15,6 @@
 pub mod cbq;
 pub mod cbwfq;
 pub mod class_queue;
-pub mod ctx;
 pub mod custom;
 pub mod drr;
 pub mod fifo;
@@ -29,9 +28,9 @@ pub mod shaper_credit;
 pub mod tbf;
 pub mod wfq;
 
+pub use crate::measure::QdiscCtx;
 pub use cbq::{Cbq, CbqParams};
 pub use cbwfq::{Cbwfq, CbwfqParams};
-pub use ctx::QdiscCtx;
 pub use custom::{Custom, CustomParams};
 pub use drr::{Drr, DrrParams};
 pub use fifo::{Fifo, FifoParams};
@@ -45,10 +44,10 @@ pub use tbf::{Tbf, TbfParams};
 pub use wfq::{Wfq, WfqParams};
 
 use crate::aqm::{Red, RedSpec};
+use crate::config::error::{join_path, Issue};
+use crate::config::tagged::kind_enum;
 use crate::engine::rng::Rng;
 use crate::packet::Packet;
-use crate::scenario::error::{join_path, Issue};
-use crate::scenario::tagged::kind_enum;
 use crate::time::SimTime;
 
 /// The answer to "give me the next packet to transmit".
@@ -285,75 +284,10 @@ impl Qdisc for AnyQdisc {
 /// Helpers for disciplines' unit tests: packets and a context with its own counters.
 #[cfg(test)]
 pub mod testing {
-    use super::{Interface, QdiscCtx};
-    use crate::measure::{FlowStats, Observers, QueueStats};
-    use crate::packet::{protocol, Packet};
-    use crate::time::SimTime;
+    use super::Interface;
+    pub use crate::measure::testing::{harness, Harness};
+    pub use crate::packet::testing::packet;
 
     /// A 1 Mbit/s interface with admission checks and a fixed random seed.
     pub const INTERFACE: Interface = Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1 };
-
-    /// A UDP packet with the given id, size and DSCP, belonging to flow 0.
-    pub fn packet(id: u64, size_bytes: u32, dscp: u8) -> Packet {
-        Packet {
-            id,
-            created: SimTime::ZERO,
-            flow: 0,
-            dst_node: 0,
-            size_bytes,
-            src_addr: 0,
-            dst_addr: 0,
-            src_port: 0,
-            dst_port: 0,
-            protocol: protocol::UDP,
-            dscp,
-            ecn: 0,
-            counted: true,
-            hop_slot: crate::measure::hop_stats::NO_HOP,
-            hop_in: SimTime::ZERO,
-            segment: None,
-            fragment: crate::packet::Fragment::Whole,
-            encapsulated: None,
-        }
-    }
-
-    /// Counters a discipline under test writes into.
-    pub struct Harness {
-        /// Per-class counters.
-        pub classes: Vec<QueueStats>,
-        /// Port totals.
-        pub port: QueueStats,
-        /// One flow.
-        pub observers: Observers,
-        /// Packets dropped.
-        pub dropped: u64,
-        /// Random outputs drawn by droppers.
-        pub random_draws: u64,
-    }
-
-    /// A harness for a discipline with `classes` classes.
-    pub fn harness(classes: usize) -> Harness {
-        Harness {
-            classes: vec![QueueStats::default(); classes],
-            port: QueueStats::default(),
-            observers: Observers { flows: vec![FlowStats::new(0, u64::MAX)], quality: None, trace: None },
-            dropped: 0,
-            random_draws: 0,
-        }
-    }
-
-    impl Harness {
-        /// A context at time 0 on a 1 Mbit/s link.
-        pub fn ctx(&mut self) -> QdiscCtx<'_> {
-            QdiscCtx::new(
-                SimTime::ZERO,
-                1_000_000,
-                &mut self.classes,
-                &mut self.port,
-                &mut self.observers,
-                &mut self.dropped,
-                &mut self.random_draws,
-            )
-        }
-    }
 }

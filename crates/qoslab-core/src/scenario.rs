@@ -8,35 +8,29 @@ mod build_measure;
 mod build_reconfig;
 pub(crate) mod build_trace;
 mod build_tunnels;
-pub mod error;
+pub mod flow_spec;
 pub mod identity;
-pub mod key_path;
 pub mod limits;
-pub mod one_or_many;
 pub mod overlay;
 pub mod overrides;
-pub mod scalar;
 pub mod spec;
-pub mod suggest;
 pub mod sweep;
-pub mod tagged;
-pub mod yaml;
 
-pub use error::ScenarioError;
+pub use crate::config::error::ScenarioError;
 pub use limits::Limits;
 pub use overlay::VariantSpec;
 pub use overrides::Override;
 pub use spec::ScenarioSpec;
 pub use sweep::{SweepPlan, SweepSpec};
 
+use crate::config::error::{self, from_serde_message, Issue};
+use crate::config::key_path::at_or_below;
+use crate::config::tagged::{append_path, path_string, unmark};
+use crate::config::yaml::{self, PositionIndex};
 use crate::sim::{RunIdentity, Simulation};
-use error::{from_serde_message, Issue};
-use key_path::at_or_below;
 use overlay::{OverlayTrace, Place, BASE};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use tagged::{append_path, path_string, unmark};
-use yaml::PositionIndex;
 
 /// Longest scenario text read, bytes (16 MiB: a thousand times the largest example).
 pub const MAX_SCENARIO_BYTES: usize = 16 << 20;
@@ -290,7 +284,7 @@ pub fn load_selected(
     }
     let base_dir = base_dir(origin);
     let (built, files) =
-        crate::user_file::recording(|| build::build(&spec, selection.seed, &base_dir, limits));
+        crate::config::user_file::recording(|| build::build(&spec, selection.seed, &base_dir, limits));
     let mut simulation = built.map_err(|issue| located.error(issue))?;
     let (seed, replication) = (simulation.run.seed, simulation.run.replication);
     let scenario_sha256 = identity::scenario_sha256(&document, seed, replication, &files)

@@ -9,18 +9,18 @@
 
 use crate::app::App;
 use crate::engine::{Event, EventQueue};
-use crate::measure::hop_stats::NO_HOP;
-use crate::measure::pcap::{file_name, CapturePlan, LinkHeader, PortCapture, DEFAULT_SNAP_BYTES};
-use crate::measure::results::{build_results, Results};
-use crate::measure::trace::{Row, Trace, TraceChunk, TraceEvent, NONE};
+use crate::measure::trace::{Row, Trace, TraceChunk, TraceEvent, TraceSetup, CHUNK_ROWS, NONE};
 use crate::measure::{DropReason, Observers};
+use crate::net::pcap::{file_name, CapturePlan, LinkHeader, PortCapture, DEFAULT_SNAP_BYTES};
 use crate::net::port::{Port, PortEnv};
 use crate::net::routing::RoutingTable;
 use crate::net::tunnel::{Next, Passage, Tunnels};
 use crate::net::Node;
 use crate::packet::Packet;
+use crate::packet::Segment;
+use crate::packet::NO_HOP;
 use crate::qdisc::Qdisc;
-use crate::tcp::{Segment, TcpStack};
+use crate::tcp::TcpStack;
 use crate::time::SimTime;
 use crate::traffic::Source;
 use std::fmt;
@@ -36,6 +36,22 @@ fn send(ports: &mut [Port], tunnels: &mut Tunnels, port: u32, packet: Packet, en
     match tunnels.on_egress(port, packet, env.now) {
         Passage::Go(packet) => ports[port as usize].enqueue(packet, env),
         Passage::Held(at, line) => env.events.schedule(at, Event::TunnelRelease(line)),
+    }
+}
+
+/// Rows a trace records unless `measure.trace.max_rows` says otherwise.
+pub const DEFAULT_TRACE_ROWS: u64 = 10_000_000;
+
+/// A trace of every flow at every port, with deliveries, up to the default row count.
+pub(crate) fn trace_of_everything(ports: &[Port], flows: &[FlowInfo]) -> TraceSetup {
+    TraceSetup {
+        ports: vec![true; ports.len()],
+        port_nodes: ports.iter().map(|p| p.config.node).collect(),
+        port_classes: ports.iter().map(|p| p.qdisc.class_names()).collect(),
+        flows: vec![true; flows.len()],
+        deliveries: true,
+        max_rows: DEFAULT_TRACE_ROWS,
+        chunk_rows: CHUNK_ROWS,
     }
 }
 
@@ -199,6 +215,24 @@ pub struct Simulation {
     now: SimTime,
 }
 
+/// What a finished run leaves: the state of its network, flows, applications and
+/// observers at the end, its invariants checked. The result tables are built from it.
+pub(crate) struct Snapshot {
+    pub(crate) run: RunInfo,
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) ports: Vec<Port>,
+    pub(crate) flows: Vec<FlowInfo>,
+    pub(crate) observers: Observers,
+    pub(crate) totals: Totals,
+    pub(crate) tcp: TcpStack,
+    /// Per TCP endpoint: its counters when the warm-up ended.
+    pub(crate) tcp_baseline: Vec<crate::tcp::sender::SendCounters>,
+    pub(crate) apps: Vec<App>,
+    pub(crate) app_info: Vec<AppInfo>,
+    /// [`Simulation::random_draws`] at the end of the run.
+    pub(crate) random_draws: u64,
+}
+
 /// Events between two checks of the memory guard (and, for callers that advance in
 /// slices, the most a slice should hold to stay responsive).
 pub const CHECK_EVERY_EVENTS: u64 = 1 << 16;
@@ -283,7 +317,7 @@ impl Simulation {
 
     /// Captures the frames of the ports `measure.pcap` names (every port without it) into
     /// one pcap file per port in `folder`, created if need be (see
-    /// [`crate::measure::pcap`]); files of the same names are replaced. Returns the files'
+    /// [`crate::net::pcap`]); files of the same names are replaced. Returns the files'
     /// paths, in the order of the ports. Asked for before the run advances.
     pub fn capture_pcap(&mut self, folder: &Path) -> Result<Vec<PathBuf>, String> {
         if self.totals.events > 0 {
@@ -377,7 +411,7 @@ impl Simulation {
     /// default row count — unless the scenario's `measure.trace` already asks for one.
     pub fn record_trace(&mut self) {
         if self.observers.trace.is_none() {
-            let setup = crate::scenario::build_trace::everything(&self.ports, &self.flows);
+            let setup = trace_of_everything(&self.ports, &self.flows);
             self.observers.trace = Some(Box::new(Trace::new(setup)));
         }
     }
@@ -701,7 +735,7 @@ impl Simulation {
             id: self.totals.created,
             created: now,
             counted,
-            size_bytes: crate::tcp::segment::HEADER_BYTES
+            size_bytes: crate::packet::segment::HEADER_BYTES
                 + segment.payload_bytes
                 + segment.sack.option_bytes(),
             segment: Some(segment),
@@ -721,8 +755,10 @@ impl Simulation {
         send(&mut self.ports, &mut self.tunnels, port, packet, &mut env);
     }
 
-    /// Runs to the end, checks the invariants and returns the results.
-    pub fn finish(mut self) -> Result<Results, RunError> {
+    /// Runs to the end, checks the invariants and returns what the run leaves for its
+    /// result tables (the result tables themselves: `Simulation::finish`, in
+    /// [`crate::report`]).
+    pub(crate) fn into_snapshot(mut self) -> Result<Snapshot, RunError> {
         self.advance(self.run.end.0);
         if let Some(error) = self.halted.take() {
             return Err(error);
@@ -740,7 +776,20 @@ impl Simulation {
             self.run.notes.push(note);
         }
         self.check_invariants()?;
-        Ok(build_results(&self))
+        let random_draws = self.random_draws();
+        Ok(Snapshot {
+            run: self.run,
+            nodes: self.nodes,
+            ports: self.ports,
+            flows: self.flows,
+            observers: self.observers,
+            totals: self.totals,
+            tcp: self.tcp,
+            tcp_baseline: self.tcp_baseline,
+            apps: self.apps,
+            app_info: self.app_info,
+            random_draws,
+        })
     }
 
     fn check_invariants(&self) -> Result<(), RunError> {

@@ -9,19 +9,15 @@
 //! advertised window), Nagle's algorithm (applications write whole messages), ECN feedback
 //! (ECE/CWR), the persist timer (the receive window never closes: applications read at once)
 //! and TIME-WAIT.
-
 pub mod congestion;
 pub mod cubic;
 pub mod endpoint;
 pub mod receiver;
 pub mod rtt;
-pub mod sack;
 pub mod scoreboard;
-pub mod segment;
 pub mod sender;
 pub mod stack;
 
 pub use congestion::CongestionControl;
 pub use endpoint::Endpoint;
-pub use segment::Segment;
 pub use stack::{TcpConfig, TcpStack};

@@ -8,10 +8,11 @@ pub mod pattern;
 pub mod phase;
 pub mod presets;
 pub mod ramp;
+pub mod size_dist;
 pub mod source;
 pub mod trace;
 pub mod video;
 
 pub use pattern::{Pattern, PatternSpec};
 pub use phase::{Period, Phase};
-pub use source::{FlowSpec, Source};
+pub use source::Source;

@@ -9,7 +9,7 @@ pub mod rate_or_share;
 
 pub use rate_or_share::RateOrShare;
 
-use crate::scenario::scalar::{parse_scalar, Numbers};
+use crate::config::scalar::{parse_scalar, Numbers};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use std::borrow::Cow;

@@ -17,11 +17,11 @@
 //! flow's `start`.
 
 use super::app_stats::AppStats;
-use super::size_dist::SizeDist;
 use crate::engine::Rng;
 use crate::tcp::TcpStack;
 use crate::time::SimTime;
 use crate::traffic::distribution::DurationDist;
+use crate::traffic::size_dist::SizeDist;
 use crate::units::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -15,11 +15,11 @@
 //! about every 10 s, answered by responses of exponential size with mean 10 kB.
 
 use super::app_stats::AppStats;
-use super::size_dist::SizeDist;
 use crate::engine::Rng;
 use crate::tcp::TcpStack;
 use crate::time::SimTime;
 use crate::traffic::distribution::DurationDist;
+use crate::traffic::size_dist::SizeDist;
 use schemars::JsonSchema;
 use serde::Deserialize;
 

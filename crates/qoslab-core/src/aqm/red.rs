@@ -23,12 +23,12 @@ use super::red_average::RedAverage;
 use super::red_profile::{CountCorrection, Decision, RedProfile};
 use super::wred_defaults::{drop_precedence, dscp_profiles, precedence_profiles, RIO_PROFILES};
 use crate::classify::dscp::{Dscp, Precedence};
+use crate::config::error::{join_path, Issue};
+use crate::config::one_or_many::OneOrMany;
 use crate::engine::rng::Rng;
 use crate::measure::DropReason;
+use crate::measure::QdiscCtx;
 use crate::packet::{Packet, CE};
-use crate::qdisc::QdiscCtx;
-use crate::scenario::error::{join_path, Issue};
-use crate::scenario::one_or_many::OneOrMany;
 use crate::time::SimTime;
 use crate::units::Size;
 use schemars::JsonSchema;
@@ -429,10 +429,11 @@ impl Red {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qdisc::testing::{harness, packet};
+    use crate::measure::testing::harness;
+    use crate::packet::testing::packet;
 
     fn red(yaml: &str) -> Result<Red, Issue> {
-        let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+        let (value, _) = crate::config::yaml::parse(yaml).unwrap();
         let spec: RedSpec = serde_json::from_value(value).unwrap();
         Red::build(&spec, "q.random_detect", Rng::from_seed_words(7, 0))
     }

@@ -6,7 +6,7 @@
 //! are IOS's: routine 0, priority 1, immediate 2, flash 3, flash-override 4, critical 5,
 //! internet 6, network 7.
 
-use crate::scenario::scalar::{parse_scalar, Numbers};
+use crate::config::scalar::{parse_scalar, Numbers};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use std::borrow::Cow;

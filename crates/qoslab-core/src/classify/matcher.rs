@@ -9,10 +9,10 @@
 //! inclusive ranges. Cost per packet: a handful of comparisons, no allocation.
 
 use super::dscp::{Dscp, Precedence};
+use crate::config::error::{join_path, Issue};
+use crate::config::one_or_many::OneOrMany;
+use crate::config::scalar::{parse_scalar, Numbers};
 use crate::packet::{Packet, Protocol};
-use crate::scenario::error::{join_path, Issue};
-use crate::scenario::one_or_many::OneOrMany;
-use crate::scenario::scalar::{parse_scalar, Numbers};
 use crate::units::Size;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
@@ -277,7 +277,7 @@ mod tests {
             dscp: 46,
             ecn: 0,
             counted: true,
-            hop_slot: crate::measure::hop_stats::NO_HOP,
+            hop_slot: crate::packet::NO_HOP,
             hop_in: SimTime::ZERO,
             segment: None,
             fragment: crate::packet::Fragment::Whole,
@@ -286,7 +286,7 @@ mod tests {
     }
 
     fn compile(yaml: &str) -> Result<Matcher, Issue> {
-        let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+        let (value, _) = crate::config::yaml::parse(yaml).unwrap();
         let spec: MatchSpec = serde_json::from_value(value).unwrap();
         spec.compile("m", &|name| (name == "phone").then(|| parse_ipv4("10.0.1.5").unwrap()))
     }

@@ -24,8 +24,8 @@
 use super::marker::{Marker, SetSpec};
 use super::policer::{PoliceSpec, Policer, Verdict};
 use crate::classify::{MatchSpec, Matcher};
+use crate::config::error::{join_path, Issue};
 use crate::packet::Packet;
-use crate::scenario::error::{join_path, Issue};
 use crate::time::SimTime;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -134,10 +134,10 @@ impl Conditioner {
 mod tests {
     use super::*;
     use crate::measure::DropReason;
-    use crate::qdisc::testing::packet;
+    use crate::packet::testing::packet;
 
     fn build(yaml: &str) -> Result<Conditioner, Issue> {
-        let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+        let (value, _) = crate::config::yaml::parse(yaml).unwrap();
         let spec: ConditionerSpec = serde_json::from_value(value).unwrap();
         Conditioner::build(&spec, "input", 1_000_000, &|_| None)
     }

@@ -16,8 +16,8 @@
 //! `qos-behaviour.md` B.1.
 
 use crate::classify::dscp::{Dscp, Precedence};
+use crate::config::error::{join_path, Issue};
 use crate::packet::Packet;
-use crate::scenario::error::{join_path, Issue};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -75,7 +75,7 @@ mod tests {
     use super::*;
 
     fn build(yaml: &str) -> Result<Marker, Issue> {
-        let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+        let (value, _) = crate::config::yaml::parse(yaml).unwrap();
         let spec: SetSpec = serde_json::from_value(value).unwrap();
         Marker::build(&spec, "s")
     }
@@ -91,7 +91,7 @@ mod tests {
         assert_eq!(to_routine.remark(46) >> 3, 0);
         assert_eq!(build("{precedence: 5}").unwrap().remark(10), 42);
         assert_eq!(build("{precedence: 7}").unwrap().remark(0), 56);
-        let mut p = crate::qdisc::testing::packet(1, 100, 46);
+        let mut p = crate::packet::testing::packet(1, 100, 46);
         p.ecn = 3;
         build("{dscp: CS1}").unwrap().apply(&mut p);
         assert_eq!((p.dscp, p.ecn), (8, 3));

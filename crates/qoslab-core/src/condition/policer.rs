@@ -46,11 +46,11 @@
 use super::marker::Marker;
 use super::{Color, SrTcm, TrTcm};
 use crate::classify::dscp::{parse_dscp, parse_precedence, Dscp};
+use crate::config::error::{join_path, Issue};
+use crate::config::one_or_many::OneOrMany;
+use crate::config::scalar::{parse_scalar, Numbers};
 use crate::measure::DropReason;
 use crate::packet::Packet;
-use crate::scenario::error::{join_path, Issue};
-use crate::scenario::one_or_many::OneOrMany;
-use crate::scenario::scalar::{parse_scalar, Numbers};
 use crate::time::SimTime;
 use crate::units::{RateOrShare, Size};
 use schemars::JsonSchema;
@@ -341,10 +341,10 @@ impl Policer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qdisc::testing::packet;
+    use crate::packet::testing::packet;
 
     fn build(yaml: &str) -> Result<Policer, Issue> {
-        let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+        let (value, _) = crate::config::yaml::parse(yaml).unwrap();
         let spec: PoliceSpec = serde_json::from_value(value).unwrap();
         Policer::build(&spec, "p", 1_000_000)
     }

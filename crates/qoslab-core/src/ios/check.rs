@@ -15,10 +15,10 @@
 use super::config::{Diagnostic, IosConfig, Place, Reference, Severity};
 use super::translate::{check_nesting, class_condition, interface_settings, InterfaceSettings};
 use crate::condition::{Conditioner, ConditionerSpec};
+use crate::config::error::{from_serde_message, Issue};
+use crate::config::tagged::{append_path, nested, unmark};
 use crate::net::lfi::{Lfi, LfiSpec};
 use crate::qdisc::{Interface, PolicySpec};
-use crate::scenario::error::{from_serde_message, Issue};
-use crate::scenario::tagged::{append_path, nested, unmark};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::collections::BTreeSet;

@@ -2,7 +2,7 @@
 //! keyword of the same place shares (`int` for `interface`, `ser` for `Serial`); interface
 //! names in canonical form.
 
-use crate::scenario::suggest::{edit_distance, nearest};
+use crate::config::suggest::{edit_distance, nearest};
 
 /// What a word is among a place's keywords.
 #[derive(Debug, PartialEq, Eq)]

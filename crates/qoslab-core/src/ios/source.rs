@@ -1,9 +1,9 @@
 //! Reading a configuration file before parsing it: what is not a regular file (see
-//! [`crate::user_file`]), a file larger than any router's configuration and text that is
+//! [`crate::config::user_file`]), a file larger than any router's configuration and text that is
 //! not UTF-8 are refused with the reason and the fix, the size before anything is read.
 
-use crate::user_file;
-pub use crate::user_file::Unreadable;
+use crate::config::user_file;
+pub use crate::config::user_file::Unreadable;
 use std::io::Read;
 use std::path::Path;
 

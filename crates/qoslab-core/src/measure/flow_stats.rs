@@ -11,8 +11,9 @@ use super::histogram::Histogram;
 use super::jitter::Jitter;
 use super::series::Series;
 use super::voice::VoiceStats;
-use crate::measure::hop_stats::{HopStats, NO_HOP};
+use crate::measure::hop_stats::HopStats;
 use crate::packet::Packet;
+use crate::packet::NO_HOP;
 use crate::time::SimTime;
 
 /// Streaming statistics of one flow.

@@ -11,9 +11,6 @@
 use crate::measure::histogram::Histogram;
 use crate::time::SimTime;
 
-/// Marker of a packet that is not in an observed hop.
-pub const NO_HOP: u32 = u32::MAX;
-
 /// One flow at one observed hop.
 #[derive(Clone, Debug, Default)]
 pub struct HopStats {

@@ -12,9 +12,9 @@
 //! created in the measured window count.
 
 use super::dq::{Budget, DqAccount};
-use crate::measure::hop_stats::NO_HOP;
 use crate::measure::FlowStats;
 use crate::packet::Packet;
+use crate::packet::NO_HOP;
 use crate::time::SimTime;
 
 /// An application as the ΔQ accounting sees it.
@@ -213,7 +213,7 @@ mod tests {
     use super::*;
 
     fn packet(flow: u32, created: u64) -> Packet {
-        let mut packet = crate::qdisc::testing::packet(0, 100, 0);
+        let mut packet = crate::packet::testing::packet(0, 100, 0);
         packet.flow = flow;
         packet.created = SimTime(created);
         packet

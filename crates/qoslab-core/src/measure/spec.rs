@@ -2,7 +2,7 @@
 //! the order in which applications should fail, where ΔQ is measured and over which
 //! intervals, the voice-quality analysis, the per-interval series and the packet capture.
 
-use crate::scenario::tagged::kind_enum;
+use crate::config::tagged::kind_enum;
 use crate::traffic::codec::Codec;
 use crate::units::{Duration, Percent};
 use schemars::JsonSchema;

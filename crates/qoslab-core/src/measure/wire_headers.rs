@@ -13,7 +13,7 @@
 //!   covers the header and the lengths only); a computed 0 is sent as 0xFFFF.
 //! * **TCP** (RFC 9293 §3.1): for a segment of a simulated connection its ports, the low 32
 //!   bits of its sequence and acknowledgement numbers (counted from an initial sequence
-//!   number of 0, see [`crate::tcp::segment`]), its flags, its window (at most 65 535, as
+//!   number of 0, see [`crate::packet::segment`]), its flags, its window (at most 65 535, as
 //!   no window scaling is modelled) and its SACK option (RFC 2018 §3, after two NOPs). For
 //!   open-loop traffic that says it is TCP: sequence number = the low 32 bits of the
 //!   packet id, acknowledgement 0, flags PSH and ACK, window 65 535. Checksum as for UDP.
@@ -161,9 +161,9 @@ fn write_icmp(packet: &Packet, out: &mut [u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qdisc::testing::packet;
-    use crate::tcp::sack::SackBlocks;
-    use crate::tcp::Segment;
+    use crate::packet::sack::SackBlocks;
+    use crate::packet::testing::packet;
+    use crate::packet::Segment;
 
     /// RFC 1071 §3's worked example: the words 0001 f203 f4f5 f6f7 sum to ddf2 (one's
     /// complement), so the checksum is 220d.
@@ -225,7 +225,7 @@ mod tests {
             seq: (1 << 32) + 1001,
             ack: 501,
             payload_bytes: 0,
-            flags: crate::tcp::segment::flags::ACK,
+            flags: crate::packet::segment::flags::ACK,
             window_bytes: 1 << 20,
             sack: SackBlocks::new(501, [(1501, 2001)]),
         });

@@ -13,14 +13,14 @@
 //! Bit stuffing on synchronous serial links is data-dependent and not modelled, as in
 //! Cisco's tables.
 
-use crate::scenario::scalar::{parse_scalar, Numbers};
+use crate::config::scalar::{parse_scalar, Numbers};
 use crate::units::parse_size_bytes;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use std::borrow::Cow;
 
 /// The framing a link's frames carry, as far as a packet capture needs it (the link-layer
-/// header written before each IP packet, [`crate::measure::pcap`]).
+/// header written before each IP packet, [`crate::net::pcap`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum L2Framing {
     /// Ethernet II (`ethernet`, `ethernet-wire`).

@@ -29,8 +29,8 @@
 //! the new size applies from the first packet fragmented after the fragments of the old
 //! size have all gone on the wire (a packet's fragments are all one size).
 
+use crate::config::error::{join_path, Issue};
 use crate::packet::{Fragment, Packet};
-use crate::scenario::error::{join_path, Issue};
 use crate::units::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -11,8 +11,8 @@
 //! The frame is lost after its transmission, on arrival at the far end, so it still used the
 //! wire. Each direction draws from its own seeded stream.
 
+use crate::config::tagged::nested;
 use crate::engine::Rng;
-use crate::scenario::tagged::nested;
 use crate::units::{parse_percent_ppm, Percent};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
@@ -147,7 +147,7 @@ mod tests {
     use super::*;
 
     fn spec(yaml: &str) -> Result<LossSpec, String> {
-        let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+        let (value, _) = crate::config::yaml::parse(yaml).unwrap();
         serde_json::from_value(value).map_err(|e| e.to_string())
     }
 

@@ -29,8 +29,8 @@
 //!   4868), `md5` 12 (HMAC-MD5-96, RFC 2403).
 //! * `custom`: the `overhead` given.
 
-use crate::packet::Packet;
-use crate::scenario::error::{join_path, Issue};
+use crate::config::error::{join_path, Issue};
+use crate::packet::{Encapsulated, Packet};
 use crate::time::SimTime;
 use crate::units::{Duration, Size};
 use schemars::JsonSchema;
@@ -238,15 +238,6 @@ impl Tunnel {
             ..packet
         }
     }
-}
-
-/// What an encapsulated packet keeps of itself while it travels with an outer header.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Encapsulated {
-    /// Bytes the outer header and trailer added.
-    pub overhead_bytes: u16,
-    /// The inner packet's DSCP.
-    pub inner_dscp: u8,
 }
 
 /// How one flow crosses a tunnel.

@@ -25,13 +25,13 @@
 //! minus the class time of a maximum-size packet. Cost: O(classes) per dequeue.
 
 use super::class_queue::ClassQueue;
-use super::ctx::QdiscCtx;
 use super::packet_queue::QueueLimit;
 use super::{Dequeue, Interface, Qdisc};
 use crate::aqm::RedSpec;
 use crate::classify::{Classifier, MatchSpec};
+use crate::config::error::{join_path, Issue};
+use crate::measure::QdiscCtx;
 use crate::packet::Packet;
-use crate::scenario::error::{join_path, Issue};
 use crate::time::{SimTime, NS_PER_S};
 use crate::units::{Duration, RateOrShare};
 use schemars::JsonSchema;
@@ -348,7 +348,7 @@ mod tests {
     const LINK: Interface = Interface { bandwidth_bps: 10_000_000, admission: true, random_seed: 1 };
 
     fn cbq(yaml: &str) -> Result<Cbq, Issue> {
-        let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+        let (value, _) = crate::config::yaml::parse(yaml).unwrap();
         Cbq::build(&serde_json::from_value(value).unwrap(), "c", LINK, &|_| None)
     }
 

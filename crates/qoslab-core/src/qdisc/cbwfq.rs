@@ -35,7 +35,6 @@
 //! `max_reserved` (75 % by default, IOS `max-reserved-bandwidth`) of the interface bandwidth
 //! (`qos-behaviour.md` A.5).
 
-use super::ctx::QdiscCtx;
 use super::packet_queue::QueueLimit;
 use super::scfq::Scfq;
 use super::shaper_credit::{ShapeSpec, ShaperCredit};
@@ -46,9 +45,10 @@ use crate::classify::{Classifier, MatchSpec};
 use crate::condition::marker::{Marker, SetSpec};
 use crate::condition::policer::{PoliceSpec, Policer, Verdict};
 use crate::condition::TokenBucket;
+use crate::config::error::{join_path, Issue};
 use crate::measure::DropReason;
+use crate::measure::QdiscCtx;
 use crate::packet::Packet;
-use crate::scenario::error::{join_path, Issue};
 use crate::time::SimTime;
 use crate::units::{Percent, RateOrShare, Size};
 use schemars::JsonSchema;
@@ -607,7 +607,7 @@ mod tests {
     const MBPS: Interface = Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1 };
 
     fn build(yaml: &str) -> Result<Cbwfq, Issue> {
-        let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+        let (value, _) = crate::config::yaml::parse(yaml).unwrap();
         let params: CbwfqParams = serde_json::from_value(value).unwrap();
         Cbwfq::build(&params, "p", MBPS, &|_| None)
     }

@@ -6,10 +6,10 @@
 //! dropped (with the reason) or ECN-marked — and tells the dropper about each departure so
 //! its average can decay over idle periods.
 
-use super::ctx::QdiscCtx;
 use super::packet_queue::{PacketQueue, QueueLimit};
 use crate::aqm::{Admission, Red};
 use crate::measure::DropReason;
+use crate::measure::QdiscCtx;
 use crate::packet::Packet;
 use crate::time::SimTime;
 
@@ -123,7 +123,7 @@ mod tests {
     fn the_dropper_sees_the_queue_and_its_departures() {
         // Classic RED with thresholds 1..2 and weight 1/2: the queue of 3 pushes the
         // average past the maximum, so the fourth arrival is a forced drop, not a tail drop.
-        let (value, _) = crate::scenario::yaml::parse(
+        let (value, _) = crate::config::yaml::parse(
             "{based_on: none, min: 1, max: 2, denominator: 1, exponential_weighting_constant: 1}",
         )
         .unwrap();

@@ -56,13 +56,13 @@
 //! per dequeue, including with `carry_over`, where rounds in which every backlogged queue
 //! would sit out are settled in one step.
 
-use super::ctx::QdiscCtx;
 use super::packet_queue::{PacketQueue, QueueLimit};
 use super::{Dequeue, Qdisc};
 use crate::classify::{Classifier, MatchSpec};
+use crate::config::error::{join_path, Issue};
 use crate::measure::DropReason;
+use crate::measure::QdiscCtx;
 use crate::packet::Packet;
-use crate::scenario::error::{join_path, Issue};
 use crate::units::Size;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -381,7 +381,7 @@ mod tests {
     use crate::qdisc::testing::{harness, packet};
 
     fn params(yaml: &str) -> CustomParams {
-        let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+        let (value, _) = crate::config::yaml::parse(yaml).unwrap();
         serde_json::from_value(value).unwrap()
     }
 

@@ -24,13 +24,13 @@
 //! quanta are allowed and cost a few extra rounds.
 
 use super::class_queue::ClassQueue;
-use super::ctx::QdiscCtx;
 use super::packet_queue::QueueLimit;
 use super::{Dequeue, Interface, Qdisc};
 use crate::aqm::RedSpec;
 use crate::classify::{Classifier, MatchSpec};
+use crate::config::error::{join_path, Issue};
+use crate::measure::QdiscCtx;
 use crate::packet::Packet;
-use crate::scenario::error::{join_path, Issue};
 use crate::units::Size;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -223,7 +223,7 @@ mod tests {
     const IFACE: Interface = Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1 };
 
     fn build(yaml: &str) -> Result<Drr, Issue> {
-        let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+        let (value, _) = crate::config::yaml::parse(yaml).unwrap();
         let params: DrrParams = serde_json::from_value(value).unwrap();
         Drr::build(&params, "p", IFACE, &|_| None)
     }

@@ -8,12 +8,12 @@
 //! per packet.
 
 use super::class_queue::ClassQueue;
-use super::ctx::QdiscCtx;
 use super::packet_queue::QueueLimit;
 use super::{Dequeue, Interface, Qdisc};
 use crate::aqm::RedSpec;
+use crate::config::error::Issue;
+use crate::measure::QdiscCtx;
 use crate::packet::Packet;
-use crate::scenario::error::Issue;
 use schemars::JsonSchema;
 use serde::Deserialize;
 

@@ -52,13 +52,13 @@
 //! live in a pool allocated once at build time (`limit` + 1 slots) and linked per bucket,
 //! so the hot path never allocates.
 
-use super::ctx::QdiscCtx;
 use super::packet_queue::RESERVED_PACKETS;
 use super::wfq::conversation_hash;
 use super::{Dequeue, Interface, Qdisc};
+use crate::config::error::{join_path, Issue};
 use crate::measure::DropReason;
+use crate::measure::QdiscCtx;
 use crate::packet::{Packet, CE};
-use crate::scenario::error::{join_path, Issue};
 use crate::time::{SimTime, NS_PER_MS};
 use crate::units::{Duration, Size};
 use schemars::JsonSchema;
@@ -255,7 +255,7 @@ impl FqCodel {
             dscp: 0,
             ecn: 0,
             counted: false,
-            hop_slot: crate::measure::hop_stats::NO_HOP,
+            hop_slot: crate::packet::NO_HOP,
             hop_in: SimTime::ZERO,
             segment: None,
             fragment: crate::packet::Fragment::Whole,
@@ -523,7 +523,7 @@ mod tests {
     const IFACE: Interface = Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1 };
 
     fn build(yaml: &str) -> Result<FqCodel, Issue> {
-        let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+        let (value, _) = crate::config::yaml::parse(yaml).unwrap();
         let params: FqCodelParams = serde_json::from_value(value).unwrap();
         FqCodel::build(&params, "p", IFACE, &|_| None)
     }

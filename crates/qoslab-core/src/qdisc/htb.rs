@@ -53,13 +53,13 @@
 //! packet: O(leaves × depth) for the selection.
 
 use super::class_queue::ClassQueue;
-use super::ctx::QdiscCtx;
 use super::packet_queue::QueueLimit;
 use super::{Dequeue, Interface, Qdisc};
 use crate::aqm::RedSpec;
 use crate::classify::{Classifier, MatchSpec};
+use crate::config::error::{join_path, Issue};
+use crate::measure::QdiscCtx;
 use crate::packet::Packet;
-use crate::scenario::error::{join_path, Issue};
 use crate::time::{SimTime, NS_PER_S};
 use crate::units::{RateOrShare, Size};
 use schemars::JsonSchema;
@@ -531,7 +531,7 @@ mod tests {
     const IFACE: Interface = Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1 };
 
     fn build(yaml: &str) -> Result<Htb, Issue> {
-        let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+        let (value, _) = crate::config::yaml::parse(yaml).unwrap();
         let params: HtbParams = serde_json::from_value(value).unwrap();
         Htb::build(&params, "p", IFACE, &|_| None)
     }

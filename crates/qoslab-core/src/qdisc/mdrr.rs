@@ -15,13 +15,13 @@
 //! Cost: O(1) per packet.
 
 use super::class_queue::ClassQueue;
-use super::ctx::QdiscCtx;
 use super::packet_queue::QueueLimit;
 use super::{Dequeue, Interface, Qdisc};
 use crate::aqm::RedSpec;
 use crate::classify::{Classifier, MatchSpec};
+use crate::config::error::{join_path, Issue};
+use crate::measure::QdiscCtx;
 use crate::packet::Packet;
-use crate::scenario::error::{join_path, Issue};
 use crate::time::SimTime;
 use crate::units::Size;
 use schemars::JsonSchema;
@@ -377,7 +377,7 @@ mod tests {
     const LINK: Interface = Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1 };
 
     fn mdrr(yaml: &str) -> Mdrr {
-        let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+        let (value, _) = crate::config::yaml::parse(yaml).unwrap();
         Mdrr::build(&serde_json::from_value(value).unwrap(), "m", LINK, &|_| None).unwrap()
     }
 
@@ -445,7 +445,7 @@ mod tests {
     #[test]
     fn configuration_errors() {
         let error = |yaml: &str| {
-            let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+            let (value, _) = crate::config::yaml::parse(yaml).unwrap();
             Mdrr::build(&serde_json::from_value(value).unwrap(), "m", LINK, &|_| None).err().unwrap().key_path
         };
         assert_eq!(error("{queues: []}"), "m.queues");

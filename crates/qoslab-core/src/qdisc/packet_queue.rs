@@ -1,8 +1,8 @@
 //! A bounded FIFO of packets, the building block of every discipline's queues, and the
 //! limit it enforces.
 
+use crate::config::scalar::{parse_scalar, Numbers};
 use crate::packet::Packet;
-use crate::scenario::scalar::{parse_scalar, Numbers};
 use crate::units::parse_size_bytes;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};

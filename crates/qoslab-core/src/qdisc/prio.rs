@@ -8,13 +8,13 @@
 //! normal (the limits are the widely reproduced defaults; the Cisco table itself was not
 //! retrieved, hence a preset rather than a constant). Cost: O(bands) per dequeue.
 
-use super::ctx::QdiscCtx;
 use super::packet_queue::{PacketQueue, QueueLimit};
 use super::{Dequeue, Qdisc};
 use crate::classify::{Classifier, MatchSpec};
+use crate::config::error::{join_path, Issue};
 use crate::measure::DropReason;
+use crate::measure::QdiscCtx;
 use crate::packet::Packet;
-use crate::scenario::error::{join_path, Issue};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -194,7 +194,7 @@ mod tests {
 
     fn ios(rules: &str) -> Prio {
         let yaml = format!("{{preset: ios, classify: {rules}}}");
-        let (value, _) = crate::scenario::yaml::parse(&yaml).unwrap();
+        let (value, _) = crate::config::yaml::parse(&yaml).unwrap();
         let params: PrioParams = serde_json::from_value(value).unwrap();
         Prio::build(&params, "p", &|_| None).unwrap()
     }
@@ -233,7 +233,7 @@ mod tests {
     #[test]
     fn configuration_errors() {
         let build = |yaml: &str| {
-            let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+            let (value, _) = crate::config::yaml::parse(yaml).unwrap();
             let params: PrioParams = serde_json::from_value(value).unwrap();
             Prio::build(&params, "p", &|_| None).unwrap_err()
         };

@@ -23,7 +23,7 @@
 //! it leaves, to spend its credit ([`ShaperCredit::take`]). Cost: O(1).
 
 use crate::condition::TokenBucket;
-use crate::scenario::error::{join_path, Issue};
+use crate::config::error::{join_path, Issue};
 use crate::time::{SimTime, NS_PER_MS, NS_PER_S};
 use crate::units::{RateOrShare, Size};
 use schemars::JsonSchema;
@@ -203,7 +203,7 @@ mod tests {
     use super::*;
 
     fn credit(yaml: &str) -> Result<ShaperCredit, Issue> {
-        let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+        let (value, _) = crate::config::yaml::parse(yaml).unwrap();
         ShaperCredit::build(&serde_json::from_value(value).unwrap(), "s", 1_000_000)
     }
 

@@ -29,13 +29,13 @@
 //! (`overlimit`), because only the child knows its class before then. Cost per packet:
 //! O(1) on top of the child's.
 
-use super::ctx::QdiscCtx;
 use super::packet_queue::{PacketQueue, QueueLimit};
 use super::shaper_credit::{ShapeMode, ShapeSpec, ShaperCredit};
 use super::{AnyQdisc, Dequeue, Interface, PolicySpec, Qdisc};
+use crate::config::error::{join_path, Issue};
 use crate::measure::DropReason;
+use crate::measure::QdiscCtx;
 use crate::packet::Packet;
-use crate::scenario::error::{join_path, Issue};
 use crate::units::{RateOrShare, Size};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -231,7 +231,7 @@ mod tests {
     const AF21: u8 = 18;
 
     fn build(yaml: &str, interface: Interface) -> Result<Tbf, Issue> {
-        let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+        let (value, _) = crate::config::yaml::parse(yaml).unwrap();
         Tbf::build(&serde_json::from_value(value).unwrap(), "s", interface, &|_| None)
     }
 

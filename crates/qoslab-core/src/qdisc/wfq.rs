@@ -18,12 +18,12 @@
 //! Vegesna and Odom for the SN rule). The hash function is not published; this one is
 //! FNV-1a over the key, deterministic across runs.
 
-use super::ctx::QdiscCtx;
 use super::scfq::Scfq;
 use super::{Dequeue, Qdisc};
+use crate::config::error::{join_path, Issue};
 use crate::measure::DropReason;
+use crate::measure::QdiscCtx;
 use crate::packet::Packet;
-use crate::scenario::error::{join_path, Issue};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -205,7 +205,7 @@ mod tests {
     use crate::qdisc::testing::{harness, packet};
 
     fn wfq(yaml: &str) -> Wfq {
-        let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+        let (value, _) = crate::config::yaml::parse(yaml).unwrap();
         Wfq::build(&serde_json::from_value(value).unwrap(), "w").unwrap()
     }
 
@@ -293,7 +293,7 @@ mod tests {
     #[test]
     fn configuration_errors() {
         let err = |yaml: &str| {
-            let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+            let (value, _) = crate::config::yaml::parse(yaml).unwrap();
             Wfq::build(&serde_json::from_value(value).unwrap(), "w").unwrap_err().key_path
         };
         assert_eq!(err("{dynamic_queues: 100}"), "w.dynamic_queues");

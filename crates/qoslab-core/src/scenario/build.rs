@@ -7,12 +7,12 @@ use super::build_measure::{attach_series, attach_voice, build_quality, capture_p
 use super::build_reconfig::{plan, resolve_policy, Timeline};
 use super::build_trace::trace_setup;
 use super::build_tunnels::{build_tunnels, crossing, path_mtu_bytes};
-use super::error::{join_path, Issue};
 use super::limits::{check_structures, Limits, Workload};
 use super::spec::{NodeKind, RateChangeSpec, ScenarioSpec};
-use super::suggest::nearest;
 use crate::classify::matcher::{format_ipv4, parse_ipv4};
 use crate::condition::{Conditioner, ConditionerSpec};
+use crate::config::error::{join_path, Issue};
+use crate::config::suggest::nearest;
 use crate::engine::Rng;
 use crate::measure::hop_stats::HopStats;
 use crate::measure::trace::Trace;
@@ -26,6 +26,7 @@ use crate::net::tunnel::Tunnels;
 use crate::net::Node;
 use crate::packet::{protocol, Packet, ECT_0};
 use crate::qdisc::{Interface, PolicySpec};
+use crate::scenario::flow_spec::FlowSpec;
 use crate::sim::{AppSetup, Echo, FlowInfo, RunIdentity, RunInfo, Simulation};
 use crate::tcp::TcpStack;
 use crate::time::{SimTime, NS_PER_S};
@@ -33,7 +34,7 @@ use crate::traffic::pattern::PatternEnv;
 use crate::traffic::source::{DEFAULT_DST_PORT, DEFAULT_SRC_PORT_BASE};
 use crate::traffic::trace::read_rows;
 use crate::traffic::Source;
-use crate::traffic::{FlowSpec, Period, Phase};
+use crate::traffic::{Period, Phase};
 use crate::units::Rate;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -474,7 +475,7 @@ pub fn build(
             dscp: flow.dscp.map_or(0, |d| d.0),
             ecn: if flow.ecn { ECT_0 } else { 0 },
             counted: false,
-            hop_slot: crate::measure::hop_stats::NO_HOP,
+            hop_slot: crate::packet::NO_HOP,
             hop_in: SimTime::ZERO,
             segment: None,
             fragment: crate::packet::Fragment::Whole,

@@ -2,21 +2,21 @@
 //! flow rows (the flow's name for what `from` sends, `.reverse` for what `to` sends back),
 //! and the users' first start times.
 
-use super::error::Issue;
 use crate::app::bulk::{BulkApp, BulkParams};
 use crate::app::ptt::{PttApp, DEFAULT_SIGNALLING_PORT};
 use crate::app::request_response::{RequestResponseApp, RequestResponseParams};
-use crate::app::size_dist::SizeDist;
 use crate::app::{App, AppSpec};
+use crate::config::error::Issue;
 use crate::engine::Rng;
 use crate::measure::FlowStats;
 use crate::net::port::PortConfig;
+use crate::packet::segment::HEADER_BYTES;
 use crate::packet::{protocol, Packet};
+use crate::scenario::flow_spec::FlowSpec;
 use crate::sim::{AppInfo, AppSetup, FlowInfo, RunInfo, VoiceOut};
-use crate::tcp::segment::HEADER_BYTES;
 use crate::time::SimTime;
 use crate::traffic::pattern::{PatternEnv, PatternSpec};
-use crate::traffic::FlowSpec;
+use crate::traffic::size_dist::SizeDist;
 use std::path::Path;
 
 /// What [`add_app`] needs to know about a flow that runs an application.

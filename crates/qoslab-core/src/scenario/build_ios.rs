@@ -3,9 +3,9 @@
 //! ([`crate::ios`]), and its settings become the interface's output and input policies,
 //! QoS bandwidth, hold queue, transmit ring and fragmentation — as if written in YAML.
 
-use super::error::{join_path, Issue};
 use super::spec::{InterfaceSpec, IosSpec, ScenarioSpec};
 use crate::condition::ConditionerSpec;
+use crate::config::error::{join_path, Issue};
 use crate::ios::{parse, read_config, resolve, Severity};
 use crate::net::lfi::LfiSpec;
 use crate::qdisc::PolicySpec;

@@ -2,23 +2,23 @@
 //! voice-quality state of voice flows, the per-interval series and the packet capture.
 
 use super::build::belongs;
-use super::error::Issue;
+use crate::config::error::Issue;
 use crate::measure::class_series::ClassSeries;
 use crate::measure::dq::Budget;
 use crate::measure::emodel::{codec_impairment, CodecImpairment};
-use crate::measure::hop_stats::NO_HOP;
-use crate::measure::pcap::{CapturePlan, DEFAULT_SNAP_BYTES, MAX_SNAP_BYTES};
 use crate::measure::playout::PlayoutPolicy;
 use crate::measure::quality::{Application, Point, Quality};
-use crate::measure::results_quality::{ALL, QUALITY};
 use crate::measure::series::Series;
 use crate::measure::spec::{LimitsSpec, MeasureSpec, PlayoutSpec, END_TO_END};
 use crate::measure::voice::{VoiceSetup, VoiceStats};
 use crate::measure::FlowStats;
+use crate::net::pcap::{CapturePlan, DEFAULT_SNAP_BYTES, MAX_SNAP_BYTES};
 use crate::net::port::{Port, PortConfig};
+use crate::packet::NO_HOP;
+use crate::report::results_quality::{ALL, QUALITY};
+use crate::scenario::flow_spec::FlowSpec;
 use crate::sim::FlowInfo;
 use crate::traffic::codec::Codec;
-use crate::traffic::FlowSpec;
 use crate::units::Duration;
 
 /// Default ΔQ interval, ns (the ad-hoc report's 0.25 s).

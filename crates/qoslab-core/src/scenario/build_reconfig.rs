@@ -12,8 +12,8 @@
 //!   no longer fits, it is withdrawn and the interface falls back to FIFO, and a later
 //!   change that lets it fit reinstates it.
 
-use super::error::{join_path, Issue};
 use super::spec::{InterfaceChangeSpec, PolicyRef};
+use crate::config::error::{join_path, Issue};
 use crate::net::reconfiguration::PortChange;
 use crate::qdisc::{AnyQdisc, PolicySpec};
 use crate::time::SimTime;

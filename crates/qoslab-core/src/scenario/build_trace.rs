@@ -2,29 +2,12 @@
 //! against the scenario's names.
 
 use super::build::belongs;
-use super::error::Issue;
+use crate::config::error::Issue;
 use crate::measure::spec::{TraceSpec, END_TO_END};
-use crate::measure::trace::{TraceSetup, CHUNK_ROWS};
+use crate::measure::trace::TraceSetup;
 use crate::net::port::Port;
-use crate::qdisc::Qdisc;
-use crate::sim::FlowInfo;
-use crate::traffic::FlowSpec;
-
-/// Rows a trace records unless `measure.trace.max_rows` says otherwise.
-pub const DEFAULT_MAX_ROWS: u64 = 10_000_000;
-
-/// A trace of every flow at every port, with deliveries, up to the default row count.
-pub(crate) fn everything(ports: &[Port], flows: &[FlowInfo]) -> TraceSetup {
-    TraceSetup {
-        ports: vec![true; ports.len()],
-        port_nodes: ports.iter().map(|p| p.config.node).collect(),
-        port_classes: ports.iter().map(|p| p.qdisc.class_names()).collect(),
-        flows: vec![true; flows.len()],
-        deliveries: true,
-        max_rows: DEFAULT_MAX_ROWS,
-        chunk_rows: CHUNK_ROWS,
-    }
-}
+use crate::scenario::flow_spec::FlowSpec;
+use crate::sim::{trace_of_everything, FlowInfo};
 
 /// The trace `spec` asks for.
 pub(crate) fn trace_setup(
@@ -33,7 +16,7 @@ pub(crate) fn trace_setup(
     flows: &[FlowInfo],
     traffic: &[FlowSpec],
 ) -> Result<TraceSetup, Issue> {
-    let mut setup = everything(ports, flows);
+    let mut setup = trace_of_everything(ports, flows);
     if let Some(max_rows) = spec.max_rows {
         if max_rows == 0 {
             return Err(Issue::at("measure.trace.max_rows", "must be greater than zero")

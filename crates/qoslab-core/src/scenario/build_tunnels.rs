@@ -5,7 +5,7 @@
 //! end it reaches first and leaves at the other. A path may cross one tunnel at most.
 
 use super::build::belongs;
-use super::error::Issue;
+use crate::config::error::Issue;
 use crate::net::port::PortConfig;
 use crate::net::tunnel::{FlowTunnel, Tunnel, TunnelSpec};
 

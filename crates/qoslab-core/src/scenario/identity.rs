@@ -9,8 +9,8 @@
 //! unchanged; a changed value or a changed file changes it. Two runs with the same hash and
 //! the same qoslab version give the same results.
 
-use super::error::Issue;
-use crate::user_file;
+use crate::config::error::Issue;
+use crate::config::user_file;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::path::PathBuf;

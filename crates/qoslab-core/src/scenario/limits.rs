@@ -18,8 +18,8 @@
 //! (enqueue and dequeue, end of transmission, arrival); the estimate is compared with
 //! [`Limits::max_events`].
 
-use super::error::Issue;
 use super::spec::ScenarioSpec;
+use crate::config::error::Issue;
 use crate::measure::histogram::HISTOGRAM_BYTES;
 use crate::measure::FlowStats;
 use crate::packet::Packet;

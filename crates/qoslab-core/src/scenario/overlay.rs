@@ -3,7 +3,7 @@
 //! can only change one value at a time.
 //!
 //! Every path of an overlay names a place in the scenario as written (list entries by index
-//! or by their `name`, see [`super::key_path`]), so the changes do not depend on each
+//! or by their `name`, see [`crate::config::key_path`]), so the changes do not depend on each
 //! other's order: what is replaced and what is removed must not overlap, and additions go
 //! into what neither touches. The overlay is then applied as replacements, removals, and
 //! additions last (appended after a list's last remaining entry, new keys in a mapping), so
@@ -13,9 +13,9 @@
 //! the place it came from — a path of the file as written, or the overlay entry that wrote
 //! it — so that any later error is placed where its cause was written.
 
-use super::error::Issue;
-use super::key_path::{at_or_below, list_position, push, render, segments, steps, Step};
-use super::suggest::nearest;
+use crate::config::error::Issue;
+use crate::config::key_path::{at_or_below, list_position, push, render, segments, steps, Step};
+use crate::config::suggest::nearest;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -396,7 +396,7 @@ mod tests {
     use serde_json::json;
 
     fn overlay(yaml: &str) -> VariantSpec {
-        serde_json::from_value(super::super::yaml::parse(yaml).unwrap().0).unwrap()
+        serde_json::from_value(crate::config::yaml::parse(yaml).unwrap().0).unwrap()
     }
 
     fn scenario() -> Value {

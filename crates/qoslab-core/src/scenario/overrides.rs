@@ -6,9 +6,9 @@
 //! `EF`, `true` and `{kind: fifo}` all mean what they would in the file. A missing final
 //! key is created; a missing intermediate mapping is created too.
 
-use super::error::Issue;
-use super::key_path::{list_position, segments};
-use super::yaml;
+use crate::config::error::Issue;
+use crate::config::key_path::{list_position, segments};
+use crate::config::yaml;
 use serde_json::{Map, Value};
 
 /// One `key.path=value` change.

@@ -12,8 +12,10 @@ use crate::net::l2::L2Overhead;
 use crate::net::lfi::LfiSpec;
 use crate::net::link_loss::LossSpec;
 use crate::net::tunnel::TunnelSpec;
+pub use crate::net::NodeKind;
 use crate::qdisc::PolicySpec;
-use crate::traffic::{FlowSpec, Phase};
+use crate::scenario::flow_spec::FlowSpec;
+use crate::traffic::Phase;
 use crate::units::{Duration, Rate, Size};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -72,16 +74,6 @@ pub struct RunSpec {
     /// Inter-arrival deviations above this are silences, not jitter (default 1 s, as the
     /// LMR VoIP thesis' analysis script).
     pub jitter_gap_threshold: Option<Duration>,
-}
-
-/// What a node is.
-#[derive(Copy, Clone, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum NodeKind {
-    /// An end system: sends and receives, never forwards.
-    Host,
-    /// Forwards packets between its links.
-    Router,
 }
 
 /// A node.
@@ -247,7 +239,7 @@ impl TryFrom<serde_json::Value> for InterfaceSpec {
                  interfaces are written `interfaces: {{NODE: {{NEIGHBOUR: {{output: POLICY}}}}}}`"
             ));
         }
-        crate::scenario::tagged::nested::<InterfaceFields>(value).map(|f| InterfaceSpec {
+        crate::config::tagged::nested::<InterfaceFields>(value).map(|f| InterfaceSpec {
             output: f.output,
             tx_ring: f.tx_ring,
             bandwidth: f.bandwidth,
@@ -275,9 +267,9 @@ impl<'de> Deserialize<'de> for PolicyRef {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         match serde_json::Value::deserialize(d)? {
             serde_json::Value::String(name) => Ok(PolicyRef::Named(name)),
-            other => crate::scenario::tagged::nested(other)
-                .map(PolicyRef::Inline)
-                .map_err(serde::de::Error::custom),
+            other => {
+                crate::config::tagged::nested(other).map(PolicyRef::Inline).map_err(serde::de::Error::custom)
+            }
         }
     }
 }

@@ -3,10 +3,10 @@
 //! it, and [`SweepPlan`] hands it to the program that makes the runs, with the place each
 //! value was written so that an error in a run names it.
 
-use super::error::Issue;
-use super::key_path::segments;
 use super::overlay::{VariantSpec, BASE};
-use super::yaml::{to_flow_text, PositionIndex};
+use crate::config::error::Issue;
+use crate::config::key_path::segments;
+use crate::config::yaml::{to_flow_text, PositionIndex};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

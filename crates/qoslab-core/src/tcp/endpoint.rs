@@ -9,8 +9,8 @@
 //! as one next deadline.
 
 use super::receiver::{AckNeed, Receiver};
-use super::segment::{flags, Segment};
 use super::sender::{Ack, Outgoing, Sender};
+use crate::packet::segment::{flags, Segment};
 use crate::time::SimTime;
 
 /// One end of a connection.

@@ -11,8 +11,8 @@
 //! 40 ms, Linux's minimum) expires, whichever comes first. With delayed ACKs off every
 //! segment is acknowledged at once.
 
-use super::sack::SackBlocks;
-use super::segment::{flags, Segment};
+use crate::packet::sack::SackBlocks;
+use crate::packet::segment::{flags, Segment};
 use crate::time::SimTime;
 
 /// Delayed-ACK settings.

@@ -47,9 +47,9 @@
 
 use super::congestion::{Congestion, CongestionControl};
 use super::rtt::RttEstimator;
-use super::sack::SackBlocks;
 use super::scoreboard::{Scoreboard, DUP_THRESH};
-use super::segment::flags;
+use crate::packet::sack::SackBlocks;
+use crate::packet::segment::flags;
 use crate::time::SimTime;
 
 /// Counters of one sending half.

@@ -11,8 +11,8 @@
 use super::congestion::CongestionControl;
 use super::endpoint::Endpoint;
 use super::receiver::{DelayedAck, Receiver};
-use super::segment::Segment;
 use super::sender::Sender;
+use crate::packet::segment::Segment;
 use crate::packet::Packet;
 use crate::time::SimTime;
 

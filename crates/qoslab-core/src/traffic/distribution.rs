@@ -5,8 +5,8 @@
 //! mean 10 s on, 20 s off). Draws are whole nanoseconds: uniform over the integers in
 //! [min, max], exponential by inversion rounded to the nearest nanosecond.
 
+use crate::config::tagged::nested;
 use crate::engine::Rng;
-use crate::scenario::tagged::nested;
 use crate::units::{parse_duration_ns, Duration};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
@@ -93,7 +93,7 @@ mod tests {
     use super::*;
 
     fn parse(yaml: &str) -> Result<DurationDist, String> {
-        let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+        let (value, _) = crate::config::yaml::parse(yaml).unwrap();
         serde_json::from_value(value).map_err(|e| e.to_string())
     }
 

@@ -27,9 +27,9 @@ use super::ramp::{RampClock, RampParams};
 use super::trace::{Trace, TraceCursor, TraceParams};
 use super::video::{VideoClock, VideoParams, DEFAULT_VIDEO_HEADER_BYTES, DEFAULT_VIDEO_PACKET_BYTES};
 
+use crate::config::error::{join_path, Issue};
+use crate::config::tagged::kind_enum;
 use crate::engine::Rng;
-use crate::scenario::error::{join_path, Issue};
-use crate::scenario::tagged::kind_enum;
 use crate::time::{SimTime, NS_PER_S};
 use crate::units::{Duration, RateOrShare, Size};
 use schemars::JsonSchema;

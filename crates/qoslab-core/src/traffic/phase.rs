@@ -21,8 +21,8 @@
 //! ON-OFF with random lengths), that replay recorded times (traces), rise in steps (ramps)
 //! or never repeat (a single alarm or burst) have none, and a `phase` on them is refused.
 
+use crate::config::scalar::{parse_scalar, Numbers};
 use crate::engine::Rng;
-use crate::scenario::scalar::{parse_scalar, Numbers};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use std::borrow::Cow;
@@ -100,7 +100,7 @@ mod tests {
     use super::*;
 
     fn phase(yaml: &str) -> Result<Phase, String> {
-        let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+        let (value, _) = crate::config::yaml::parse(yaml).unwrap();
         serde_json::from_value(value).map_err(|e| e.to_string())
     }
 

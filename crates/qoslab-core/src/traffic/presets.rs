@@ -12,7 +12,7 @@
 
 use super::pattern::{cbr_clock, check_size, Generator, OnOffState, Pattern};
 use super::phase::Period;
-use crate::scenario::error::{join_path, Issue};
+use crate::config::error::{join_path, Issue};
 use crate::time::NS_PER_S;
 use crate::units::{Duration, RateOrShare, Size};
 use schemars::JsonSchema;

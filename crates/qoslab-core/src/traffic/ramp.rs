@@ -9,8 +9,8 @@
 //! pause, so the step times never drift.
 
 use super::distribution::DurationDist;
+use crate::config::error::{join_path, Issue};
 use crate::engine::Rng;
-use crate::scenario::error::{join_path, Issue};
 use crate::time::{SimTime, NS_PER_S};
 use crate::units::{Duration, Rate, Size};
 use schemars::JsonSchema;
@@ -138,7 +138,7 @@ mod tests {
     use super::*;
 
     fn ramp(yaml: &str) -> Result<RampClock, Issue> {
-        let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+        let (value, _) = crate::config::yaml::parse(yaml).unwrap();
         let params: RampParams = serde_json::from_value(value).unwrap();
         RampClock::build(&params, params.size.0 as u32, "p")
     }

@@ -10,10 +10,10 @@
 //! period later, the period being the last row's time plus the mean gap between rows; without
 //! it the flow falls silent after the last row.
 
-use crate::scenario::error::{join_path, Issue};
+use crate::config::error::{join_path, Issue};
+use crate::config::user_file;
 use crate::time::SimTime;
 use crate::units::Size;
-use crate::user_file;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::io::{BufRead, BufReader, Read};

@@ -10,10 +10,10 @@
 //! [`super::frames`]. The frame-rate steps happen at fixed times: the report's camera
 //! lowers its rate as loss rises, a feedback loop not modelled.
 
-use crate::app::size_dist::SizeDist;
+use crate::config::error::{join_path, Issue};
 use crate::engine::Rng;
-use crate::scenario::error::{join_path, Issue};
 use crate::time::{SimTime, NS_PER_S};
+use crate::traffic::size_dist::SizeDist;
 use crate::units::{Duration, Rate, Size};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -166,7 +166,7 @@ mod tests {
     use super::*;
 
     fn clock(yaml: &str) -> VideoClock {
-        let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+        let (value, _) = crate::config::yaml::parse(yaml).unwrap();
         let params: VideoParams = serde_json::from_value(value).unwrap();
         VideoClock::build(&params, "p").unwrap().0
     }
@@ -202,7 +202,7 @@ mod tests {
     #[test]
     fn errors_name_the_key() {
         let build = |yaml: &str| {
-            let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+            let (value, _) = crate::config::yaml::parse(yaml).unwrap();
             let params: VideoParams = serde_json::from_value(value).unwrap();
             VideoClock::build(&params, "p").expect_err("refused").key_path
         };

@@ -7,7 +7,7 @@
 //! A share resolves to ⌊reference × share⌋ bit/s, rounded down.
 
 use super::{parse_percent_ppm, parse_rate_bps};
-use crate::scenario::scalar::{parse_scalar, Numbers};
+use crate::config::scalar::{parse_scalar, Numbers};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use std::borrow::Cow;

@@ -16,6 +16,7 @@ mod example;
 mod fuzz_properties;
 mod hops;
 mod ios;
+mod layers;
 mod lfi;
 mod limits;
 mod linux_qdiscs;

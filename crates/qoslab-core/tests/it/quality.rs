@@ -3,7 +3,7 @@
 
 use crate::common::{flow, run_yaml, two_hosts};
 use qoslab_core::measure::emodel::{call_inputs, codec_impairment, rating};
-use qoslab_core::measure::results_quality::ContractRecord;
+use qoslab_core::report::results_quality::ContractRecord;
 use qoslab_core::traffic::codec::Codec;
 use qoslab_core::Results;
 

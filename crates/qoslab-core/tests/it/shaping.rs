@@ -32,7 +32,7 @@ fn long_run_rate_is_the_shaping_rate() {
 fn class<'a>(
     results: &'a qoslab_core::Results,
     class: &str,
-) -> &'a qoslab_core::measure::results::ClassRecord {
+) -> &'a qoslab_core::report::results::ClassRecord {
     results
         .classes
         .iter()

@@ -82,7 +82,7 @@ fn probe(src_port: u16, dst_port: u16) -> Packet {
         dscp: 0,
         ecn: 0,
         counted: true,
-        hop_slot: qoslab_core::measure::hop_stats::NO_HOP,
+        hop_slot: qoslab_core::packet::NO_HOP,
         hop_in: SimTime::ZERO,
         segment: None,
         fragment: qoslab_core::packet::Fragment::Whole,

@@ -40,7 +40,7 @@
 //! rest would be zeros); their original length stays the whole frame's. Frames are built in
 //! one buffer reused for every record and written through a buffered writer.
 
-use super::wire_headers::{write_headers, MAX_HEADER_BYTES};
+use crate::measure::wire_headers::{write_headers, MAX_HEADER_BYTES};
 use crate::net::l2::L2Framing;
 use crate::net::lfi::{Lfi, LONG_SEQUENCE_HEADER_BYTES};
 use crate::packet::{Fragment, Packet};
@@ -332,7 +332,7 @@ pub fn file_name(port: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qdisc::testing::packet;
+    use crate::packet::testing::packet;
 
     #[test]
     fn file_and_record_headers() {

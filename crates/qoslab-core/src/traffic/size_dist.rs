@@ -6,8 +6,8 @@
 //! counts Bernoulli trials with success probability 1/m up to the first success,
 //! `⌈ln(1 − U) / ln(1 − 1/m)⌉`, both by inversion of one uniform draw U.
 
+use crate::config::tagged::nested;
 use crate::engine::Rng;
-use crate::scenario::tagged::nested;
 use crate::units::{parse_size_bytes, Size};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
@@ -96,7 +96,7 @@ mod tests {
     use super::*;
 
     fn parse(yaml: &str) -> Result<SizeDist, String> {
-        let (value, _) = crate::scenario::yaml::parse(yaml).unwrap();
+        let (value, _) = crate::config::yaml::parse(yaml).unwrap();
         serde_json::from_value(value).map_err(|e| e.to_string())
     }
 

@@ -91,7 +91,7 @@ mod tests {
     /// A packet that carries no segment pays nothing for the possibility.
     #[test]
     fn an_absent_segment_costs_no_space() {
-        use crate::tcp::Segment;
+        use crate::packet::Segment;
         assert_eq!(std::mem::size_of::<Option<Segment>>(), std::mem::size_of::<Segment>());
     }
 }

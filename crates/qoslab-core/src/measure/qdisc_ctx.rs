@@ -12,7 +12,6 @@
 //! and counts it with [`QdiscCtx::dequeued`]. So every packet a discipline holds, its
 //! own or one taken from a child, is in exactly one class backlog.
 
-use super::Dequeue;
 use crate::measure::trace::{Row, TraceEvent, NONE};
 use crate::measure::{DropReason, Observers, QueueStats};
 use crate::packet::Packet;
@@ -100,7 +99,7 @@ impl<'a> QdiscCtx<'a> {
     /// backlog until the parent counts it with [`QdiscCtx::dequeued`] as it really leaves.
     /// Returns the child's answer and, with a packet, its class. Drops inside the child are
     /// counted as usual. Nests: a held child may itself hold a packet of its own child.
-    pub fn dequeue_held(&mut self, dequeue: impl FnOnce(&mut Self) -> Dequeue) -> (Dequeue, Option<usize>) {
+    pub fn dequeue_held<T>(&mut self, dequeue: impl FnOnce(&mut Self) -> T) -> (T, Option<usize>) {
         let outer = std::mem::replace(&mut self.holding, true);
         self.held_class = None;
         let answer = dequeue(self);

@@ -1,5 +1,5 @@
 //! The delay distribution of every flow: its one-way delay at fixed quantiles, read from the
-//! delay histogram the flow keeps ([`super::histogram`]) in one pass.
+//! delay histogram the flow keeps ([`crate::measure::histogram`]) in one pass.
 //!
 //! A quantile q is the nearest-rank one (the value of rank ⌈q·n⌉ of the n delays, definition 1
 //! of Hyndman and Fan, "Sample quantiles in statistical packages", The American Statistician
@@ -9,8 +9,8 @@
 //! distribution drawn from them shows both the body and the tail; they are the rows of the
 //! `delay_distribution` table, from which `qoslab.plot.delay_cdf` draws.
 
-use super::flow_stats::FlowStats;
 use super::results::ms;
+use crate::measure::flow_stats::FlowStats;
 use serde::Serialize;
 
 /// The tail quantiles after the hundredths.

@@ -3,8 +3,6 @@
 //! (`_ms`, `_bps`, `_pct`, `_packets`, `_bytes`); `docs/results.md` documents each column.
 //! Serialized with a fixed field order, so equal runs give byte-identical JSON.
 
-use super::drops::DropReason;
-use super::queue_stats::QueueStats;
 use super::results_distribution::{delay_distribution_records, DelayQuantileRecord};
 use super::results_quality::{
     contract_records, series_records, voice_records, ContractRecord, DqIntervalRecord, SeriesRecord,
@@ -12,9 +10,11 @@ use super::results_quality::{
 };
 use crate::app::App;
 use crate::classify::matcher::format_ipv4;
-use crate::measure::hop_stats::NO_HOP;
+use crate::measure::drops::DropReason;
+use crate::measure::queue_stats::QueueStats;
 use crate::packet::Protocol;
-use crate::sim::Simulation;
+use crate::packet::NO_HOP;
+use crate::sim::{RunError, Simulation, Snapshot};
 use crate::tcp::sender::SendCounters;
 use crate::time::{SimTime, NS_PER_MS};
 use serde::Serialize;
@@ -432,8 +432,15 @@ fn class_record(
     }
 }
 
-/// Builds the result tables of a finished simulation.
-pub(crate) fn build_results(sim: &Simulation) -> Results {
+impl Simulation {
+    /// Runs to the end, checks the invariants and returns the results.
+    pub fn finish(self) -> Result<Results, RunError> {
+        Ok(build_results(&self.into_snapshot()?))
+    }
+}
+
+/// Builds the result tables of a finished run.
+fn build_results(sim: &Snapshot) -> Results {
     use crate::qdisc::Qdisc;
     let window_ns = sim.run.end.since(sim.run.warmup_end);
     let node_name = |i: u32| sim.nodes[i as usize].name.clone();
@@ -692,7 +699,7 @@ pub(crate) fn build_results(sim: &Simulation) -> Results {
             duration_s: window_ns as f64 / 1e9,
             warmup_s: sim.run.warmup_end.as_secs_f64(),
             events: t.events,
-            random_draws: sim.random_draws(),
+            random_draws: sim.random_draws,
             packet_hops: t.packet_hops,
             created_packets: t.created,
             delivered_packets: t.delivered,

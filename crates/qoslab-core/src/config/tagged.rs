@@ -124,10 +124,10 @@ macro_rules! kind_enum {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 use serde::de::Error;
                 let value = serde_json::Value::deserialize(d)?;
-                let (kind, rest) = $crate::scenario::tagged::split_kind(value, Self::KINDS)
+                let (kind, rest) = $crate::config::tagged::split_kind(value, Self::KINDS)
                     .map_err(D::Error::custom)?;
                 match kind.as_str() {
-                    $($kind => $crate::scenario::tagged::nested(rest).map(Self::$variant),)+
+                    $($kind => $crate::config::tagged::nested(rest).map(Self::$variant),)+
                     _ => unreachable!("split_kind checked the kind"),
                 }
                 .map_err(D::Error::custom)
@@ -140,7 +140,7 @@ macro_rules! kind_enum {
             }
             fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
                 let variants = vec![$(
-                    $crate::scenario::tagged::with_kind(
+                    $crate::config::tagged::with_kind(
                         <$params as schemars::JsonSchema>::json_schema(generator), $kind,
                     ).to_value(),
                 )+];

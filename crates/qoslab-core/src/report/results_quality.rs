@@ -3,11 +3,11 @@
 //! call and per talk spurt (`voice`, `voice_spurts`) and the per-interval series (`series`).
 //! `docs/quality.md` explains the methods, `docs/results.md` the columns.
 
-use super::dq::{Budget, DqSummary};
-use super::playout::PlayoutPolicy;
-use super::quality::Quality;
 use super::results::{bps, ms};
-use super::FlowStats;
+use crate::measure::dq::{Budget, DqSummary};
+use crate::measure::playout::PlayoutPolicy;
+use crate::measure::quality::Quality;
+use crate::measure::FlowStats;
 use crate::sim::FlowInfo;
 use serde::Serialize;
 

@@ -1,0 +1,8 @@
+//! The result tables of a finished run: the flow, port, class, application and quality rows,
+//! built from the snapshot a [`crate::sim::Simulation`] leaves when it finishes.
+
+pub mod results;
+pub mod results_distribution;
+pub mod results_quality;
+
+pub use results::Results;

@@ -1,0 +1,218 @@
+//! The module tree is the layer diagram: a fitness function over the core's own source.
+//!
+//! Every file under `src/` belongs to the top-level module named by its first path
+//! segment (`src/qdisc/wfq.rs` → `qdisc`). Each `crate::` path in a file, with comments
+//! stripped, is an import of the named top-level module. The test fails when a module
+//! imports one from a higher layer, or when the import graph between top-level modules has a
+//! cycle (modules of one layer may import each other, but not both ways round).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The layers, bottom first. A module may import only modules of its own layer or below.
+const LAYERS: &[&[&str]] = &[
+    &["config"],
+    &["time", "units"],
+    &["engine"],
+    &["packet"],
+    &["classify"],
+    &["traffic", "tcp"],
+    &["measure"],
+    &["aqm", "condition", "app"],
+    &["qdisc"],
+    &["net"],
+    &["sim"],
+    &["report"],
+    &["ios"],
+    &["scenario"],
+    &["bench"],
+];
+
+fn rank_of(module: &str) -> Option<usize> {
+    LAYERS.iter().position(|layer| layer.contains(&module))
+}
+
+fn source_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = fs::read_dir(dir)
+        .expect("read src directory")
+        .map(|entry| entry.expect("directory entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The top-level module a file belongs to, or `None` for the crate root (`lib.rs`).
+fn module_of(path: &Path) -> Option<String> {
+    let relative = path.strip_prefix(source_dir()).expect("file under src");
+    let first = relative.components().next()?.as_os_str().to_str()?.to_string();
+    let module = first.strip_suffix(".rs").unwrap_or(&first).to_string();
+    (module != "lib").then_some(module)
+}
+
+/// Removes `//` comments (doc comments included) and `/* */` comments; string literals are
+/// kept, which is safe because no string in the core spells a `crate::` path.
+fn strip_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix("//") {
+            rest = after.find('\n').map_or("", |end| &after[end..]);
+        } else if let Some(after) = rest.strip_prefix("/*") {
+            rest = after.find("*/").map_or("", |end| &after[end + 2..]);
+        } else {
+            let ch = rest.chars().next().expect("non-empty");
+            out.push(ch);
+            rest = &rest[ch.len_utf8()..];
+        }
+    }
+    out
+}
+
+fn identifier(text: &str) -> &str {
+    let end = text.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(text.len());
+    &text[..end]
+}
+
+/// The top-level modules named by the `crate::` paths of one file.
+fn imports_of(text: &str) -> BTreeSet<String> {
+    let code = strip_comments(text);
+    let mut found = BTreeSet::new();
+    for (at, _) in code.match_indices("crate::") {
+        let preceded_by_identifier =
+            code[..at].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_');
+        if preceded_by_identifier {
+            continue;
+        }
+        let after = code[at + "crate::".len()..].trim_start();
+        if let Some(group) = after.strip_prefix('{') {
+            let mut depth = 0usize;
+            let mut start = 0usize;
+            let mut items = Vec::new();
+            for (i, ch) in group.char_indices() {
+                match ch {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => {
+                        items.push(&group[start..i]);
+                        break;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        items.push(&group[start..i]);
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            for item in items {
+                let name = identifier(item.trim_start());
+                if !name.is_empty() {
+                    found.insert(name.to_string());
+                }
+            }
+        } else {
+            let name = identifier(after);
+            if !name.is_empty() {
+                found.insert(name.to_string());
+            }
+        }
+    }
+    found
+}
+
+/// Edges `module → imported module → files` between distinct top-level modules.
+fn import_graph() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
+    let mut files = Vec::new();
+    rust_files(&source_dir(), &mut files);
+    let mut graph: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    for path in files {
+        let Some(module) = module_of(&path) else { continue };
+        let text = fs::read_to_string(&path).expect("read source file");
+        let shown = path.strip_prefix(source_dir()).expect("under src").display().to_string();
+        let targets = graph.entry(module.clone()).or_default();
+        for imported in imports_of(&text) {
+            if imported != module {
+                targets.entry(imported).or_default().insert(shown.clone());
+            }
+        }
+    }
+    graph
+}
+
+#[test]
+fn every_top_level_module_has_a_layer() {
+    let graph = import_graph();
+    let unplaced: Vec<&String> = graph.keys().filter(|module| rank_of(module).is_none()).collect();
+    assert!(unplaced.is_empty(), "modules missing from LAYERS: {unplaced:?}");
+}
+
+#[test]
+fn no_module_imports_from_a_higher_layer() {
+    let graph = import_graph();
+    let mut upward = Vec::new();
+    for (module, targets) in &graph {
+        let Some(own) = rank_of(module) else { continue };
+        for (imported, files) in targets {
+            match rank_of(imported) {
+                Some(rank) if rank <= own => {}
+                _ => upward.push(format!("{module} → {imported} (in {files:?})")),
+            }
+        }
+    }
+    assert!(upward.is_empty(), "{} upward imports:\n{}", upward.len(), upward.join("\n"));
+}
+
+#[test]
+fn the_module_graph_has_no_cycle() {
+    let graph = import_graph();
+    // Depth-first search with colours: reaching a grey node closes a cycle.
+    fn visit<'a>(
+        node: &'a str,
+        graph: &'a BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
+        colour: &mut BTreeMap<&'a str, u8>,
+        path: &mut Vec<&'a str>,
+        cycles: &mut Vec<String>,
+    ) {
+        colour.insert(node, 1);
+        path.push(node);
+        if let Some(targets) = graph.get(node) {
+            for next in targets.keys() {
+                match colour.get(next.as_str()).copied().unwrap_or(0) {
+                    0 => visit(next, graph, colour, path, cycles),
+                    1 => {
+                        let from = path.iter().position(|n| *n == next).expect("on path");
+                        cycles.push(format!("{} → {next}", path[from..].join(" → ")));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        path.pop();
+        colour.insert(node, 2);
+    }
+    let mut colour = BTreeMap::new();
+    let mut cycles = Vec::new();
+    for node in graph.keys() {
+        if colour.get(node.as_str()).copied().unwrap_or(0) == 0 {
+            visit(node, &graph, &mut colour, &mut Vec::new(), &mut cycles);
+        }
+    }
+    assert!(cycles.is_empty(), "import cycles between top-level modules:\n{}", cycles.join("\n"));
+}
+
+#[test]
+fn the_reader_sees_grouped_and_nested_paths() {
+    let text = "use crate::{a::b, c::{d, e}};\n// crate::commented\nfn f() { crate::g::h(); }\n";
+    let found: Vec<String> = imports_of(text).into_iter().collect();
+    assert_eq!(found, ["a", "c", "g"]);
+}
