@@ -4,6 +4,7 @@
 pub mod codec;
 pub mod distribution;
 pub mod frames;
+pub mod generator;
 pub mod pattern;
 pub mod phase;
 pub mod presets;
@@ -13,6 +14,7 @@ pub mod source;
 pub mod trace;
 pub mod video;
 
-pub use pattern::{Pattern, PatternSpec};
+pub use generator::Pattern;
+pub use pattern::PatternSpec;
 pub use phase::{Period, Phase};
 pub use source::Source;

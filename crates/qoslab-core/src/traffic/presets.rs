@@ -10,7 +10,7 @@
 //! * `burst`: the DiffServ measurements' UDP bursts, constant bit rate for `duration`
 //!   (512-byte packets for 15 s by default), once or every `every`.
 
-use super::pattern::{cbr_clock, check_size, Generator, OnOffState, Pattern};
+use super::generator::{cbr_clock, check_size, Generator, OnOffState, Pattern};
 use super::phase::Period;
 use crate::config::error::{join_path, Issue};
 use crate::time::NS_PER_S;

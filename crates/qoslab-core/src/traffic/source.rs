@@ -6,7 +6,7 @@
 //! included; packets created before the warm-up ends travel normally but do not count in the
 //! flow's statistics.
 
-use super::pattern::Generator;
+use super::generator::Generator;
 use crate::engine::Rng;
 use crate::packet::Packet;
 use crate::time::SimTime;
