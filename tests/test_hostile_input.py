@@ -11,9 +11,9 @@ import pytest
 import yaml
 
 import qoslab
+from qoslab._core import MAX_SCENARIO_BYTES
 from qoslab.cli import main
 from qoslab.cli.text import visible
-from qoslab.run import MAX_SCENARIO_BYTES
 
 HOSTILE_NAMES = {
     "markup link": "[link=http://x]voice",

@@ -19,10 +19,11 @@ returns the measurements as pandas DataFrames.
     sweep = qoslab.load("results/congestion-lab-sweep")
 """
 
+from qoslab import display
 from qoslab._core import RunError, ScenarioError, __version__
 from qoslab.experiment.engine import sweep
+from qoslab.experiment.failure import order_of_failure
 from qoslab.experiment.sweep import Sweep
-from qoslab.failure import order_of_failure
 from qoslab.load import load
 from qoslab.results import Results
 from qoslab.run import Summary, run, schema, validate
@@ -41,3 +42,13 @@ __all__ = [
     "sweep",
     "validate",
 ]
+
+
+def _notebook_html(results_or_sweep: Results | Sweep) -> str:
+    """The short report a notebook shows (Jinja2 and matplotlib load with the first one)."""
+    from qoslab.report.notebook import repr_html
+
+    return repr_html(results_or_sweep)
+
+
+display.show_with(_notebook_html)

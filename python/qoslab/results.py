@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from qoslab import display
 from qoslab.output import check_folder, replace_folder
 from qoslab.trace import TRACE_PARQUET
 
@@ -105,11 +106,9 @@ class Results:
             f"flows={len(self.flows)} ports={len(self.ports)}>"
         )
 
-    def _repr_html_(self) -> str:
+    def _repr_html_(self) -> str | None:
         """What a notebook shows: the flows table and the key plot (``qoslab.report``)."""
-        from qoslab.report.notebook import repr_html
-
-        return repr_html(self)
+        return display.html(self)
 
     def to_json(self) -> str:
         """The results document exactly as the simulator wrote it."""

@@ -24,8 +24,8 @@ from qoslab.experiment.progress import SweepProgress
 from qoslab.experiment.store import FORMAT, Store
 from qoslab.experiment.sweep import Sweep
 from qoslab.experiment.task import DONE, Task, run_key
-from qoslab.run import Assignments, Scenario, check_limits, default_max_memory, scenario_text
-from qoslab.run import pairs as override_pairs
+from qoslab.scenario import Assignments, Scenario, check_limits, default_max_memory, scenario_text
+from qoslab.scenario import pairs as override_pairs
 
 EXECUTORS = ("local", "dask")
 

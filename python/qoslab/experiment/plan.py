@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from qoslab._core import sweep_plan
-from qoslab.run import BASE, yaml_scalar
+from qoslab.scenario import BASE, yaml_scalar
 
 MAX_REPLICATIONS = 10_000
 """Most replications a sweep may ask for (as the scenario's ``sweep.replications``)."""

@@ -19,11 +19,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from qoslab import display
 from qoslab.analysis import summarize, thesis_table
 from qoslab.experiment.store import Store
 from qoslab.experiment.task import DONE
 from qoslab.results import EMPTY_TABLE_COLUMNS, TABLES, Results
-from qoslab.run import BASE
+from qoslab.scenario import BASE
 
 VARIANT = "variant"
 REPLICATION = "replication"
@@ -89,12 +90,10 @@ class Sweep:
             f"parameters {', '.join(self.parameters) or 'none'}>"
         )
 
-    def _repr_html_(self) -> str:
+    def _repr_html_(self) -> str | None:
         """What a notebook shows: each point's flows as mean ± half-width and the key plot
         (``qoslab.report``)."""
-        from qoslab.report.notebook import repr_html
-
-        return repr_html(self)
+        return display.html(self)
 
     @property
     def keys(self) -> list[str]:

@@ -21,7 +21,7 @@ from qoslab._core import MAX_SCENARIO_BYTES, ScenarioError, Simulation, parse_ov
 from qoslab.experiment.sweep import REPLICATION, VARIANT, Sweep
 from qoslab.experiment.task import DONE
 from qoslab.results import Results
-from qoslab.run import BASE
+from qoslab.scenario import BASE
 from qoslab.textfile import read_text
 
 DICT_ORIGIN = "<"
