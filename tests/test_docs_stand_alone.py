@@ -21,7 +21,7 @@ OUTSIDE = [
 ]
 
 # A documentation page named in source: `docs/...md`.
-DOC_PATH = re.compile(r"docs/[A-Za-z0-9_./-]+?\.md\b")
+DOC_PATH = re.compile(r"docs/[A-Za-z0-9_-][A-Za-z0-9_./-]*?\.md\b")
 
 # A Markdown link or image target: `](target)`.
 MD_LINK = re.compile(r"\]\(([^()\s]+)\)")
