@@ -2,7 +2,7 @@
 //!
 //! Rules are tried in the order written; the first whose condition holds decides. A packet
 //! no rule matches goes to the default target. This is how IOS `priority-list` and
-//! `class-map` evaluation work (`qos-behaviour.md` A.2).
+//! `class-map` evaluation work (`docs/reference/ios-defaults.md`).
 
 pub mod dscp;
 pub mod matcher;

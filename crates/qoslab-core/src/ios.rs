@@ -1,14 +1,14 @@
 //! Cisco IOS configuration import: paste a router's configuration, get qoslab's interface
 //! settings.
 //!
-//! [`parse`] reads the text into access lists, class maps, policy maps, priority and queue
+//! [`parse()`] reads the text into access lists, class maps, policy maps, priority and queue
 //! lists and interfaces, collecting a warning for every line it does not model and an error
 //! for every line that would change QoS meaning but cannot be read. [`interface_settings`]
 //! resolves one interface the way IOS would — which queuing it runs, its QoS bandwidth, its
 //! input policy and fragmentation — into the same policy objects a scenario writes in
 //! YAML, so an imported policy and its YAML twin build the same discipline. [`resolve`]
 //! builds those as a run does and places what the build refuses at its IOS line and
-//! column; [`check`] does that for every interface.
+//! column; [`check()`] does that for every interface.
 
 pub mod acl;
 pub mod check;

@@ -15,7 +15,7 @@
 //!
 //! An accepted packet may still find the queue full and be tail-dropped. With `ecn: true`
 //! an ECN-capable packet chosen in the random region is marked CE and queued instead of
-//! dropped; forced drops stay drops (RFC 3168 §7; ns-2's behaviour, `qos-behaviour.md` B.6).
+//! dropped; forced drops stay drops (RFC 3168 §7; ns-2's behaviour, `queue/red.cc`).
 //! Defaults and their sources are in [`super::wred_defaults`]; the dropper draws from its
 //! own seeded stream, so runs stay reproducible.
 
@@ -40,7 +40,8 @@ pub const DEFAULT_WEIGHT_EXPONENT: u32 = 9;
 pub const DEFAULT_DENOMINATOR: u32 = 10;
 /// Default packet size behind the idle-time decay, bytes.
 pub const DEFAULT_IDLE_PACKET_BYTES: u64 = 500;
-/// Largest threshold accepted, packets. IOS MQC accepts 1–4096 (`qos-behaviour.md` A.7),
+/// Largest threshold accepted, packets. IOS MQC accepts 1–4096 (Cisco `random-detect dscp`
+/// command reference; `docs/reference/red-and-wred.md`),
 /// but the GSR's `random-detect-label` goes beyond (the JANET trial used 5461), so the
 /// bound only catches slips.
 pub const MAX_THRESHOLD_PACKETS: u32 = 1_000_000;

@@ -3,12 +3,12 @@
 //!
 //! On each arrival `avg ← avg·(1 − w) + q·w`, with `w = 2^−n` where n is the IOS
 //! exponential weighting constant (default 9, so a new sample weighs 1/512)
-//! (`qos-behaviour.md` A.7). An empty queue sends no samples, so when an arrival finds the
-//! queue empty since `t_idle` the average first decays as if `m` packets had arrived to an
-//! empty queue, `avg ← avg·(1 − w)^m`, with `m = (now − t_idle) × rate / (8 × S)` the
-//! packets of size S the link could have sent meanwhile (Floyd & Jacobson 1993 as
-//! implemented in ns-2; `qos-behaviour.md` B.6). Cisco does not document its idle handling,
-//! so the decay can be switched off.
+//! (`docs/reference/red-and-wred.md`). An empty queue sends no samples, so when an arrival
+//! finds the queue empty since `t_idle` the average first decays as if `m` packets had
+//! arrived to an empty queue, `avg ← avg·(1 − w)^m`, with
+//! `m = (now − t_idle) × rate / (8 × S)` the packets of size S the link could have sent
+//! meanwhile (Floyd & Jacobson 1993 as implemented in ns-2's `queue/red.cc`). Cisco does not
+//! document its idle handling, so the decay can be switched off.
 
 use crate::time::SimTime;
 

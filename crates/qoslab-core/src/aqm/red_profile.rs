@@ -4,13 +4,14 @@
 //! With average `avg` (packets) and profile (min, max, D): below min nothing is dropped;
 //! from min up to max the base probability rises linearly,
 //! `p_b = (avg − min) / (max − min) / D`, reaching 1/D at max (IOS "mark probability
-//! denominator", Cisco WRED documentation; `qos-behaviour.md` A.7); at or above max every
-//! packet is dropped ("forced"). In gentle mode the forced region starts at 2·max instead,
-//! and between max and 2·max the probability rises linearly from 1/D to 1 (Floyd's gentle
-//! RED, `qos-behaviour.md` B.6).
+//! denominator", Cisco, "Configuring Weighted Random Early Detection";
+//! `docs/reference/red-and-wred.md`); at or above max every packet is dropped ("forced").
+//! In gentle mode the forced region starts at 2·max instead, and between max and 2·max the
+//! probability rises linearly from 1/D to 1 (Floyd's gentle RED, as ns-2's `queue/red.cc`
+//! implements it).
 //!
 //! Whether IOS spreads drops with Floyd & Jacobson's count correction is not documented, so
-//! the correction is a choice (`qos-behaviour.md` A.7, B.6), with `count` the packets
+//! the correction is a choice (`docs/reference/red-and-wred.md`), with `count` the packets
 //! accepted in the random region since the last early drop:
 //! * `none` — drop with `p_b` (the published IOS formula);
 //! * `floyd_jacobson` — `p_a = p_b / (1 − (count + 1)·p_b)` (ns-2, which counts the arrival

@@ -4,15 +4,15 @@
 //!   probability denominator 10 for every precedence; the minimum threshold is half the
 //!   maximum for precedence 0 and evenly spaced towards the maximum for the others,
 //!   ⌊20 + k·20/9⌋ for precedence k — 20, 22, 24, 26, 28, 31, 33, 35 (Cisco's rule; the
-//!   widely reproduced table, `qos-behaviour.md` A.7, where the table itself is marked
-//!   unverified).
+//!   widely reproduced table, unverified against Cisco's own;
+//!   `docs/reference/red-and-wred.md`).
 //! * DSCP-based WRED (IOS `random-detect dscp-based`): maximum 40, denominator 10; minimum
 //!   32, 28, 24 for AFx1, AFx2, AFx3; 22 to 34 in steps of 2 for CS1 to CS7; 36 for EF;
 //!   20 for DSCP 0 and for every code point the table does not name (the commonly
-//!   reproduced IOS table, `qos-behaviour.md` A.7, unverified).
+//!   reproduced IOS table, unverified; `docs/reference/red-and-wred.md`).
 //! * RIO with three drop precedences (ALTQ, after Clark & Fang 1998): (min, max,
 //!   denominator) = (35, 45, 10) for low, (20, 30, 10) for medium and (5, 15, 10) for high
-//!   drop precedence (`qos-behaviour.md` B.7).
+//!   drop precedence (OpenBSD `sys/altq/altq_rio.c`).
 
 use super::red_profile::RedProfile;
 

@@ -3,11 +3,11 @@
 //! `service-policy input` at an interface.
 //!
 //! A packet is tried against the classes in the order written; the first whose match
-//! holds takes it (IOS `class-map` evaluation, `qos-behaviour.md` A.2). That class first
-//! re-marks it (`set`), then polices it (`police`): the policer sees the re-marked DSCP,
-//! so in colour-aware mode the `set` decides the incoming colour, and a policer's
-//! re-marking action has the last word. A class with neither passes its packets unchanged,
-//! which exempts them from the classes below. Packets that no class matches pass
+//! holds takes it (IOS `class-map` evaluation, `docs/reference/ios-defaults.md`). That
+//! class first re-marks it (`set`), then polices it (`police`): the policer sees the
+//! re-marked DSCP, so in colour-aware mode the `set` decides the incoming colour, and a
+//! policer's re-marking action has the last word. A class with neither passes its packets
+//! unchanged, which exempts them from the classes below. Packets that no class matches pass
 //! unchanged (there is no implicit class-default action).
 //!
 //! The usual policies:

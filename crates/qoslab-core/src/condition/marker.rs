@@ -12,8 +12,8 @@
 //!
 //! A marker has no state, so it costs one write per packet.
 //!
-//! References: RFC 2474 §3 (the DS field and class selectors); RFC 791 §3.1 (precedence);
-//! `qos-behaviour.md` B.1.
+//! References: RFC 2474 §3 (the DS field) and §4.2.2 (class selector code points, precedence
+//! p as DSCP 8p); RFC 791 §3.1 (precedence).
 
 use crate::classify::dscp::{Dscp, Precedence};
 use crate::config::error::{join_path, Issue};

@@ -5,7 +5,8 @@
 //!        conform-action A  exceed-action A  [violate-action A]
 //! ```
 //!
-//! Three forms, as IOS distinguishes them (`qos-behaviour.md` A.8):
+//! Three forms, as IOS distinguishes them (Cisco ME 3800X/3600X and Cisco 10000 QoS
+//! configuration guides, `police`; `docs/reference/ios-defaults.md`):
 //! * **single-rate, two colours** — no `pir`, and `be` absent or 0: one bucket of `bc`
 //!   bytes filling at CIR; a packet conforms if the bucket holds its size, otherwise it
 //!   exceeds. Computed as an RFC 2697 meter ([`SrTcm`]) with an empty excess bucket, whose
@@ -40,8 +41,8 @@
 //! says what its colour calls for, and [`apply_action`] carries that out on a packet.
 //!
 //! References: RFC 2697; RFC 2698; RFC 2597 §2 (AF drop precedence); Cisco IOS `police`
-//! command (12.x command reference; ME 3800X and Cisco 10000 configuration guides), as
-//! summarised in `qos-behaviour.md` A.8, B.4 and B.5.
+//! command (12.x command reference; ME 3800X and Cisco 10000 configuration guides), with
+//! their defaults in `docs/reference/ios-defaults.md`.
 
 use super::marker::Marker;
 use super::{Color, SrTcm, TrTcm};

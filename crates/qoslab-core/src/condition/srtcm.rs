@@ -21,7 +21,7 @@
 //! with every packet arriving green, which is how it is computed here. CIR is in bit/s
 //! (the RFC counts bytes per second; the difference is a factor 8 in the units only).
 //!
-//! References: RFC 2697, "A Single Rate Three Color Marker", §2–§3; `qos-behaviour.md` B.4.
+//! References: RFC 2697, "A Single Rate Three Color Marker", §2–§3.
 
 use super::{Color, UNITS_PER_BYTE};
 use crate::time::SimTime;

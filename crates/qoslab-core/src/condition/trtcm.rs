@@ -18,7 +18,7 @@
 //! colour-aware operation with every packet arriving green. Rates are in bit/s (the RFC
 //! counts bytes per second).
 //!
-//! References: RFC 2698, "A Two Rate Three Color Marker", §2–§3; `qos-behaviour.md` B.5.
+//! References: RFC 2698, "A Two Rate Three Color Marker", §2–§3.
 
 use super::{Color, UNITS_PER_BYTE};
 use crate::time::SimTime;

@@ -7,10 +7,10 @@
 //!   `priority-group` (priority queuing), else
 //!   `custom-queue-list` (custom queuing), else `fair-queue`, else `no fair-queue` (FIFO),
 //!   else IOS's default: WFQ on serial interfaces of 2.048 Mbit/s and below, FIFO elsewhere
-//!   (`qos-behaviour.md` A.1).
+//!   (*Cisco IOS in a Nutshell*, `fair-queue`; `docs/reference/ios-defaults.md`).
 //! * **Bandwidth** — `bandwidth` in kbit/s; a serial interface without it keeps 1544 kbit/s
-//!   whatever its clock rate (`qos-behaviour.md` A.10), which is what CBWFQ's percentages
-//!   and admission check use.
+//!   whatever its clock rate (Doyle, *Routing TCP/IP* vol. 1, Cisco Press), which is what
+//!   CBWFQ's percentages and admission check use.
 //! * **Marking** — `ip policy route-map` marks what the interface receives: each route-map
 //!   entry in sequence order is an input class matching its access lists and setting its
 //!   precedence or DSCP (a `deny` entry or one without `set` passes packets unchanged).

@@ -6,9 +6,9 @@
 //! echo, listener echo, absolute delay) and with the equipment (Ie,eff: the codec's own
 //! impairment Ie raised by packet loss Ppl according to the codec's robustness Bpl and the
 //! burstiness BurstR), plus an advantage factor A. The formulas and default inputs are
-//! those of G.107 as collected in `qos-behaviour.md` D.1; with every default the rating is
-//! 93.2. MOS follows from R by G.107 Annex B: 1 below 0, 4.5 above 100, and
-//! 1 + 0.035 R + 7×10⁻⁶ R (R − 60)(100 − R) in between (never below the scale's 1).
+//! those of ITU-T G.107 (defaults: its Table 3; `docs/reference/voice.md`); with every
+//! default the rating is 93.2. MOS follows from R by G.107 Annex B: 1 below 0, 4.5 above
+//! 100, and 1 + 0.035 R + 7×10⁻⁶ R (R − 60)(100 − R) in between (never below the scale's 1).
 //!
 //! qoslab's mapping onto a simulated call (a modelling choice, not G.107's): T = Ta = the
 //! mouth-to-ear delay, Tr = 2T, Ppl = the packets lost in the network or too late for the
@@ -62,7 +62,7 @@ pub struct EModelInputs {
 }
 
 impl Default for EModelInputs {
-    /// G.107's default values (`qos-behaviour.md` D.1).
+    /// G.107's default values (its Table 3; `docs/reference/voice.md`).
     fn default() -> Self {
         EModelInputs {
             slr: 8.0,
@@ -90,7 +90,7 @@ impl Default for EModelInputs {
 }
 
 /// A codec's equipment impairment and loss robustness (ITU-T G.113 Appendix I values as
-/// recalled in `qos-behaviour.md` D.1, marked unverified there).
+/// commonly quoted, unverified against the Recommendation; `docs/reference/voice.md`).
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct CodecImpairment {
     /// Ie.
@@ -235,8 +235,8 @@ mod tests {
         assert_eq!(ie_eff(0.0, 0.0, 1.0, 25.1), 0.0);
     }
 
-    /// `qos-behaviour.md` D.1's table for G.711 without loss (T = Ta = d, Tr = 2d) and its
-    /// loss checks at d = 0, within 0.1.
+    /// The G.711 ratings of `docs/reference/voice.md` without loss (T = Ta = d, Tr = 2d) and
+    /// with loss at d = 0, within 0.1.
     #[test]
     fn the_reference_tables() {
         for (d, expected) in

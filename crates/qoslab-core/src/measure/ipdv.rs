@@ -4,8 +4,8 @@
 //! first, sign kept. The selected pairs are consecutive packets: two received packets sent
 //! one nominal interval apart (give or take half an interval), so that no packet was sent between them; a pair with a lost
 //! packet has no value. The values go into two streaming histograms (negative and
-//! non-negative), from which percentiles are read (`qos-behaviour.md` D.3: report a
-//! distribution, not an average).
+//! non-negative), from which percentiles are read (RFC 3393: report a distribution, not an
+//! average).
 
 use super::histogram::Histogram;
 use crate::time::SimTime;

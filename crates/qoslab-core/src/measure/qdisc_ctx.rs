@@ -116,8 +116,9 @@ impl<'a> QdiscCtx<'a> {
         self.trace(TraceEvent::Drop, class, &packet, Some(reason));
     }
 
-    /// `packet`, already queued in class `class`, is discarded to make room (WFQ's
-    /// congestive discard); it leaves the network here.
+    /// `packet`, already queued in class `class`, is discarded without being sent (WFQ's
+    /// highest-SN congestive discard, FQ-CoDel's CoDel and overflow drops, CBQ's head drop, an
+    /// oversize packet at the head of a shaper's child); it leaves the network here.
     #[inline]
     pub fn drop_queued(&mut self, class: usize, packet: Packet, reason: DropReason) {
         self.classes[class].on_drop_queued(self.now, reason, packet.size_bytes);

@@ -1,5 +1,5 @@
 //! The header bytes of a simulated packet as they would be on the wire: the IPv4 header and
-//! the transport header, with their checksums. A packet capture ([`super::pcap`]) writes
+//! the transport header, with their checksums. A packet capture ([`crate::net::pcap`]) writes
 //! them before the packet's payload, which the simulator does not model and which is
 //! therefore all zeros.
 //!

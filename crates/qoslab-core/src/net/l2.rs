@@ -1,7 +1,8 @@
 //! Layer-2 framing overhead added to every IP packet on a link.
 //!
 //! Serialization time counts the whole frame: IP packet + this overhead. Presets
-//! (`qos-behaviour.md` A.10, from Cisco's voice bandwidth tables):
+//! (Cisco tech note "Voice Over IP – Per Call Bandwidth Consumption"; RFC 1662 §3 for PPP;
+//! `docs/reference/ios-defaults.md`):
 //! * `hdlc`, `ppp`: 7 bytes — 6 bytes of header and FCS plus one flag (Cisco's tables use
 //!   this for MLPPP/FRF.12 and it reproduces them exactly; the Cisco HDLC layout itself is
 //!   assumed to cost the same: address, control, 2-byte type, 2-byte FCS, flag).

@@ -8,9 +8,9 @@
 //! for at most one fragment.
 //!
 //! * **Fragment size.** Payload bytes per fragment = QoS bandwidth × fragment delay / 8
-//!   (IOS: delay in ms × bandwidth in kbit/s / 8, `qos-behaviour.md` A.9), at least 1 B;
-//!   at 128 kbit/s and 10 ms, 160 B. Default delay 30 ms (a secondary source only;
-//!   `qos-behaviour.md` A.9 marks it unverified against Cisco text).
+//!   (IOS: delay in ms × bandwidth in kbit/s / 8, `docs/reference/ios-defaults.md`), at
+//!   least 1 B; at 128 kbit/s and 10 ms, 160 B. Default delay 30 ms (a secondary source
+//!   only, unverified against Cisco text; same page).
 //! * **What is fragmented.** A packet whose IP size plus the inner PPP protocol field (2 B,
 //!   RFC 1990 fragments the PPP payload with its protocol number) exceeds the fragment
 //!   size. Each fragment carries a multilink header (4 B with the default 24-bit sequence
@@ -169,7 +169,8 @@ mod tests {
     use super::*;
     use crate::qdisc::testing::packet;
 
-    /// `qos-behaviour.md` A.9's table: 10 ms is 160 B at 128 kbit/s, 30 ms 960 B at 256.
+    /// Fragment sizes as `docs/reference/ios-defaults.md` lists them: 10 ms is 160 B at
+    /// 128 kbit/s, 30 ms 960 B at 256.
     #[test]
     fn fragment_size_is_bandwidth_times_delay() {
         assert_eq!(Lfi::fragment_bytes_for(128_000, 10_000_000), 160);

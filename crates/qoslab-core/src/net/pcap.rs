@@ -35,7 +35,7 @@
 //! outer addresses and protocol ([`crate::net::tunnel`]) — followed by zeros: the GRE or ESP
 //! header and the inner packet are not reconstructed.
 //!
-//! The header bytes come from [`super::wire_headers`]; payload bytes are zeros. Records are
+//! The header bytes come from [`crate::measure::wire_headers`]; payload bytes are zeros. Records are
 //! cut at the snapshot length (default 128 bytes: every header written fits in 86 bytes, the
 //! rest would be zeros); their original length stays the whole frame's. Frames are built in
 //! one buffer reused for every record and written through a buffered writer.

@@ -9,7 +9,8 @@
 //! for a packet only when the wire falls idle, so a priority packet waits at most for the
 //! residue of the frame on the wire. With `tx_ring: 2` one more frame may already be
 //! committed behind it, adding up to one more maximum-size frame time; and so on. IOS and
-//! Linux both poll the software queue only when the ring has room (`qos-behaviour.md` A.0).
+//! Linux both poll the software queue only when the ring has room (Cisco tech note 6142,
+//! "Understanding and Tuning the tx-ring-limit Value"; Linux `net/sched/sch_generic.c`).
 //! Default: 2 — the smallest ring on Cisco's per-VC table for links under 2 Mbit/s
 //! (the serial-port default is not documented; set it per link).
 //!

@@ -1,7 +1,8 @@
 //! Class-based queuing as in ALTQ (BSD): link sharing by the Floyd–Jacobson estimator, with
 //! weighted round robin as the general scheduler (Floyd & Jacobson, "Link-sharing and
 //! resource management models for packet networks", IEEE/ACM ToN 1995; ALTQ's `rmclass`
-//! and `pfctl` parameter derivation, `qos-behaviour.md` C.4).
+//! and `pfctl` parameter derivation: `sys/altq/altq_rmclass.c`, `altq_rmclass.h` and
+//! `pfctl_altq.c`'s `cbq_compute_idletime` in the BSD source trees).
 //!
 //! Every class has a share f of the link. Its estimator watches the gaps between its
 //! packets: when packet n of L bytes finishes on the link at `ifnow`, the class was

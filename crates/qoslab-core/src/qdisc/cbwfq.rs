@@ -8,7 +8,7 @@
 //!   policer (rate = its reservation, depth = `burst`, default 200 ms at the rate), applied
 //!   only under congestion — when the packet cannot go straight to the transmit ring — so
 //!   priority traffic may exceed its rate on an idle link but is held to it when others
-//!   compete (Cisco tech note 110850; `qos-behaviour.md` A.6).
+//!   compete (Cisco tech note 110850; `docs/reference/ios-defaults.md`).
 //! * **bandwidth** (`bandwidth kbps | percent p | remaining percent p`): one FIFO queue per
 //!   class (tail drop at `queue_limit`, 64 packets by default, after WRED when the class has
 //!   `random_detect` — IOS `random-detect` in the class, [`crate::aqm`]), scheduled by sequence
@@ -33,7 +33,7 @@
 //! physical rate. `remaining` percentages are of what the priority classes leave. When the
 //! policy is attached, priority and bandwidth reservations together must not exceed
 //! `max_reserved` (75 % by default, IOS `max-reserved-bandwidth`) of the interface bandwidth
-//! (`qos-behaviour.md` A.5).
+//! (`docs/reference/ios-defaults.md`).
 
 use super::packet_queue::QueueLimit;
 use super::scfq::Scfq;

@@ -13,7 +13,7 @@
 //! If the packet does not fit, the class receives another quantum (D += Q) and moves to the
 //! tail, and the next class is examined. A class whose queue empties leaves the list and
 //! forgets its deficit (D = 0), so an idle class cannot bank credit. This is the paper's
-//! algorithm written as Linux's `drr_dequeue` arranges it (`qos-behaviour.md` C.1): the
+//! algorithm written as Linux's `drr_dequeue` arranges it (`net/sched/sch_drr.c`): the
 //! quantum is granted when a class is passed over rather than at the start of its visit,
 //! which gives the same sequence of transmissions.
 //!

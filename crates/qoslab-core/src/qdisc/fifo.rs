@@ -3,7 +3,7 @@
 //!
 //! Packets leave in arrival order. An arriving packet that would exceed the limit (packets
 //! or bytes) is dropped ("tail drop"). The default limit, 40 packets, is the IOS output hold
-//! queue default (`qos-behaviour.md` A.1, Cisco `hold-queue` command reference). With
+//! queue default (Cisco `hold-queue` command reference; `docs/reference/ios-defaults.md`). With
 //! `random_detect`, arrivals first meet a RED/WRED/RIO dropper ([`crate::aqm`]). Cost: O(1)
 //! per packet.
 

@@ -1,5 +1,5 @@
-//! Hierarchical token bucket — Linux `sch_htb` (Devera), as `qos-behaviour.md` C.3 reads it
-//! from the kernel and `tc` sources.
+//! Hierarchical token bucket — Linux `sch_htb` (Devera), as read from the kernel
+//! (`net/sched/sch_htb.c`, `include/uapi/linux/pkt_sched.h`) and `tc` (`tc/q_htb.c`) sources.
 //!
 //! **Tree.** Classes form a tree: top-level classes have no `parent`; a class that some class
 //! names as its parent is an *inner* class; the others are *leaves*. Only leaves hold packets

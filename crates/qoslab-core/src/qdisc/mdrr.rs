@@ -8,7 +8,7 @@
 //! queue is served either in `strict` mode — whenever it holds a packet — or in `alternate`
 //! mode — visits alternate between it (with its own quantum) and one regular queue, which
 //! bounds its share (Cisco, "Understanding and Configuring MDRR and WRED on the Cisco 12000
-//! Series"; `qos-behaviour.md` A.11, C.2). The queue count, the quantum formula and the
+//! Series"; `docs/reference/ios-defaults.md`). The queue count, the quantum formula and the
 //! exact alternate rule are not in the Cisco text retrieved, so they are parameters with
 //! these documented values. Each queue drops at its tail, or first by WRED
 //! (`random_detect`, [`crate::aqm`]): the GSR's `random-detect-label` profiles.

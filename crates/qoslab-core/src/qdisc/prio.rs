@@ -3,7 +3,7 @@
 //! N bands, each a tail-drop FIFO with its own limit. A first-match classifier picks the
 //! band; unmatched packets go to the default band. Whenever the transmit ring has room, the
 //! head of the highest-priority non-empty band is sent, so lower bands starve while higher
-//! ones are backlogged (`qos-behaviour.md` A.2). The IOS preset has four bands high,
+//! ones are backlogged (`docs/reference/ios-defaults.md`). The IOS preset has four bands high,
 //! medium, normal, low with limits 20, 40, 60, 80 packets and sends unmatched traffic to
 //! normal (the limits are the widely reproduced defaults; the Cisco table itself was not
 //! retrieved, hence a preset rather than a constant). Cost: O(bands) per dequeue.

@@ -8,8 +8,9 @@
 //! with the smallest SN; so a queue's share of the link is inversely proportional to its
 //! weight among the queues that are backlogged, and idle queues' shares go to the others in
 //! the same proportion (work-conserving). Equal SNs go in arrival order.
-//! (`qos-behaviour.md` A.4: Vegesna, "IP Quality of Service", and Odom & Cavanaugh, "Cisco
-//! DQOS Exam Certification Guide", describe this SN rule and its worked numbers.)
+//! (Vegesna, "IP Quality of Service", Cisco Press 2001, and Odom & Cavanaugh, "Cisco DQOS
+//! Exam Certification Guide", describe this SN rule and its worked numbers;
+//! `docs/reference/ios-defaults.md`.)
 //!
 //! A caller may pass over queues whose head may not leave yet (a shaped CBWFQ class waiting
 //! for credit): [`Scfq::pop_first`] sends the smallest SN among the heads it accepts, and the

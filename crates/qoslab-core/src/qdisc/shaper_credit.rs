@@ -12,7 +12,7 @@
 //!   deep (exact integer arithmetic, [`TokenBucket`]), so over any window Δt no more than
 //!   (Bc + Be) + CIR·Δt bytes leave.
 //!
-//! IOS defaults (Cisco Press shaping chapters; `qos-behaviour.md` A.8): CIR up to
+//! IOS defaults (Cisco Press shaping chapters; `docs/reference/ios-defaults.md`): CIR up to
 //! 320 kbit/s → Bc = 8000 bits (1000 B); faster → Tc = 25 ms, Bc = CIR × 25 ms; Be = Bc.
 //! The HQF-era defaults are not documented, so these are parameters. Credit is counted in IP
 //! bytes and starts full (Bc + Be). A packet larger than Bc + Be can never earn its credit:

@@ -4,9 +4,9 @@
 //! `service-policy CHILD` under it).
 //!
 //! The credit (Bc, Be, Tc; modes `average`, `peak`, `continuous`; IOS's defaults,
-//! `qos-behaviour.md` A.8) is [`super::shaper_credit`], shared with shaped CBWFQ classes. A
-//! shaper is not work-conserving: while its next packet waits for credit it answers "not
-//! before" the instant the credit is there, and the port wakes it then.
+//! `docs/reference/ios-defaults.md`) is [`super::shaper_credit`], shared with shaped CBWFQ
+//! classes. A shaper is not work-conserving: while its next packet waits for credit it
+//! answers "not before" the instant the credit is there, and the port wakes it then.
 //!
 //! **Own queue.** Without a child, packets wait in a FIFO of `limit` packets (1000 by
 //! default) and are tail-dropped beyond it; a packet larger than the bucket (Bc + Be) can

@@ -13,10 +13,10 @@
 //! documented policies applies: `arrival` drops the arriving packet (Cisco command
 //! reference); `highest-sn` drops it only if it would carry the highest SN in the system,
 //! and otherwise drops the queued packet that does (Odom & Cavanaugh's description), so
-//! the most aggressive conversations lose first. Facts and sources: `qos-behaviour.md` A.4
-//! (Cisco `fair-queue` command reference; Cisco tech note 110850 for the 32384 constant;
-//! Vegesna and Odom for the SN rule). The hash function is not published; this one is
-//! FNV-1a over the key, deterministic across runs.
+//! the most aggressive conversations lose first. Facts and sources:
+//! `docs/reference/ios-defaults.md` (Cisco `fair-queue` command reference; Cisco tech note
+//! 110850 for the 32384 constant; Vegesna and Odom for the SN rule). The hash function is
+//! not published; this one is FNV-1a over the key, deterministic across runs.
 
 use super::scfq::Scfq;
 use super::{Dequeue, Qdisc};

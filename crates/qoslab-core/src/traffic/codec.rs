@@ -2,7 +2,8 @@
 //!
 //! A packet carries `interval / frame duration` codec frames, so its RTP payload is that many
 //! frames' bytes, and its IP size adds the IPv4 + UDP + RTP headers (20 + 8 + 12 = 40 B,
-//! `qos-behaviour.md` E). Frame facts (RFC 3551, Cisco voice bandwidth tables):
+//! RFC 791 §3.1, RFC 768, RFC 3550 §5.1). Frame facts (RFC 3551 §4.5, Cisco voice bandwidth
+//! tables; `docs/reference/voice.md`):
 //!
 //! | codec | frame | bytes per frame | default interval |
 //! |---|---|---|---|
@@ -70,8 +71,8 @@ impl Codec {
         }
     }
 
-    /// The encoder's look-ahead, ns: G.729 5 ms, G.723.1 7.5 ms (`qos-behaviour.md` E, from
-    /// the ICAO codec table); none for the sample-based G.711 and for GSM-FR.
+    /// The encoder's look-ahead, ns: G.729 5 ms, G.723.1 7.5 ms (an ICAO working paper's
+    /// codec table, `docs/reference/voice.md`); none for the sample-based G.711 and for GSM-FR.
     pub const fn lookahead_ns(self) -> u64 {
         match self {
             Codec::G729 => 5 * NS_PER_MS,
