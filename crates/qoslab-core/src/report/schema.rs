@@ -37,13 +37,11 @@ pub struct Column {
     pub description: String,
 }
 
-/// One result table: its name in the results document, what a row is and its columns.
+/// One result table: its name in the results document and its columns.
 #[derive(Clone, Debug, Serialize)]
 pub struct TableSchema {
     /// Key of the table in the results document (`run` is one record, the others lists).
     pub name: &'static str,
-    /// What one row stands for.
-    pub rows: &'static str,
     /// The columns, in the order each row lists them.
     pub columns: Vec<Column>,
 }
@@ -197,47 +195,26 @@ pub(crate) use record;
 
 /// Every table of the results document, in the document's order: `run` first.
 pub fn table_schemas() -> Vec<TableSchema> {
-    let table = |name, rows, columns| TableSchema { name, rows, columns };
+    let table = |name, columns| TableSchema { name, columns };
     vec![
-        table("run", "One record: the run's facts and its totals, warm-up included.", RunRecord::columns()),
-        table("flows", "One row per flow, in the order of `traffic`.", FlowRecord::columns()),
-        table("classes", "One row per class of every port's discipline.", ClassRecord::columns()),
-        table("ports", "One row per egress port, in link order.", PortRecord::columns()),
-        table("apps", "One row per application.", AppRecord::columns()),
-        table("users", "One row per user of every application.", UserRecord::columns()),
-        table("probes", "One row per flow with `echo`.", ProbeRecord::columns()),
-        table("spurts", "One row per talk spurt of every push-to-talk application.", SpurtRecord::columns()),
-        table("hops", "One row per flow at each observed hop.", HopRecord::columns()),
-        table("changes", "One row per replacement of an interface's discipline.", ChangeRecord::columns()),
-        table(
-            "contracts",
-            "One row per application, observation point and ΔQ interval length, then the totals.",
-            ContractRecord::columns(),
-        ),
-        table("dq_intervals", "One row per evaluated ΔQ interval.", DqIntervalRecord::columns()),
-        table("voice", "One row per voice flow.", VoiceRecord::columns()),
-        table("voice_spurts", "One row per talk spurt of every voice flow.", VoiceSpurtRecord::columns()),
-        table(
-            "series",
-            "One row per flow and interval in which something happened to it.",
-            SeriesRecord::columns(),
-        ),
-        table(
-            "class_series",
-            "One row per class of every port's discipline and interval.",
-            ClassSeriesRecord::columns(),
-        ),
-        table(
-            "delay_distribution",
-            "One row per flow that received packets and quantile of its delay.",
-            DelayQuantileRecord::columns(),
-        ),
+        table("run", RunRecord::columns()),
+        table("flows", FlowRecord::columns()),
+        table("classes", ClassRecord::columns()),
+        table("ports", PortRecord::columns()),
+        table("apps", AppRecord::columns()),
+        table("users", UserRecord::columns()),
+        table("probes", ProbeRecord::columns()),
+        table("spurts", SpurtRecord::columns()),
+        table("hops", HopRecord::columns()),
+        table("changes", ChangeRecord::columns()),
+        table("contracts", ContractRecord::columns()),
+        table("dq_intervals", DqIntervalRecord::columns()),
+        table("voice", VoiceRecord::columns()),
+        table("voice_spurts", VoiceSpurtRecord::columns()),
+        table("series", SeriesRecord::columns()),
+        table("class_series", ClassSeriesRecord::columns()),
+        table("delay_distribution", DelayQuantileRecord::columns()),
     ]
-}
-
-/// [`table_schemas`] as JSON text.
-pub fn table_schemas_json() -> String {
-    serde_json::to_string_pretty(&table_schemas()).expect("schemas serialize")
 }
 
 #[cfg(test)]
