@@ -130,14 +130,14 @@ def test_voice_and_series_tables(make_scenario):
 def test_class_series_table(make_scenario):
     """Per class and interval: its columns in order, empty without ``measure.series``, and
     departures and drops adding up to the classes table's."""
-    assert list(qoslab.run(make_scenario()).class_series.columns) == list(
-        qoslab.results.CLASS_SERIES_COLUMNS
+    assert list(qoslab.run(make_scenario()).class_series.columns) == qoslab.results.columns(
+        "class_series"
     )
     scenario = make_scenario()
     scenario["measure"] = {"series": "500ms"}
     results = qoslab.run(scenario)
     table = results.class_series
-    assert list(table.columns) == list(qoslab.results.CLASS_SERIES_COLUMNS)
+    assert list(table.columns) == qoslab.results.columns("class_series")
     assert set(table["interval_s"]) == {0.5}
     keys = ["port", "since_s", "class"]
     totals = table.groupby(keys)[["dequeued_packets", "dropped_packets"]].sum()

@@ -3,7 +3,7 @@
 import os
 import pathlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 __version__: str
 """Version of the simulator core."""
@@ -29,6 +29,20 @@ class RunError(RuntimeError):
 
 def json_schema() -> str:
     """The JSON Schema of the scenario format, as pretty-printed JSON text."""
+
+class ColumnSchema(TypedDict):
+    """One column of a result table."""
+
+    name: str
+    type: Literal["int", "float", "str", "bool", "list[str]"]
+    nullable: bool
+    unit: str
+    description: str
+
+def table_schemas() -> dict[str, list[ColumnSchema]]:
+    """The schema of every result table, ``run`` first, in the order of the results
+    document: each table's columns in order, with their type as written to JSON and CSV,
+    whether a value may be missing, their unit (``""`` for none) and a description."""
 
 def parse_override(text: str) -> tuple[str, str]:
     """Split one ``key.path=value`` override; raise ``ScenarioError`` if it has no ``=``."""

@@ -8,31 +8,24 @@ import shutil
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from qoslab import display
+from qoslab._core import table_schemas
 from qoslab.output import check_folder, replace_folder
 from qoslab.trace import TRACE_PARQUET
 
-TABLES = (
-    "flows",
-    "classes",
-    "ports",
-    "apps",
-    "users",
-    "probes",
-    "spurts",
-    "hops",
-    "changes",
-    "contracts",
-    "dq_intervals",
-    "voice",
-    "voice_spurts",
-    "series",
-    "class_series",
-    "delay_distribution",
-)
+if TYPE_CHECKING:
+    from qoslab._core import ColumnSchema
+
+SCHEMAS: dict[str, list[ColumnSchema]] = table_schemas()
+"""The schema of every table of a results document, ``run`` first, from the simulator core:
+each table's columns in order, with their type, whether a value may be missing, their unit and
+a description (``docs/results.md`` lists them)."""
+
+TABLES = tuple(table for table in SCHEMAS if table != "run")
 """The tables of a results document, each a list of flat records."""
 
 RESULTS_JSON = "results.json"
@@ -91,8 +84,6 @@ class Results:
         self.hops = _table(document, "hops")
         self.changes = _table(document, "changes")
         self.contracts = _table(document, "contracts")
-        # A count that the total rows leave empty: integers that may be missing.
-        self.contracts["intervals"] = self.contracts["intervals"].astype("Int64")
         self.dq_intervals = _table(document, "dq_intervals")
         self.voice = _table(document, "voice")
         self.voice_spurts = _table(document, "voice_spurts")
@@ -176,268 +167,24 @@ def check_destination(directory: str | os.PathLike[str]) -> None:
     check_folder(directory, FOLDER_FILES)
 
 
+def columns(table: str) -> list[str]:
+    """The columns of ``table``, in order."""
+    return [column["name"] for column in SCHEMAS[table]]
+
+
+def with_dtypes(frame: pd.DataFrame, table: str) -> pd.DataFrame:
+    """``frame``, rows of ``table``, with its integer columns that may be missing (such as
+    the count of intervals the total rows of ``contracts`` leave empty) as pandas' nullable
+    ``Int64`` rather than floats."""
+    for column in SCHEMAS[table]:
+        if column["type"] == "int" and column["nullable"] and column["name"] in frame:
+            frame[column["name"]] = frame[column["name"]].astype("Int64")
+    return frame
+
+
 def _table(document: dict, table: str) -> pd.DataFrame:
     """A table of the document as a DataFrame; a table that may be empty (a run without
     applications, probes, budgets ...) keeps its columns when it is."""
-    columns = EMPTY_TABLE_COLUMNS.get(table)
-    if document[table] or columns is None:
-        return pd.DataFrame.from_records(document[table])
-    return pd.DataFrame.from_records(document[table], columns=list(columns))
-
-
-APP_COLUMNS = (
-    "app",
-    "kind",
-    "from",
-    "to",
-    "users",
-    "transfers_started",
-    "transfers_completed",
-    "completion_mean_s",
-    "completion_p50_s",
-    "completion_p95_s",
-    "delivered_bytes",
-    "goodput_bps",
-    "jain_index",
-    "segments",
-    "retransmitted_segments",
-    "timeouts",
-    "fast_retransmits",
-    "control_segments",
-)
-"""Columns of the apps table, in order."""
-
-USER_COLUMNS = (
-    "app",
-    "user",
-    "transfers_completed",
-    "completion_mean_s",
-    "delivered_bytes",
-    "goodput_bps",
-)
-"""Columns of the users table, in order."""
-
-PROBE_COLUMNS = (
-    "probe",
-    "from",
-    "to",
-    "dscp",
-    "sent_packets",
-    "returned_packets",
-    "loss_pct",
-    "rtt_min_ms",
-    "rtt_mean_ms",
-    "rtt_p50_ms",
-    "rtt_p95_ms",
-    "rtt_max_ms",
-)
-"""Columns of the probes table, in order."""
-
-SPURT_COLUMNS = (
-    "app",
-    "spurt",
-    "start_s",
-    "duration_s",
-    "sent_packets",
-    "received_packets",
-    "loss_pct",
-    "delay_mean_ms",
-    "delay_max_ms",
-)
-"""Columns of the spurts table, in order."""
-
-HOP_COLUMNS = (
-    "port",
-    "flow",
-    "arrived_packets",
-    "departed_packets",
-    "dropped_packets",
-    "delay_min_ms",
-    "delay_mean_ms",
-    "delay_p50_ms",
-    "delay_p95_ms",
-    "delay_p99_ms",
-    "delay_max_ms",
-)
-"""Columns of the hops table, in order."""
-
-CHANGE_COLUMNS = (
-    "port",
-    "at_s",
-    "qdisc",
-    "cause",
-    "handed_over_packets",
-    "refused_packets",
-)
-"""Columns of the changes table, in order."""
-
-CONTRACT_COLUMNS = (
-    "point",
-    "app",
-    "interval_ms",
-    "delay_budget_ms",
-    "loss_budget_pct",
-    "jitter_budget_ms",
-    "intervals",
-    "consumption_mean",
-    "end_to_end_consumption_mean",
-    "loss_consumption_mean",
-    "delay_consumption_mean",
-    "jitter_consumption_mean",
-    "in_contract_pct",
-    "in_loss_contract_pct",
-    "in_delay_contract_pct",
-    "in_jitter_contract_pct",
-    "offered_packets",
-    "transported_packets",
-    "discarded_packets",
-    "in_flight_packets",
-    "in_contract_packets",
-    "offered_bps",
-    "transported_bps",
-    "in_contract_bps",
-    "discarded_bps",
-    "out_of_contract_bps",
-    "link_bps",
-    "offered_link_pct",
-    "transported_link_pct",
-    "in_contract_link_pct",
-    "discarded_link_pct",
-)
-"""Columns of the contracts table, in order."""
-
-DQ_INTERVAL_COLUMNS = (
-    "point",
-    "app",
-    "interval_ms",
-    "start_s",
-    "packets",
-    "lost_packets",
-    "loss_pct",
-    "delay_mean_ms",
-    "delay_variation_ms",
-    "consumption",
-    "loss_consumption",
-    "delay_consumption",
-    "jitter_consumption",
-    "in_contract",
-)
-"""Columns of the dq_intervals table, in order."""
-
-VOICE_COLUMNS = (
-    "flow",
-    "codec",
-    "ie",
-    "bpl",
-    "playout",
-    "playout_buffer_ms",
-    "spurts",
-    "sent_packets",
-    "lost_packets",
-    "late_packets",
-    "played_packets",
-    "network_loss_pct",
-    "late_pct",
-    "effective_loss_pct",
-    "burst_ratio",
-    "playout_delay_mean_ms",
-    "packetization_ms",
-    "codec_delay_ms",
-    "mouth_to_ear_ms",
-    "r",
-    "mos",
-    "jitter_rfc3550_ms",
-    "ipdv_pairs",
-    "ipdv_min_ms",
-    "ipdv_p50_ms",
-    "ipdv_p95_ms",
-    "ipdv_p99_ms",
-    "ipdv_max_ms",
-)
-"""Columns of the voice table, in order."""
-
-VOICE_SPURT_COLUMNS = (
-    "flow",
-    "spurt",
-    "start_s",
-    "sent_packets",
-    "lost_packets",
-    "late_packets",
-    "played_packets",
-    "effective_loss_pct",
-    "playout_delay_mean_ms",
-    "mouth_to_ear_ms",
-    "r",
-    "mos",
-)
-"""Columns of the voice_spurts table, in order."""
-
-SERIES_COLUMNS = (
-    "flow",
-    "app",
-    "start_s",
-    "interval_s",
-    "delivered_packets",
-    "delivered_bps",
-    "lost_packets",
-    "loss_pct",
-    "delay_mean_ms",
-    "delay_max_ms",
-    "jitter_rfc3550_ms",
-)
-"""Columns of the series table, in order."""
-
-DROP_REASONS = (
-    "tail",
-    "cdt",
-    "policed",
-    "red_early",
-    "red_forced",
-    "policer_exceed",
-    "policer_violate",
-    "codel",
-    "overlimit",
-    "link_loss",
-)
-"""The drop reasons of the ``dropped_<reason>_packets`` columns, which results list in
-alphabetical order."""
-
-CLASS_SERIES_COLUMNS = (
-    "port",
-    "qdisc",
-    "class",
-    "since_s",
-    "start_s",
-    "interval_s",
-    "queue_packets",
-    "queue_bytes",
-    "queue_max_packets",
-    "queue_max_bytes",
-    "dequeued_packets",
-    "dequeued_bytes",
-    "dequeued_bps",
-    "dropped_packets",
-    "dropped_bytes",
-    *(f"dropped_{reason}_packets" for reason in sorted(DROP_REASONS)),
-)
-"""Columns of the class_series table, in order."""
-
-DELAY_DISTRIBUTION_COLUMNS = ("flow", "quantile", "delay_ms")
-"""Columns of the delay_distribution table, in order."""
-
-EMPTY_TABLE_COLUMNS = {
-    "apps": APP_COLUMNS,
-    "users": USER_COLUMNS,
-    "probes": PROBE_COLUMNS,
-    "spurts": SPURT_COLUMNS,
-    "hops": HOP_COLUMNS,
-    "changes": CHANGE_COLUMNS,
-    "contracts": CONTRACT_COLUMNS,
-    "dq_intervals": DQ_INTERVAL_COLUMNS,
-    "voice": VOICE_COLUMNS,
-    "voice_spurts": VOICE_SPURT_COLUMNS,
-    "series": SERIES_COLUMNS,
-    "class_series": CLASS_SERIES_COLUMNS,
-    "delay_distribution": DELAY_DISTRIBUTION_COLUMNS,
-}
-"""The columns of each table that a run may leave empty, so an empty table keeps them."""
+    records = document[table]
+    frame = pd.DataFrame.from_records(records, columns=None if records else columns(table))
+    return with_dtypes(frame, table)

@@ -4,5 +4,6 @@
 pub mod results;
 pub mod results_distribution;
 pub mod results_quality;
+pub mod schema;
 
 pub use results::Results;

@@ -9,6 +9,7 @@ mod simulation;
 
 use errors::{bad_override, scenario_error};
 use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
 use qoslab_core::Override;
 
 /// One override from Python: `(key.path, value)`, or `(key.path, value, source)` where
@@ -36,6 +37,27 @@ fn core_overrides(overrides: Vec<OverrideArg>) -> Vec<Override> {
 #[pyfunction]
 fn json_schema() -> String {
     qoslab_core::json_schema()
+}
+
+/// The schema of every result table, `run` first: table name → its columns in order, each a
+/// dict of `name`, `type`, `nullable`, `unit` and `description`.
+#[pyfunction]
+fn table_schemas(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let tables = PyDict::new(py);
+    for table in qoslab_core::report::schema::table_schemas() {
+        let columns = PyList::empty(py);
+        for column in table.columns {
+            let entry = PyDict::new(py);
+            entry.set_item("name", column.name)?;
+            entry.set_item("type", column.kind)?;
+            entry.set_item("nullable", column.nullable)?;
+            entry.set_item("unit", column.unit)?;
+            entry.set_item("description", column.description)?;
+            columns.append(entry)?;
+        }
+        tables.set_item(table.name, columns)?;
+    }
+    Ok(tables)
 }
 
 /// Splits one `key.path=value` override into its key path and value.
@@ -80,6 +102,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_override, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_counts, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(table_schemas, m)?)?;
     m.add_function(wrap_pyfunction!(ios::ios_read, m)?)?;
     m.add_function(wrap_pyfunction!(ios::ios_check, m)?)?;
     m.add_function(wrap_pyfunction!(ios::ios_interfaces, m)?)?;

@@ -23,7 +23,8 @@ from qoslab import display
 from qoslab.analysis import summarize, thesis_table
 from qoslab.experiment.store import Store
 from qoslab.experiment.task import DONE
-from qoslab.results import EMPTY_TABLE_COLUMNS, TABLES, Results
+from qoslab.results import TABLES, Results, with_dtypes
+from qoslab.results import columns as result_columns
 from qoslab.scenario import BASE
 
 VARIANT = "variant"
@@ -157,7 +158,7 @@ class Sweep:
         head = [*self.parameters, REPLICATION]
         frames = {}
         for table in TABLES:
-            body = columns.get(table) or list(EMPTY_TABLE_COLUMNS.get(table, ()))
+            body = columns.get(table) or result_columns(table)
             frame = pd.DataFrame.from_records(rows[table], columns=body)
             # Each run's parameters repeated over its rows, rather than copied into every
             # record: a sweep's series tables hold millions of rows.
@@ -167,9 +168,7 @@ class Sweep:
                     position, column, np.repeat(np.array(values, dtype=object), counts[table])
                 )
             frame[REPLICATION] = frame[REPLICATION].astype("int64")
-            if table == "contracts":
-                frame["intervals"] = frame["intervals"].astype("Int64")
-            frames[table] = self._ordered(frame)
+            frames[table] = self._ordered(with_dtypes(frame, table))
         return Tables(frames)
 
     @cached_property

@@ -8,6 +8,7 @@ use super::results_quality::{
     contract_records, series_records, voice_records, ContractRecord, DqIntervalRecord, SeriesRecord,
     VoiceRecord, VoiceSpurtRecord,
 };
+use super::schema::record;
 use crate::app::App;
 use crate::classify::matcher::format_ipv4;
 use crate::measure::drops::DropReason;
@@ -20,290 +21,595 @@ use crate::time::{SimTime, NS_PER_MS};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-/// Run-wide facts and totals (all packets, warm-up included).
-#[derive(Clone, Debug, Serialize)]
-pub struct RunRecord {
-    /// Scenario name.
-    pub scenario: String,
-    /// Master seed.
-    pub seed: u64,
-    /// Replication number.
-    pub replication: u64,
-    /// SHA-256 of the effective scenario and the files its build read.
-    pub scenario_sha256: String,
-    /// The overrides applied, `key.path=value` as given.
-    pub overrides: Vec<String>,
-    /// The variant run; None for the scenario as written.
-    pub variant: Option<String>,
-    /// Measured time, s.
-    pub duration_s: f64,
-    /// Warm-up, s.
-    pub warmup_s: f64,
-    /// Events processed.
-    pub events: u64,
-    /// 64-bit random outputs drawn in the run (0: the replications are identical).
-    pub random_draws: u64,
-    /// Frame transmissions completed on all links.
-    pub packet_hops: u64,
-    /// Packets created.
-    pub created_packets: u64,
-    /// Packets delivered.
-    pub delivered_packets: u64,
-    /// Packets dropped.
-    pub dropped_packets: u64,
-    /// Packets still in the network at the end.
-    pub in_flight_packets: u64,
-    /// qoslab version that produced the results.
-    pub qoslab_version: &'static str,
-    /// What the scenario's inputs hold that qoslab does not model.
-    pub notes: Vec<String>,
-    /// The applications in the order they should fail, first to fail first.
-    pub order_of_failure: Vec<String>,
+record! {
+    /// Run-wide facts and totals (all packets, warm-up included).
+    pub struct RunRecord {
+        /// Scenario name.
+        #[unit = ""]
+        pub scenario: String,
+        /// Master seed used.
+        #[unit = ""]
+        pub seed: u64,
+        /// Replication number.
+        #[unit = ""]
+        pub replication: u64,
+        /// SHA-256 of the effective scenario and the files its build read, 64 hex digits.
+        #[unit = ""]
+        pub scenario_sha256: String,
+        /// The overrides applied, `key.path=value` as given, in order.
+        #[unit = ""]
+        pub overrides: Vec<String>,
+        /// The variant run; empty for the scenario as written.
+        #[unit = ""]
+        pub variant: Option<String>,
+        /// Length of the measured window.
+        #[unit = "s"]
+        pub duration_s: f64,
+        /// Length of the warm-up.
+        #[unit = "s"]
+        pub warmup_s: f64,
+        /// Events processed in the whole run.
+        #[unit = "events"]
+        pub events: u64,
+        /// 64-bit random outputs drawn in the run (0: every replication gives the same results).
+        #[unit = "draws"]
+        pub random_draws: u64,
+        /// Frame transmissions completed on all links.
+        #[unit = "frames"]
+        pub packet_hops: u64,
+        /// Packets created by all sources.
+        #[unit = "packets"]
+        pub created_packets: u64,
+        /// Packets that reached their destination.
+        #[unit = "packets"]
+        pub delivered_packets: u64,
+        /// Packets dropped anywhere.
+        #[unit = "packets"]
+        pub dropped_packets: u64,
+        /// Packets still in the network at the end: created − delivered − dropped.
+        #[unit = "packets"]
+        pub in_flight_packets: u64,
+        /// Version of qoslab that produced the results.
+        #[unit = ""]
+        pub qoslab_version: &'static str,
+        /// What the scenario's inputs hold that qoslab does not model, one sentence each.
+        #[unit = ""]
+        pub notes: Vec<String>,
+        /// The applications in the order they should fail, first to fail first.
+        #[unit = ""]
+        pub order_of_failure: Vec<String>,
+    }
 }
 
-/// Per-flow results over the measured window.
-#[derive(Clone, Debug, Serialize)]
-pub struct FlowRecord {
-    pub flow: String,
-    pub from: String,
-    pub to: String,
-    pub src_addr: String,
-    pub dst_addr: String,
-    pub protocol: String,
-    pub src_port: u16,
-    pub dst_port: u16,
-    pub dscp: u8,
-    pub pattern: &'static str,
-    pub packet_size_bytes: u32,
-    pub bottleneck: String,
-    pub sent_packets: u64,
-    pub sent_bytes: u64,
-    pub received_packets: u64,
-    pub received_bytes: u64,
-    /// Received packets marked CE (congestion experienced) on the way.
-    pub ce_received_packets: u64,
-    pub dropped_packets: u64,
-    pub dropped_bytes: u64,
-    #[serde(flatten)]
-    pub dropped_by_reason: Map<String, Value>,
-    pub in_flight_packets: u64,
-    pub loss_pct: Option<f64>,
-    pub offered_l3_bps: f64,
-    pub delivered_l3_bps: f64,
-    pub offered_l2_bps: f64,
-    pub delivered_l2_bps: f64,
-    pub delay_min_ms: Option<f64>,
-    pub delay_mean_ms: Option<f64>,
-    pub delay_p50_ms: Option<f64>,
-    pub delay_p95_ms: Option<f64>,
-    pub delay_p99_ms: Option<f64>,
-    pub delay_max_ms: Option<f64>,
-    pub jitter_rfc3550_ms: Option<f64>,
-    pub jitter_avg_ms: Option<f64>,
-    pub jitter_max_ms: Option<f64>,
+record! {
+    /// Per-flow results over the measured window.
+    pub struct FlowRecord {
+        /// Flow name (`NAME.reverse`, `NAME.echo` and `NAME.1` … for the flows qoslab adds).
+        #[unit = ""]
+        pub flow: String,
+        /// Sending node.
+        #[unit = ""]
+        pub from: String,
+        /// Receiving node.
+        #[unit = ""]
+        pub to: String,
+        /// Source IPv4 address written in the packets.
+        #[unit = ""]
+        pub src_addr: String,
+        /// Destination IPv4 address written in the packets.
+        #[unit = ""]
+        pub dst_addr: String,
+        /// `udp`, `tcp`, `icmp`, or the protocol number.
+        #[unit = ""]
+        pub protocol: String,
+        /// Source port written in the packets.
+        #[unit = ""]
+        pub src_port: u16,
+        /// Destination port written in the packets.
+        #[unit = ""]
+        pub dst_port: u16,
+        /// DSCP, 0 to 63.
+        #[unit = ""]
+        pub dscp: u8,
+        /// The pattern's `kind` (`onoff` for ON-OFF flows), or the application's for its flows.
+        #[unit = ""]
+        pub pattern: &'static str,
+        /// IP packet size (an application's flows: the largest segment, or a pure ACK).
+        #[unit = "bytes"]
+        pub packet_size_bytes: u32,
+        /// The port of the lowest physical rate on the path, the first one on ties.
+        #[unit = ""]
+        pub bottleneck: String,
+        /// Packets the source created in the window.
+        #[unit = "packets"]
+        pub sent_packets: u64,
+        /// IP bytes of those packets.
+        #[unit = "bytes"]
+        pub sent_bytes: u64,
+        /// Of the packets sent, those that reached `to` before the end of the run.
+        #[unit = "packets"]
+        pub received_packets: u64,
+        /// IP bytes of the packets received.
+        #[unit = "bytes"]
+        pub received_bytes: u64,
+        /// Of the packets received, those marked CE (congestion experienced) on the way.
+        #[unit = "packets"]
+        pub ce_received_packets: u64,
+        /// Of the packets sent, those dropped anywhere on the path.
+        #[unit = "packets"]
+        pub dropped_packets: u64,
+        /// Bytes of the packets dropped, as the source sent them.
+        #[unit = "bytes"]
+        pub dropped_bytes: u64,
+        /// The packets dropped, by reason.
+        #[unit = "packets"]
+        pub dropped_by_reason: Map<String, Value>,
+        /// Packets sent − received − dropped: still travelling when the run stopped.
+        #[unit = "packets"]
+        pub in_flight_packets: u64,
+        /// 100 × dropped / sent (packets in flight are not lost); empty when nothing was sent.
+        #[unit = "%"]
+        pub loss_pct: Option<f64>,
+        /// IP bit rate the source created over the window.
+        #[unit = "bit/s"]
+        pub offered_l3_bps: f64,
+        /// IP bit rate of the flow's packets that arrived in the window, whenever created.
+        #[unit = "bit/s"]
+        pub delivered_l3_bps: f64,
+        /// `offered_l3_bps` with the bottleneck link's layer-2 overhead per packet.
+        #[unit = "bit/s"]
+        pub offered_l2_bps: f64,
+        /// `delivered_l3_bps` with the bottleneck link's layer-2 overhead per packet.
+        #[unit = "bit/s"]
+        pub delivered_l2_bps: f64,
+        /// Smallest one-way delay, exact; empty when nothing was received.
+        #[unit = "ms"]
+        pub delay_min_ms: Option<f64>,
+        /// Mean one-way delay, exact.
+        #[unit = "ms"]
+        pub delay_mean_ms: Option<f64>,
+        /// Median one-way delay, from the delay histogram (within 0.4 %).
+        #[unit = "ms"]
+        pub delay_p50_ms: Option<f64>,
+        /// 95th percentile of the one-way delay, from the histogram.
+        #[unit = "ms"]
+        pub delay_p95_ms: Option<f64>,
+        /// 99th percentile of the one-way delay, from the histogram.
+        #[unit = "ms"]
+        pub delay_p99_ms: Option<f64>,
+        /// Largest one-way delay, exact.
+        #[unit = "ms"]
+        pub delay_max_ms: Option<f64>,
+        /// RFC 3550 interarrival jitter after the last arrival; empty below two arrivals.
+        #[unit = "ms"]
+        pub jitter_rfc3550_ms: Option<f64>,
+        /// Mean deviation of the inter-arrival times from the nominal sending interval.
+        #[unit = "ms"]
+        pub jitter_avg_ms: Option<f64>,
+        /// Largest deviation of an inter-arrival time from the nominal sending interval.
+        #[unit = "ms"]
+        pub jitter_max_ms: Option<f64>,
+    }
 }
 
-/// Per-class results of a port's discipline over the measured window.
-#[derive(Clone, Debug, Serialize)]
-pub struct ClassRecord {
-    pub port: String,
-    pub qdisc: &'static str,
-    pub class: String,
-    /// When the discipline this class belongs to was installed (0 unless the interface was
-    /// reconfigured during the run).
-    pub since_s: f64,
-    pub enqueued_packets: u64,
-    pub enqueued_bytes: u64,
-    pub dequeued_packets: u64,
-    pub dequeued_bytes: u64,
-    pub dropped_packets: u64,
-    pub dropped_bytes: u64,
-    #[serde(flatten)]
-    pub dropped_by_reason: Map<String, Value>,
-    /// Packets marked CE instead of dropped.
-    pub ecn_marked_packets: u64,
-    pub queue_mean_packets: f64,
-    pub queue_max_packets: u64,
-    pub queue_mean_bytes: f64,
-    pub queue_max_bytes: u64,
+record! {
+    /// Per-class results of a port's discipline over the measured window.
+    pub struct ClassRecord {
+        /// The port, `node->peer`.
+        #[unit = ""]
+        pub port: String,
+        /// The discipline's `kind`.
+        #[unit = ""]
+        pub qdisc: &'static str,
+        /// Class or band name.
+        #[unit = ""]
+        pub class: String,
+        /// When the discipline this class belongs to was installed (0 unless the interface was
+        /// reconfigured during the run).
+        #[unit = "s"]
+        pub since_s: f64,
+        /// Packets accepted into the class.
+        #[unit = "packets"]
+        pub enqueued_packets: u64,
+        /// IP bytes of the packets accepted.
+        #[unit = "bytes"]
+        pub enqueued_bytes: u64,
+        /// Packets handed from the class to the transmit ring.
+        #[unit = "packets"]
+        pub dequeued_packets: u64,
+        /// IP bytes of the packets handed on.
+        #[unit = "bytes"]
+        pub dequeued_bytes: u64,
+        /// Packets the class dropped, refused on arrival or removed from the queue.
+        #[unit = "packets"]
+        pub dropped_packets: u64,
+        /// IP bytes of the packets dropped.
+        #[unit = "bytes"]
+        pub dropped_bytes: u64,
+        /// The packets dropped, by reason.
+        #[unit = "packets"]
+        pub dropped_by_reason: Map<String, Value>,
+        /// ECN-capable packets the class's AQM marked CE instead of dropping.
+        #[unit = "packets"]
+        pub ecn_marked_packets: u64,
+        /// Time-weighted mean backlog of the class over the window.
+        #[unit = "packets"]
+        pub queue_mean_packets: f64,
+        /// Largest backlog in the window.
+        #[unit = "packets"]
+        pub queue_max_packets: u64,
+        /// Time-weighted mean backlog of the class over the window, in IP bytes.
+        #[unit = "bytes"]
+        pub queue_mean_bytes: f64,
+        /// Largest backlog in the window, in IP bytes.
+        #[unit = "bytes"]
+        pub queue_max_bytes: u64,
+    }
 }
 
-/// One interval of one class of a port's discipline (when `measure.series` asks for them).
-#[derive(Clone, Debug, Serialize)]
-pub struct ClassSeriesRecord {
-    pub port: String,
-    pub qdisc: &'static str,
-    pub class: String,
-    /// When the discipline this class belongs to was installed.
-    pub since_s: f64,
-    /// Start of the interval, since the run began.
-    pub start_s: f64,
-    pub interval_s: f64,
-    /// Backlog at the interval's end.
-    pub queue_packets: u64,
-    pub queue_bytes: u64,
-    /// Largest backlog within the interval.
-    pub queue_max_packets: u64,
-    pub queue_max_bytes: u64,
-    pub dequeued_packets: u64,
-    pub dequeued_bytes: u64,
-    /// Dequeued bytes over the interval, bit/s.
-    pub dequeued_bps: f64,
-    pub dropped_packets: u64,
-    pub dropped_bytes: u64,
-    #[serde(flatten)]
-    pub dropped_by_reason: Map<String, Value>,
+record! {
+    /// One interval of one class of a port's discipline (when `measure.series` asks for them).
+    pub struct ClassSeriesRecord {
+        /// The port, as in `classes`.
+        #[unit = ""]
+        pub port: String,
+        /// The discipline's `kind`, as in `classes`.
+        #[unit = ""]
+        pub qdisc: &'static str,
+        /// The class, as in `classes`.
+        #[unit = ""]
+        pub class: String,
+        /// When the discipline this class belongs to was installed.
+        #[unit = "s"]
+        pub since_s: f64,
+        /// Start of the interval, since the run began.
+        #[unit = "s"]
+        pub start_s: f64,
+        /// Length of the interval.
+        #[unit = "s"]
+        pub interval_s: f64,
+        /// Backlog at the interval's end.
+        #[unit = "packets"]
+        pub queue_packets: u64,
+        /// Backlog at the interval's end, in IP bytes.
+        #[unit = "bytes"]
+        pub queue_bytes: u64,
+        /// Largest backlog within the interval, the one it started with included.
+        #[unit = "packets"]
+        pub queue_max_packets: u64,
+        /// Largest backlog within the interval, in IP bytes.
+        #[unit = "bytes"]
+        pub queue_max_bytes: u64,
+        /// Packets handed from the class towards the wire in the interval.
+        #[unit = "packets"]
+        pub dequeued_packets: u64,
+        /// IP bytes of those packets.
+        #[unit = "bytes"]
+        pub dequeued_bytes: u64,
+        /// Dequeued bytes as a bit rate over the interval.
+        #[unit = "bit/s"]
+        pub dequeued_bps: f64,
+        /// Packets the class dropped in the interval, on arrival or from the queue.
+        #[unit = "packets"]
+        pub dropped_packets: u64,
+        /// IP bytes of those packets.
+        #[unit = "bytes"]
+        pub dropped_bytes: u64,
+        /// The packets dropped in the interval, by reason.
+        #[unit = "packets"]
+        pub dropped_by_reason: Map<String, Value>,
+    }
 }
 
-/// Per-port results over the measured window.
-#[derive(Clone, Debug, Serialize)]
-pub struct PortRecord {
-    pub port: String,
-    pub node: String,
-    pub peer: String,
-    pub qdisc: &'static str,
-    pub rate_bps: u64,
-    pub bandwidth_bps: u64,
-    pub l2_overhead_bytes: u32,
-    pub propagation_ms: f64,
-    pub mtu_bytes: u32,
-    pub tx_ring_packets: u32,
-    pub enqueued_packets: u64,
-    pub dropped_packets: u64,
-    #[serde(flatten)]
-    pub dropped_by_reason: Map<String, Value>,
-    /// Packets marked CE instead of dropped.
-    pub ecn_marked_packets: u64,
-    pub sent_packets: u64,
-    /// Frames sent on this port that its link lost (random loss model).
-    pub link_lost_packets: u64,
-    pub sent_bytes: u64,
-    pub throughput_l3_bps: f64,
-    pub throughput_l2_bps: f64,
-    pub utilisation_pct: f64,
-    pub queue_mean_packets: f64,
-    pub queue_max_packets: u64,
-    /// Packets the interface's input policy dropped (what it received from `peer`).
-    pub input_dropped_packets: u64,
-    /// Of those, dropped by a policer's exceed action.
-    pub input_dropped_policer_exceed_packets: u64,
-    /// Of those, dropped by a policer's violate action.
-    pub input_dropped_policer_violate_packets: u64,
-    /// Packets whose DSCP the input policy changed.
-    pub input_remarked_packets: u64,
+record! {
+    /// Per-port results over the measured window.
+    pub struct PortRecord {
+        /// Port name, `node->peer`.
+        #[unit = ""]
+        pub port: String,
+        /// The sending node.
+        #[unit = ""]
+        pub node: String,
+        /// The node at the far end of the link.
+        #[unit = ""]
+        pub peer: String,
+        /// The output discipline's `kind` at the end of the run.
+        #[unit = ""]
+        pub qdisc: &'static str,
+        /// Physical rate at the end of the run.
+        #[unit = "bit/s"]
+        pub rate_bps: u64,
+        /// QoS bandwidth (IOS `bandwidth`) in effect at the end of the run.
+        #[unit = "bit/s"]
+        pub bandwidth_bps: u64,
+        /// Layer-2 bytes added to each frame.
+        #[unit = "bytes"]
+        pub l2_overhead_bytes: u32,
+        /// Propagation delay of the link.
+        #[unit = "ms"]
+        pub propagation_ms: f64,
+        /// MTU of the link.
+        #[unit = "bytes"]
+        pub mtu_bytes: u32,
+        /// Transmit ring size in effect, the frame on the wire included.
+        #[unit = "packets"]
+        pub tx_ring_packets: u32,
+        /// Packets the discipline accepted (sum over its classes).
+        #[unit = "packets"]
+        pub enqueued_packets: u64,
+        /// Packets the discipline dropped (sum over its classes).
+        #[unit = "packets"]
+        pub dropped_packets: u64,
+        /// The packets the discipline dropped, by reason.
+        #[unit = "packets"]
+        pub dropped_by_reason: Map<String, Value>,
+        /// Packets marked CE instead of dropped.
+        #[unit = "packets"]
+        pub ecn_marked_packets: u64,
+        /// Frames whose transmission completed in the window.
+        #[unit = "packets"]
+        pub sent_packets: u64,
+        /// Frames sent on this port that its link lost (random loss model).
+        #[unit = "packets"]
+        pub link_lost_packets: u64,
+        /// IP bytes of the frames sent.
+        #[unit = "bytes"]
+        pub sent_bytes: u64,
+        /// IP bit rate sent over the window.
+        #[unit = "bit/s"]
+        pub throughput_l3_bps: f64,
+        /// Layer-2 bit rate on the wire over the window, framing included.
+        #[unit = "bit/s"]
+        pub throughput_l2_bps: f64,
+        /// Share of the window the wire was busy.
+        #[unit = "%"]
+        pub utilisation_pct: f64,
+        /// Time-weighted mean backlog of the whole discipline.
+        #[unit = "packets"]
+        pub queue_mean_packets: f64,
+        /// Largest backlog of the whole discipline.
+        #[unit = "packets"]
+        pub queue_max_packets: u64,
+        /// Packets the interface's input policy dropped (what it received from `peer`).
+        #[unit = "packets"]
+        pub input_dropped_packets: u64,
+        /// Of those, dropped by a policer's exceed action.
+        #[unit = "packets"]
+        pub input_dropped_policer_exceed_packets: u64,
+        /// Of those, dropped by a policer's violate action.
+        #[unit = "packets"]
+        pub input_dropped_policer_violate_packets: u64,
+        /// Packets whose DSCP the input policy changed.
+        #[unit = "packets"]
+        pub input_remarked_packets: u64,
+    }
 }
 
-/// Per-application results over the measured window (applications over TCP).
-#[derive(Clone, Debug, Serialize)]
-pub struct AppRecord {
-    pub app: String,
-    pub kind: &'static str,
-    pub from: String,
-    pub to: String,
-    /// Users (each with its own connections).
-    pub users: u32,
-    pub transfers_started: u64,
-    pub transfers_completed: u64,
-    pub completion_mean_s: Option<f64>,
-    pub completion_p50_s: Option<f64>,
-    pub completion_p95_s: Option<f64>,
-    /// Payload delivered in order to the receiving application.
-    pub delivered_bytes: u64,
-    /// `delivered_bytes` as a rate over the window.
-    pub goodput_bps: f64,
-    /// Jain's fairness index of the users' delivered bytes (1 = equal shares).
-    pub jain_index: Option<f64>,
-    /// TCP segments sent by the application's endpoints (both directions).
-    pub segments: u64,
-    pub retransmitted_segments: u64,
-    pub timeouts: u64,
-    pub fast_retransmits: u64,
-    /// SYN, FIN and pure ACK segments (both directions).
-    pub control_segments: u64,
+record! {
+    /// Per-application results over the measured window (applications over TCP).
+    pub struct AppRecord {
+        /// Application name.
+        #[unit = ""]
+        pub app: String,
+        /// The application's `kind`.
+        #[unit = ""]
+        pub kind: &'static str,
+        /// The node the application's entry names in `from`.
+        #[unit = ""]
+        pub from: String,
+        /// The node the application's entry names in `to`.
+        #[unit = ""]
+        pub to: String,
+        /// Users (each with its own connections).
+        #[unit = "users"]
+        pub users: u32,
+        /// Transfers started in the window.
+        #[unit = "transfers"]
+        pub transfers_started: u64,
+        /// Transfers completed in the window.
+        #[unit = "transfers"]
+        pub transfers_completed: u64,
+        /// Mean completion time of the transfers completed.
+        #[unit = "s"]
+        pub completion_mean_s: Option<f64>,
+        /// Median completion time.
+        #[unit = "s"]
+        pub completion_p50_s: Option<f64>,
+        /// 95th percentile of the completion time.
+        #[unit = "s"]
+        pub completion_p95_s: Option<f64>,
+        /// Payload delivered in order to the receiving application.
+        #[unit = "bytes"]
+        pub delivered_bytes: u64,
+        /// `delivered_bytes` as a rate over the window.
+        #[unit = "bit/s"]
+        pub goodput_bps: f64,
+        /// Jain's fairness index of the users' delivered bytes (1 = equal shares).
+        #[unit = ""]
+        pub jain_index: Option<f64>,
+        /// TCP segments sent by the application's endpoints (both directions).
+        #[unit = "segments"]
+        pub segments: u64,
+        /// Of those, retransmissions.
+        #[unit = "segments"]
+        pub retransmitted_segments: u64,
+        /// Retransmission timeouts.
+        #[unit = "timeouts"]
+        pub timeouts: u64,
+        /// Fast retransmits.
+        #[unit = "retransmits"]
+        pub fast_retransmits: u64,
+        /// SYN, FIN and pure ACK segments (both directions).
+        #[unit = "segments"]
+        pub control_segments: u64,
+    }
 }
 
-/// Round trips of a flow with `echo` (IP SLA style probes), over the measured window: its
-/// packets sent, the replies that came back, and the replies' delays, which are round-trip
-/// times.
-#[derive(Clone, Debug, Serialize)]
-pub struct ProbeRecord {
-    pub probe: String,
-    pub from: String,
-    pub to: String,
-    pub dscp: u8,
-    pub sent_packets: u64,
-    pub returned_packets: u64,
-    /// Lost on the way out or back (requests still travelling at the end count as lost).
-    pub loss_pct: Option<f64>,
-    pub rtt_min_ms: Option<f64>,
-    pub rtt_mean_ms: Option<f64>,
-    pub rtt_p50_ms: Option<f64>,
-    pub rtt_p95_ms: Option<f64>,
-    pub rtt_max_ms: Option<f64>,
+record! {
+    /// Round trips of a flow with `echo` (IP SLA style probes), over the measured window: its
+    /// packets sent, the replies that came back, and the replies' delays, which are round-trip
+    /// times.
+    pub struct ProbeRecord {
+        /// The probing flow.
+        #[unit = ""]
+        pub probe: String,
+        /// Its sending node.
+        #[unit = ""]
+        pub from: String,
+        /// The node that replies.
+        #[unit = ""]
+        pub to: String,
+        /// DSCP of the requests.
+        #[unit = ""]
+        pub dscp: u8,
+        /// Requests sent in the window.
+        #[unit = "packets"]
+        pub sent_packets: u64,
+        /// Replies that came back.
+        #[unit = "packets"]
+        pub returned_packets: u64,
+        /// Lost on the way out or back (requests still travelling at the end count as lost).
+        #[unit = "%"]
+        pub loss_pct: Option<f64>,
+        /// Smallest round-trip time.
+        #[unit = "ms"]
+        pub rtt_min_ms: Option<f64>,
+        /// Mean round-trip time.
+        #[unit = "ms"]
+        pub rtt_mean_ms: Option<f64>,
+        /// Median round-trip time.
+        #[unit = "ms"]
+        pub rtt_p50_ms: Option<f64>,
+        /// 95th percentile of the round-trip time.
+        #[unit = "ms"]
+        pub rtt_p95_ms: Option<f64>,
+        /// Largest round-trip time.
+        #[unit = "ms"]
+        pub rtt_max_ms: Option<f64>,
+    }
 }
 
-/// One flow at one observed hop (an egress port with `observe: true`), over packets created
-/// in the measured window: from entering the port's discipline to reaching the far end of
-/// its link.
-#[derive(Clone, Debug, Serialize)]
-pub struct HopRecord {
-    pub port: String,
-    pub flow: String,
-    pub arrived_packets: u64,
-    pub departed_packets: u64,
-    pub dropped_packets: u64,
-    pub delay_min_ms: Option<f64>,
-    pub delay_mean_ms: Option<f64>,
-    pub delay_p50_ms: Option<f64>,
-    pub delay_p95_ms: Option<f64>,
-    pub delay_p99_ms: Option<f64>,
-    pub delay_max_ms: Option<f64>,
+record! {
+    /// One flow at one observed hop (an egress port with `observe: true`), over packets created
+    /// in the measured window: from entering the port's discipline to reaching the far end of
+    /// its link.
+    pub struct HopRecord {
+        /// The observed port.
+        #[unit = ""]
+        pub port: String,
+        /// The flow (flows that never crossed the port have no row).
+        #[unit = ""]
+        pub flow: String,
+        /// Packets offered to the port's discipline.
+        #[unit = "packets"]
+        pub arrived_packets: u64,
+        /// Packets that reached the far end of the link.
+        #[unit = "packets"]
+        pub departed_packets: u64,
+        /// Packets the discipline dropped or the link lost.
+        #[unit = "packets"]
+        pub dropped_packets: u64,
+        /// Smallest hop delay of the departed packets, exact.
+        #[unit = "ms"]
+        pub delay_min_ms: Option<f64>,
+        /// Mean hop delay, exact.
+        #[unit = "ms"]
+        pub delay_mean_ms: Option<f64>,
+        /// Median hop delay, from the delay histogram.
+        #[unit = "ms"]
+        pub delay_p50_ms: Option<f64>,
+        /// 95th percentile of the hop delay.
+        #[unit = "ms"]
+        pub delay_p95_ms: Option<f64>,
+        /// 99th percentile of the hop delay.
+        #[unit = "ms"]
+        pub delay_p99_ms: Option<f64>,
+        /// Largest hop delay, exact.
+        #[unit = "ms"]
+        pub delay_max_ms: Option<f64>,
+    }
 }
 
-/// A replacement of an interface's output discipline during the run (the whole run, not
-/// only the measured window).
-#[derive(Clone, Debug, Serialize)]
-pub struct ChangeRecord {
-    pub port: String,
-    /// When, since the run began.
-    pub at_s: f64,
-    /// The `kind` of the discipline installed.
-    pub qdisc: &'static str,
-    /// Why: a scheduled change, or a rate change re-sizing or withdrawing the policy.
-    pub cause: String,
-    /// Packets queued in the old discipline, offered to the new one.
-    pub handed_over_packets: u64,
-    /// Of those, packets the new discipline dropped.
-    pub refused_packets: u64,
+record! {
+    /// A replacement of an interface's output discipline during the run (the whole run, not
+    /// only the measured window).
+    pub struct ChangeRecord {
+        /// The port, `node->peer`.
+        #[unit = ""]
+        pub port: String,
+        /// When, since the run began.
+        #[unit = "s"]
+        pub at_s: f64,
+        /// The `kind` of the discipline installed.
+        #[unit = ""]
+        pub qdisc: &'static str,
+        /// Why: a scheduled change, or a rate change re-sizing or withdrawing the policy.
+        #[unit = ""]
+        pub cause: String,
+        /// Packets queued in the old discipline, offered to the new one.
+        #[unit = "packets"]
+        pub handed_over_packets: u64,
+        /// Of those, packets the new discipline dropped.
+        #[unit = "packets"]
+        pub refused_packets: u64,
+    }
 }
 
-/// One talk spurt of a push-to-talk application's voice (spurts that start in the window).
-#[derive(Clone, Debug, Serialize)]
-pub struct SpurtRecord {
-    pub app: String,
-    /// Spurt number, from 0.
-    pub spurt: u32,
-    /// When its first packet was sent, since the run began.
-    pub start_s: f64,
-    /// From its first to its last packet.
-    pub duration_s: f64,
-    pub sent_packets: u64,
-    pub received_packets: u64,
-    pub loss_pct: f64,
-    pub delay_mean_ms: Option<f64>,
-    pub delay_max_ms: Option<f64>,
+record! {
+    /// One talk spurt of a push-to-talk application's voice (spurts that start in the window).
+    pub struct SpurtRecord {
+        /// The application.
+        #[unit = ""]
+        pub app: String,
+        /// Spurt number, from 0.
+        #[unit = ""]
+        pub spurt: u32,
+        /// When its first packet was sent, since the run began.
+        #[unit = "s"]
+        pub start_s: f64,
+        /// From its first to its last packet.
+        #[unit = "s"]
+        pub duration_s: f64,
+        /// Voice packets sent.
+        #[unit = "packets"]
+        pub sent_packets: u64,
+        /// Voice packets received.
+        #[unit = "packets"]
+        pub received_packets: u64,
+        /// Share of the packets sent that were not received.
+        #[unit = "%"]
+        pub loss_pct: f64,
+        /// Mean one-way delay of the packets received.
+        #[unit = "ms"]
+        pub delay_mean_ms: Option<f64>,
+        /// Largest one-way delay of the packets received.
+        #[unit = "ms"]
+        pub delay_max_ms: Option<f64>,
+    }
 }
 
-/// Per-user results of an application over the measured window.
-#[derive(Clone, Debug, Serialize)]
-pub struct UserRecord {
-    pub app: String,
-    /// User number, from 0.
-    pub user: u32,
-    pub transfers_completed: u64,
-    pub completion_mean_s: Option<f64>,
-    pub delivered_bytes: u64,
-    pub goodput_bps: f64,
+record! {
+    /// Per-user results of an application over the measured window.
+    pub struct UserRecord {
+        /// The application.
+        #[unit = ""]
+        pub app: String,
+        /// User number, from 0.
+        #[unit = ""]
+        pub user: u32,
+        /// Transfers the user completed.
+        #[unit = "transfers"]
+        pub transfers_completed: u64,
+        /// Mean completion time of those transfers.
+        #[unit = "s"]
+        pub completion_mean_s: Option<f64>,
+        /// Payload delivered in order to the user's receiving side.
+        #[unit = "bytes"]
+        pub delivered_bytes: u64,
+        /// `delivered_bytes` as a rate over the window.
+        #[unit = "bit/s"]
+        pub goodput_bps: f64,
+    }
 }
 
 /// Everything a run returns.

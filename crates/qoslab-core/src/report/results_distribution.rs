@@ -10,21 +10,25 @@
 //! `delay_distribution` table, from which `qoslab.plot.delay_cdf` draws.
 
 use super::results::ms;
+use super::schema::record;
 use crate::measure::flow_stats::FlowStats;
-use serde::Serialize;
 
 /// The tail quantiles after the hundredths.
 const TAIL_QUANTILES: [f64; 4] = [0.995, 0.999, 0.9999, 1.0];
 
-/// One quantile of one flow's one-way delay.
-#[derive(Clone, Debug, Serialize)]
-pub struct DelayQuantileRecord {
-    /// Flow name.
-    pub flow: String,
-    /// The quantile, 0 to 1.
-    pub quantile: f64,
-    /// The delay at that quantile, ms.
-    pub delay_ms: f64,
+record! {
+    /// One quantile of one flow's one-way delay.
+    pub struct DelayQuantileRecord {
+        /// Flow name.
+        #[unit = ""]
+        pub flow: String,
+        /// The quantile q, 0 to 1.
+        #[unit = ""]
+        pub quantile: f64,
+        /// The one-way delay at that quantile.
+        #[unit = "ms"]
+        pub delay_ms: f64,
+    }
 }
 
 /// The quantiles of every row: the hundredths from 0 to 0.99 and the tail.

@@ -4,153 +4,336 @@
 //! `docs/quality.md` explains the methods, `docs/results.md` the columns.
 
 use super::results::{bps, ms};
+use super::schema::record;
 use crate::measure::dq::{Budget, DqSummary};
 use crate::measure::playout::PlayoutPolicy;
 use crate::measure::quality::Quality;
 use crate::measure::FlowStats;
 use crate::sim::FlowInfo;
-use serde::Serialize;
 
 /// The total rows of the `contracts` table: every application, and those with a budget.
 pub const ALL: &str = "all";
 /// See [`ALL`].
 pub const QUALITY: &str = "quality";
 
-/// One application at one observation point over one interval length: its mean budget
-/// consumption, its share of intervals in contract and its loads over the measured window.
-#[derive(Clone, Debug, Serialize)]
-pub struct ContractRecord {
-    /// `end_to_end` or a port.
-    pub point: String,
-    /// Application, or `all` / `quality` for the totals.
-    pub app: String,
-    pub interval_ms: f64,
-    pub delay_budget_ms: Option<f64>,
-    pub loss_budget_pct: Option<f64>,
-    pub jitter_budget_ms: Option<f64>,
-    /// Intervals evaluated.
-    pub intervals: Option<u64>,
-    pub consumption_mean: Option<f64>,
-    /// The same intervals' consumption of the end-to-end budget (equal to
-    /// `consumption_mean` end to end).
-    pub end_to_end_consumption_mean: Option<f64>,
-    pub loss_consumption_mean: Option<f64>,
-    pub delay_consumption_mean: Option<f64>,
-    pub jitter_consumption_mean: Option<f64>,
-    pub in_contract_pct: Option<f64>,
-    pub in_loss_contract_pct: Option<f64>,
-    pub in_delay_contract_pct: Option<f64>,
-    pub in_jitter_contract_pct: Option<f64>,
-    pub offered_packets: u64,
-    pub transported_packets: u64,
-    pub discarded_packets: u64,
-    pub in_flight_packets: u64,
-    pub in_contract_packets: u64,
-    pub offered_bps: f64,
-    pub transported_bps: f64,
-    pub in_contract_bps: f64,
-    pub discarded_bps: f64,
-    /// Transported but out of contract.
-    pub out_of_contract_bps: f64,
-    /// The link the loads are compared with.
-    pub link_bps: u64,
-    pub offered_link_pct: f64,
-    pub transported_link_pct: f64,
-    pub in_contract_link_pct: f64,
-    pub discarded_link_pct: f64,
+record! {
+    /// One application at one observation point over one interval length: its mean budget
+    /// consumption, its share of intervals in contract and its loads over the measured window.
+    pub struct ContractRecord {
+        /// `end_to_end` or a port.
+        #[unit = ""]
+        pub point: String,
+        /// Application, or `all` / `quality` for the totals.
+        #[unit = ""]
+        pub app: String,
+        /// ΔQ interval length.
+        #[unit = "ms"]
+        pub interval_ms: f64,
+        /// Delay limit at this point (per hop at a port); empty without a budget.
+        #[unit = "ms"]
+        pub delay_budget_ms: Option<f64>,
+        /// Loss limit at this point; empty without a budget.
+        #[unit = "%"]
+        pub loss_budget_pct: Option<f64>,
+        /// Jitter limit at this point; empty without a budget or a jitter limit.
+        #[unit = "ms"]
+        pub jitter_budget_ms: Option<f64>,
+        /// Intervals evaluated (some packet entered and has an outcome); empty without a budget.
+        #[unit = "intervals"]
+        pub intervals: Option<u64>,
+        /// Mean over the intervals of the largest component's consumption (below 1: in budget).
+        #[unit = ""]
+        pub consumption_mean: Option<f64>,
+        /// The same intervals' consumption of the end-to-end budget (equal to
+        /// `consumption_mean` end to end).
+        #[unit = ""]
+        pub end_to_end_consumption_mean: Option<f64>,
+        /// Mean consumption of the loss limit.
+        #[unit = ""]
+        pub loss_consumption_mean: Option<f64>,
+        /// Mean consumption of the delay limit.
+        #[unit = ""]
+        pub delay_consumption_mean: Option<f64>,
+        /// Mean consumption of the jitter limit, when there is one.
+        #[unit = ""]
+        pub jitter_consumption_mean: Option<f64>,
+        /// Share of intervals with every component within its limit.
+        #[unit = "%"]
+        pub in_contract_pct: Option<f64>,
+        /// Share of intervals within the loss limit.
+        #[unit = "%"]
+        pub in_loss_contract_pct: Option<f64>,
+        /// Share of intervals within the delay limit.
+        #[unit = "%"]
+        pub in_delay_contract_pct: Option<f64>,
+        /// Share of intervals within the jitter limit, when there is one.
+        #[unit = "%"]
+        pub in_jitter_contract_pct: Option<f64>,
+        /// Packets that entered.
+        #[unit = "packets"]
+        pub offered_packets: u64,
+        /// Of those, delivered.
+        #[unit = "packets"]
+        pub transported_packets: u64,
+        /// Of those, lost.
+        #[unit = "packets"]
+        pub discarded_packets: u64,
+        /// Of those, without an outcome at the end.
+        #[unit = "packets"]
+        pub in_flight_packets: u64,
+        /// Delivered packets of intervals in contract.
+        #[unit = "packets"]
+        pub in_contract_packets: u64,
+        /// IP bit rate offered over the window.
+        #[unit = "bit/s"]
+        pub offered_bps: f64,
+        /// IP bit rate delivered.
+        #[unit = "bit/s"]
+        pub transported_bps: f64,
+        /// IP bit rate delivered in intervals in contract.
+        #[unit = "bit/s"]
+        pub in_contract_bps: f64,
+        /// IP bit rate lost.
+        #[unit = "bit/s"]
+        pub discarded_bps: f64,
+        /// Transported but out of contract.
+        #[unit = "bit/s"]
+        pub out_of_contract_bps: f64,
+        /// The link the loads are compared with: the port's, or end to end the slowest crossed.
+        #[unit = "bit/s"]
+        pub link_bps: u64,
+        /// Offered load with layer-2 framing, as a share of `link_bps`.
+        #[unit = "%"]
+        pub offered_link_pct: f64,
+        /// Transported load with layer-2 framing, as a share of `link_bps`.
+        #[unit = "%"]
+        pub transported_link_pct: f64,
+        /// In-contract load with layer-2 framing, as a share of `link_bps`.
+        #[unit = "%"]
+        pub in_contract_link_pct: f64,
+        /// Discarded load with layer-2 framing, as a share of `link_bps`.
+        #[unit = "%"]
+        pub discarded_link_pct: f64,
+    }
 }
 
-/// One ΔQ interval of one application at one point.
-#[derive(Clone, Debug, Serialize)]
-pub struct DqIntervalRecord {
-    pub point: String,
-    pub app: String,
-    pub interval_ms: f64,
-    /// Start of the interval, since the run began.
-    pub start_s: f64,
-    pub packets: u64,
-    pub lost_packets: u64,
-    pub loss_pct: f64,
-    pub delay_mean_ms: Option<f64>,
-    pub delay_variation_ms: Option<f64>,
-    pub consumption: f64,
-    pub loss_consumption: f64,
-    pub delay_consumption: f64,
-    pub jitter_consumption: Option<f64>,
-    pub in_contract: bool,
+record! {
+    /// One ΔQ interval of one application at one point.
+    pub struct DqIntervalRecord {
+        /// As in `contracts`.
+        #[unit = ""]
+        pub point: String,
+        /// As in `contracts`.
+        #[unit = ""]
+        pub app: String,
+        /// As in `contracts`.
+        #[unit = "ms"]
+        pub interval_ms: f64,
+        /// Start of the interval, since the run began.
+        #[unit = "s"]
+        pub start_s: f64,
+        /// Packets that entered in the interval and have an outcome.
+        #[unit = "packets"]
+        pub packets: u64,
+        /// Of those, lost.
+        #[unit = "packets"]
+        pub lost_packets: u64,
+        /// Lost as a share of those packets.
+        #[unit = "%"]
+        pub loss_pct: f64,
+        /// Mean delay of the delivered ones; empty if none was delivered.
+        #[unit = "ms"]
+        pub delay_mean_ms: Option<f64>,
+        /// Largest minus smallest delay of the delivered ones.
+        #[unit = "ms"]
+        pub delay_variation_ms: Option<f64>,
+        /// The interval's consumption: the largest of its components.
+        #[unit = ""]
+        pub consumption: f64,
+        /// Consumption of the loss limit.
+        #[unit = ""]
+        pub loss_consumption: f64,
+        /// Consumption of the delay limit.
+        #[unit = ""]
+        pub delay_consumption: f64,
+        /// Consumption of the jitter limit, when there is one.
+        #[unit = ""]
+        pub jitter_consumption: Option<f64>,
+        /// Every component within its limit.
+        #[unit = ""]
+        pub in_contract: bool,
+    }
 }
 
-/// What a listener hears of one voice flow over the measured window.
-#[derive(Clone, Debug, Serialize)]
-pub struct VoiceRecord {
-    pub flow: String,
-    pub codec: &'static str,
-    pub ie: f64,
-    pub bpl: f64,
-    /// `fixed` or `adaptive`.
-    pub playout: &'static str,
-    /// The fixed buffer.
-    pub playout_buffer_ms: Option<f64>,
-    pub spurts: u64,
-    pub sent_packets: u64,
-    pub lost_packets: u64,
-    pub late_packets: u64,
-    pub played_packets: u64,
-    pub network_loss_pct: Option<f64>,
-    pub late_pct: Option<f64>,
-    pub effective_loss_pct: Option<f64>,
-    pub burst_ratio: f64,
-    /// Network delay + buffer wait, mean over played packets.
-    pub playout_delay_mean_ms: Option<f64>,
-    pub packetization_ms: f64,
-    pub codec_delay_ms: f64,
-    pub mouth_to_ear_ms: Option<f64>,
-    pub r: Option<f64>,
-    pub mos: Option<f64>,
-    pub jitter_rfc3550_ms: Option<f64>,
-    pub ipdv_pairs: u64,
-    pub ipdv_min_ms: Option<f64>,
-    pub ipdv_p50_ms: Option<f64>,
-    pub ipdv_p95_ms: Option<f64>,
-    pub ipdv_p99_ms: Option<f64>,
-    pub ipdv_max_ms: Option<f64>,
+record! {
+    /// What a listener hears of one voice flow over the measured window.
+    pub struct VoiceRecord {
+        /// The voice flow.
+        #[unit = ""]
+        pub flow: String,
+        /// Its codec.
+        #[unit = ""]
+        pub codec: &'static str,
+        /// The codec's equipment impairment factor Ie used.
+        #[unit = ""]
+        pub ie: f64,
+        /// The codec's packet-loss robustness factor Bpl used.
+        #[unit = ""]
+        pub bpl: f64,
+        /// `fixed` or `adaptive`.
+        #[unit = ""]
+        pub playout: &'static str,
+        /// The fixed buffer; empty for an adaptive one.
+        #[unit = "ms"]
+        pub playout_buffer_ms: Option<f64>,
+        /// Talk spurts sent.
+        #[unit = "spurts"]
+        pub spurts: u64,
+        /// Packets sent.
+        #[unit = "packets"]
+        pub sent_packets: u64,
+        /// Packets lost in the network.
+        #[unit = "packets"]
+        pub lost_packets: u64,
+        /// Packets that arrived after their playout instant.
+        #[unit = "packets"]
+        pub late_packets: u64,
+        /// Packets played.
+        #[unit = "packets"]
+        pub played_packets: u64,
+        /// Lost packets as a share of those sent.
+        #[unit = "%"]
+        pub network_loss_pct: Option<f64>,
+        /// Late packets as a share of those sent.
+        #[unit = "%"]
+        pub late_pct: Option<f64>,
+        /// Lost and late packets as a share of those sent (the E-model's Ppl).
+        #[unit = "%"]
+        pub effective_loss_pct: Option<f64>,
+        /// G.107 BurstR of the missing packets (1: random).
+        #[unit = ""]
+        pub burst_ratio: f64,
+        /// Network delay + buffer wait, mean over played packets.
+        #[unit = "ms"]
+        pub playout_delay_mean_ms: Option<f64>,
+        /// The packet interval.
+        #[unit = "ms"]
+        pub packetization_ms: f64,
+        /// The codec delay added.
+        #[unit = "ms"]
+        pub codec_delay_ms: f64,
+        /// Playout delay + packetization + codec delay.
+        #[unit = "ms"]
+        pub mouth_to_ear_ms: Option<f64>,
+        /// E-model rating R (G.107); empty when nothing was played.
+        #[unit = ""]
+        pub r: Option<f64>,
+        /// MOS from R (G.107 Annex B); empty when nothing was played.
+        #[unit = ""]
+        pub mos: Option<f64>,
+        /// RFC 3550 interarrival jitter at the end.
+        #[unit = "ms"]
+        pub jitter_rfc3550_ms: Option<f64>,
+        /// Pairs of consecutive received packets (RFC 3393 IPDV).
+        #[unit = "pairs"]
+        pub ipdv_pairs: u64,
+        /// Smallest IPDV, exact.
+        #[unit = "ms"]
+        pub ipdv_min_ms: Option<f64>,
+        /// Median IPDV (within 0.4 %).
+        #[unit = "ms"]
+        pub ipdv_p50_ms: Option<f64>,
+        /// 95th percentile of the IPDV.
+        #[unit = "ms"]
+        pub ipdv_p95_ms: Option<f64>,
+        /// 99th percentile of the IPDV.
+        #[unit = "ms"]
+        pub ipdv_p99_ms: Option<f64>,
+        /// Largest IPDV, exact.
+        #[unit = "ms"]
+        pub ipdv_max_ms: Option<f64>,
+    }
 }
 
-/// One talk spurt of a voice flow (spurts sent in the measured window).
-#[derive(Clone, Debug, Serialize)]
-pub struct VoiceSpurtRecord {
-    pub flow: String,
-    /// Spurt number, from 0.
-    pub spurt: u32,
-    /// Creation of its first packet, since the run began.
-    pub start_s: f64,
-    pub sent_packets: u64,
-    pub lost_packets: u64,
-    pub late_packets: u64,
-    pub played_packets: u64,
-    pub effective_loss_pct: Option<f64>,
-    pub playout_delay_mean_ms: Option<f64>,
-    pub mouth_to_ear_ms: Option<f64>,
-    pub r: Option<f64>,
-    pub mos: Option<f64>,
+record! {
+    /// One talk spurt of a voice flow (spurts sent in the measured window).
+    pub struct VoiceSpurtRecord {
+        /// The voice flow.
+        #[unit = ""]
+        pub flow: String,
+        /// Spurt number, from 0.
+        #[unit = ""]
+        pub spurt: u32,
+        /// Creation of its first packet, since the run began.
+        #[unit = "s"]
+        pub start_s: f64,
+        /// Packets sent.
+        #[unit = "packets"]
+        pub sent_packets: u64,
+        /// Packets lost in the network.
+        #[unit = "packets"]
+        pub lost_packets: u64,
+        /// Packets that arrived after their playout instant.
+        #[unit = "packets"]
+        pub late_packets: u64,
+        /// Packets played.
+        #[unit = "packets"]
+        pub played_packets: u64,
+        /// Lost and late packets as a share of those sent.
+        #[unit = "%"]
+        pub effective_loss_pct: Option<f64>,
+        /// Network delay + buffer wait, mean over played packets.
+        #[unit = "ms"]
+        pub playout_delay_mean_ms: Option<f64>,
+        /// Playout delay + packetization + codec delay.
+        #[unit = "ms"]
+        pub mouth_to_ear_ms: Option<f64>,
+        /// E-model rating R, with the call's burst ratio.
+        #[unit = ""]
+        pub r: Option<f64>,
+        /// MOS from R.
+        #[unit = ""]
+        pub mos: Option<f64>,
+    }
 }
 
-/// One interval of one flow's series.
-#[derive(Clone, Debug, Serialize)]
-pub struct SeriesRecord {
-    pub flow: String,
-    /// The flow's application, when the ΔQ accounting runs (to aggregate per application).
-    pub app: Option<String>,
-    /// Start of the interval, since the run began.
-    pub start_s: f64,
-    pub interval_s: f64,
-    pub delivered_packets: u64,
-    pub delivered_bps: f64,
-    pub lost_packets: u64,
-    pub loss_pct: f64,
-    pub delay_mean_ms: Option<f64>,
-    pub delay_max_ms: Option<f64>,
-    pub jitter_rfc3550_ms: Option<f64>,
+record! {
+    /// One interval of one flow's series.
+    pub struct SeriesRecord {
+        /// The flow.
+        #[unit = ""]
+        pub flow: String,
+        /// The flow's application, when the ΔQ accounting runs (to aggregate per application).
+        #[unit = ""]
+        pub app: Option<String>,
+        /// Start of the interval, since the run began.
+        #[unit = "s"]
+        pub start_s: f64,
+        /// Length of the interval.
+        #[unit = "s"]
+        pub interval_s: f64,
+        /// Packets that arrived in the interval.
+        #[unit = "packets"]
+        pub delivered_packets: u64,
+        /// IP bit rate of those packets over the interval.
+        #[unit = "bit/s"]
+        pub delivered_bps: f64,
+        /// Packets dropped in the interval.
+        #[unit = "packets"]
+        pub lost_packets: u64,
+        /// Lost / (lost + delivered).
+        #[unit = "%"]
+        pub loss_pct: f64,
+        /// Mean one-way delay of the arrivals.
+        #[unit = "ms"]
+        pub delay_mean_ms: Option<f64>,
+        /// Largest one-way delay of the arrivals.
+        #[unit = "ms"]
+        pub delay_max_ms: Option<f64>,
+        /// RFC 3550 jitter after the interval's last arrival.
+        #[unit = "ms"]
+        pub jitter_rfc3550_ms: Option<f64>,
+    }
 }
 
 fn pct(part: u64, whole: u64) -> Option<f64> {

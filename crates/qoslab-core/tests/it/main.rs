@@ -29,6 +29,7 @@ mod random_phase;
 mod rate_changes;
 mod reconfiguration;
 mod red;
+mod schema;
 mod shaping;
 mod study_traffic;
 mod tcp;
