@@ -26,7 +26,7 @@
 
 use super::class_queue::ClassQueue;
 use super::packet_queue::QueueLimit;
-use super::{Dequeue, Interface, Qdisc};
+use super::{Dequeue, Interface, Qdisc, QdiscKind};
 use crate::aqm::RedSpec;
 use crate::classify::{Classifier, MatchSpec};
 use crate::config::error::{join_path, Issue};
@@ -112,13 +112,14 @@ pub struct Cbq {
     cursor: [usize; 8],
 }
 
-impl Cbq {
-    /// The `kind` of this discipline in scenarios.
-    pub const KIND: &'static str = "cbq";
+impl QdiscKind for Cbq {
+    const KIND: &'static str = "cbq";
+    const DEPENDS_ON_BANDWIDTH: bool = true;
+    type Params = CbqParams;
 
     /// Builds from `params` found at key path `at` for `interface`.
-    pub fn build(
-        params: &CbqParams,
+    fn build(
+        params: &Self::Params,
         at: &str,
         interface: Interface,
         node_address: &dyn Fn(&str) -> Option<u32>,
@@ -229,7 +230,9 @@ impl Cbq {
             cursor: [0; 8],
         })
     }
+}
 
+impl Cbq {
     /// Whether class `c` has a packet and may send at `now`: under its limit, or — when
     /// `borrowing` — allowed to borrow from the link.
     fn eligible(&self, c: usize, now: SimTime, borrowing: bool) -> bool {

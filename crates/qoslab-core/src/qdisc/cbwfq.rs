@@ -39,7 +39,7 @@ use super::packet_queue::QueueLimit;
 use super::scfq::Scfq;
 use super::shaper_credit::{ShapeSpec, ShaperCredit};
 use super::wfq::{conversation_hash, precedence_weight, IOS_WEIGHT_NUMERATOR};
-use super::{Dequeue, Interface, Qdisc};
+use super::{Dequeue, Interface, Qdisc, QdiscKind};
 use crate::aqm::{Admission, Red, RedSpec};
 use crate::classify::{Classifier, MatchSpec};
 use crate::condition::marker::{Marker, SetSpec};
@@ -182,13 +182,14 @@ fn fair_queues(class: &ClassSpec, at: &str) -> Result<Option<u32>, Issue> {
     }
 }
 
-impl Cbwfq {
-    /// The `kind` of this discipline in scenarios.
-    pub const KIND: &'static str = "cbwfq";
+impl QdiscKind for Cbwfq {
+    const KIND: &'static str = "cbwfq";
+    const DEPENDS_ON_BANDWIDTH: bool = true;
+    type Params = CbwfqParams;
 
     /// Builds from `params` found at key path `at` for `interface`.
-    pub fn build(
-        params: &CbwfqParams,
+    fn build(
+        params: &Self::Params,
         at: &str,
         interface: Interface,
         node_address: &dyn Fn(&str) -> Option<u32>,
@@ -477,7 +478,9 @@ impl Cbwfq {
             queue_class,
         })
     }
+}
 
+impl Cbwfq {
     /// The class limit as a [`QueueLimit`], for documentation and tests.
     pub fn class_limit(&self, class: usize) -> Option<QueueLimit> {
         match self.kinds[class] {

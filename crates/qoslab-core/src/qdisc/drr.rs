@@ -25,7 +25,7 @@
 
 use super::class_queue::ClassQueue;
 use super::packet_queue::QueueLimit;
-use super::{Dequeue, Interface, Qdisc};
+use super::{Dequeue, Interface, Qdisc, QdiscKind};
 use crate::aqm::RedSpec;
 use crate::classify::{Classifier, MatchSpec};
 use crate::config::error::{join_path, Issue};
@@ -81,13 +81,14 @@ pub struct Drr {
     packets: usize,
 }
 
-impl Drr {
-    /// The `kind` of this discipline in scenarios.
-    pub const KIND: &'static str = "drr";
+impl QdiscKind for Drr {
+    const KIND: &'static str = "drr";
+    const DEPENDS_ON_BANDWIDTH: bool = false;
+    type Params = DrrParams;
 
     /// Builds from `params` found at key path `at` for `interface`.
-    pub fn build(
-        params: &DrrParams,
+    fn build(
+        params: &Self::Params,
         at: &str,
         interface: Interface,
         node_address: &dyn Fn(&str) -> Option<u32>,
@@ -152,7 +153,9 @@ impl Drr {
             packets: 0,
         })
     }
+}
 
+impl Drr {
     /// The quantum of class `class`, bytes.
     pub fn quantum_bytes(&self, class: usize) -> u64 {
         self.quantum_bytes[class]

@@ -54,7 +54,7 @@
 
 use super::packet_queue::RESERVED_PACKETS;
 use super::wfq::conversation_hash;
-use super::{Dequeue, Interface, Qdisc};
+use super::{Dequeue, Interface, Qdisc, QdiscKind};
 use crate::config::error::{join_path, Issue};
 use crate::measure::DropReason;
 use crate::measure::QdiscCtx;
@@ -190,13 +190,14 @@ pub fn drop_spacing_ns(interval_ns: u64, count: u32) -> u64 {
     isqrt(squared / count.max(1) as u128) as u64
 }
 
-impl FqCodel {
-    /// The `kind` of this discipline in scenarios.
-    pub const KIND: &'static str = "fq_codel";
+impl QdiscKind for FqCodel {
+    const KIND: &'static str = "fq_codel";
+    const DEPENDS_ON_BANDWIDTH: bool = false;
+    type Params = FqCodelParams;
 
     /// Builds from `params` found at key path `at` for `interface`.
-    pub fn build(
-        params: &FqCodelParams,
+    fn build(
+        params: &Self::Params,
         at: &str,
         _interface: Interface,
         _node_address: &dyn Fn(&str) -> Option<u32>,
@@ -283,7 +284,9 @@ impl FqCodel {
             bytes: 0,
         })
     }
+}
 
+impl FqCodel {
     /// The bucket of `packet`.
     #[inline]
     fn bucket_of(&self, packet: &Packet) -> usize {

@@ -54,7 +54,7 @@
 
 use super::class_queue::ClassQueue;
 use super::packet_queue::QueueLimit;
-use super::{Dequeue, Interface, Qdisc};
+use super::{Dequeue, Interface, Qdisc, QdiscKind};
 use crate::aqm::RedSpec;
 use crate::classify::{Classifier, MatchSpec};
 use crate::config::error::{join_path, Issue};
@@ -232,13 +232,14 @@ pub fn default_quantum_bytes(rate_bps: u64, r2q: u64) -> u64 {
     (rate_bps / 8 / r2q).clamp(MIN_DEFAULT_QUANTUM_BYTES, MAX_DEFAULT_QUANTUM_BYTES)
 }
 
-impl Htb {
-    /// The `kind` of this discipline in scenarios.
-    pub const KIND: &'static str = "htb";
+impl QdiscKind for Htb {
+    const KIND: &'static str = "htb";
+    const DEPENDS_ON_BANDWIDTH: bool = true;
+    type Params = HtbParams;
 
     /// Builds from `params` found at key path `at` for `interface`.
-    pub fn build(
-        params: &HtbParams,
+    fn build(
+        params: &Self::Params,
         at: &str,
         interface: Interface,
         node_address: &dyn Fn(&str) -> Option<u32>,
@@ -403,7 +404,9 @@ impl Htb {
             packets: 0,
         })
     }
+}
 
+impl Htb {
     /// The level at which leaf `leaf` can be served at `now`, or the earliest instant at which
     /// that may change.
     fn servable(&self, leaf: usize, now: SimTime) -> Result<usize, SimTime> {

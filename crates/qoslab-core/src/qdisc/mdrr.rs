@@ -16,7 +16,7 @@
 
 use super::class_queue::ClassQueue;
 use super::packet_queue::QueueLimit;
-use super::{Dequeue, Interface, Qdisc};
+use super::{Dequeue, Interface, Qdisc, QdiscKind};
 use crate::aqm::RedSpec;
 use crate::classify::{Classifier, MatchSpec};
 use crate::config::error::{join_path, Issue};
@@ -146,13 +146,14 @@ fn quantum(weight: Option<u64>, mtu_bytes: u64, at: &str) -> Result<u64, Issue> 
     }
 }
 
-impl Mdrr {
-    /// The `kind` of this discipline in scenarios.
-    pub const KIND: &'static str = "mdrr";
+impl QdiscKind for Mdrr {
+    const KIND: &'static str = "mdrr";
+    const DEPENDS_ON_BANDWIDTH: bool = false;
+    type Params = MdrrParams;
 
     /// Builds from `params` found at key path `at`.
-    pub fn build(
-        params: &MdrrParams,
+    fn build(
+        params: &Self::Params,
         at: &str,
         interface: Interface,
         node_address: &dyn Fn(&str) -> Option<u32>,
@@ -235,7 +236,9 @@ impl Mdrr {
             turn: Turn::LowLatency,
         })
     }
+}
 
+impl Mdrr {
     /// One step of deficit round robin over the regular queues: the packet sent (if any)
     /// and whether the visit in progress is over. With `one_visit`, a visit that ends
     /// without sending returns at once instead of starting the next queue's visit.

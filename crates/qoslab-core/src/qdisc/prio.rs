@@ -9,7 +9,7 @@
 //! retrieved, hence a preset rather than a constant). Cost: O(bands) per dequeue.
 
 use super::packet_queue::{PacketQueue, QueueLimit};
-use super::{Dequeue, Qdisc};
+use super::{Dequeue, Interface, Qdisc, QdiscKind};
 use crate::classify::{Classifier, MatchSpec};
 use crate::config::error::{join_path, Issue};
 use crate::measure::DropReason;
@@ -76,15 +76,17 @@ pub struct Prio {
     classifier: Classifier,
 }
 
-impl Prio {
-    /// The `kind` of this discipline in scenarios.
-    pub const KIND: &'static str = "prio";
+impl QdiscKind for Prio {
+    const KIND: &'static str = "prio";
+    const DEPENDS_ON_BANDWIDTH: bool = false;
+    type Params = PrioParams;
 
     /// Builds from `params` found at key path `at`; node names in matches resolve through
     /// `node_address`.
-    pub fn build(
-        params: &PrioParams,
+    fn build(
+        params: &Self::Params,
         at: &str,
+        _interface: Interface,
         node_address: &dyn Fn(&str) -> Option<u32>,
     ) -> Result<Self, Issue> {
         let (bands, default_band): (Vec<(String, QueueLimit)>, Option<&str>) =
@@ -190,13 +192,13 @@ impl Qdisc for Prio {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qdisc::testing::{harness, packet};
+    use crate::qdisc::testing::{harness, packet, INTERFACE};
 
     fn ios(rules: &str) -> Prio {
         let yaml = format!("{{preset: ios, classify: {rules}}}");
         let (value, _) = crate::config::yaml::parse(&yaml).unwrap();
         let params: PrioParams = serde_json::from_value(value).unwrap();
-        Prio::build(&params, "p", &|_| None).unwrap()
+        Prio::build(&params, "p", INTERFACE, &|_| None).unwrap()
     }
 
     #[test]
@@ -235,7 +237,7 @@ mod tests {
         let build = |yaml: &str| {
             let (value, _) = crate::config::yaml::parse(yaml).unwrap();
             let params: PrioParams = serde_json::from_value(value).unwrap();
-            Prio::build(&params, "p", &|_| None).unwrap_err()
+            Prio::build(&params, "p", INTERFACE, &|_| None).unwrap_err()
         };
         assert_eq!(build("{}").key_path, "p");
         assert_eq!(build("{preset: ios, bands: [{name: a}, {name: b}]}").key_path, "p.bands");

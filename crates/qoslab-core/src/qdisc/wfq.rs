@@ -19,7 +19,7 @@
 //! FNV-1a over the key, deterministic across runs.
 
 use super::scfq::Scfq;
-use super::{Dequeue, Qdisc};
+use super::{Dequeue, Interface, Qdisc, QdiscKind};
 use crate::config::error::{join_path, Issue};
 use crate::measure::DropReason;
 use crate::measure::QdiscCtx;
@@ -102,12 +102,18 @@ pub struct Wfq {
     weight_numerator: u64,
 }
 
-impl Wfq {
-    /// The `kind` of this discipline in scenarios.
-    pub const KIND: &'static str = "wfq";
+impl QdiscKind for Wfq {
+    const KIND: &'static str = "wfq";
+    const DEPENDS_ON_BANDWIDTH: bool = false;
+    type Params = WfqParams;
 
     /// Builds from `params` found at key path `at`.
-    pub fn build(params: &WfqParams, at: &str) -> Result<Self, Issue> {
+    fn build(
+        params: &Self::Params,
+        at: &str,
+        _interface: Interface,
+        _node_address: &dyn Fn(&str) -> Option<u32>,
+    ) -> Result<Self, Issue> {
         let queues = params.dynamic_queues.unwrap_or(DEFAULT_DYNAMIC_QUEUES);
         if !(16..=4096).contains(&queues) || !queues.is_power_of_two() {
             return Err(Issue::at(
@@ -202,11 +208,11 @@ impl Qdisc for Wfq {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qdisc::testing::{harness, packet};
+    use crate::qdisc::testing::{harness, packet, INTERFACE};
 
     fn wfq(yaml: &str) -> Wfq {
         let (value, _) = crate::config::yaml::parse(yaml).unwrap();
-        Wfq::build(&serde_json::from_value(value).unwrap(), "w").unwrap()
+        Wfq::build(&serde_json::from_value(value).unwrap(), "w", INTERFACE, &|_| None).unwrap()
     }
 
     /// A packet of conversation `port` (ports give distinct conversations).
@@ -294,7 +300,9 @@ mod tests {
     fn configuration_errors() {
         let err = |yaml: &str| {
             let (value, _) = crate::config::yaml::parse(yaml).unwrap();
-            Wfq::build(&serde_json::from_value(value).unwrap(), "w").unwrap_err().key_path
+            Wfq::build(&serde_json::from_value(value).unwrap(), "w", INTERFACE, &|_| None)
+                .unwrap_err()
+                .key_path
         };
         assert_eq!(err("{dynamic_queues: 100}"), "w.dynamic_queues");
         assert_eq!(err("{dynamic_queues: 8}"), "w.dynamic_queues");
