@@ -4,6 +4,7 @@
 //! no rule matches goes to the default target. This is how IOS `priority-list` and
 //! `class-map` evaluation work (`qos-behaviour.md` A.2).
 
+pub mod class_setup;
 pub mod dscp;
 pub mod matcher;
 

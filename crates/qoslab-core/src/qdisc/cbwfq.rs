@@ -41,6 +41,7 @@ use super::shaper_credit::{ShapeSpec, ShaperCredit};
 use super::wfq::{conversation_hash, precedence_weight, IOS_WEIGHT_NUMERATOR};
 use super::{Dequeue, Interface, Qdisc, QdiscKind};
 use crate::aqm::{Admission, Red, RedSpec};
+use crate::classify::class_setup::{element_path, ClassNames, Rules};
 use crate::classify::{Classifier, MatchSpec};
 use crate::condition::marker::{Marker, SetSpec};
 use crate::condition::policer::{PoliceSpec, Policer, Verdict};
@@ -195,16 +196,10 @@ impl QdiscKind for Cbwfq {
         node_address: &dyn Fn(&str) -> Option<u32>,
     ) -> Result<Self, Issue> {
         let bw = interface.bandwidth_bps;
-        let class_at = |i: usize| format!("{}[{i}]", join_path(at, "classes"));
-        let mut names: Vec<String> = Vec::new();
+        let class_at = |i: usize| element_path(at, "classes", i);
+        let mut names = ClassNames::with_capacity(params.classes.len() + 1);
         for (i, class) in params.classes.iter().enumerate() {
-            if names.contains(&class.name) {
-                return Err(Issue::at(
-                    join_path(&class_at(i), "name"),
-                    format!("class `{}` is defined twice", class.name),
-                ));
-            }
-            names.push(class.name.clone());
+            names.add(&class.name, "class", join_path(&class_at(i), "name"))?;
             let is_default = class.name == CLASS_DEFAULT;
             let here = class_at(i);
             let forms =
@@ -286,9 +281,11 @@ impl QdiscKind for Cbwfq {
                 ));
             }
         }
-        if !names.iter().any(|n| n == CLASS_DEFAULT) {
-            names.push(CLASS_DEFAULT.to_owned());
+        if !names.contains(CLASS_DEFAULT) {
+            names.push(CLASS_DEFAULT);
         }
+        let default_index = names.position(CLASS_DEFAULT).expect("added above") as u32;
+        let names = names.into_vec();
         // IOS refuses to mix absolute/percent bandwidth with remaining percent in one policy.
         let uses_remaining = params.classes.iter().any(|c| c.bandwidth_remaining.is_some());
         if uses_remaining {
@@ -366,7 +363,7 @@ impl QdiscKind for Cbwfq {
 
         let mut kinds = Vec::with_capacity(names.len());
         let mut queue_class = Vec::new();
-        let mut rules = Vec::new();
+        let mut rules = Rules::new();
         for (i, name) in names.iter().enumerate() {
             let spec = params.classes.get(i);
             let here = class_at(i);
@@ -419,7 +416,7 @@ impl QdiscKind for Cbwfq {
             };
             kinds.push(kind);
             if let Some(condition) = spec.and_then(|c| c.condition.as_ref()) {
-                rules.push((condition.compile(&join_path(&here, "match"), node_address)?, i as u32));
+                rules.add(condition, &here, i as u32, node_address)?;
             }
         }
         let mut conditioning = Vec::with_capacity(names.len());
@@ -465,11 +462,10 @@ impl QdiscKind for Cbwfq {
         }
         // An unwritten class-default is not shaped.
         shapers.resize(names.len(), None);
-        let default_index = names.iter().position(|n| n == CLASS_DEFAULT).expect("added above") as u32;
         Ok(Cbwfq {
             names,
             kinds,
-            classifier: Classifier::new(rules, default_index),
+            classifier: rules.classifier(default_index),
             priority_queue: VecDeque::new(),
             conditioning,
             droppers,

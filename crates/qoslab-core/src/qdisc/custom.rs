@@ -58,6 +58,7 @@
 
 use super::packet_queue::{PacketQueue, QueueLimit};
 use super::{Dequeue, Interface, Qdisc, QdiscKind};
+use crate::classify::class_setup::{element_path, Rules};
 use crate::classify::{Classifier, MatchSpec};
 use crate::config::error::{join_path, Issue};
 use crate::measure::DropReason;
@@ -226,22 +227,20 @@ impl QdiscKind for Custom {
                 "use 1 to 16: queues below it become priority queues; 1 keeps them all in the round robin",
             ));
         }
-        let classify_at = join_path(at, "classify");
-        let mut rules = Vec::with_capacity(params.classify.len());
+        let mut rules = Rules::new();
         for (i, rule) in params.classify.iter().enumerate() {
-            let path = format!("{classify_at}[{i}]");
+            let path = element_path(at, "classify", i);
             check_queue(rule.queue, &join_path(&path, "queue"))?;
-            rules.push((rule.condition.compile(&join_path(&path, "match"), node_address)?, rule.queue));
+            rules.add(&rule.condition, &path, rule.queue, node_address)?;
         }
 
         // The queues that exist: configured, default, or named by a rule.
         let mut numbers: BTreeSet<u32> = settings.keys().copied().collect();
         numbers.insert(default_queue);
-        numbers.extend(rules.iter().map(|(_, queue)| *queue));
+        numbers.extend(rules.targets());
         let numbers: Vec<u32> = numbers.into_iter().collect();
         let class_of = |number: u32| numbers.binary_search(&number).expect("every target exists") as u32;
-        let rules = rules.into_iter().map(|(matcher, queue)| (matcher, class_of(queue))).collect();
-        let classifier = Classifier::new(rules, class_of(default_queue));
+        let classifier = rules.map_targets(class_of).classifier(class_of(default_queue));
         let queues: Vec<CqQueue> = numbers
             .iter()
             .map(|&number| {

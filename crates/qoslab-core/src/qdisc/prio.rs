@@ -10,6 +10,7 @@
 
 use super::packet_queue::{PacketQueue, QueueLimit};
 use super::{Dequeue, Interface, Qdisc, QdiscKind};
+use crate::classify::class_setup::{compile_match, element_path, ClassNames, Rules};
 use crate::classify::{Classifier, MatchSpec};
 use crate::config::error::{join_path, Issue};
 use crate::measure::DropReason;
@@ -114,39 +115,24 @@ impl QdiscKind for Prio {
         if bands.len() < 2 {
             return Err(Issue::at(join_path(at, "bands"), "priority queuing needs at least two bands"));
         }
-        let names: Vec<String> = bands.iter().map(|(n, _)| n.clone()).collect();
-        if let Some(dup) = names.iter().enumerate().find(|(i, n)| names[..*i].contains(n)) {
-            return Err(Issue::at(
-                join_path(at, &format!("bands[{}]", dup.0)),
-                format!("band `{}` is defined twice", dup.1),
-            ));
+        let mut names = ClassNames::with_capacity(bands.len());
+        for (i, (name, _)) in bands.iter().enumerate() {
+            names.add(name, "band", element_path(at, "bands", i))?;
         }
-        let band_index = |name: &str, path: String| -> Result<u32, Issue> {
-            names
-                .iter()
-                .position(|n| n == name)
-                .map(|i| i as u32)
-                .ok_or_else(|| Issue::unknown_name(path, "band", name, names.iter().map(String::as_str)))
-        };
-        let default_target = match (&params.default, default_band) {
-            (Some(name), _) => band_index(name, join_path(at, "default"))?,
-            (None, Some(name)) => band_index(name, join_path(at, "default"))?,
+        let default_target = match (params.default.as_deref(), default_band) {
+            (Some(name), _) | (None, Some(name)) => names.resolve(name, "band", join_path(at, "default"))?,
             (None, None) => names.len() as u32 - 1,
         };
-        let rules = params
-            .classify
-            .iter()
-            .enumerate()
-            .map(|(i, rule)| {
-                let path = format!("{}[{i}]", join_path(at, "classify"));
-                let matcher = rule.condition.compile(&join_path(&path, "match"), node_address)?;
-                Ok((matcher, band_index(&rule.band, join_path(&path, "band"))?))
-            })
-            .collect::<Result<Vec<_>, Issue>>()?;
+        let mut rules = Rules::new();
+        for (i, rule) in params.classify.iter().enumerate() {
+            let path = element_path(at, "classify", i);
+            let matcher = compile_match(&rule.condition, &path, node_address)?;
+            rules.push(matcher, names.resolve(&rule.band, "band", join_path(&path, "band"))?);
+        }
         Ok(Prio {
-            names,
+            names: names.into_vec(),
             bands: bands.into_iter().map(|(_, limit)| PacketQueue::new(limit)).collect(),
-            classifier: Classifier::new(rules, default_target),
+            classifier: rules.classifier(default_target),
         })
     }
 }
