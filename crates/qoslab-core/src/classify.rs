@@ -6,6 +6,7 @@
 
 pub mod class_setup;
 pub mod dscp;
+pub mod flow_hash;
 pub mod matcher;
 
 pub use matcher::{MatchSpec, Matcher};

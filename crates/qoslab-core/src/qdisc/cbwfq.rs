@@ -38,10 +38,11 @@
 use super::packet_queue::QueueLimit;
 use super::scfq::Scfq;
 use super::shaper_credit::{ShapeSpec, ShaperCredit};
-use super::wfq::{conversation_hash, precedence_weight, IOS_WEIGHT_NUMERATOR};
+use super::wfq::{precedence_weight, IOS_WEIGHT_NUMERATOR};
 use super::{Dequeue, Interface, Qdisc, QdiscKind};
 use crate::aqm::{Admission, Red, RedSpec};
 use crate::classify::class_setup::{element_path, ClassNames, Rules};
+use crate::classify::flow_hash::flow_hash;
 use crate::classify::{Classifier, MatchSpec};
 use crate::condition::marker::{Marker, SetSpec};
 use crate::condition::policer::{PoliceSpec, Policer, Verdict};
@@ -534,7 +535,7 @@ impl Qdisc for Cbwfq {
                 self.scfq.push(*queue, packet, *weight);
             }
             ClassKind::FairQueue { first, mask, limit } => {
-                let queue = *first + (conversation_hash(&packet) & *mask) as usize;
+                let queue = *first + (flow_hash(&packet) & *mask) as usize;
                 if self.scfq.queue_len(queue) >= *limit {
                     return ctx.drop_arrival(class, packet, DropReason::TailDrop);
                 }

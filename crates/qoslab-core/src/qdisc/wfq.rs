@@ -16,10 +16,11 @@
 //! the most aggressive conversations lose first. Facts and sources: `qos-behaviour.md` A.4
 //! (Cisco `fair-queue` command reference; Cisco tech note 110850 for the 32384 constant;
 //! Vegesna and Odom for the SN rule). The hash function is not published; this one is
-//! FNV-1a over the key, deterministic across runs.
+//! FNV-1a over the key ([`crate::classify::flow_hash`]), deterministic across runs.
 
 use super::scfq::Scfq;
 use super::{Dequeue, Interface, Qdisc, QdiscKind};
+use crate::classify::flow_hash::flow_hash;
 use crate::config::error::{join_path, Issue};
 use crate::measure::DropReason;
 use crate::measure::QdiscCtx;
@@ -71,24 +72,6 @@ pub struct WfqParams {
 #[inline]
 pub fn precedence_weight(numerator: u64, precedence: u8) -> u64 {
     numerator / (precedence as u64 + 1)
-}
-
-/// The conversation key hashed (FNV-1a): addresses, protocol, ToS byte, ports.
-#[inline]
-pub fn conversation_hash(packet: &Packet) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut mix = |bytes: &[u8]| {
-        for &b in bytes {
-            hash ^= b as u64;
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    };
-    mix(&packet.src_addr.to_be_bytes());
-    mix(&packet.dst_addr.to_be_bytes());
-    mix(&[packet.protocol, packet.dscp << 2]);
-    mix(&packet.src_port.to_be_bytes());
-    mix(&packet.dst_port.to_be_bytes());
-    hash
 }
 
 /// Flow-based weighted fair queuing.
@@ -160,7 +143,7 @@ impl Qdisc for Wfq {
         if self.scfq.len_packets() >= self.hold_queue_packets {
             return ctx.drop_arrival(class, packet, DropReason::TailDrop);
         }
-        let queue = (conversation_hash(&packet) & self.queue_mask) as usize;
+        let queue = (flow_hash(&packet) & self.queue_mask) as usize;
         let weight = precedence_weight(self.weight_numerator, packet.precedence());
         if self.scfq.queue_len(queue) >= self.cdt_packets {
             match self.cdt_policy {
