@@ -4,7 +4,9 @@
 //! no rule matches goes to the default target. This is how IOS `priority-list` and
 //! `class-map` evaluation work (`docs/reference/ios-defaults.md`).
 
+pub mod class_setup;
 pub mod dscp;
+pub mod flow_hash;
 pub mod matcher;
 
 pub use matcher::{MatchSpec, Matcher};

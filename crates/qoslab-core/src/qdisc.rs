@@ -8,9 +8,10 @@
 //! Dispatch is static: [`AnyQdisc`] is an enum over the concrete disciplines, so the
 //! per-packet path has no virtual calls.
 //!
-//! Adding a discipline: a file here with its header essay, `KIND`, params, state and unit
-//! tests; a variant in [`PolicySpec`] and [`AnyQdisc`]; a page in `docs/qdisc/`; tests
-//! against theory or a hand-computed trace; an example (see `docs/adding-a-qdisc.md`).
+//! Adding a discipline: a file here with its header essay, params, state, unit tests and
+//! its [`QdiscKind`] implementation; its `pub mod` and one entry in the `registry!` list
+//! below; a page in `docs/qdisc/`; tests against theory or a hand-computed trace; an example
+//! (see `docs/adding-a-qdisc.md`).
 
 pub mod cbq;
 pub mod cbwfq;
@@ -113,32 +114,144 @@ pub trait Qdisc {
     fn take_packets(&mut self) -> Vec<Packet>;
 }
 
-kind_enum! {
-    /// An interface output policy as written in a scenario.
-    pub enum PolicySpec {
-        /// First in, first out with tail drop.
-        "fifo" => Fifo(FifoParams),
-        /// Strict priority bands.
-        "prio" => Prio(PrioParams),
-        /// IOS custom queuing: byte-count round robin.
-        "custom" => Custom(CustomParams),
-        /// IOS flow-based weighted fair queuing.
-        "wfq" => Wfq(WfqParams),
-        /// IOS class-based WFQ with low-latency (priority) classes.
-        "cbwfq" => Cbwfq(CbwfqParams),
-        /// Deficit round robin.
-        "drr" => Drr(DrrParams),
-        /// Linux hierarchical token bucket.
-        "htb" => Htb(HtbParams),
-        /// Linux FQ-CoDel.
-        "fq_codel" => FqCodel(FqCodelParams),
-        /// Token-bucket shaper.
-        "tbf" => Tbf(TbfParams),
-        /// Cisco 12000 modified deficit round robin.
-        "mdrr" => Mdrr(MdrrParams),
-        /// ALTQ class-based queuing with link sharing.
-        "cbq" => Cbq(CbqParams),
-    }
+/// What the registry needs of a discipline: its scenario name, its parameters, how it is
+/// built from them, and whether it depends on the interface's bandwidth.
+pub trait QdiscKind: Qdisc + Sized {
+    /// The name users write after `kind:`; also the discipline's file and documentation page.
+    const KIND: &'static str;
+    /// Whether the built discipline depends on the interface's QoS bandwidth (percentages,
+    /// reservations, class weights, link-sharing rates), so that a change of bandwidth must
+    /// build it again.
+    const DEPENDS_ON_BANDWIDTH: bool;
+    /// The parameters as written in a scenario; their schema is the kind's JSON Schema.
+    type Params: Clone + std::fmt::Debug + serde::de::DeserializeOwned + schemars::JsonSchema;
+
+    /// Builds from `params` found at key path `at` for `interface`, checking what the types
+    /// cannot; node names in match conditions resolve through `node_address`.
+    fn build(
+        params: &Self::Params,
+        at: &str,
+        interface: Interface,
+        node_address: &dyn Fn(&str) -> Option<u32>,
+    ) -> Result<Self, Issue>;
+}
+
+/// Declares the registry from one list of `module::Type` entries, each a [`QdiscKind`]:
+/// [`PolicySpec`] (reading `kind: <name>` into the type's parameters with key paths kept,
+/// and the JSON Schema), its `build` and `depends_on_bandwidth`, and [`AnyQdisc`] with its
+/// `kind` and static dispatch.
+macro_rules! registry {
+    ($($(#[$doc:meta])* $module:ident :: $variant:ident,)+) => {
+        kind_enum! {
+            @named
+            /// An interface output policy as written in a scenario.
+            pub enum PolicySpec {
+                $($(#[$doc])* [<$module::$variant as QdiscKind>::KIND]
+                    => $variant(<$module::$variant as QdiscKind>::Params),)+
+            }
+        }
+
+        impl PolicySpec {
+            /// Whether the discipline built from this policy depends on the interface's QoS
+            /// bandwidth, so that a change of bandwidth must build it again.
+            pub fn depends_on_bandwidth(&self) -> bool {
+                match self {
+                    $(PolicySpec::$variant(_) => <$module::$variant as QdiscKind>::DEPENDS_ON_BANDWIDTH,)+
+                }
+            }
+
+            /// Builds the discipline for `interface`; `at` is the key path for errors.
+            pub fn build(
+                &self,
+                at: &str,
+                interface: Interface,
+                node_address: &dyn Fn(&str) -> Option<u32>,
+            ) -> Result<AnyQdisc, Issue> {
+                Ok(match self {
+                    $(PolicySpec::$variant(p) => AnyQdisc::$variant(
+                        <$module::$variant as QdiscKind>::build(p, at, interface, node_address)?,
+                    ),)+
+                })
+            }
+        }
+
+        /// Any discipline, statically dispatched.
+        #[derive(Clone, Debug)]
+        pub enum AnyQdisc {
+            $($(#[$doc])* $variant($module::$variant),)+
+        }
+
+        impl AnyQdisc {
+            /// The scenario `kind` of the discipline.
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $(AnyQdisc::$variant(_) => <$module::$variant as QdiscKind>::KIND,)+
+                }
+            }
+        }
+
+        impl Qdisc for AnyQdisc {
+            fn class_names(&self) -> Vec<String> {
+                match self {
+                    $(AnyQdisc::$variant(q) => q.class_names(),)+
+                }
+            }
+            #[inline]
+            fn enqueue(&mut self, packet: Packet, ctx: &mut QdiscCtx) {
+                match self {
+                    $(AnyQdisc::$variant(q) => q.enqueue(packet, ctx),)+
+                }
+            }
+            #[inline]
+            fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Dequeue {
+                match self {
+                    $(AnyQdisc::$variant(q) => q.dequeue(ctx),)+
+                }
+            }
+            fn len_packets(&self) -> usize {
+                match self {
+                    $(AnyQdisc::$variant(q) => q.len_packets(),)+
+                }
+            }
+            fn take_packets(&mut self) -> Vec<Packet> {
+                match self {
+                    $(AnyQdisc::$variant(q) => q.take_packets(),)+
+                }
+            }
+            #[inline]
+            fn dequeue_interleaved(&mut self, ctx: &mut QdiscCtx) -> Option<Packet> {
+                match self {
+                    $(AnyQdisc::$variant(q) => q.dequeue_interleaved(ctx),)+
+                }
+            }
+        }
+    };
+}
+
+// The registry: one entry per discipline, in the order of the schema and of error messages.
+registry! {
+    /// First in, first out with tail drop.
+    fifo::Fifo,
+    /// Strict priority bands.
+    prio::Prio,
+    /// IOS custom queuing: byte-count round robin.
+    custom::Custom,
+    /// IOS flow-based weighted fair queuing.
+    wfq::Wfq,
+    /// IOS class-based WFQ with low-latency (priority) classes.
+    cbwfq::Cbwfq,
+    /// Deficit round robin.
+    drr::Drr,
+    /// Linux hierarchical token bucket.
+    htb::Htb,
+    /// Linux FQ-CoDel.
+    fq_codel::FqCodel,
+    /// Token-bucket shaper.
+    tbf::Tbf,
+    /// Cisco 12000 modified deficit round robin.
+    mdrr::Mdrr,
+    /// ALTQ class-based queuing with link sharing.
+    cbq::Cbq,
 }
 
 impl PolicySpec {
@@ -161,123 +274,6 @@ impl PolicySpec {
                 other.kind()
             )),
         }
-    }
-
-    /// Whether the discipline built from this policy depends on the interface's QoS
-    /// bandwidth (percentages, reservations, class weights, link-sharing rates), so that a
-    /// change of bandwidth must build it again.
-    pub fn depends_on_bandwidth(&self) -> bool {
-        matches!(self, PolicySpec::Cbwfq(_) | PolicySpec::Htb(_) | PolicySpec::Tbf(_) | PolicySpec::Cbq(_))
-    }
-
-    /// Builds the discipline for `interface`; `at` is the key path for errors.
-    pub fn build(
-        &self,
-        at: &str,
-        interface: Interface,
-        node_address: &dyn Fn(&str) -> Option<u32>,
-    ) -> Result<AnyQdisc, Issue> {
-        Ok(match self {
-            PolicySpec::Fifo(p) => AnyQdisc::Fifo(Fifo::build(p, at, interface)?),
-            PolicySpec::Prio(p) => AnyQdisc::Prio(Prio::build(p, at, node_address)?),
-            PolicySpec::Custom(p) => AnyQdisc::Custom(Custom::build(p, at, node_address)?),
-            PolicySpec::Wfq(p) => AnyQdisc::Wfq(Wfq::build(p, at)?),
-            PolicySpec::Cbwfq(p) => AnyQdisc::Cbwfq(Cbwfq::build(p, at, interface, node_address)?),
-            PolicySpec::Drr(p) => AnyQdisc::Drr(Drr::build(p, at, interface, node_address)?),
-            PolicySpec::Htb(p) => AnyQdisc::Htb(Htb::build(p, at, interface, node_address)?),
-            PolicySpec::FqCodel(p) => AnyQdisc::FqCodel(FqCodel::build(p, at, interface, node_address)?),
-            PolicySpec::Tbf(p) => AnyQdisc::Tbf(Tbf::build(p, at, interface, node_address)?),
-            PolicySpec::Mdrr(p) => AnyQdisc::Mdrr(Mdrr::build(p, at, interface, node_address)?),
-            PolicySpec::Cbq(p) => AnyQdisc::Cbq(Cbq::build(p, at, interface, node_address)?),
-        })
-    }
-}
-
-/// Any discipline, statically dispatched.
-#[derive(Clone, Debug)]
-pub enum AnyQdisc {
-    /// FIFO.
-    Fifo(Fifo),
-    /// Strict priority.
-    Prio(Prio),
-    /// Custom queuing.
-    Custom(Custom),
-    /// Flow-based WFQ.
-    Wfq(Wfq),
-    /// CBWFQ with LLQ.
-    Cbwfq(Cbwfq),
-    /// Deficit round robin.
-    Drr(Drr),
-    /// Hierarchical token bucket.
-    Htb(Htb),
-    /// FQ-CoDel.
-    FqCodel(FqCodel),
-    /// Token-bucket shaper.
-    Tbf(Tbf),
-    /// Modified deficit round robin.
-    Mdrr(Mdrr),
-    /// ALTQ CBQ.
-    Cbq(Cbq),
-}
-
-macro_rules! dispatch {
-    ($self:ident, $q:ident => $body:expr) => {
-        match $self {
-            AnyQdisc::Fifo($q) => $body,
-            AnyQdisc::Prio($q) => $body,
-            AnyQdisc::Custom($q) => $body,
-            AnyQdisc::Wfq($q) => $body,
-            AnyQdisc::Cbwfq($q) => $body,
-            AnyQdisc::Drr($q) => $body,
-            AnyQdisc::Htb($q) => $body,
-            AnyQdisc::FqCodel($q) => $body,
-            AnyQdisc::Tbf($q) => $body,
-            AnyQdisc::Mdrr($q) => $body,
-            AnyQdisc::Cbq($q) => $body,
-        }
-    };
-}
-
-impl AnyQdisc {
-    /// The scenario `kind` of the discipline.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            AnyQdisc::Fifo(_) => Fifo::KIND,
-            AnyQdisc::Prio(_) => Prio::KIND,
-            AnyQdisc::Custom(_) => Custom::KIND,
-            AnyQdisc::Wfq(_) => Wfq::KIND,
-            AnyQdisc::Cbwfq(_) => Cbwfq::KIND,
-            AnyQdisc::Drr(_) => Drr::KIND,
-            AnyQdisc::Htb(_) => Htb::KIND,
-            AnyQdisc::FqCodel(_) => FqCodel::KIND,
-            AnyQdisc::Tbf(_) => Tbf::KIND,
-            AnyQdisc::Mdrr(_) => Mdrr::KIND,
-            AnyQdisc::Cbq(_) => Cbq::KIND,
-        }
-    }
-}
-
-impl Qdisc for AnyQdisc {
-    fn class_names(&self) -> Vec<String> {
-        dispatch!(self, q => q.class_names())
-    }
-    #[inline]
-    fn enqueue(&mut self, packet: Packet, ctx: &mut QdiscCtx) {
-        dispatch!(self, q => q.enqueue(packet, ctx))
-    }
-    #[inline]
-    fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Dequeue {
-        dispatch!(self, q => q.dequeue(ctx))
-    }
-    fn len_packets(&self) -> usize {
-        dispatch!(self, q => q.len_packets())
-    }
-    fn take_packets(&mut self) -> Vec<Packet> {
-        dispatch!(self, q => q.take_packets())
-    }
-    #[inline]
-    fn dequeue_interleaved(&mut self, ctx: &mut QdiscCtx) -> Option<Packet> {
-        dispatch!(self, q => q.dequeue_interleaved(ctx))
     }
 }
 

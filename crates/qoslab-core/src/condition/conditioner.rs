@@ -23,6 +23,7 @@
 
 use super::marker::{Marker, SetSpec};
 use super::policer::{PoliceSpec, Policer, Verdict};
+use crate::classify::class_setup::{compile_match, element_path, ClassNames};
 use crate::classify::{MatchSpec, Matcher};
 use crate::config::error::{join_path, Issue};
 use crate::packet::Packet;
@@ -76,19 +77,17 @@ impl Conditioner {
         bandwidth_bps: u64,
         node_address: &dyn Fn(&str) -> Option<u32>,
     ) -> Result<Self, Issue> {
-        let mut names: Vec<String> = Vec::with_capacity(spec.classes.len());
+        let mut names = ClassNames::with_capacity(spec.classes.len());
         let mut classes = Vec::with_capacity(spec.classes.len());
         for (i, class) in spec.classes.iter().enumerate() {
-            let here = format!("{}[{i}]", join_path(at, "classes"));
+            let here = element_path(at, "classes", i);
             let name = class.name.clone().unwrap_or_else(|| format!("class{i}"));
-            if names.contains(&name) {
-                return Err(Issue::at(join_path(&here, "name"), format!("class `{name}` is defined twice")));
-            }
+            names.add(&name, "class", join_path(&here, "name"))?;
             let Some(condition) = &class.condition else {
                 return Err(Issue::at(&here, format!("class `{name}` has no `match`"))
                     .hint("add `match: {...}` (an empty `match: {}` takes every packet)"));
             };
-            let matcher = condition.compile(&join_path(&here, "match"), node_address)?;
+            let matcher = compile_match(condition, &here, node_address)?;
             let marker =
                 class.set.as_ref().map(|s| Marker::build(s, &join_path(&here, "set"))).transpose()?;
             let policer = class
@@ -96,10 +95,9 @@ impl Conditioner {
                 .as_ref()
                 .map(|p| Policer::build(p, &join_path(&here, "police"), bandwidth_bps))
                 .transpose()?;
-            names.push(name);
             classes.push(Class { matcher, marker, policer });
         }
-        Ok(Conditioner { names, classes })
+        Ok(Conditioner { names: names.into_vec(), classes })
     }
 
     /// The classes' names, in evaluation order.

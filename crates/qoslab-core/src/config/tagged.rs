@@ -97,10 +97,20 @@ pub fn with_kind(mut schema: schemars::Schema, kind: &str) -> schemars::Schema {
     schema
 }
 
-/// Declares an enum read from `{kind: NAME, ...params}`, one variant per kind.
+/// Declares an enum read from `{kind: NAME, ...params}`, one variant per kind. Each NAME is a
+/// string literal, or, after `@named`, a constant in brackets (`[Type::KIND]`).
 macro_rules! kind_enum {
     ($(#[$meta:meta])* pub enum $name:ident {
         $($(#[$vmeta:meta])* $kind:literal => $variant:ident($params:ty),)+
+    }) => {
+        $crate::config::tagged::kind_enum! {
+            @named $(#[$meta])* pub enum $name {
+                $($(#[$vmeta])* [$kind] => $variant($params),)+
+            }
+        }
+    };
+    (@named $(#[$meta:meta])* pub enum $name:ident {
+        $($(#[$vmeta:meta])* [$kind:expr] => $variant:ident($params:ty),)+
     }) => {
         $(#[$meta])*
         #[derive(Clone, Debug)]
@@ -126,11 +136,10 @@ macro_rules! kind_enum {
                 let value = serde_json::Value::deserialize(d)?;
                 let (kind, rest) = $crate::config::tagged::split_kind(value, Self::KINDS)
                     .map_err(D::Error::custom)?;
-                match kind.as_str() {
-                    $($kind => $crate::config::tagged::nested(rest).map(Self::$variant),)+
-                    _ => unreachable!("split_kind checked the kind"),
-                }
-                .map_err(D::Error::custom)
+                $(if kind == $kind {
+                    return $crate::config::tagged::nested(rest).map(Self::$variant).map_err(D::Error::custom);
+                })+
+                unreachable!("split_kind checked the kind")
             }
         }
 

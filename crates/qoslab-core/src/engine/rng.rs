@@ -14,7 +14,8 @@
 //! random numbers it drew (`random_draws` in the results).
 
 /// FNV-1a over bytes (64-bit offset basis and prime from the FNV reference).
-fn fnv1a_64(bytes: &[u8]) -> u64 {
+#[inline]
+pub fn fnv1a_64(bytes: &[u8]) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in bytes {
         hash ^= b as u64;

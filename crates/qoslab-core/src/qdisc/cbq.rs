@@ -27,8 +27,9 @@
 
 use super::class_queue::ClassQueue;
 use super::packet_queue::QueueLimit;
-use super::{Dequeue, Interface, Qdisc};
+use super::{Dequeue, Interface, Qdisc, QdiscKind};
 use crate::aqm::RedSpec;
+use crate::classify::class_setup::{element_path, ClassNames, Rules};
 use crate::classify::{Classifier, MatchSpec};
 use crate::config::error::{join_path, Issue};
 use crate::measure::QdiscCtx;
@@ -113,19 +114,20 @@ pub struct Cbq {
     cursor: [usize; 8],
 }
 
-impl Cbq {
-    /// The `kind` of this discipline in scenarios.
-    pub const KIND: &'static str = "cbq";
+impl QdiscKind for Cbq {
+    const KIND: &'static str = "cbq";
+    const DEPENDS_ON_BANDWIDTH: bool = true;
+    type Params = CbqParams;
 
     /// Builds from `params` found at key path `at` for `interface`.
-    pub fn build(
-        params: &CbqParams,
+    fn build(
+        params: &Self::Params,
         at: &str,
         interface: Interface,
         node_address: &dyn Fn(&str) -> Option<u32>,
     ) -> Result<Self, Issue> {
         let link_bps = interface.bandwidth_bps;
-        let class_at = |i: usize| format!("{}[{i}]", join_path(at, "classes"));
+        let class_at = |i: usize| element_path(at, "classes", i);
         if params.classes.is_empty() {
             return Err(Issue::at(join_path(at, "classes"), "CBQ needs at least one class"));
         }
@@ -155,18 +157,12 @@ impl Cbq {
         let ptime_ns = (MAX_PACKET_BYTES * link_ns_per_byte_milli / 1000) as f64;
         let g = 1.0 - 1.0 / (1u64 << FILTER_GAIN_SHIFT) as f64;
         let count = params.classes.len() as i64;
-        let mut names = Vec::new();
+        let mut names = ClassNames::with_capacity(params.classes.len());
         let mut classes = Vec::new();
-        let mut rules = Vec::new();
+        let mut rules = Rules::new();
         for (i, spec) in params.classes.iter().enumerate() {
             let here = class_at(i);
-            if names.contains(&spec.name) {
-                return Err(Issue::at(
-                    join_path(&here, "name"),
-                    format!("class `{}` is defined twice", spec.name),
-                ));
-            }
-            names.push(spec.name.clone());
+            names.add(&spec.name, "class", join_path(&here, "name"))?;
             let rate_bps = rates[i];
             if rate_bps == 0 {
                 return Err(Issue::at(join_path(&here, "bandwidth"), "the share must be above zero"));
@@ -218,19 +214,21 @@ impl Cbq {
                 allowance_bytes: allotment_bytes.max(1),
             });
             if let Some(condition) = &spec.condition {
-                rules.push((condition.compile(&join_path(&here, "match"), node_address)?, i as u32));
+                rules.add(condition, &here, i as u32, node_address)?;
             }
         }
         Ok(Cbq {
-            names,
+            names: names.into_vec(),
             classes,
-            classifier: Classifier::new(rules, defaults[0] as u32),
+            classifier: rules.classifier(defaults[0] as u32),
             link_ns_per_byte_milli,
             ifnow_ns: 0,
             cursor: [0; 8],
         })
     }
+}
 
+impl Cbq {
     /// Whether class `c` has a packet and may send at `now`: under its limit, or — when
     /// `borrowing` — allowed to borrow from the link.
     fn eligible(&self, c: usize, now: SimTime, borrowing: bool) -> bool {

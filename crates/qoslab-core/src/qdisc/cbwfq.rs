@@ -38,9 +38,11 @@
 use super::packet_queue::QueueLimit;
 use super::scfq::Scfq;
 use super::shaper_credit::{ShapeSpec, ShaperCredit};
-use super::wfq::{conversation_hash, precedence_weight, IOS_WEIGHT_NUMERATOR};
-use super::{Dequeue, Interface, Qdisc};
+use super::wfq::{precedence_weight, IOS_WEIGHT_NUMERATOR};
+use super::{Dequeue, Interface, Qdisc, QdiscKind};
 use crate::aqm::{Admission, Red, RedSpec};
+use crate::classify::class_setup::{element_path, ClassNames, Rules};
+use crate::classify::flow_hash::flow_hash;
 use crate::classify::{Classifier, MatchSpec};
 use crate::condition::marker::{Marker, SetSpec};
 use crate::condition::policer::{PoliceSpec, Policer, Verdict};
@@ -182,28 +184,23 @@ fn fair_queues(class: &ClassSpec, at: &str) -> Result<Option<u32>, Issue> {
     }
 }
 
-impl Cbwfq {
-    /// The `kind` of this discipline in scenarios.
-    pub const KIND: &'static str = "cbwfq";
+impl QdiscKind for Cbwfq {
+    const KIND: &'static str = "cbwfq";
+    const DEPENDS_ON_BANDWIDTH: bool = true;
+    type Params = CbwfqParams;
 
     /// Builds from `params` found at key path `at` for `interface`.
-    pub fn build(
-        params: &CbwfqParams,
+    fn build(
+        params: &Self::Params,
         at: &str,
         interface: Interface,
         node_address: &dyn Fn(&str) -> Option<u32>,
     ) -> Result<Self, Issue> {
         let bw = interface.bandwidth_bps;
-        let class_at = |i: usize| format!("{}[{i}]", join_path(at, "classes"));
-        let mut names: Vec<String> = Vec::new();
+        let class_at = |i: usize| element_path(at, "classes", i);
+        let mut names = ClassNames::with_capacity(params.classes.len() + 1);
         for (i, class) in params.classes.iter().enumerate() {
-            if names.contains(&class.name) {
-                return Err(Issue::at(
-                    join_path(&class_at(i), "name"),
-                    format!("class `{}` is defined twice", class.name),
-                ));
-            }
-            names.push(class.name.clone());
+            names.add(&class.name, "class", join_path(&class_at(i), "name"))?;
             let is_default = class.name == CLASS_DEFAULT;
             let here = class_at(i);
             let forms =
@@ -285,9 +282,11 @@ impl Cbwfq {
                 ));
             }
         }
-        if !names.iter().any(|n| n == CLASS_DEFAULT) {
-            names.push(CLASS_DEFAULT.to_owned());
+        if !names.contains(CLASS_DEFAULT) {
+            names.push(CLASS_DEFAULT);
         }
+        let default_index = names.position(CLASS_DEFAULT).expect("added above") as u32;
+        let names = names.into_vec();
         // IOS refuses to mix absolute/percent bandwidth with remaining percent in one policy.
         let uses_remaining = params.classes.iter().any(|c| c.bandwidth_remaining.is_some());
         if uses_remaining {
@@ -365,7 +364,7 @@ impl Cbwfq {
 
         let mut kinds = Vec::with_capacity(names.len());
         let mut queue_class = Vec::new();
-        let mut rules = Vec::new();
+        let mut rules = Rules::new();
         for (i, name) in names.iter().enumerate() {
             let spec = params.classes.get(i);
             let here = class_at(i);
@@ -418,7 +417,7 @@ impl Cbwfq {
             };
             kinds.push(kind);
             if let Some(condition) = spec.and_then(|c| c.condition.as_ref()) {
-                rules.push((condition.compile(&join_path(&here, "match"), node_address)?, i as u32));
+                rules.add(condition, &here, i as u32, node_address)?;
             }
         }
         let mut conditioning = Vec::with_capacity(names.len());
@@ -464,11 +463,10 @@ impl Cbwfq {
         }
         // An unwritten class-default is not shaped.
         shapers.resize(names.len(), None);
-        let default_index = names.iter().position(|n| n == CLASS_DEFAULT).expect("added above") as u32;
         Ok(Cbwfq {
             names,
             kinds,
-            classifier: Classifier::new(rules, default_index),
+            classifier: rules.classifier(default_index),
             priority_queue: VecDeque::new(),
             conditioning,
             droppers,
@@ -477,7 +475,9 @@ impl Cbwfq {
             queue_class,
         })
     }
+}
 
+impl Cbwfq {
     /// The class limit as a [`QueueLimit`], for documentation and tests.
     pub fn class_limit(&self, class: usize) -> Option<QueueLimit> {
         match self.kinds[class] {
@@ -535,7 +535,7 @@ impl Qdisc for Cbwfq {
                 self.scfq.push(*queue, packet, *weight);
             }
             ClassKind::FairQueue { first, mask, limit } => {
-                let queue = *first + (conversation_hash(&packet) & *mask) as usize;
+                let queue = *first + (flow_hash(&packet) & *mask) as usize;
                 if self.scfq.queue_len(queue) >= *limit {
                     return ctx.drop_arrival(class, packet, DropReason::TailDrop);
                 }

@@ -57,7 +57,8 @@
 //! would sit out are settled in one step.
 
 use super::packet_queue::{PacketQueue, QueueLimit};
-use super::{Dequeue, Qdisc};
+use super::{Dequeue, Interface, Qdisc, QdiscKind};
+use crate::classify::class_setup::{element_path, Rules};
 use crate::classify::{Classifier, MatchSpec};
 use crate::config::error::{join_path, Issue};
 use crate::measure::DropReason;
@@ -176,15 +177,17 @@ fn check_queue(number: u32, path: &str) -> Result<(), Issue> {
     Ok(())
 }
 
-impl Custom {
-    /// The `kind` of this discipline in scenarios.
-    pub const KIND: &'static str = "custom";
+impl QdiscKind for Custom {
+    const KIND: &'static str = "custom";
+    const DEPENDS_ON_BANDWIDTH: bool = false;
+    type Params = CustomParams;
 
     /// Builds from `params` found at key path `at`; node names in matches resolve through
     /// `node_address`.
-    pub fn build(
-        params: &CustomParams,
+    fn build(
+        params: &Self::Params,
         at: &str,
+        _interface: Interface,
         node_address: &dyn Fn(&str) -> Option<u32>,
     ) -> Result<Self, Issue> {
         let queues_at = join_path(at, "queues");
@@ -224,22 +227,20 @@ impl Custom {
                 "use 1 to 16: queues below it become priority queues; 1 keeps them all in the round robin",
             ));
         }
-        let classify_at = join_path(at, "classify");
-        let mut rules = Vec::with_capacity(params.classify.len());
+        let mut rules = Rules::new();
         for (i, rule) in params.classify.iter().enumerate() {
-            let path = format!("{classify_at}[{i}]");
+            let path = element_path(at, "classify", i);
             check_queue(rule.queue, &join_path(&path, "queue"))?;
-            rules.push((rule.condition.compile(&join_path(&path, "match"), node_address)?, rule.queue));
+            rules.add(&rule.condition, &path, rule.queue, node_address)?;
         }
 
         // The queues that exist: configured, default, or named by a rule.
         let mut numbers: BTreeSet<u32> = settings.keys().copied().collect();
         numbers.insert(default_queue);
-        numbers.extend(rules.iter().map(|(_, queue)| *queue));
+        numbers.extend(rules.targets());
         let numbers: Vec<u32> = numbers.into_iter().collect();
         let class_of = |number: u32| numbers.binary_search(&number).expect("every target exists") as u32;
-        let rules = rules.into_iter().map(|(matcher, queue)| (matcher, class_of(queue))).collect();
-        let classifier = Classifier::new(rules, class_of(default_queue));
+        let classifier = rules.map_targets(class_of).classifier(class_of(default_queue));
         let queues: Vec<CqQueue> = numbers
             .iter()
             .map(|&number| {
@@ -258,7 +259,9 @@ impl Custom {
             visit_sent_bytes: None,
         })
     }
+}
 
+impl Custom {
     /// Moves the round robin to the next queue in number order, wrapping around.
     #[inline]
     fn advance(&mut self) {
@@ -378,7 +381,7 @@ impl Qdisc for Custom {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qdisc::testing::{harness, packet};
+    use crate::qdisc::testing::{harness, packet, INTERFACE};
 
     fn params(yaml: &str) -> CustomParams {
         let (value, _) = crate::config::yaml::parse(yaml).unwrap();
@@ -386,7 +389,7 @@ mod tests {
     }
 
     fn custom(yaml: &str) -> Custom {
-        Custom::build(&params(yaml), "p", &|_| None).unwrap()
+        Custom::build(&params(yaml), "p", INTERFACE, &|_| None).unwrap()
     }
 
     /// Dequeues until empty, returning the packet ids in order.
@@ -682,7 +685,7 @@ mod tests {
 
     #[test]
     fn configuration_errors() {
-        let error = |yaml: &str| Custom::build(&params(yaml), "p", &|_| None).unwrap_err();
+        let error = |yaml: &str| Custom::build(&params(yaml), "p", INTERFACE, &|_| None).unwrap_err();
         let e = error("{queues: {17: {}}}");
         assert_eq!((e.key_path.as_str(), e.message.as_str()), ("p.queues.17", "there is no queue 17"));
         assert!(e.hint.unwrap().contains("1 to 16"));
@@ -705,6 +708,6 @@ mod tests {
         );
         // The system queue may carry a limit, and be a target or the default.
         let system = params("{queues: {0: {limit: 5}}, default_queue: 0}");
-        assert_eq!(Custom::build(&system, "p", &|_| None).unwrap().class_names(), ["q0"]);
+        assert_eq!(Custom::build(&system, "p", INTERFACE, &|_| None).unwrap().class_names(), ["q0"]);
     }
 }

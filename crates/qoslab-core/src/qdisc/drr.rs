@@ -25,8 +25,9 @@
 
 use super::class_queue::ClassQueue;
 use super::packet_queue::QueueLimit;
-use super::{Dequeue, Interface, Qdisc};
+use super::{Dequeue, Interface, Qdisc, QdiscKind};
 use crate::aqm::RedSpec;
+use crate::classify::class_setup::{element_path, ClassNames, Rules};
 use crate::classify::{Classifier, MatchSpec};
 use crate::config::error::{join_path, Issue};
 use crate::measure::QdiscCtx;
@@ -81,42 +82,34 @@ pub struct Drr {
     packets: usize,
 }
 
-impl Drr {
-    /// The `kind` of this discipline in scenarios.
-    pub const KIND: &'static str = "drr";
+impl QdiscKind for Drr {
+    const KIND: &'static str = "drr";
+    const DEPENDS_ON_BANDWIDTH: bool = false;
+    type Params = DrrParams;
 
     /// Builds from `params` found at key path `at` for `interface`.
-    pub fn build(
-        params: &DrrParams,
+    fn build(
+        params: &Self::Params,
         at: &str,
         interface: Interface,
         node_address: &dyn Fn(&str) -> Option<u32>,
     ) -> Result<Self, Issue> {
-        let class_at = |i: usize| format!("{}[{i}]", join_path(at, "classes"));
+        let class_at = |i: usize| element_path(at, "classes", i);
         if params.classes.is_empty() {
             return Err(Issue::at(join_path(at, "classes"), "DRR needs at least one class")
                 .hint("add `classes: [{name: all, match: {}}]`"));
         }
-        let mut names: Vec<String> = Vec::with_capacity(params.classes.len());
+        let mut names = ClassNames::with_capacity(params.classes.len());
         for (i, class) in params.classes.iter().enumerate() {
-            if names.contains(&class.name) {
-                return Err(Issue::at(
-                    join_path(&class_at(i), "name"),
-                    format!("class `{}` is defined twice", class.name),
-                ));
-            }
-            names.push(class.name.clone());
+            names.add(&class.name, "class", join_path(&class_at(i), "name"))?;
         }
         let default_index = match &params.default {
-            Some(name) => names.iter().position(|n| n == name).ok_or_else(|| {
-                Issue::at(join_path(at, "default"), format!("there is no class `{name}`"))
-                    .hint(format!("name one of: {}", names.join(", ")))
-            })?,
+            Some(name) => names.find_class(name, join_path(at, "default"))?,
             None => names.len() - 1,
         };
         let mut queues = Vec::with_capacity(names.len());
         let mut quantum_bytes = Vec::with_capacity(names.len());
-        let mut rules = Vec::new();
+        let mut rules = Rules::new();
         for (i, class) in params.classes.iter().enumerate() {
             let here = class_at(i);
             let quantum = class.quantum.map_or(DEFAULT_QUANTUM_BYTES, |s| s.0);
@@ -125,9 +118,7 @@ impl Drr {
                     .hint("use at least the largest packet size, e.g. 1500B"));
             }
             match &class.condition {
-                Some(condition) => {
-                    rules.push((condition.compile(&join_path(&here, "match"), node_address)?, i as u32))
-                }
+                Some(condition) => rules.add(condition, &here, i as u32, node_address)?,
                 None if i != default_index => {
                     return Err(Issue::at(&here, format!("class `{}` has no `match`", class.name))
                         .hint("add `match: {...}`, or make it the `default` class"))
@@ -143,16 +134,18 @@ impl Drr {
         }
         let count = names.len();
         Ok(Drr {
-            names,
+            names: names.into_vec(),
             queues,
             quantum_bytes,
             deficit_bytes: vec![0; count],
             active: VecDeque::with_capacity(count),
-            classifier: Classifier::new(rules, default_index as u32),
+            classifier: rules.classifier(default_index as u32),
             packets: 0,
         })
     }
+}
 
+impl Drr {
     /// The quantum of class `class`, bytes.
     pub fn quantum_bytes(&self, class: usize) -> u64 {
         self.quantum_bytes[class]

@@ -9,7 +9,7 @@
 
 use super::class_queue::ClassQueue;
 use super::packet_queue::QueueLimit;
-use super::{Dequeue, Interface, Qdisc};
+use super::{Dequeue, Interface, Qdisc, QdiscKind};
 use crate::aqm::RedSpec;
 use crate::config::error::Issue;
 use crate::measure::QdiscCtx;
@@ -36,12 +36,18 @@ pub struct Fifo {
     queue: ClassQueue,
 }
 
-impl Fifo {
-    /// The `kind` of this discipline in scenarios.
-    pub const KIND: &'static str = "fifo";
+impl QdiscKind for Fifo {
+    const KIND: &'static str = "fifo";
+    const DEPENDS_ON_BANDWIDTH: bool = false;
+    type Params = FifoParams;
 
     /// Builds from `params` found at key path `at` for `interface`.
-    pub fn build(params: &FifoParams, at: &str, interface: Interface) -> Result<Self, Issue> {
+    fn build(
+        params: &Self::Params,
+        at: &str,
+        interface: Interface,
+        _node_address: &dyn Fn(&str) -> Option<u32>,
+    ) -> Result<Self, Issue> {
         let red = interface.dropper(params.random_detect.as_ref(), at, 0)?;
         Ok(Fifo { queue: ClassQueue::new(params.limit.unwrap_or(DEFAULT_LIMIT), red) })
     }
@@ -84,7 +90,7 @@ mod tests {
     use crate::qdisc::testing::{harness, packet, INTERFACE};
 
     fn fifo(limit: Option<QueueLimit>) -> Fifo {
-        Fifo::build(&FifoParams { limit, random_detect: None }, "p", INTERFACE).unwrap()
+        Fifo::build(&FifoParams { limit, random_detect: None }, "p", INTERFACE, &|_| None).unwrap()
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! as Linux `fq_codel` runs it.
 //!
 //! **Flows.** Each arriving packet is hashed on its 5-tuple and DSCP (the key and hash of
-//! [`super::wfq::conversation_hash`]) into one of `flows` buckets; each bucket is a FIFO
+//! [`crate::classify::flow_hash`]) into one of `flows` buckets; each bucket is a FIFO
 //! whose packets carry their enqueue time. All buckets together hold at most `limit`
 //! packets. When an arrival takes the total above the limit, packets are dropped from the
 //! head of the bucket with the most bytes (the "fattest" flow, RFC 8290 §4.1): up to 64 at a
@@ -21,31 +21,17 @@
 //! one that sends less than a quantum between the moments its bucket empties — thus always
 //! comes back through the new list and is served before the bulk flows.
 //!
-//! **CoDel** (RFC 8289 §5), per bucket, at dequeue. The sojourn time of the packet at the
-//! head is now minus its enqueue time. The bucket is *above target* when that sojourn is at
-//! least `target` and the whole discipline — all buckets together, not this bucket alone —
-//! still holds more than one MTU (1500 B) after the packet is taken. That is how Linux runs
-//! it: `fq_codel_dequeue` (`net/sched/sch_fq_codel.c`) hands `codel_dequeue` the qdisc's
+//! **CoDel** (RFC 8289; [`crate::aqm::codel`]) runs per bucket, at dequeue. The bucket is
+//! *above target* when the sojourn time of its head packet is at least `target` and the
+//! whole discipline — all buckets together, not this bucket alone — still holds more than
+//! one MTU (1500 B) after the packet is taken. That is how Linux runs it:
+//! `fq_codel_dequeue` (`net/sched/sch_fq_codel.c`) hands `codel_dequeue` the qdisc's
 //! backlog (`sch->qstats.backlog`), and `codel_should_drop` (`include/net/codel_impl.h`)
 //! compares that with the MTU; RFC 8289's reference code tests the queue CoDel manages,
 //! which under FQ-CoDel would be the bucket. A flow that keeps less than one MTU queued
-//! can therefore be dropped or marked while other flows fill the link. When the bucket
-//! first goes above target, CoDel notes `first_above = now +
-//! interval`; if it stays above target until then, the packet may be dropped. On that first
-//! drop CoDel enters its dropping state and schedules the next drop at `now +
-//! interval / √count`. While dropping, each time now reaches the scheduled instant the head
-//! packet is dropped, `count` grows by one and the next drop comes `interval / √count`
-//! after the previous scheduled one, so the drop rate rises with the square root of the
-//! drops until the sojourn time falls below target, which ends the dropping state. If the
-//! state is re-entered less than 16 intervals after the last scheduled drop, `count` restarts
-//! from the number of drops of the previous episode instead of 1 (the Linux variant the RFC
-//! gives). Drops have reason `codel`. `interval / √count` is computed exactly in integers:
-//! ⌊√⌊interval² / count⌋⌋ ns.
-//!
-//! **ECN.** With `ecn: true`, a packet CoDel would drop is instead marked Congestion
-//! Experienced (ECN field 3) and sent, if it is ECN-capable (ECN field 1 or 2; RFC 3168); a
-//! packet that is not ECN-capable is dropped as before. Marks are not drops: they are counted
-//! in the class's `ecn_marked_packets`. Overlimit drops are never replaced by marks.
+//! can therefore be dropped or marked while other flows fill the link. Drops have reason
+//! `codel`; with `ecn: true`, ECN-capable packets are marked instead, as the CoDel module
+//! describes. Overlimit drops are never replaced by marks.
 //!
 //! Results show one class, `fq_codel`, for the whole discipline. Per-packet work is O(1),
 //! except the scan of all buckets for the fattest one when the limit is exceeded. Packets
@@ -53,12 +39,13 @@
 //! so the hot path never allocates.
 
 use super::packet_queue::RESERVED_PACKETS;
-use super::wfq::conversation_hash;
-use super::{Dequeue, Interface, Qdisc};
+use super::{Dequeue, Interface, Qdisc, QdiscKind};
+use crate::aqm::codel::{Codel, CodelConfig, CodelQueue};
+use crate::classify::flow_hash::flow_hash;
 use crate::config::error::{join_path, Issue};
 use crate::measure::DropReason;
 use crate::measure::QdiscCtx;
-use crate::packet::{Packet, CE};
+use crate::packet::Packet;
 use crate::time::{SimTime, NS_PER_MS};
 use crate::units::{Duration, Size};
 use schemars::JsonSchema;
@@ -123,21 +110,6 @@ enum List {
     Old,
 }
 
-/// CoDel's per-bucket state (RFC 8289 §5).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-struct Codel {
-    /// When the sojourn time may first be judged persistent; 0 while below target.
-    first_above_ns: u64,
-    /// When the next drop is due in the dropping state.
-    drop_next_ns: u64,
-    /// Drops (or marks) since entering the dropping state, seeded as the RFC describes.
-    count: u32,
-    /// `count` when the dropping state was last entered.
-    last_count: u32,
-    /// Whether in the dropping state.
-    dropping: bool,
-}
-
 /// One flow bucket.
 #[derive(Copy, Clone, Debug)]
 struct Bucket {
@@ -160,43 +132,20 @@ pub struct FqCodel {
     old_flows: VecDeque<u32>,
     quantum_bytes: i64,
     limit_packets: u32,
-    target_ns: u64,
-    interval_ns: u64,
-    ecn: bool,
+    codel: CodelConfig,
     packets: u32,
     /// Bytes held by all buckets together (the backlog CoDel compares with the MTU).
     bytes: u64,
 }
 
-/// ⌊√n⌋ for a `u128`.
-fn isqrt(n: u128) -> u128 {
-    if n < 2 {
-        return n;
-    }
-    // Newton's iteration from above converges to ⌊√n⌋.
-    let mut x = 1u128 << (128 - n.leading_zeros()).div_ceil(2);
-    loop {
-        let y = (x + n / x) / 2;
-        if y >= x {
-            return x;
-        }
-        x = y;
-    }
-}
-
-/// `interval / √count`, ns, rounded down (the CoDel control law's spacing).
-pub fn drop_spacing_ns(interval_ns: u64, count: u32) -> u64 {
-    let squared = interval_ns as u128 * interval_ns as u128;
-    isqrt(squared / count.max(1) as u128) as u64
-}
-
-impl FqCodel {
-    /// The `kind` of this discipline in scenarios.
-    pub const KIND: &'static str = "fq_codel";
+impl QdiscKind for FqCodel {
+    const KIND: &'static str = "fq_codel";
+    const DEPENDS_ON_BANDWIDTH: bool = false;
+    type Params = FqCodelParams;
 
     /// Builds from `params` found at key path `at` for `interface`.
-    pub fn build(
-        params: &FqCodelParams,
+    fn build(
+        params: &Self::Params,
         at: &str,
         _interface: Interface,
         _node_address: &dyn Fn(&str) -> Option<u32>,
@@ -276,18 +225,23 @@ impl FqCodel {
             old_flows: VecDeque::with_capacity(flows as usize),
             quantum_bytes: quantum as i64,
             limit_packets: limit,
-            target_ns,
-            interval_ns,
-            ecn: params.ecn.unwrap_or(true),
+            codel: CodelConfig {
+                target_ns,
+                interval_ns,
+                mtu_bytes: MTU_BYTES,
+                ecn: params.ecn.unwrap_or(true),
+            },
             packets: 0,
             bytes: 0,
         })
     }
+}
 
+impl FqCodel {
     /// The bucket of `packet`.
     #[inline]
     fn bucket_of(&self, packet: &Packet) -> usize {
-        (conversation_hash(packet) % self.buckets.len() as u64) as usize
+        (flow_hash(packet) % self.buckets.len() as u64) as usize
     }
 
     /// Removes the head packet of `bucket` with its enqueue time.
@@ -326,92 +280,31 @@ impl FqCodel {
         }
     }
 
-    /// CoDel's `dodequeue`: the head packet of `bucket` and whether it may be dropped.
-    fn codel_take(&mut self, bucket: usize, now: SimTime) -> Option<(Packet, bool)> {
-        let Some((packet, enqueued)) = self.pop(bucket) else {
-            self.buckets[bucket].codel.first_above_ns = 0;
-            return None;
-        };
-        let now_ns = now.as_ns();
-        let sojourn_ns = now.since(enqueued);
-        let b = &mut self.buckets[bucket];
-        let mut ok_to_drop = false;
-        if sojourn_ns < self.target_ns || self.bytes <= MTU_BYTES {
-            b.codel.first_above_ns = 0;
-        } else if b.codel.first_above_ns == 0 {
-            b.codel.first_above_ns = now_ns + self.interval_ns;
-        } else if now_ns >= b.codel.first_above_ns {
-            ok_to_drop = true;
-        }
-        Some((packet, ok_to_drop))
-    }
-
-    /// Marks `packet` CE if ECN is on and the packet is ECN-capable.
-    fn try_mark(&self, packet: &mut Packet, ctx: &mut QdiscCtx) -> bool {
-        if self.ecn && packet.ecn_capable() {
-            packet.ecn = CE;
-            ctx.ecn_marked(0);
-            true
-        } else {
-            false
-        }
-    }
-
-    /// CoDel's dequeue on one bucket (RFC 8289 §5.5): the packet to send, if any.
+    /// CoDel's dequeue on one bucket: the packet to send, if any.
     fn codel_dequeue(&mut self, bucket: usize, ctx: &mut QdiscCtx) -> Option<Packet> {
-        let now = ctx.now;
-        let now_ns = now.as_ns();
-        let (mut packet, mut ok_to_drop) = self.codel_take(bucket, now)?;
-        let interval_ns = self.interval_ns;
-        if self.buckets[bucket].codel.dropping {
-            if !ok_to_drop {
-                self.buckets[bucket].codel.dropping = false;
-            }
-            while self.buckets[bucket].codel.dropping && now_ns >= self.buckets[bucket].codel.drop_next_ns {
-                let codel = &mut self.buckets[bucket].codel;
-                codel.count = codel.count.saturating_add(1);
-                if self.try_mark(&mut packet, ctx) {
-                    let codel = &mut self.buckets[bucket].codel;
-                    codel.drop_next_ns += drop_spacing_ns(interval_ns, codel.count);
-                    return Some(packet);
-                }
-                ctx.drop_queued(0, packet, DropReason::Codel);
-                match self.codel_take(bucket, now) {
-                    None => {
-                        self.buckets[bucket].codel.dropping = false;
-                        return None;
-                    }
-                    Some((next, ok)) => {
-                        (packet, ok_to_drop) = (next, ok);
-                        let codel = &mut self.buckets[bucket].codel;
-                        if ok_to_drop {
-                            codel.drop_next_ns += drop_spacing_ns(interval_ns, codel.count);
-                        } else {
-                            codel.dropping = false;
-                        }
-                    }
-                }
-            }
-            Some(packet)
-        } else if ok_to_drop {
-            let codel = &mut self.buckets[bucket].codel;
-            let delta = codel.count.wrapping_sub(codel.last_count);
-            codel.count = if delta > 1 && now_ns.wrapping_sub(codel.drop_next_ns) < 16 * interval_ns {
-                delta
-            } else {
-                1
-            };
-            codel.last_count = codel.count;
-            codel.drop_next_ns = now_ns + drop_spacing_ns(interval_ns, codel.count);
-            codel.dropping = true;
-            if self.try_mark(&mut packet, ctx) {
-                return Some(packet);
-            }
-            ctx.drop_queued(0, packet, DropReason::Codel);
-            self.codel_take(bucket, now).map(|(p, _)| p)
-        } else {
-            Some(packet)
-        }
+        let mut codel = self.buckets[bucket].codel;
+        let config = self.codel;
+        let packet = codel.dequeue(&mut BucketQueue { fq_codel: self, bucket }, &config, 0, ctx);
+        self.buckets[bucket].codel = codel;
+        packet
+    }
+}
+
+/// One bucket as the queue CoDel manages, with the whole discipline's backlog.
+struct BucketQueue<'a> {
+    fq_codel: &'a mut FqCodel,
+    bucket: usize,
+}
+
+impl CodelQueue for BucketQueue<'_> {
+    #[inline]
+    fn pop(&mut self) -> Option<(Packet, SimTime)> {
+        self.fq_codel.pop(self.bucket)
+    }
+
+    #[inline]
+    fn backlog_bytes(&self) -> u64 {
+        self.fq_codel.bytes
     }
 }
 
@@ -543,8 +436,8 @@ mod tests {
         assert_eq!(q.buckets.len(), 1024);
         assert_eq!(q.quantum_bytes, 1514);
         assert_eq!(q.limit_packets, 10_240);
-        assert_eq!((q.target_ns, q.interval_ns), (5_000_000, 100_000_000));
-        assert!(q.ecn);
+        assert_eq!((q.codel.target_ns, q.codel.interval_ns), (5_000_000, 100_000_000));
+        assert!(q.codel.ecn);
         assert_eq!(q.slots.len(), RESERVED_PACKETS);
         assert_eq!(q.class_names(), ["fq_codel"]);
     }
@@ -564,16 +457,6 @@ mod tests {
         let ids: Vec<u64> = std::iter::from_fn(|| dequeue_at(&mut q, &mut h, 0)).map(|p| p.id).collect();
         assert_eq!(ids.len(), 3000);
         assert!(ids.windows(2).all(|w| w[0] < w[1]), "one flow leaves in order");
-    }
-
-    #[test]
-    fn control_law_spacing_is_exact() {
-        // 100 ms / √1, √2, √3, √4 = 100, 70.710678…, 57.735026…, 50 ms.
-        assert_eq!(drop_spacing_ns(100_000_000, 1), 100_000_000);
-        assert_eq!(drop_spacing_ns(100_000_000, 2), 70_710_678);
-        assert_eq!(drop_spacing_ns(100_000_000, 3), 57_735_026);
-        assert_eq!(drop_spacing_ns(100_000_000, 4), 50_000_000);
-        assert_eq!(isqrt(u128::MAX), u64::MAX as u128);
     }
 
     /// Twenty 1000-byte packets of one flow, all enqueued at time 0.

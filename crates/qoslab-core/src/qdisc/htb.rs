@@ -54,8 +54,9 @@
 
 use super::class_queue::ClassQueue;
 use super::packet_queue::QueueLimit;
-use super::{Dequeue, Interface, Qdisc};
+use super::{Dequeue, Interface, Qdisc, QdiscKind};
 use crate::aqm::RedSpec;
+use crate::classify::class_setup::{element_path, ClassNames, Rules};
 use crate::classify::{Classifier, MatchSpec};
 use crate::config::error::{join_path, Issue};
 use crate::measure::QdiscCtx;
@@ -232,18 +233,19 @@ pub fn default_quantum_bytes(rate_bps: u64, r2q: u64) -> u64 {
     (rate_bps / 8 / r2q).clamp(MIN_DEFAULT_QUANTUM_BYTES, MAX_DEFAULT_QUANTUM_BYTES)
 }
 
-impl Htb {
-    /// The `kind` of this discipline in scenarios.
-    pub const KIND: &'static str = "htb";
+impl QdiscKind for Htb {
+    const KIND: &'static str = "htb";
+    const DEPENDS_ON_BANDWIDTH: bool = true;
+    type Params = HtbParams;
 
     /// Builds from `params` found at key path `at` for `interface`.
-    pub fn build(
-        params: &HtbParams,
+    fn build(
+        params: &Self::Params,
         at: &str,
         interface: Interface,
         node_address: &dyn Fn(&str) -> Option<u32>,
     ) -> Result<Self, Issue> {
-        let class_at = |i: usize| format!("{}[{i}]", join_path(at, "classes"));
+        let class_at = |i: usize| element_path(at, "classes", i);
         let specs = &params.classes;
         if specs.is_empty() {
             return Err(Issue::at(join_path(at, "classes"), "HTB needs at least one class")
@@ -253,15 +255,11 @@ impl Htb {
         if r2q == 0 {
             return Err(Issue::at(join_path(at, "r2q"), "must be above zero"));
         }
+        let mut names = ClassNames::with_capacity(specs.len());
         for (i, class) in specs.iter().enumerate() {
-            if specs[..i].iter().any(|c| c.name == class.name) {
-                return Err(Issue::at(
-                    join_path(&class_at(i), "name"),
-                    format!("class `{}` is defined twice", class.name),
-                ));
-            }
+            names.add(&class.name, "class", join_path(&class_at(i), "name"))?;
         }
-        let index_of = |name: &str| specs.iter().position(|c| c.name == name);
+        let index_of = |name: &str| names.position(name);
         let mut parents = Vec::with_capacity(specs.len());
         for (i, class) in specs.iter().enumerate() {
             parents.push(match &class.parent {
@@ -365,13 +363,12 @@ impl Htb {
             },
         };
         let mut leaves = Vec::with_capacity(leaf_classes.len());
-        let mut rules = Vec::new();
+        let mut rules = Rules::new();
         for (leaf_index, &i) in leaf_classes.iter().enumerate() {
             let class = &specs[i];
             let here = class_at(i);
             match &class.condition {
-                Some(condition) => rules
-                    .push((condition.compile(&join_path(&here, "match"), node_address)?, leaf_index as u32)),
+                Some(condition) => rules.add(condition, &here, leaf_index as u32, node_address)?,
                 None if leaf_index != default_leaf => {
                     return Err(Issue::at(&here, format!("leaf class `{}` has no `match`", class.name))
                         .hint("add `match: {...}`, or make it the `default` class"))
@@ -398,12 +395,14 @@ impl Htb {
             servable_level: vec![BLOCKED; leaves.len()],
             nodes,
             leaves,
-            classifier: Classifier::new(rules, default_leaf as u32),
+            classifier: rules.classifier(default_leaf as u32),
             round: vec![0; LEVELS * PRIORITIES],
             packets: 0,
         })
     }
+}
 
+impl Htb {
     /// The level at which leaf `leaf` can be served at `now`, or the earliest instant at which
     /// that may change.
     fn servable(&self, leaf: usize, now: SimTime) -> Result<usize, SimTime> {

@@ -16,8 +16,9 @@
 
 use super::class_queue::ClassQueue;
 use super::packet_queue::QueueLimit;
-use super::{Dequeue, Interface, Qdisc};
+use super::{Dequeue, Interface, Qdisc, QdiscKind};
 use crate::aqm::RedSpec;
+use crate::classify::class_setup::{compile_match, element_path, ClassNames, Rules};
 use crate::classify::{Classifier, MatchSpec};
 use crate::config::error::{join_path, Issue};
 use crate::measure::QdiscCtx;
@@ -146,13 +147,14 @@ fn quantum(weight: Option<u64>, mtu_bytes: u64, at: &str) -> Result<u64, Issue> 
     }
 }
 
-impl Mdrr {
-    /// The `kind` of this discipline in scenarios.
-    pub const KIND: &'static str = "mdrr";
+impl QdiscKind for Mdrr {
+    const KIND: &'static str = "mdrr";
+    const DEPENDS_ON_BANDWIDTH: bool = false;
+    type Params = MdrrParams;
 
     /// Builds from `params` found at key path `at`.
-    pub fn build(
-        params: &MdrrParams,
+    fn build(
+        params: &Self::Params,
         at: &str,
         interface: Interface,
         node_address: &dyn Fn(&str) -> Option<u32>,
@@ -165,17 +167,17 @@ impl Mdrr {
             .hint("give 1 to 7 regular queues, as a GSR port has"));
         }
         let mtu_bytes = params.mtu.map_or(DEFAULT_MTU_BYTES, |m| m.0);
-        let mut names = Vec::new();
+        let mut names = ClassNames::with_capacity(params.queues.len() + 1);
         let mut queues = Vec::new();
         for (i, spec) in params.queues.iter().enumerate() {
-            let here = format!("{}[{i}]", join_path(at, "queues"));
+            let here = element_path(at, "queues", i);
             if spec.name == LOW_LATENCY || names.contains(&spec.name) {
                 return Err(Issue::at(
                     join_path(&here, "name"),
                     format!("queue name `{}` is taken", spec.name),
                 ));
             }
-            names.push(spec.name.clone());
+            names.push(&spec.name);
             queues.push(DrrQueue {
                 packets: ClassQueue::new(
                     spec.limit.unwrap_or(DEFAULT_LIMIT),
@@ -189,7 +191,7 @@ impl Mdrr {
             None => None,
             Some(spec) => {
                 let here = join_path(at, "low_latency");
-                names.push(LOW_LATENCY.to_owned());
+                names.push(LOW_LATENCY);
                 queues.push(DrrQueue {
                     packets: ClassQueue::new(
                         spec.limit.unwrap_or(DEFAULT_LIMIT),
@@ -201,41 +203,30 @@ impl Mdrr {
                 Some((queues.len() - 1, spec.mode.unwrap_or_default()))
             }
         };
-        let index = |name: &str, path: String| -> Result<u32, Issue> {
-            names
-                .iter()
-                .position(|n| n == name)
-                .map(|i| i as u32)
-                .ok_or_else(|| Issue::unknown_name(path, "queue", name, names.iter().map(String::as_str)))
-        };
         let default = match &params.default {
-            Some(name) => index(name, join_path(at, "default"))?,
+            Some(name) => names.resolve(name, "queue", join_path(at, "default"))?,
             None => 0,
         };
-        let rules = params
-            .classify
-            .iter()
-            .enumerate()
-            .map(|(i, rule)| {
-                let path = format!("{}[{i}]", join_path(at, "classify"));
-                Ok((
-                    rule.condition.compile(&join_path(&path, "match"), node_address)?,
-                    index(&rule.queue, join_path(&path, "queue"))?,
-                ))
-            })
-            .collect::<Result<Vec<_>, Issue>>()?;
+        let mut rules = Rules::new();
+        for (i, rule) in params.classify.iter().enumerate() {
+            let path = element_path(at, "classify", i);
+            let matcher = compile_match(&rule.condition, &path, node_address)?;
+            rules.push(matcher, names.resolve(&rule.queue, "queue", join_path(&path, "queue"))?);
+        }
         Ok(Mdrr {
-            names,
+            names: names.into_vec(),
             queues,
             low_latency,
-            classifier: Classifier::new(rules, default),
+            classifier: rules.classifier(default),
             active: VecDeque::with_capacity(MAX_REGULAR_QUEUES),
             visiting: false,
             low_latency_visiting: false,
             turn: Turn::LowLatency,
         })
     }
+}
 
+impl Mdrr {
     /// One step of deficit round robin over the regular queues: the packet sent (if any)
     /// and whether the visit in progress is over. With `one_visit`, a visit that ends
     /// without sending returns at once instead of starting the next queue's visit.

@@ -9,7 +9,8 @@
 //! retrieved, hence a preset rather than a constant). Cost: O(bands) per dequeue.
 
 use super::packet_queue::{PacketQueue, QueueLimit};
-use super::{Dequeue, Qdisc};
+use super::{Dequeue, Interface, Qdisc, QdiscKind};
+use crate::classify::class_setup::{compile_match, element_path, ClassNames, Rules};
 use crate::classify::{Classifier, MatchSpec};
 use crate::config::error::{join_path, Issue};
 use crate::measure::DropReason;
@@ -76,15 +77,17 @@ pub struct Prio {
     classifier: Classifier,
 }
 
-impl Prio {
-    /// The `kind` of this discipline in scenarios.
-    pub const KIND: &'static str = "prio";
+impl QdiscKind for Prio {
+    const KIND: &'static str = "prio";
+    const DEPENDS_ON_BANDWIDTH: bool = false;
+    type Params = PrioParams;
 
     /// Builds from `params` found at key path `at`; node names in matches resolve through
     /// `node_address`.
-    pub fn build(
-        params: &PrioParams,
+    fn build(
+        params: &Self::Params,
         at: &str,
+        _interface: Interface,
         node_address: &dyn Fn(&str) -> Option<u32>,
     ) -> Result<Self, Issue> {
         let (bands, default_band): (Vec<(String, QueueLimit)>, Option<&str>) =
@@ -112,39 +115,24 @@ impl Prio {
         if bands.len() < 2 {
             return Err(Issue::at(join_path(at, "bands"), "priority queuing needs at least two bands"));
         }
-        let names: Vec<String> = bands.iter().map(|(n, _)| n.clone()).collect();
-        if let Some(dup) = names.iter().enumerate().find(|(i, n)| names[..*i].contains(n)) {
-            return Err(Issue::at(
-                join_path(at, &format!("bands[{}]", dup.0)),
-                format!("band `{}` is defined twice", dup.1),
-            ));
+        let mut names = ClassNames::with_capacity(bands.len());
+        for (i, (name, _)) in bands.iter().enumerate() {
+            names.add(name, "band", element_path(at, "bands", i))?;
         }
-        let band_index = |name: &str, path: String| -> Result<u32, Issue> {
-            names
-                .iter()
-                .position(|n| n == name)
-                .map(|i| i as u32)
-                .ok_or_else(|| Issue::unknown_name(path, "band", name, names.iter().map(String::as_str)))
-        };
-        let default_target = match (&params.default, default_band) {
-            (Some(name), _) => band_index(name, join_path(at, "default"))?,
-            (None, Some(name)) => band_index(name, join_path(at, "default"))?,
+        let default_target = match (params.default.as_deref(), default_band) {
+            (Some(name), _) | (None, Some(name)) => names.resolve(name, "band", join_path(at, "default"))?,
             (None, None) => names.len() as u32 - 1,
         };
-        let rules = params
-            .classify
-            .iter()
-            .enumerate()
-            .map(|(i, rule)| {
-                let path = format!("{}[{i}]", join_path(at, "classify"));
-                let matcher = rule.condition.compile(&join_path(&path, "match"), node_address)?;
-                Ok((matcher, band_index(&rule.band, join_path(&path, "band"))?))
-            })
-            .collect::<Result<Vec<_>, Issue>>()?;
+        let mut rules = Rules::new();
+        for (i, rule) in params.classify.iter().enumerate() {
+            let path = element_path(at, "classify", i);
+            let matcher = compile_match(&rule.condition, &path, node_address)?;
+            rules.push(matcher, names.resolve(&rule.band, "band", join_path(&path, "band"))?);
+        }
         Ok(Prio {
-            names,
+            names: names.into_vec(),
             bands: bands.into_iter().map(|(_, limit)| PacketQueue::new(limit)).collect(),
-            classifier: Classifier::new(rules, default_target),
+            classifier: rules.classifier(default_target),
         })
     }
 }
@@ -190,13 +178,13 @@ impl Qdisc for Prio {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qdisc::testing::{harness, packet};
+    use crate::qdisc::testing::{harness, packet, INTERFACE};
 
     fn ios(rules: &str) -> Prio {
         let yaml = format!("{{preset: ios, classify: {rules}}}");
         let (value, _) = crate::config::yaml::parse(&yaml).unwrap();
         let params: PrioParams = serde_json::from_value(value).unwrap();
-        Prio::build(&params, "p", &|_| None).unwrap()
+        Prio::build(&params, "p", INTERFACE, &|_| None).unwrap()
     }
 
     #[test]
@@ -235,7 +223,7 @@ mod tests {
         let build = |yaml: &str| {
             let (value, _) = crate::config::yaml::parse(yaml).unwrap();
             let params: PrioParams = serde_json::from_value(value).unwrap();
-            Prio::build(&params, "p", &|_| None).unwrap_err()
+            Prio::build(&params, "p", INTERFACE, &|_| None).unwrap_err()
         };
         assert_eq!(build("{}").key_path, "p");
         assert_eq!(build("{preset: ios, bands: [{name: a}, {name: b}]}").key_path, "p.bands");

@@ -31,7 +31,7 @@
 
 use super::packet_queue::{PacketQueue, QueueLimit};
 use super::shaper_credit::{ShapeMode, ShapeSpec, ShaperCredit};
-use super::{AnyQdisc, Dequeue, Interface, PolicySpec, Qdisc};
+use super::{AnyQdisc, Dequeue, Interface, PolicySpec, Qdisc, QdiscKind};
 use crate::config::error::{join_path, Issue};
 use crate::measure::DropReason;
 use crate::measure::QdiscCtx;
@@ -78,13 +78,14 @@ pub struct Tbf {
     credit: ShaperCredit,
 }
 
-impl Tbf {
-    /// The `kind` of this discipline in scenarios.
-    pub const KIND: &'static str = "tbf";
+impl QdiscKind for Tbf {
+    const KIND: &'static str = "tbf";
+    const DEPENDS_ON_BANDWIDTH: bool = true;
+    type Params = TbfParams;
 
     /// Builds from `params` found at key path `at` for `interface`.
-    pub fn build(
-        params: &TbfParams,
+    fn build(
+        params: &Self::Params,
         at: &str,
         interface: Interface,
         node_address: &dyn Fn(&str) -> Option<u32>,

@@ -16,10 +16,12 @@
 //! the most aggressive conversations lose first. Facts and sources:
 //! `docs/reference/ios-defaults.md` (Cisco `fair-queue` command reference; Cisco tech note
 //! 110850 for the 32384 constant; Vegesna and Odom for the SN rule). The hash function is
-//! not published; this one is FNV-1a over the key, deterministic across runs.
+//! not published; this one is FNV-1a over the key ([`crate::classify::flow_hash`]),
+//! deterministic across runs.
 
 use super::scfq::Scfq;
-use super::{Dequeue, Qdisc};
+use super::{Dequeue, Interface, Qdisc, QdiscKind};
+use crate::classify::flow_hash::flow_hash;
 use crate::config::error::{join_path, Issue};
 use crate::measure::DropReason;
 use crate::measure::QdiscCtx;
@@ -73,24 +75,6 @@ pub fn precedence_weight(numerator: u64, precedence: u8) -> u64 {
     numerator / (precedence as u64 + 1)
 }
 
-/// The conversation key hashed (FNV-1a): addresses, protocol, ToS byte, ports.
-#[inline]
-pub fn conversation_hash(packet: &Packet) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut mix = |bytes: &[u8]| {
-        for &b in bytes {
-            hash ^= b as u64;
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    };
-    mix(&packet.src_addr.to_be_bytes());
-    mix(&packet.dst_addr.to_be_bytes());
-    mix(&[packet.protocol, packet.dscp << 2]);
-    mix(&packet.src_port.to_be_bytes());
-    mix(&packet.dst_port.to_be_bytes());
-    hash
-}
-
 /// Flow-based weighted fair queuing.
 #[derive(Clone, Debug)]
 pub struct Wfq {
@@ -102,12 +86,18 @@ pub struct Wfq {
     weight_numerator: u64,
 }
 
-impl Wfq {
-    /// The `kind` of this discipline in scenarios.
-    pub const KIND: &'static str = "wfq";
+impl QdiscKind for Wfq {
+    const KIND: &'static str = "wfq";
+    const DEPENDS_ON_BANDWIDTH: bool = false;
+    type Params = WfqParams;
 
     /// Builds from `params` found at key path `at`.
-    pub fn build(params: &WfqParams, at: &str) -> Result<Self, Issue> {
+    fn build(
+        params: &Self::Params,
+        at: &str,
+        _interface: Interface,
+        _node_address: &dyn Fn(&str) -> Option<u32>,
+    ) -> Result<Self, Issue> {
         let queues = params.dynamic_queues.unwrap_or(DEFAULT_DYNAMIC_QUEUES);
         if !(16..=4096).contains(&queues) || !queues.is_power_of_two() {
             return Err(Issue::at(
@@ -154,7 +144,7 @@ impl Qdisc for Wfq {
         if self.scfq.len_packets() >= self.hold_queue_packets {
             return ctx.drop_arrival(class, packet, DropReason::TailDrop);
         }
-        let queue = (conversation_hash(&packet) & self.queue_mask) as usize;
+        let queue = (flow_hash(&packet) & self.queue_mask) as usize;
         let weight = precedence_weight(self.weight_numerator, packet.precedence());
         if self.scfq.queue_len(queue) >= self.cdt_packets {
             match self.cdt_policy {
@@ -202,11 +192,11 @@ impl Qdisc for Wfq {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qdisc::testing::{harness, packet};
+    use crate::qdisc::testing::{harness, packet, INTERFACE};
 
     fn wfq(yaml: &str) -> Wfq {
         let (value, _) = crate::config::yaml::parse(yaml).unwrap();
-        Wfq::build(&serde_json::from_value(value).unwrap(), "w").unwrap()
+        Wfq::build(&serde_json::from_value(value).unwrap(), "w", INTERFACE, &|_| None).unwrap()
     }
 
     /// A packet of conversation `port` (ports give distinct conversations).
@@ -294,7 +284,9 @@ mod tests {
     fn configuration_errors() {
         let err = |yaml: &str| {
             let (value, _) = crate::config::yaml::parse(yaml).unwrap();
-            Wfq::build(&serde_json::from_value(value).unwrap(), "w").unwrap_err().key_path
+            Wfq::build(&serde_json::from_value(value).unwrap(), "w", INTERFACE, &|_| None)
+                .unwrap_err()
+                .key_path
         };
         assert_eq!(err("{dynamic_queues: 100}"), "w.dynamic_queues");
         assert_eq!(err("{dynamic_queues: 8}"), "w.dynamic_queues");

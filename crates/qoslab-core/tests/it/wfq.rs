@@ -1,8 +1,8 @@
 //! Flow-based WFQ against its fair-share results.
 
 use crate::common::{flow, run_yaml, two_hosts};
+use qoslab_core::classify::flow_hash::flow_hash;
 use qoslab_core::packet::{protocol, Packet};
-use qoslab_core::qdisc::wfq::conversation_hash;
 use qoslab_core::time::SimTime;
 
 /// Two hosts over one 1 Mbit/s link (no framing) with WFQ on the sender, ring of 1.
@@ -95,7 +95,7 @@ fn probe(src_port: u16, dst_port: u16) -> Packet {
 /// Tolerance 1 percentage point.
 #[test]
 fn colliding_flows_share_one_conversation() {
-    let queue = |dst_port: u16| conversation_hash(&probe(1000, dst_port)) & 15;
+    let queue = |dst_port: u16| flow_hash(&probe(1000, dst_port)) & 15;
     let (a, b) = (6000..7000)
         .flat_map(|a| (a + 1..7000).map(move |b| (a, b)))
         .find(|&(a, b)| queue(a) == queue(b))
