@@ -106,3 +106,10 @@ def test_cli_pcap_folder_that_cannot_be_made(voice_vs_flood: Path, tmp_path: Pat
     status = main(["run", str(voice_vs_flood), "-o", str(tmp_path / "out"), "--pcap", str(blocker)])
     assert status != 0
     assert "cannot create the pcap folder" in capsys.readouterr().err
+
+
+def test_capture_asked_for_after_the_run_advanced(voice_vs_flood: Path, tmp_path: Path) -> None:
+    simulation = qoslab._core.Simulation(voice_vs_flood.read_text(), str(voice_vs_flood))
+    simulation.advance(simulation.end_ns // 10)
+    with pytest.raises(RuntimeError, match="before the run advances"):
+        simulation.capture_pcap(tmp_path / "late")

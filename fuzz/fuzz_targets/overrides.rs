@@ -25,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
     for line in rest.lines().take(MAX_OVERRIDES) {
         match Override::parse(line) {
             Ok(change) => overrides.push(change),
-            Err(message) => assert!(!message.is_empty(), "a refused override without a reason"),
+            Err(error) => assert!(!error.to_string().is_empty(), "a refused override without a reason"),
         }
     }
     let (text, origin) = &examples[pick as usize % examples.len()];

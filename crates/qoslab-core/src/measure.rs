@@ -8,6 +8,7 @@ pub mod emodel;
 pub mod flow_stats;
 pub mod histogram;
 pub mod hop_stats;
+pub mod invariant;
 pub mod ipdv;
 pub mod jitter;
 pub mod observers;

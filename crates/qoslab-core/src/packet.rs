@@ -34,21 +34,26 @@ pub const ECT_0: u8 = 2;
 /// The ECN codepoint "congestion experienced" (RFC 3168).
 pub const CE: u8 = 3;
 
+/// A protocol that is neither a known name nor a number 0–255.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown protocol `{text}`: use udp, tcp, icmp or a number 0-255")]
+pub struct UnknownProtocol {
+    /// The text as written.
+    pub text: String,
+}
+
 /// An IP protocol number, written `udp`, `tcp`, `icmp` or as a number 0–255.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Protocol(pub u8);
 
 impl Protocol {
     /// Parses a protocol name or number.
-    pub fn parse(text: &str) -> Result<Protocol, String> {
+    pub fn parse(text: &str) -> Result<Protocol, UnknownProtocol> {
         match text.trim().to_ascii_lowercase().as_str() {
             "udp" => Ok(Protocol(protocol::UDP)),
             "tcp" => Ok(Protocol(protocol::TCP)),
             "icmp" => Ok(Protocol(protocol::ICMP)),
-            other => other
-                .parse()
-                .map(Protocol)
-                .map_err(|_| format!("unknown protocol `{text}`: use udp, tcp, icmp or a number 0-255")),
+            other => other.parse().map(Protocol).map_err(|_| UnknownProtocol { text: text.to_owned() }),
         }
     }
 

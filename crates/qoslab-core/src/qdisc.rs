@@ -254,6 +254,14 @@ registry! {
     cbq::Cbq,
 }
 
+/// An output hold queue given to a policy that sizes its own queues.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`hold_queue` sets the output queue of FIFO and WFQ; a `{kind}` policy sizes its own queues")]
+pub struct HoldQueueError {
+    /// The policy's `kind`.
+    pub kind: &'static str,
+}
+
 impl PolicySpec {
     /// The default output policy of an interface: a 40-packet FIFO.
     pub fn default_output() -> Self {
@@ -263,16 +271,13 @@ impl PolicySpec {
     /// The policy with the interface's output hold queue (IOS `hold-queue N out`) applied:
     /// the FIFO's limit, or the packets the whole WFQ system may hold. Other disciplines
     /// size their queues themselves, and IOS refuses the command with them.
-    pub fn with_hold_queue(&self, packets: u32) -> Result<PolicySpec, String> {
+    pub fn with_hold_queue(&self, packets: u32) -> Result<PolicySpec, HoldQueueError> {
         match self {
             PolicySpec::Fifo(p) => {
                 Ok(PolicySpec::Fifo(FifoParams { limit: Some(QueueLimit::Packets(packets)), ..p.clone() }))
             }
             PolicySpec::Wfq(p) => Ok(PolicySpec::Wfq(WfqParams { hold_queue: Some(packets), ..p.clone() })),
-            other => Err(format!(
-                "`hold_queue` sets the output queue of FIFO and WFQ; a `{}` policy sizes its own queues",
-                other.kind()
-            )),
+            other => Err(HoldQueueError { kind: other.kind() }),
         }
     }
 }

@@ -11,7 +11,7 @@ use crate::app::App;
 use crate::engine::{Event, EventQueue};
 use crate::measure::trace::{Row, Trace, TraceChunk, TraceEvent, TraceSetup, CHUNK_ROWS, NONE};
 use crate::measure::{DropReason, Observers};
-use crate::net::pcap::{file_name, CapturePlan, LinkHeader, PortCapture, DEFAULT_SNAP_BYTES};
+use crate::net::pcap::{file_name, CaptureError, CapturePlan, LinkHeader, PortCapture, DEFAULT_SNAP_BYTES};
 use crate::net::port::{Port, PortEnv};
 use crate::net::routing::RoutingTable;
 use crate::net::tunnel::{Next, Passage, Tunnels};
@@ -319,16 +319,12 @@ impl Simulation {
     /// one pcap file per port in `folder`, created if need be (see
     /// [`crate::net::pcap`]); files of the same names are replaced. Returns the files'
     /// paths, in the order of the ports. Asked for before the run advances.
-    pub fn capture_pcap(&mut self, folder: &Path) -> Result<Vec<PathBuf>, String> {
+    pub fn capture_pcap(&mut self, folder: &Path) -> Result<Vec<PathBuf>, CaptureError> {
         if self.totals.events > 0 {
-            return Err("a packet capture must be asked for before the run advances".into());
+            return Err(CaptureError::RunAdvanced);
         }
-        std::fs::create_dir_all(folder).map_err(|error| {
-            format!(
-                "cannot create the pcap folder `{}`: {error}; choose a folder that can be written to",
-                folder.display()
-            )
-        })?;
+        std::fs::create_dir_all(folder)
+            .map_err(|source| CaptureError::Folder { path: folder.to_owned(), source })?;
         let mut paths: Vec<PathBuf> = Vec::with_capacity(self.capture.ports.len());
         for &p in &self.capture.ports {
             let port = &mut self.ports[p as usize];
@@ -835,7 +831,7 @@ impl Simulation {
                 ));
             }
         }
-        self.observers.check().or_else(fail)?;
+        self.observers.check().or_else(|e| fail(e.to_string()))?;
         if t.work_conservation_violations > 0 {
             return fail(format!(
                 "work conservation: a link fell idle {} times while packets waited",

@@ -14,48 +14,91 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use std::borrow::Cow;
 
+/// Why a quantity with a unit cannot be read; the message quotes the text and says what to
+/// write instead.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UnitError {
+    /// A minus sign.
+    #[error("`{text}` is negative: rates, durations and sizes are positive")]
+    Negative { text: String },
+    /// No digit at the start.
+    #[error("`{text}` does not start with a number")]
+    NoNumber { text: String },
+    /// Digits and dots that make no decimal (`1.2.3`, `.`).
+    #[error("`{number}` is not a number")]
+    NotANumber { number: String },
+    /// More than the base unit's 64-bit count holds.
+    #[error("`{number}` is too large")]
+    TooLarge { number: String },
+    /// More decimals than an exact scale can hold.
+    #[error("`{number}` has too many decimals")]
+    TooManyDecimals { number: String },
+    /// A fraction of the base unit (`0.5bps`).
+    #[error("`{number}` is not a whole number of {base_unit} in this unit")]
+    NotWhole { number: String, base_unit: &'static str },
+    /// A number without a unit; `example` is a unit to suggest.
+    #[error("`{text}` has no unit: write e.g. `{number}{example}`")]
+    NoUnit { text: String, number: String, example: &'static str },
+    /// A unit not of this quantity; `valid` lists the usual ones.
+    #[error("unknown {quantity} unit `{unit}` in `{text}` (use {valid})")]
+    UnknownUnit { quantity: &'static str, unit: String, text: String, valid: &'static str },
+    /// A number without `%` where a percentage is needed.
+    #[error("`{text}` is not a percentage: write e.g. `{number}%`")]
+    NotPercent { text: String, number: String },
+}
+
 /// Splits `"1.5Mbps"` into (`"1.5"`, `"Mbps"`), ignoring spaces around and between them.
-fn split_number(text: &str) -> Result<(&str, &str), String> {
+fn split_number(text: &str) -> Result<(&str, &str), UnitError> {
     let text = text.trim();
     let end = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
     if text.starts_with('-') {
-        return Err(format!("`{text}` is negative: rates, durations and sizes are positive"));
+        return Err(UnitError::Negative { text: text.to_owned() });
     }
     if end == 0 {
-        return Err(format!("`{text}` does not start with a number"));
+        return Err(UnitError::NoNumber { text: text.to_owned() });
     }
     Ok((&text[..end], text[end..].trim_start()))
 }
 
 /// `number × multiplier` for a decimal string, exactly, or an error if it is fractional.
-fn scale_decimal(number: &str, multiplier: u64, base_unit: &str) -> Result<u64, String> {
+fn scale_decimal(number: &str, multiplier: u64, base_unit: &'static str) -> Result<u64, UnitError> {
+    let too_large = || UnitError::TooLarge { number: number.to_owned() };
     let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
     if whole.is_empty() && fraction.is_empty() || fraction.contains('.') {
-        return Err(format!("`{number}` is not a number"));
+        return Err(UnitError::NotANumber { number: number.to_owned() });
     }
     let digits = format!("{whole}{fraction}");
-    let mantissa: u128 = digits.parse().map_err(|_| format!("`{number}` is too large"))?;
+    let mantissa: u128 = digits.parse().map_err(|_| too_large())?;
     let scale = 10u128
         .checked_pow(fraction.len() as u32)
-        .ok_or_else(|| format!("`{number}` has too many decimals"))?;
-    let scaled =
-        mantissa.checked_mul(multiplier as u128).ok_or_else(|| format!("`{number}` is too large"))?;
+        .ok_or_else(|| UnitError::TooManyDecimals { number: number.to_owned() })?;
+    let scaled = mantissa.checked_mul(multiplier as u128).ok_or_else(too_large)?;
     if scaled % scale != 0 {
-        return Err(format!("`{number}` is not a whole number of {base_unit} in this unit"));
+        return Err(UnitError::NotWhole { number: number.to_owned(), base_unit });
     }
-    u64::try_from(scaled / scale).map_err(|_| format!("`{number}` is too large"))
+    u64::try_from(scaled / scale).map_err(|_| too_large())
+}
+
+/// The error for a number without a unit, suggesting `example`.
+fn no_unit(text: &str, number: &str, example: &'static str) -> UnitError {
+    UnitError::NoUnit { text: text.to_owned(), number: number.to_owned(), example }
+}
+
+/// The error for an unknown unit of `quantity`, listing the `valid` ones.
+fn unknown_unit(quantity: &'static str, unit: &str, text: &str, valid: &'static str) -> UnitError {
+    UnitError::UnknownUnit { quantity, unit: unit.to_owned(), text: text.to_owned(), valid }
 }
 
 /// Parses a bit rate into bit/s: `bps`, `kbps`, `Mbps`, `Gbps` (also `bit/s`, `kbit/s`, ...).
-pub fn parse_rate_bps(text: &str) -> Result<u64, String> {
+pub fn parse_rate_bps(text: &str) -> Result<u64, UnitError> {
     let (number, unit) = split_number(text)?;
     let multiplier = match unit.to_ascii_lowercase().as_str() {
         "bps" | "bit/s" | "b/s" => 1,
         "kbps" | "kbit/s" | "kb/s" => 1_000,
         "mbps" | "mbit/s" | "mb/s" => 1_000_000,
         "gbps" | "gbit/s" | "gb/s" => 1_000_000_000,
-        "" => return Err(format!("`{text}` has no unit: write e.g. `{number}kbps`")),
-        _ => return Err(format!("unknown rate unit `{unit}` in `{text}` (use bps, kbps, Mbps or Gbps)")),
+        "" => return Err(no_unit(text, number, "kbps")),
+        _ => return Err(unknown_unit("rate", unit, text, "bps, kbps, Mbps or Gbps")),
     };
     scale_decimal(number, multiplier, "bit/s")
 }
@@ -71,7 +114,7 @@ pub fn format_rate(bps: u64) -> String {
 }
 
 /// Parses a duration into nanoseconds: `ns`, `us` (or `µs`), `ms`, `s`, `min`, `h`.
-pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
+pub fn parse_duration_ns(text: &str) -> Result<u64, UnitError> {
     let (number, unit) = split_number(text)?;
     let multiplier = match unit {
         "ns" => 1,
@@ -80,14 +123,14 @@ pub fn parse_duration_ns(text: &str) -> Result<u64, String> {
         "s" => 1_000_000_000,
         "min" => 60_000_000_000,
         "h" => 3_600_000_000_000,
-        "" => return Err(format!("`{text}` has no unit: write e.g. `{number}ms`")),
-        _ => return Err(format!("unknown time unit `{unit}` in `{text}` (use ns, us, ms, s, min or h)")),
+        "" => return Err(no_unit(text, number, "ms")),
+        _ => return Err(unknown_unit("time", unit, text, "ns, us, ms, s, min or h")),
     };
     scale_decimal(number, multiplier, "nanoseconds")
 }
 
 /// Parses a size into bytes: `B`, `kB`/`KB` (1000), `MB`, `GB`, `KiB`, `MiB`, `GiB`.
-pub fn parse_size_bytes(text: &str) -> Result<u64, String> {
+pub fn parse_size_bytes(text: &str) -> Result<u64, UnitError> {
     let (number, unit) = split_number(text)?;
     let multiplier = match unit {
         "B" | "bytes" | "byte" => 1,
@@ -97,17 +140,17 @@ pub fn parse_size_bytes(text: &str) -> Result<u64, String> {
         "KiB" => 1_024,
         "MiB" => 1_048_576,
         "GiB" => 1_073_741_824,
-        "" => return Err(format!("`{text}` has no unit: write e.g. `{number}B`")),
-        _ => return Err(format!("unknown size unit `{unit}` in `{text}` (use B, kB, MB, KiB or MiB)")),
+        "" => return Err(no_unit(text, number, "B")),
+        _ => return Err(unknown_unit("size", unit, text, "B, kB, MB, KiB or MiB")),
     };
     scale_decimal(number, multiplier, "bytes")
 }
 
 /// Parses a percentage into parts per million: `"5%"` → 50 000, `"12.5%"` → 125 000.
-pub fn parse_percent_ppm(text: &str) -> Result<u64, String> {
+pub fn parse_percent_ppm(text: &str) -> Result<u64, UnitError> {
     let (number, unit) = split_number(text)?;
     if unit != "%" {
-        return Err(format!("`{text}` is not a percentage: write e.g. `{number}%`"));
+        return Err(UnitError::NotPercent { text: text.to_owned(), number: number.to_owned() });
     }
     scale_decimal(number, 10_000, "parts per million")
 }
@@ -176,10 +219,10 @@ mod tests {
         assert_eq!(format_rate(2_488_000_000), "2.488 Gbit/s");
         assert_eq!(format_rate(300), "300 bit/s");
         assert_eq!(parse_rate_bps("10Gbps"), Ok(10_000_000_000));
-        assert!(parse_rate_bps("0.5bps").unwrap_err().contains("whole number"));
-        assert!(parse_rate_bps("128").unwrap_err().contains("no unit"));
-        assert!(parse_rate_bps("128kbs").unwrap_err().contains("unknown rate unit"));
-        assert!(parse_rate_bps("fast").unwrap_err().contains("does not start with a number"));
+        assert!(parse_rate_bps("0.5bps").unwrap_err().to_string().contains("whole number"));
+        assert!(parse_rate_bps("128").unwrap_err().to_string().contains("no unit"));
+        assert!(parse_rate_bps("128kbs").unwrap_err().to_string().contains("unknown rate unit"));
+        assert!(parse_rate_bps("fast").unwrap_err().to_string().contains("does not start with a number"));
     }
 
     #[test]
@@ -190,7 +233,7 @@ mod tests {
         assert_eq!(parse_duration_ns("2min"), Ok(120_000_000_000));
         assert_eq!(parse_duration_ns("250us"), Ok(250_000));
         assert!(parse_duration_ns("0.5ns").is_err());
-        assert!(parse_duration_ns("-1s").unwrap_err().contains("negative"));
+        assert!(parse_duration_ns("-1s").unwrap_err().to_string().contains("negative"));
         assert!(parse_duration_ns("1.2.3s").is_err());
     }
 

@@ -2,6 +2,8 @@
 
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::PyErr;
+use qoslab_core::net::pcap::CaptureError;
+use qoslab_core::scenario::overrides::OverrideError;
 
 pyo3::create_exception!(
     qoslab,
@@ -24,8 +26,8 @@ pub fn scenario_error(error: qoslab_core::ScenarioError) -> PyErr {
 }
 
 /// A malformed `--set` as a `ScenarioError`.
-pub fn bad_override(message: String) -> PyErr {
-    ScenarioError::new_err(format!("--set: {message}"))
+pub fn bad_override(error: OverrideError) -> PyErr {
+    ScenarioError::new_err(format!("--set: {error}"))
 }
 
 /// A failed run as a `RunError` carrying the core's message.
@@ -33,10 +35,13 @@ pub fn run_error(error: qoslab_core::RunError) -> PyErr {
     RunError::new_err(error.to_string())
 }
 
-/// A packet capture that cannot start (its folder or a file cannot be created) as an
-/// `OSError`.
-pub fn capture_error(message: String) -> PyErr {
-    PyOSError::new_err(message)
+/// A packet capture that cannot start: an `OSError` when its folder or a file cannot be
+/// created, a `RuntimeError` when it is asked for after the run advanced.
+pub fn capture_error(error: CaptureError) -> PyErr {
+    match error {
+        CaptureError::RunAdvanced => PyRuntimeError::new_err(error.to_string()),
+        _ => PyOSError::new_err(error.to_string()),
+    }
 }
 
 /// The error for using a simulation after `finish()` has consumed it.

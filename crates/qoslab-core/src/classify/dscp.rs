@@ -11,11 +11,22 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use std::borrow::Cow;
 
+/// A DSCP or IP precedence that is neither a known name nor a number in range.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CodepointError {
+    /// Not a DSCP.
+    #[error("`{text}` is not a DSCP: use EF, AF11..AF43, CS0..CS7, BE (or default), or a number 0-63")]
+    Dscp { text: String },
+    /// Not an IP precedence.
+    #[error("`{text}` is not an IP precedence: use 0-7 or {names}", names = PRECEDENCE_NAMES.join(", "))]
+    Precedence { text: String },
+}
+
 const PRECEDENCE_NAMES: [&str; 8] =
     ["routine", "priority", "immediate", "flash", "flash-override", "critical", "internet", "network"];
 
 /// Parses a DSCP name or number (0–63).
-pub fn parse_dscp(text: &str) -> Result<u8, String> {
+pub fn parse_dscp(text: &str) -> Result<u8, CodepointError> {
     let upper = text.trim().to_ascii_uppercase();
     let value = match upper.as_str() {
         "EF" => Some(46),
@@ -34,22 +45,18 @@ pub fn parse_dscp(text: &str) -> Result<u8, String> {
             }
         }
     };
-    value.ok_or_else(|| {
-        format!("`{text}` is not a DSCP: use EF, AF11..AF43, CS0..CS7, BE (or default), or a number 0-63")
-    })
+    value.ok_or_else(|| CodepointError::Dscp { text: text.to_owned() })
 }
 
 /// Parses an IP precedence name or number (0–7).
-pub fn parse_precedence(text: &str) -> Result<u8, String> {
+pub fn parse_precedence(text: &str) -> Result<u8, CodepointError> {
     let lower = text.trim().to_ascii_lowercase();
     PRECEDENCE_NAMES
         .iter()
         .position(|n| *n == lower)
         .map(|p| p as u8)
         .or_else(|| lower.parse::<u8>().ok().filter(|p| *p <= 7))
-        .ok_or_else(|| {
-            format!("`{text}` is not an IP precedence: use 0-7 or {}", PRECEDENCE_NAMES.join(", "))
-        })
+        .ok_or_else(|| CodepointError::Precedence { text: text.to_owned() })
 }
 
 /// A DSCP (0–63), written as a number or a name (`EF`, `AF41`, `CS3`, `BE`).

@@ -18,19 +18,30 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use std::borrow::Cow;
 
+/// A port or port range that cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PortRangeError {
+    /// Not a number from 0 to 65535.
+    #[error("`{text}` is not a port number (0-65535)")]
+    NotAPort { text: String },
+    /// The low end above the high end.
+    #[error("port range `{text}` runs backwards: write low-high")]
+    Backwards { text: String },
+}
+
 /// An inclusive port range, written `5060` or `"16384-32767"`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct PortRange(pub u16, pub u16);
 
 impl PortRange {
     /// Parses `5060` or `16384-32767`.
-    pub fn parse(text: &str) -> Result<PortRange, String> {
+    pub fn parse(text: &str) -> Result<PortRange, PortRangeError> {
         let port =
-            |s: &str| s.trim().parse::<u16>().map_err(|_| format!("`{s}` is not a port number (0-65535)"));
+            |s: &str| s.trim().parse::<u16>().map_err(|_| PortRangeError::NotAPort { text: s.to_owned() });
         match text.split_once('-') {
             Some((low, high)) => match (port(low)?, port(high)?) {
                 (l, h) if l <= h => Ok(PortRange(l, h)),
-                _ => Err(format!("port range `{text}` runs backwards: write low-high")),
+                _ => Err(PortRangeError::Backwards { text: text.to_owned() }),
             },
             None => port(text).map(|p| PortRange(p, p)),
         }
@@ -327,8 +338,8 @@ mod tests {
     fn port_ranges() {
         assert_eq!(PortRange::parse("5060"), Ok(PortRange(5060, 5060)));
         assert_eq!(PortRange::parse("16384-32767"), Ok(PortRange(16384, 32767)));
-        assert!(PortRange::parse("20-10").unwrap_err().contains("backwards"));
-        assert!(PortRange::parse("70000").unwrap_err().contains("not a port"));
+        assert!(PortRange::parse("20-10").unwrap_err().to_string().contains("backwards"));
+        assert!(PortRange::parse("70000").unwrap_err().to_string().contains("not a port"));
     }
 
     #[test]

@@ -46,7 +46,7 @@
 
 use super::marker::Marker;
 use super::{Color, SrTcm, TrTcm};
-use crate::classify::dscp::{parse_dscp, parse_precedence, Dscp};
+use crate::classify::dscp::{parse_dscp, parse_precedence, CodepointError, Dscp};
 use crate::config::error::{join_path, Issue};
 use crate::config::one_or_many::OneOrMany;
 use crate::config::scalar::{parse_scalar, Numbers};
@@ -67,6 +67,23 @@ pub const AF_YELLOW_DSCPS: [u8; 4] = [12, 20, 28, 36];
 /// DSCPs that colour-aware `true` treats as red: AF13, AF23, AF33, AF43.
 pub const AF_RED_DSCPS: [u8; 4] = [14, 22, 30, 38];
 
+/// A police action that cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PoliceActionError {
+    /// More than a verb and its value.
+    #[error("`{text}` has too many words")]
+    TooManyWords { text: String },
+    /// A marking verb without its value.
+    #[error("`{verb}` needs a value, e.g. `{verb} {example}`", example = if verb.contains("dscp") { "AF11" } else { "0" })]
+    NoValue { verb: String },
+    /// An unknown verb, or a value after one that takes none.
+    #[error("`{text}` is not a police action: use transmit, drop, set-dscp-transmit DSCP or set-prec-transmit PRECEDENCE")]
+    Unknown { text: String },
+    /// The value of a marking verb.
+    #[error(transparent)]
+    Value(#[from] CodepointError),
+}
+
 /// What a policer does with a packet of one colour.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum PoliceAction {
@@ -82,24 +99,20 @@ pub enum PoliceAction {
 
 impl PoliceAction {
     /// Parses `transmit`, `drop`, `set-dscp-transmit X` or `set-prec-transmit N`.
-    pub fn parse(text: &str) -> Result<PoliceAction, String> {
+    pub fn parse(text: &str) -> Result<PoliceAction, PoliceActionError> {
         let mut words = text.split_whitespace();
         let verb = words.next().unwrap_or("").to_ascii_lowercase();
         let argument = words.next();
         if words.next().is_some() {
-            return Err(format!("`{text}` has too many words"));
+            return Err(PoliceActionError::TooManyWords { text: text.to_owned() });
         }
         match (verb.as_str(), argument) {
             ("transmit", None) => Ok(PoliceAction::Transmit),
             ("drop", None) => Ok(PoliceAction::Drop),
-            ("set-dscp-transmit", Some(d)) => parse_dscp(d).map(PoliceAction::SetDscpTransmit),
-            ("set-prec-transmit", Some(p)) => parse_precedence(p).map(PoliceAction::SetPrecTransmit),
-            ("set-dscp-transmit" | "set-prec-transmit", None) => {
-                Err(format!("`{verb}` needs a value, e.g. `{verb} {}`", if verb.contains("dscp") { "AF11" } else { "0" }))
-            }
-            _ => Err(format!(
-                "`{text}` is not a police action: use transmit, drop, set-dscp-transmit DSCP or set-prec-transmit PRECEDENCE"
-            )),
+            ("set-dscp-transmit", Some(d)) => Ok(PoliceAction::SetDscpTransmit(parse_dscp(d)?)),
+            ("set-prec-transmit", Some(p)) => Ok(PoliceAction::SetPrecTransmit(parse_precedence(p)?)),
+            ("set-dscp-transmit" | "set-prec-transmit", None) => Err(PoliceActionError::NoValue { verb }),
+            _ => Err(PoliceActionError::Unknown { text: text.to_owned() }),
         }
     }
 }
@@ -356,8 +369,8 @@ mod tests {
         assert_eq!(PoliceAction::parse("drop"), Ok(PoliceAction::Drop));
         assert_eq!(PoliceAction::parse("set-dscp-transmit AF13"), Ok(PoliceAction::SetDscpTransmit(14)));
         assert_eq!(PoliceAction::parse("set-prec-transmit 0"), Ok(PoliceAction::SetPrecTransmit(0)));
-        assert!(PoliceAction::parse("set-dscp-transmit").unwrap_err().contains("needs a value"));
-        assert!(PoliceAction::parse("forward").unwrap_err().contains("not a police action"));
+        assert!(PoliceAction::parse("set-dscp-transmit").unwrap_err().to_string().contains("needs a value"));
+        assert!(PoliceAction::parse("forward").unwrap_err().to_string().contains("not a police action"));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
+use std::fmt::Display;
 
 /// What a bare number means for a type.
 #[derive(Copy, Clone, Debug)]
@@ -30,11 +31,11 @@ pub fn describe(value: &Value) -> String {
     }
 }
 
-/// Reads a scalar and parses its text with `parse`.
-pub fn parse_scalar<'de, D: Deserializer<'de>, T>(
+/// Reads a scalar and parses its text with `parse`, whose error's message becomes serde's.
+pub fn parse_scalar<'de, D: Deserializer<'de>, T, E: Display>(
     d: D,
     numbers: Numbers,
-    parse: impl FnOnce(&str) -> Result<T, String>,
+    parse: impl FnOnce(&str) -> Result<T, E>,
 ) -> Result<T, D::Error> {
     use serde::de::Error;
     let text = match Value::deserialize(d)? {

@@ -7,9 +7,11 @@
 //! inner path travels inside the error message (between two `PATH_MARK` characters) until
 //! the loader joins it to the outer path. The marker never reaches a user.
 
+use super::error::{from_serde_message, Issue};
 use super::scalar::describe;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use std::fmt;
 
 const PATH_MARK: char = '\u{1}';
 
@@ -32,12 +34,43 @@ pub fn path_string(path: &serde_path_to_error::Path) -> String {
     out
 }
 
-/// Joins a path and a (possibly path-marked) message into a path-marked message.
-fn mark(path: &str, message: &str) -> String {
-    let (inner_path, inner_message) = unmark(message);
-    let full = append_path(path, &inner_path);
-    format!("{PATH_MARK}{full}{PATH_MARK}{inner_message}")
+/// A problem inside a nested value: the key path below that value (empty for the value
+/// itself) and serde's message. Shown, it is the path-marked message that serde carries
+/// outwards, or the bare message when the path is empty.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NestedError {
+    /// Key path below the nested value, e.g. `shapes[1].size`.
+    pub path: String,
+    /// serde's message, without any path.
+    pub message: String,
 }
+
+impl NestedError {
+    /// The problem at `path`, for a (possibly path-marked) `message`: a path inside the
+    /// message is appended to `path`.
+    fn at(path: &str, message: &str) -> Self {
+        let (inner_path, message) = unmark(message);
+        NestedError { path: append_path(path, &inner_path), message }
+    }
+
+    /// The problem as an issue below key path `at`, with serde's message turned into a
+    /// suggestion where it names a wrong key or value.
+    pub fn issue(self, at: &str) -> Issue {
+        from_serde_message(append_path(at, &self.path), &self.message)
+    }
+}
+
+impl fmt::Display for NestedError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{PATH_MARK}{}{PATH_MARK}{}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for NestedError {}
 
 /// Splits a path-marked message into (path, message); unmarked messages have an empty path.
 pub fn unmark(message: &str) -> (String, String) {
@@ -60,26 +93,29 @@ pub fn append_path(outer: &str, inner: &str) -> String {
 }
 
 /// Deserializes `value` as `T`, keeping the key path of any error inside it.
-pub fn nested<T: DeserializeOwned>(value: Value) -> Result<T, String> {
-    serde_path_to_error::deserialize(value).map_err(|e| mark(&path_string(e.path()), &e.inner().to_string()))
+pub fn nested<T: DeserializeOwned>(value: Value) -> Result<T, NestedError> {
+    serde_path_to_error::deserialize(value)
+        .map_err(|e| NestedError::at(&path_string(e.path()), &e.inner().to_string()))
 }
 
 /// Removes `kind` from an object and checks it against `kinds`.
-pub fn split_kind(value: Value, kinds: &[&str]) -> Result<(String, Value), String> {
+pub fn split_kind(value: Value, kinds: &[&str]) -> Result<(String, Value), NestedError> {
     let quoted = kinds.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
     let Value::Object(mut map) = value else {
-        return Err(format!(
-            "expected a mapping with `kind: ...` (one of {quoted}), found {}",
-            describe(&value)
+        return Err(NestedError::at(
+            "",
+            &format!("expected a mapping with `kind: ...` (one of {quoted}), found {}", describe(&value)),
         ));
     };
     match map.remove("kind") {
         Some(Value::String(kind)) if kinds.contains(&kind.as_str()) => Ok((kind, Value::Object(map))),
         Some(Value::String(kind)) => {
-            Err(mark("kind", &format!("unknown variant `{kind}`, expected one of {quoted}")))
+            Err(NestedError::at("kind", &format!("unknown variant `{kind}`, expected one of {quoted}")))
         }
-        Some(other) => Err(mark("kind", &format!("expected a string, found {}", describe(&other)))),
-        None => Err(format!("missing field `kind`, expected one of {quoted}")),
+        Some(other) => {
+            Err(NestedError::at("kind", &format!("expected a string, found {}", describe(&other))))
+        }
+        None => Err(NestedError::at("", &format!("missing field `kind`, expected one of {quoted}"))),
     }
 }
 
@@ -186,7 +222,7 @@ mod tests {
 
     fn error_of(json: serde_json::Value) -> (String, String) {
         let err = nested::<Outer>(json).unwrap_err();
-        unmark(&err)
+        unmark(&err.to_string())
     }
 
     #[test]

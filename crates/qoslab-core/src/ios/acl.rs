@@ -169,12 +169,12 @@ pub fn entry(permit: bool, words: &mut Words, extended: bool) -> Result<AclEntry
             match word.to_ascii_lowercase().as_str() {
                 "dscp" => {
                     let value = words.next().ok_or_else(|| words.error("`dscp` needs a value"))?;
-                    let dscp = parse_dscp(value).map_err(|e| (column, e))?;
+                    let dscp = parse_dscp(value).map_err(|e| (column, e.to_string()))?;
                     condition.insert("dscp".into(), Value::from(dscp));
                 }
                 "precedence" => {
                     let value = words.next().ok_or_else(|| words.error("`precedence` needs a value"))?;
-                    let precedence = parse_precedence(value).map_err(|e| (column, e))?;
+                    let precedence = parse_precedence(value).map_err(|e| (column, e.to_string()))?;
                     condition.insert("precedence".into(), Value::from(precedence));
                 }
                 "log" | "log-input" | "established" => {}

@@ -15,8 +15,8 @@
 use super::config::{Diagnostic, IosConfig, Place, Reference, Severity};
 use super::translate::{check_nesting, class_condition, interface_settings, InterfaceSettings};
 use crate::condition::{Conditioner, ConditionerSpec};
-use crate::config::error::{from_serde_message, Issue};
-use crate::config::tagged::{append_path, nested, unmark};
+use crate::config::error::Issue;
+use crate::config::tagged::nested;
 use crate::net::lfi::{Lfi, LfiSpec};
 use crate::qdisc::{Interface, PolicySpec};
 use serde::de::DeserializeOwned;
@@ -64,9 +64,9 @@ pub fn resolve(config: &IosConfig, name: &str, link_rate_bps: Option<u64>) -> Re
     let interface = Interface { bandwidth_bps, admission: known_bps.is_some(), random_seed: 0 };
     let no_nodes = |_: &str| None;
     let held = match settings.hold_queue {
-        Some(packets) => {
-            output.with_hold_queue(packets).map_err(|why| located(Issue::at("hold_queue", why)))?
-        }
+        Some(packets) => output
+            .with_hold_queue(packets)
+            .map_err(|why| located(Issue::at("hold_queue", why.to_string())))?,
         None => output.clone(),
     };
     held.build("output", interface, &no_nodes).map_err(&located)?;
@@ -81,10 +81,7 @@ pub fn resolve(config: &IosConfig, name: &str, link_rate_bps: Option<u64>) -> Re
 
 /// Reads `value` (found at key path `at`) as `T`, with the key path of any problem.
 fn read<T: DeserializeOwned>(value: &Value, at: &str) -> Result<T, Issue> {
-    nested(value.clone()).map_err(|message| {
-        let (path, message) = unmark(&message);
-        from_serde_message(append_path(at, &path), &message)
-    })
+    nested(value.clone()).map_err(|error| error.issue(at))
 }
 
 /// Every finding of `config`: its lines' warnings and errors, then what resolving and

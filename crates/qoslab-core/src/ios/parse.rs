@@ -15,7 +15,7 @@ use super::config::{
 };
 use super::keywords::{damaged, interface_name, lookup, Lookup};
 use super::lines::{control_characters, split, Line, Words};
-use crate::classify::dscp::{parse_dscp, parse_precedence};
+use crate::classify::dscp::{parse_dscp, parse_precedence, CodepointError};
 use serde_json::{json, Map, Value};
 
 /// Where the following lines go.
@@ -85,8 +85,8 @@ const COS_QUEUE_GROUP: &[&str] = &["precedence", "random-detect-label", "queue"]
 /// A problem with a line: column, message, hint.
 type Problem = (usize, String, Option<String>);
 
-fn problem(column: usize, message: impl Into<String>) -> Problem {
-    (column, message.into(), None)
+fn problem(column: usize, message: impl std::fmt::Display) -> Problem {
+    (column, message.to_string(), None)
 }
 
 /// What a mode made of a line.
@@ -831,18 +831,19 @@ impl Parser {
         }
         let column = words.column();
         let kind = words.next().unwrap_or("").to_ascii_lowercase();
-        let values = |words: &mut Words, parse: fn(&str) -> Result<u8, String>| -> Result<Vec<u8>, Problem> {
-            let mut out = Vec::new();
-            while let Some(word) = words.peek() {
-                let column = words.column();
-                out.push(parse(word).map_err(|m| problem(column, m))?);
-                words.next();
-            }
-            if out.is_empty() {
-                return Err(problem(words.column(), "at least one value is needed"));
-            }
-            Ok(out)
-        };
+        let values =
+            |words: &mut Words, parse: fn(&str) -> Result<u8, CodepointError>| -> Result<Vec<u8>, Problem> {
+                let mut out = Vec::new();
+                while let Some(word) = words.peek() {
+                    let column = words.column();
+                    out.push(parse(word).map_err(|m| problem(column, m))?);
+                    words.next();
+                }
+                if out.is_empty() {
+                    return Err(problem(words.column(), "at least one value is needed"));
+                }
+                Ok(out)
+            };
         let condition = match kind.as_str() {
             "any" => json!({}),
             "access-group" => {

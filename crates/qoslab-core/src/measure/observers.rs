@@ -5,6 +5,7 @@
 
 use super::drops::DropReason;
 use super::flow_stats::FlowStats;
+use super::invariant::InvariantError;
 use super::quality::Quality;
 use super::trace::Trace;
 use crate::packet::Packet;
@@ -70,7 +71,7 @@ impl Observers {
 
     /// The observers agree with each other (after [`Observers::finish`]): the ΔQ accounts
     /// with the flows' counters, and each voice flow's counts with its flow's.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), InvariantError> {
         if let Some(quality) = &self.quality {
             quality.check(&self.flows)?;
         }
@@ -80,9 +81,7 @@ impl Observers {
             let expected = (stats.sent_packets, stats.received_packets, stats.drops.total_packets());
             let got = (c.sent_packets, c.played_packets + c.late_packets, c.lost_packets);
             if got != expected {
-                return Err(format!(
-                    "voice of flow row {f}: sent, arrived, lost {got:?}, but the flow counts {expected:?}"
-                ));
+                return Err(InvariantError::VoiceCounts { flow_row: f, got, expected });
             }
         }
         Ok(())

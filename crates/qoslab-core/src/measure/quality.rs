@@ -12,6 +12,7 @@
 //! created in the measured window count.
 
 use super::dq::{Budget, DqAccount};
+use super::invariant::InvariantError;
 use crate::measure::FlowStats;
 use crate::packet::Packet;
 use crate::packet::NO_HOP;
@@ -174,7 +175,7 @@ impl Quality {
     /// The accounts agree with the flows' own counters: at each point, an application's
     /// packets in, delivered and lost are its flows' (end to end: sent, received, dropped;
     /// at a hop: arrived, departed, dropped there).
-    pub fn check(&self, flows: &[FlowStats]) -> Result<(), String> {
+    pub fn check(&self, flows: &[FlowStats]) -> Result<(), InvariantError> {
         for (p, point) in self.points.iter().enumerate() {
             for (a, app) in self.apps.iter().enumerate() {
                 let mut expected = (0, 0, 0);
@@ -191,10 +192,12 @@ impl Quality {
                     let s = &account.summary;
                     let got = (s.offered_packets, s.delivered_packets, s.lost_packets);
                     if got != expected {
-                        return Err(format!(
-                            "ΔQ of `{}` at {}: in, delivered, lost {got:?}, but its flows count {expected:?}",
-                            app.name, point.name
-                        ));
+                        return Err(InvariantError::QualityAccounts {
+                            app: app.name.clone(),
+                            point: point.name.clone(),
+                            got,
+                            expected,
+                        });
                     }
                 }
             }
@@ -239,6 +242,6 @@ mod tests {
         let summary = &quality.accounts(0, 0)[0].summary;
         assert_eq!((summary.offered_packets, summary.delivered_packets), (2, 2));
         flows[1].on_sent(&packet(1, 30));
-        assert!(quality.check(&flows).unwrap_err().contains("ΔQ of `voice` at end_to_end"));
+        assert!(quality.check(&flows).unwrap_err().to_string().contains("ΔQ of `voice` at end_to_end"));
     }
 }

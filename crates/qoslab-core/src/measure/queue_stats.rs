@@ -14,6 +14,7 @@
 
 use super::class_series::ClassSeries;
 use super::drops::{DropCounters, DropReason};
+use super::invariant::InvariantError;
 use crate::time::SimTime;
 
 /// Counters of one queue.
@@ -207,16 +208,15 @@ impl QueueStats {
     }
 
     /// Checks the backlog identity over the whole run against the packets actually held.
-    pub fn check(&self, held_packets: u64) -> Result<(), String> {
+    pub fn check(&self, held_packets: u64) -> Result<(), InvariantError> {
         let expected =
             self.life_enqueued - self.life_dequeued - self.life_dropped_from_queue - self.life_handed_over;
         if expected != self.backlog_packets || held_packets != self.backlog_packets {
-            return Err(format!(
-                "queue backlog identity broken: enqueued − dequeued − dropped from the queue − handed \
-                 over = {expected}, \
-                 counted backlog {}, packets actually held {held_packets}",
-                self.backlog_packets
-            ));
+            return Err(InvariantError::QueueBacklog {
+                expected,
+                counted: self.backlog_packets,
+                held: held_packets,
+            });
         }
         Ok(())
     }

@@ -46,20 +46,32 @@ const PRESETS: [(&str, u32, L2Framing); 5] = [
     ("none", 0, L2Framing::Unknown),
 ];
 
+/// Framing that is neither a preset nor a byte count up to 1024.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum L2OverheadError {
+    /// More than 1024 bytes.
+    #[error("`{text}` is too much framing for one frame (at most 1024B)")]
+    TooMuch { text: String },
+    /// Neither a preset name nor a size.
+    #[error("unknown variant `{text}`, expected one of {presets}, or a byte count like \"12B\"", presets = quoted_presets())]
+    Unknown { text: String },
+}
+
+/// The preset names, quoted and separated by commas.
+fn quoted_presets() -> String {
+    PRESETS.iter().map(|(n, _, _)| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+}
+
 impl L2Overhead {
     /// Parses a preset name or a byte count.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, L2OverheadError> {
         if let Some((_, bytes, framing)) = PRESETS.iter().find(|(name, _, _)| *name == text) {
             return Ok(L2Overhead(*bytes, *framing));
         }
-        let names: Vec<&str> = PRESETS.iter().map(|(n, _, _)| *n).collect();
         match parse_size_bytes(text) {
             Ok(b) if b <= 1024 => Ok(L2Overhead(b as u32, L2Framing::Unknown)),
-            Ok(_) => Err(format!("`{text}` is too much framing for one frame (at most 1024B)")),
-            Err(_) => Err(format!(
-                "unknown variant `{text}`, expected one of {}, or a byte count like \"12B\"",
-                names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
-            )),
+            Ok(_) => Err(L2OverheadError::TooMuch { text: text.to_owned() }),
+            Err(_) => Err(L2OverheadError::Unknown { text: text.to_owned() }),
         }
     }
 }
@@ -95,7 +107,7 @@ mod tests {
         assert_eq!(L2Overhead::parse("ethernet"), Ok(L2Overhead(18, L2Framing::Ethernet)));
         assert_eq!(L2Overhead::parse("ethernet-wire"), Ok(L2Overhead(38, L2Framing::Ethernet)));
         assert_eq!(L2Overhead::parse("12B"), Ok(L2Overhead(12, L2Framing::Unknown)));
-        assert!(L2Overhead::parse("atm").unwrap_err().contains("`hdlc`"));
+        assert!(L2Overhead::parse("atm").unwrap_err().to_string().contains("`hdlc`"));
     }
 
     #[test]

@@ -65,15 +65,18 @@ impl<'de> Deserialize<'de> for LossSpec {
         use serde::de::Error;
         let value = serde_json::Value::deserialize(d)?;
         let spec = match value {
-            serde_json::Value::String(s) => parse_percent_ppm(&s).map(LossSpec::Bernoulli),
+            serde_json::Value::String(s) => {
+                parse_percent_ppm(&s).map(LossSpec::Bernoulli).map_err(D::Error::custom)?
+            }
             serde_json::Value::Number(n) => {
-                Err(format!("`{n}` has no unit: write a percentage such as \"{n}%\""))
+                return Err(D::Error::custom(format!(
+                    "`{n}` has no unit: write a percentage such as \"{n}%\""
+                )))
             }
-            other => {
-                nested::<LossForm>(other).map(|LossForm::GilbertElliott(ge)| LossSpec::GilbertElliott(ge))
-            }
-        }
-        .map_err(D::Error::custom)?;
+            other => nested::<LossForm>(other)
+                .map(|LossForm::GilbertElliott(ge)| LossSpec::GilbertElliott(ge))
+                .map_err(D::Error::custom)?,
+        };
         let probabilities = match spec {
             LossSpec::Bernoulli(ppm) => vec![ppm],
             LossSpec::GilbertElliott(ge) => vec![ge.p.0, ge.r.0, ge.good_loss.0, ge.bad_loss.0],
@@ -146,14 +149,14 @@ impl LinkLoss {
 mod tests {
     use super::*;
 
-    fn spec(yaml: &str) -> Result<LossSpec, String> {
+    fn spec(yaml: &str) -> Result<LossSpec, serde_json::Error> {
         let (value, _) = crate::config::yaml::parse(yaml).unwrap();
-        serde_json::from_value(value).map_err(|e| e.to_string())
+        serde_json::from_value(value)
     }
 
     #[test]
     fn forms_and_errors() {
-        assert_eq!(spec("1%"), Ok(LossSpec::Bernoulli(10_000)));
+        assert_eq!(spec("1%").unwrap(), LossSpec::Bernoulli(10_000));
         let ge = spec("{gilbert_elliott: {p: 1%, r: 25%}}").unwrap();
         assert_eq!(
             ge,
@@ -164,9 +167,9 @@ mod tests {
                 bad_loss: Percent(PPM)
             })
         );
-        assert!(spec("150%").unwrap_err().contains("at most 100%"));
-        assert!(spec("0.01").unwrap_err().contains("no unit"));
-        assert!(spec("{gilbert_elliott: {p: 1%, r: 0%}}").unwrap_err().contains("never left"));
+        assert!(spec("150%").unwrap_err().to_string().contains("at most 100%"));
+        assert!(spec("0.01").unwrap_err().to_string().contains("no unit"));
+        assert!(spec("{gilbert_elliott: {p: 1%, r: 0%}}").unwrap_err().to_string().contains("never left"));
     }
 
     #[test]

@@ -177,6 +177,27 @@ pub struct CapturePlan {
     pub snap_bytes: u32,
 }
 
+/// Why a packet capture cannot start or was not written whole; an I/O failure names the
+/// path and carries the system's error.
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureError {
+    /// The capture was asked for after the run advanced.
+    #[error("a packet capture must be asked for before the run advances")]
+    RunAdvanced,
+    /// The folder for the files cannot be created.
+    #[error("cannot create the pcap folder `{}`: {source}; choose a folder that can be written to", path.display())]
+    Folder { path: PathBuf, source: std::io::Error },
+    /// A file cannot be created.
+    #[error("cannot create the pcap file `{}`: {source}", path.display())]
+    Create { path: PathBuf, source: std::io::Error },
+    /// A new file's header cannot be written.
+    #[error("cannot write the pcap file `{}`: {source}", path.display())]
+    Header { path: PathBuf, source: std::io::Error },
+    /// Writing or flushing the records failed.
+    #[error("the pcap file `{}` could not be written: {source}", path.display())]
+    Write { path: PathBuf, source: std::io::Error },
+}
+
 /// The capture of one port: its file, the reused frame buffer, the multilink state.
 pub struct PortCapture {
     path: PathBuf,
@@ -204,9 +225,9 @@ impl std::fmt::Debug for PortCapture {
 
 impl PortCapture {
     /// Creates the file at `path` and writes its file header.
-    pub fn create(path: &Path, link: LinkHeader, snap_bytes: u32) -> Result<Self, String> {
-        let file = File::create(path)
-            .map_err(|error| format!("cannot create the pcap file `{}`: {error}", path.display()))?;
+    pub fn create(path: &Path, link: LinkHeader, snap_bytes: u32) -> Result<Self, CaptureError> {
+        let file =
+            File::create(path).map_err(|source| CaptureError::Create { path: path.to_owned(), source })?;
         let mut capture = PortCapture {
             path: path.to_owned(),
             file: BufWriter::new(file),
@@ -219,8 +240,8 @@ impl PortCapture {
             error: None,
         };
         let header = file_header(snap_bytes, link.link_type());
-        if let Err(error) = capture.file.write_all(&header) {
-            return Err(format!("cannot write the pcap file `{}`: {error}", path.display()));
+        if let Err(source) = capture.file.write_all(&header) {
+            return Err(CaptureError::Header { path: path.to_owned(), source });
         }
         Ok(capture)
     }
@@ -308,13 +329,12 @@ impl PortCapture {
     }
 
     /// Flushes the file; the first error met while writing it, if any, naming the file.
-    pub fn finish(&mut self) -> Result<(), String> {
+    pub fn finish(&mut self) -> Result<(), CaptureError> {
         let flushed = match self.error.take() {
             Some(error) => Err(error),
             None => self.file.flush(),
         };
-        flushed
-            .map_err(|error| format!("the pcap file `{}` could not be written: {error}", self.path.display()))
+        flushed.map_err(|source| CaptureError::Write { path: self.path.clone(), source })
     }
 }
 
@@ -433,8 +453,9 @@ mod tests {
 
     #[test]
     fn an_unwritable_place_is_named() {
-        let error =
-            PortCapture::create(Path::new("/nonexistent-folder/x.pcap"), LinkHeader::Raw, 128).unwrap_err();
+        let error = PortCapture::create(Path::new("/nonexistent-folder/x.pcap"), LinkHeader::Raw, 128)
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("cannot create the pcap file `/nonexistent-folder/x.pcap`"), "{error}");
     }
 }

@@ -3,11 +3,25 @@
 
 use crate::config::scalar::{parse_scalar, Numbers};
 use crate::packet::Packet;
-use crate::units::parse_size_bytes;
+use crate::units::{parse_size_bytes, UnitError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use std::borrow::Cow;
 use std::collections::VecDeque;
+
+/// A queue limit that cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum QueueLimitError {
+    /// A packet count of 0, or too large.
+    #[error("`{text}` is not a valid packet count: use a whole number above 0")]
+    PacketCount { text: String },
+    /// A byte limit of 0.
+    #[error("a queue limit of 0 bytes can hold nothing")]
+    ZeroBytes,
+    /// Neither a count nor a size.
+    #[error("{0}; a queue limit is a packet count (40), bytes (\"64kB\") or \"unlimited\"")]
+    Size(UnitError),
+}
 
 /// How much a queue may hold.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -23,7 +37,7 @@ pub enum QueueLimit {
 impl QueueLimit {
     /// Parses a packet count (`40`, `"40p"`, `"40 packets"`), bytes (`"64kB"`) or
     /// `"unlimited"`.
-    pub fn parse(text: &str) -> Result<QueueLimit, String> {
+    pub fn parse(text: &str) -> Result<QueueLimit, QueueLimitError> {
         let t = text.trim();
         if t == "unlimited" {
             return Ok(QueueLimit::Unlimited);
@@ -32,15 +46,13 @@ impl QueueLimit {
         if count.bytes().all(|b| b.is_ascii_digit()) {
             return match count.parse::<u32>() {
                 Ok(p) if p > 0 => Ok(QueueLimit::Packets(p)),
-                _ => Err(format!("`{text}` is not a valid packet count: use a whole number above 0")),
+                _ => Err(QueueLimitError::PacketCount { text: text.to_owned() }),
             };
         }
         match parse_size_bytes(t) {
-            Ok(0) => Err("a queue limit of 0 bytes can hold nothing".into()),
+            Ok(0) => Err(QueueLimitError::ZeroBytes),
             Ok(b) => Ok(QueueLimit::Bytes(b)),
-            Err(e) => {
-                Err(format!("{e}; a queue limit is a packet count (40), bytes (\"64kB\") or \"unlimited\""))
-            }
+            Err(e) => Err(QueueLimitError::Size(e)),
         }
     }
 }
@@ -161,9 +173,9 @@ mod tests {
         assert_eq!(QueueLimit::parse("64 packets"), Ok(QueueLimit::Packets(64)));
         assert_eq!(QueueLimit::parse("64kB"), Ok(QueueLimit::Bytes(64_000)));
         assert_eq!(QueueLimit::parse("unlimited"), Ok(QueueLimit::Unlimited));
-        assert!(QueueLimit::parse("0").unwrap_err().contains("above 0"));
-        assert!(QueueLimit::parse("0B").unwrap_err().contains("hold nothing"));
-        assert!(QueueLimit::parse("lots").unwrap_err().contains("a queue limit is"));
+        assert!(QueueLimit::parse("0").unwrap_err().to_string().contains("above 0"));
+        assert!(QueueLimit::parse("0B").unwrap_err().to_string().contains("hold nothing"));
+        assert!(QueueLimit::parse("lots").unwrap_err().to_string().contains("a queue limit is"));
     }
 
     #[test]

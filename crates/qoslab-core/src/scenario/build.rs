@@ -322,7 +322,9 @@ pub fn build(
     for (i, config) in port_configs.iter().enumerate() {
         let (policy, policy_at) = outputs[i].clone().unwrap_or((default_output.clone(), String::new()));
         let policy = match &hold_queues[i] {
-            Some((packets, at)) => policy.with_hold_queue(*packets).map_err(|why| Issue::at(at, why))?,
+            Some((packets, at)) => {
+                policy.with_hold_queue(*packets).map_err(|why| Issue::at(at, why.to_string()))?
+            }
             None => policy.clone(),
         };
         let random_seed = |number: u64| {

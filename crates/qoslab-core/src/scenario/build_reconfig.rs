@@ -62,7 +62,7 @@ pub(super) fn resolve_policy<'a>(
 /// `policy` with the interface's hold queue, if it has one; `at` blames the hold queue.
 fn with_hold_queue(policy: &PolicySpec, hold_queue: Option<u32>, at: &str) -> Result<PolicySpec, Issue> {
     match hold_queue {
-        Some(packets) => policy.with_hold_queue(packets).map_err(|why| Issue::at(at, why)),
+        Some(packets) => policy.with_hold_queue(packets).map_err(|why| Issue::at(at, why.to_string())),
         None => Ok(policy.clone()),
     }
 }

@@ -11,6 +11,14 @@ use crate::config::key_path::{list_position, segments};
 use crate::config::yaml;
 use serde_json::{Map, Value};
 
+/// A `--set` text without a key path and `=`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{text}` is not key.path=value (e.g. run.seed=2)")]
+pub struct OverrideError {
+    /// The text as written.
+    pub text: String,
+}
+
 /// One `key.path=value` change.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Override {
@@ -26,12 +34,12 @@ pub struct Override {
 
 impl Override {
     /// Parses `key.path=value`.
-    pub fn parse(text: &str) -> Result<Override, String> {
+    pub fn parse(text: &str) -> Result<Override, OverrideError> {
         match text.split_once('=') {
             Some((key, value)) if !key.trim().is_empty() => {
                 Ok(Override { key_path: key.trim().to_owned(), value: value.to_owned(), source: None })
             }
-            _ => Err(format!("`{text}` is not key.path=value (e.g. run.seed=2)")),
+            _ => Err(OverrideError { text: text.to_owned() }),
         }
     }
 

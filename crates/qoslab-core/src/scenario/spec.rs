@@ -7,6 +7,7 @@
 use super::overlay::VariantSpec;
 use super::sweep::SweepSpec;
 use crate::condition::ConditionerSpec;
+use crate::config::tagged::{nested, NestedError};
 use crate::measure::spec::MeasureSpec;
 use crate::net::l2::L2Overhead;
 use crate::net::lfi::LfiSpec;
@@ -227,19 +228,31 @@ struct InterfaceFields {
     ios: Option<IosSpec>,
 }
 
+/// Interface settings that cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InterfaceSpecError {
+    /// Not a mapping: usually the two-level `interfaces:` layout written with one level.
+    #[error(
+        "expected the settings of one interface, e.g. `{{output: fifo}}`, found {found}; \
+         interfaces are written `interfaces: {{NODE: {{NEIGHBOUR: {{output: POLICY}}}}}}`"
+    )]
+    NotSettings { found: serde_json::Value },
+    /// A problem inside the settings.
+    #[error(transparent)]
+    Settings(#[from] NestedError),
+}
+
 impl TryFrom<serde_json::Value> for InterfaceSpec {
-    type Error = String;
+    type Error = InterfaceSpecError;
 
     /// Settings must be a mapping; anything else usually means the two-level
     /// `interfaces: {NODE: {NEIGHBOUR: {...}}}` layout was written with one level.
-    fn try_from(value: serde_json::Value) -> Result<Self, String> {
+    fn try_from(value: serde_json::Value) -> Result<Self, InterfaceSpecError> {
         if !value.is_object() {
-            return Err(format!(
-                "expected the settings of one interface, e.g. `{{output: fifo}}`, found {value}; \
-                 interfaces are written `interfaces: {{NODE: {{NEIGHBOUR: {{output: POLICY}}}}}}`"
-            ));
+            return Err(InterfaceSpecError::NotSettings { found: value });
         }
-        crate::config::tagged::nested::<InterfaceFields>(value).map(|f| InterfaceSpec {
+        let f = nested::<InterfaceFields>(value)?;
+        Ok(InterfaceSpec {
             output: f.output,
             tx_ring: f.tx_ring,
             bandwidth: f.bandwidth,
@@ -267,9 +280,7 @@ impl<'de> Deserialize<'de> for PolicyRef {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         match serde_json::Value::deserialize(d)? {
             serde_json::Value::String(name) => Ok(PolicyRef::Named(name)),
-            other => {
-                crate::config::tagged::nested(other).map(PolicyRef::Inline).map_err(serde::de::Error::custom)
-            }
+            other => nested(other).map(PolicyRef::Inline).map_err(serde::de::Error::custom),
         }
     }
 }

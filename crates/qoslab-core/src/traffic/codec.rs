@@ -20,6 +20,17 @@ use serde::Deserialize;
 /// IPv4 (20 B) + UDP (8 B) + RTP (12 B) headers.
 pub const IP_UDP_RTP_HEADER_BYTES: u64 = 40;
 
+/// A packetization interval that is not a whole, non-zero number of the codec's frames.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the packetization interval must be a non-zero multiple of the codec's {frame_ms} ms frame",
+    frame_ms = *frame_ns as f64 / NS_PER_MS as f64
+)]
+pub struct PacketizationError {
+    /// The codec's frame, ns.
+    pub frame_ns: u64,
+}
+
 /// A voice codec.
 #[derive(Copy, Clone, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
 pub enum Codec {
@@ -83,13 +94,10 @@ impl Codec {
 
     /// RTP payload bytes per packet at `interval_ns`, or an error if the interval is not a
     /// whole number of frames.
-    pub fn payload_bytes(self, interval_ns: u64) -> Result<u64, String> {
+    pub fn payload_bytes(self, interval_ns: u64) -> Result<u64, PacketizationError> {
         let (frame_ns, frame_bytes) = self.frame();
         if interval_ns == 0 || interval_ns % frame_ns != 0 {
-            return Err(format!(
-                "the packetization interval must be a non-zero multiple of the codec's {} ms frame",
-                frame_ns as f64 / NS_PER_MS as f64
-            ));
+            return Err(PacketizationError { frame_ns });
         }
         Ok(interval_ns / frame_ns * frame_bytes)
     }

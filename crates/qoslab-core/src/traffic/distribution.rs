@@ -35,13 +35,16 @@ impl<'de> Deserialize<'de> for DurationDist {
         use serde::de::Error;
         let value = serde_json::Value::deserialize(d)?;
         let dist = match value {
-            serde_json::Value::String(s) => parse_duration_ns(&s).map(DurationDist::Constant),
-            other => nested::<DistForm>(other).map(|form| match form {
-                DistForm::Uniform((low, high)) => DurationDist::Uniform(low.0, high.0),
-                DistForm::Exponential(mean) => DurationDist::Exponential(mean.0),
-            }),
-        }
-        .map_err(D::Error::custom)?;
+            serde_json::Value::String(s) => {
+                parse_duration_ns(&s).map(DurationDist::Constant).map_err(D::Error::custom)?
+            }
+            other => nested::<DistForm>(other)
+                .map(|form| match form {
+                    DistForm::Uniform((low, high)) => DurationDist::Uniform(low.0, high.0),
+                    DistForm::Exponential(mean) => DurationDist::Exponential(mean.0),
+                })
+                .map_err(D::Error::custom)?,
+        };
         match dist {
             DurationDist::Uniform(low, high) if low > high => {
                 Err(D::Error::custom("uniform bounds run backwards: write [min, max]"))
@@ -92,18 +95,21 @@ impl DurationDist {
 mod tests {
     use super::*;
 
-    fn parse(yaml: &str) -> Result<DurationDist, String> {
+    fn parse(yaml: &str) -> Result<DurationDist, serde_json::Error> {
         let (value, _) = crate::config::yaml::parse(yaml).unwrap();
-        serde_json::from_value(value).map_err(|e| e.to_string())
+        serde_json::from_value(value)
     }
 
     #[test]
     fn forms() {
-        assert_eq!(parse("5s"), Ok(DurationDist::Constant(5_000_000_000)));
-        assert_eq!(parse("{uniform: [1s, 18s]}"), Ok(DurationDist::Uniform(1_000_000_000, 18_000_000_000)));
-        assert_eq!(parse("{exponential: 10s}"), Ok(DurationDist::Exponential(10_000_000_000)));
-        assert!(parse("{uniform: [18s, 1s]}").unwrap_err().contains("backwards"));
-        assert!(parse("{normal: 3s}").unwrap_err().contains("unknown variant"));
+        assert_eq!(parse("5s").unwrap(), DurationDist::Constant(5_000_000_000));
+        assert_eq!(
+            parse("{uniform: [1s, 18s]}").unwrap(),
+            DurationDist::Uniform(1_000_000_000, 18_000_000_000)
+        );
+        assert_eq!(parse("{exponential: 10s}").unwrap(), DurationDist::Exponential(10_000_000_000));
+        assert!(parse("{uniform: [18s, 1s]}").unwrap_err().to_string().contains("backwards"));
+        assert!(parse("{normal: 3s}").unwrap_err().to_string().contains("unknown variant"));
     }
 
     #[test]

@@ -198,7 +198,7 @@ impl PatternSpec {
                 let payload = p
                     .codec
                     .payload_bytes(interval_ns)
-                    .map_err(|e| Issue::at(join_path(at, "interval"), e))?;
+                    .map_err(|e| Issue::at(join_path(at, "interval"), e.to_string()))?;
                 let headers = p.headers.map_or(IP_UDP_RTP_HEADER_BYTES, |h| h.0);
                 let size = check_size(Size(payload + headers), at)?;
                 Ok(Pattern {

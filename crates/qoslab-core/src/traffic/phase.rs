@@ -27,6 +27,17 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use std::borrow::Cow;
 
+/// A phase that is neither `random` nor `none`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "`{text}` is not a phase: write `random` (a random offset within one period) or \
+     `none` (start at `start`); for a fixed offset, add it to the flow's `start`"
+)]
+pub struct UnknownPhase {
+    /// The text as written.
+    pub text: String,
+}
+
 /// Where in its period a periodic flow starts.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Phase {
@@ -54,14 +65,11 @@ impl Period {
 
 impl Phase {
     /// Parses `random` or `none`.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, UnknownPhase> {
         match text {
             "random" => Ok(Phase::Random),
             "none" => Ok(Phase::None),
-            other => Err(format!(
-                "`{other}` is not a phase: write `random` (a random offset within one period) or \
-                 `none` (start at `start`); for a fixed offset, add it to the flow's `start`"
-            )),
+            other => Err(UnknownPhase { text: other.to_owned() }),
         }
     }
 
@@ -99,18 +107,18 @@ impl JsonSchema for Phase {
 mod tests {
     use super::*;
 
-    fn phase(yaml: &str) -> Result<Phase, String> {
+    fn phase(yaml: &str) -> Result<Phase, serde_json::Error> {
         let (value, _) = crate::config::yaml::parse(yaml).unwrap();
-        serde_json::from_value(value).map_err(|e| e.to_string())
+        serde_json::from_value(value)
     }
 
     #[test]
     fn values_and_errors() {
-        assert_eq!(phase("random"), Ok(Phase::Random));
-        assert_eq!(phase("none"), Ok(Phase::None));
-        assert!(phase("10ms").unwrap_err().contains("add it to the flow's `start`"));
-        assert!(phase("0").unwrap_err().contains("`0` is not a phase"));
-        assert!(phase("[random]").unwrap_err().contains("a list"));
+        assert_eq!(phase("random").unwrap(), Phase::Random);
+        assert_eq!(phase("none").unwrap(), Phase::None);
+        assert!(phase("10ms").unwrap_err().to_string().contains("add it to the flow's `start`"));
+        assert!(phase("0").unwrap_err().to_string().contains("`0` is not a phase"));
+        assert!(phase("[random]").unwrap_err().to_string().contains("a list"));
     }
 
     /// One draw per random phase, none otherwise; offsets of a 20 ms period over many seeds

@@ -36,14 +36,19 @@ impl<'de> Deserialize<'de> for SizeDist {
         use serde::de::Error;
         let value = serde_json::Value::deserialize(d)?;
         let dist = match value {
-            serde_json::Value::String(s) => parse_size_bytes(&s).map(SizeDist::Constant),
-            serde_json::Value::Number(n) => Err(format!("`{n}` has no unit: write a size such as \"{n}kB\"")),
-            other => nested::<SizeForm>(other).map(|form| match form {
-                SizeForm::Exponential(mean) => SizeDist::Exponential(mean.0),
-                SizeForm::Geometric(mean) => SizeDist::Geometric(mean.0),
-            }),
-        }
-        .map_err(D::Error::custom)?;
+            serde_json::Value::String(s) => {
+                parse_size_bytes(&s).map(SizeDist::Constant).map_err(D::Error::custom)?
+            }
+            serde_json::Value::Number(n) => {
+                return Err(D::Error::custom(format!("`{n}` has no unit: write a size such as \"{n}kB\"")))
+            }
+            other => nested::<SizeForm>(other)
+                .map(|form| match form {
+                    SizeForm::Exponential(mean) => SizeDist::Exponential(mean.0),
+                    SizeForm::Geometric(mean) => SizeDist::Geometric(mean.0),
+                })
+                .map_err(D::Error::custom)?,
+        };
         if dist.mean_bytes() == 0 {
             return Err(D::Error::custom("a transfer size must be above 0 bytes"));
         }
@@ -95,18 +100,18 @@ impl SizeDist {
 mod tests {
     use super::*;
 
-    fn parse(yaml: &str) -> Result<SizeDist, String> {
+    fn parse(yaml: &str) -> Result<SizeDist, serde_json::Error> {
         let (value, _) = crate::config::yaml::parse(yaml).unwrap();
-        serde_json::from_value(value).map_err(|e| e.to_string())
+        serde_json::from_value(value)
     }
 
     #[test]
     fn forms() {
-        assert_eq!(parse("500kB"), Ok(SizeDist::Constant(500_000)));
-        assert_eq!(parse("{exponential: 10kB}"), Ok(SizeDist::Exponential(10_000)));
-        assert_eq!(parse("{geometric: 500kB}"), Ok(SizeDist::Geometric(500_000)));
-        assert!(parse("0B").unwrap_err().contains("above 0"));
-        assert!(parse("500").unwrap_err().contains("no unit"));
+        assert_eq!(parse("500kB").unwrap(), SizeDist::Constant(500_000));
+        assert_eq!(parse("{exponential: 10kB}").unwrap(), SizeDist::Exponential(10_000));
+        assert_eq!(parse("{geometric: 500kB}").unwrap(), SizeDist::Geometric(500_000));
+        assert!(parse("0B").unwrap_err().to_string().contains("above 0"));
+        assert!(parse("500").unwrap_err().to_string().contains("no unit"));
     }
 
     #[test]

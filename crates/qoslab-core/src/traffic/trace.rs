@@ -16,6 +16,7 @@ use crate::time::SimTime;
 use crate::units::Size;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use std::fmt;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::sync::Arc;
@@ -25,6 +26,77 @@ pub const MAX_LINE_BYTES: usize = 4096;
 
 /// Most rows a CSV trace may have (each kept for the run, 16 bytes a row).
 pub const MAX_ROWS: usize = 10_000_000;
+
+/// A CSV trace that cannot be read: where (the file, and the line when one line is at
+/// fault) and what is wrong.
+#[derive(Debug)]
+pub struct TraceError {
+    /// The file (or other origin) of the text.
+    pub origin: String,
+    /// The line at fault, counted from 1.
+    pub line: Option<u64>,
+    /// What is wrong.
+    pub problem: TraceProblem,
+}
+
+impl TraceError {
+    fn at_line(origin: &str, line: u64, problem: TraceProblem) -> Self {
+        TraceError { origin: origin.to_owned(), line: Some(line), problem }
+    }
+
+    fn whole(origin: &str, problem: TraceProblem) -> Self {
+        TraceError { origin: origin.to_owned(), line: None, problem }
+    }
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.origin, self.problem),
+            None => write!(f, "{}: {}", self.origin, self.problem),
+        }
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+/// What is wrong with a CSV trace, or with one of its lines.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceProblem {
+    /// Reading failed.
+    #[error("cannot be read: {0}")]
+    Unreadable(std::io::Error),
+    /// A line longer than [`MAX_LINE_BYTES`].
+    #[error("the line is longer than {MAX_LINE_BYTES} bytes")]
+    LineTooLong,
+    /// A line that is not UTF-8.
+    #[error("not UTF-8 text")]
+    NotUtf8,
+    /// Not two fields.
+    #[error("expected two fields `time_s,{column}`, found {found}")]
+    FieldCount { column: String, found: usize },
+    /// A time that is not a number.
+    #[error("`{text}` is not a time in seconds")]
+    NotATime { text: String },
+    /// A value that is not a whole number.
+    #[error("`{text}` is not a whole number of {unit}")]
+    NotWhole { text: String, unit: String },
+    /// A negative or infinite time.
+    #[error("the time must be zero or positive")]
+    NegativeTime,
+    /// A time before the previous row's.
+    #[error("times must not decrease ({time_s} s comes after a later row)")]
+    Decreasing { time_s: f64 },
+    /// More than [`MAX_ROWS`] rows.
+    #[error("more than {MAX_ROWS} rows")]
+    TooManyRows,
+    /// No row at all.
+    #[error("no rows")]
+    NoRows,
+    /// Every row has 0 bytes.
+    #[error("the trace has no row with bytes to send")]
+    NothingToSend,
+}
 
 /// Trace parameters.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
@@ -63,13 +135,13 @@ impl Trace {
     }
 
     /// Parses CSV text; errors name `origin:line`.
-    pub fn parse(text: &str, origin: &str) -> Result<Trace, String> {
+    pub fn parse(text: &str, origin: &str) -> Result<Trace, TraceError> {
         Trace::from_rows(parse_rows(text.as_bytes(), origin, "size_bytes", "bytes")?, origin)
     }
 
-    fn from_rows(mut rows: Vec<(u64, u64)>, origin: &str) -> Result<Trace, String> {
+    fn from_rows(mut rows: Vec<(u64, u64)>, origin: &str) -> Result<Trace, TraceError> {
         if rows.iter().all(|&(_, b)| b == 0) {
-            return Err(format!("{origin}: the trace has no row with bytes to send"));
+            return Err(TraceError::whole(origin, TraceProblem::NothingToSend));
         }
         let span_ns = rows.last().expect("a row").0 - rows[0].0;
         let gap_ns = if rows.len() > 1 { span_ns / (rows.len() as u64 - 1) } else { 1_000_000_000 };
@@ -86,8 +158,9 @@ impl Trace {
         let at = join_path(at, "file");
         let origin = path.display().to_string();
         let rows = read_rows(&path, "size_bytes", "bytes").map_err(|issue| issue.relocate(&at))?;
-        Trace::from_rows(rows, &origin)
-            .map_err(|message| Issue::at(at, message).hint("rows are `time_s,size_bytes`, e.g. `0.04,5120`"))
+        Trace::from_rows(rows, &origin).map_err(|error| {
+            Issue::at(at, error.to_string()).hint("rows are `time_s,size_bytes`, e.g. `0.04,5120`")
+        })
     }
 }
 
@@ -97,8 +170,9 @@ pub fn read_rows(path: &Path, column: &str, unit: &str) -> Result<Vec<(u64, u64)
     let origin = path.display().to_string();
     let file = user_file::open(path)
         .map_err(|why| Issue::at("", format!("cannot read the trace: {}", why.message)).hint(why.hint))?;
-    parse_rows(BufReader::new(file), &origin, column, unit)
-        .map_err(|message| Issue::at("", message).hint(format!("rows are `time_s,{column}`, one per line")))
+    parse_rows(BufReader::new(file), &origin, column, unit).map_err(|error| {
+        Issue::at("", error.to_string()).hint(format!("rows are `time_s,{column}`, one per line"))
+    })
 }
 
 /// Rows `time_s,COLUMN` of CSV text (`column` names the second column and `unit` its unit in
@@ -109,24 +183,25 @@ pub fn parse_rows(
     origin: &str,
     column: &str,
     unit: &str,
-) -> Result<Vec<(u64, u64)>, String> {
+) -> Result<Vec<(u64, u64)>, TraceError> {
     let mut rows: Vec<(u64, u64)> = Vec::new();
     let mut bytes = Vec::new();
     for line_no in 1.. {
+        let fault = |problem| TraceError::at_line(origin, line_no, problem);
         bytes.clear();
         let read = reader
             .by_ref()
             .take(MAX_LINE_BYTES as u64 + 1)
             .read_until(b'\n', &mut bytes)
-            .map_err(|error| format!("{origin}:{line_no}: cannot be read: {error}"))?;
+            .map_err(|error| fault(TraceProblem::Unreadable(error)))?;
         if read == 0 {
             break;
         }
         if bytes.len() > MAX_LINE_BYTES {
-            return Err(format!("{origin}:{line_no}: the line is longer than {MAX_LINE_BYTES} bytes"));
+            return Err(fault(TraceProblem::LineTooLong));
         }
         let Ok(line) = std::str::from_utf8(&bytes) else {
-            return Err(format!("{origin}:{line_no}: not UTF-8 text"));
+            return Err(fault(TraceProblem::NotUtf8));
         };
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -134,36 +209,31 @@ pub fn parse_rows(
         }
         let fields: Vec<&str> = line.split(',').map(str::trim).collect();
         let [time, number] = fields[..] else {
-            return Err(format!(
-                "{origin}:{line_no}: expected two fields `time_s,{column}`, found {}",
-                fields.len()
-            ));
+            return Err(fault(TraceProblem::FieldCount { column: column.to_owned(), found: fields.len() }));
         };
         let Ok(time_s) = time.parse::<f64>() else {
             if rows.is_empty() && time.chars().any(|c| c.is_ascii_alphabetic()) {
                 continue; // a header row
             }
-            return Err(format!("{origin}:{line_no}: `{time}` is not a time in seconds"));
+            return Err(fault(TraceProblem::NotATime { text: time.to_owned() }));
         };
         let number = number
             .parse::<u64>()
-            .map_err(|_| format!("{origin}:{line_no}: `{number}` is not a whole number of {unit}"))?;
+            .map_err(|_| fault(TraceProblem::NotWhole { text: number.to_owned(), unit: unit.to_owned() }))?;
         if !(time_s.is_finite() && time_s >= 0.0) {
-            return Err(format!("{origin}:{line_no}: the time must be zero or positive"));
+            return Err(fault(TraceProblem::NegativeTime));
         }
         let at_ns = (time_s * 1e9).round() as u64;
         if rows.last().is_some_and(|&(last, _)| at_ns < last) {
-            return Err(format!(
-                "{origin}:{line_no}: times must not decrease ({time_s} s comes after a later row)"
-            ));
+            return Err(fault(TraceProblem::Decreasing { time_s }));
         }
         if rows.len() == MAX_ROWS {
-            return Err(format!("{origin}:{line_no}: more than {MAX_ROWS} rows"));
+            return Err(fault(TraceProblem::TooManyRows));
         }
         rows.push((at_ns, number));
     }
     if rows.is_empty() {
-        return Err(format!("{origin}: no rows"));
+        return Err(TraceError::whole(origin, TraceProblem::NoRows));
     }
     Ok(rows)
 }
@@ -234,7 +304,7 @@ mod tests {
 
     #[test]
     fn malformed_rows_name_their_line() {
-        let error = |text: &str| Trace::parse(text, "v.csv").unwrap_err();
+        let error = |text: &str| Trace::parse(text, "v.csv").unwrap_err().to_string();
         assert_eq!(error("0,10\n0.1\n"), "v.csv:2: expected two fields `time_s,size_bytes`, found 1");
         assert_eq!(error("0,10\nsoon,5\n"), "v.csv:2: `soon` is not a time in seconds");
         assert_eq!(error("0,10\n0.1,1.5\n"), "v.csv:2: `1.5` is not a whole number of bytes");

@@ -6,7 +6,7 @@
 //!
 //! A share resolves to ⌊reference × share⌋ bit/s, rounded down.
 
-use super::{parse_percent_ppm, parse_rate_bps};
+use super::{parse_percent_ppm, parse_rate_bps, UnitError};
 use crate::config::scalar::{parse_scalar, Numbers};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
@@ -23,7 +23,7 @@ pub enum RateOrShare {
 
 impl RateOrShare {
     /// Parses `"192kbps"` or `"150%"`.
-    pub fn parse(text: &str) -> Result<RateOrShare, String> {
+    pub fn parse(text: &str) -> Result<RateOrShare, UnitError> {
         if text.trim_end().ends_with('%') {
             parse_percent_ppm(text).map(RateOrShare::Share)
         } else {

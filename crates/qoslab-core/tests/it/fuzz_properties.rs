@@ -370,7 +370,7 @@ proptest! {
                 prop_assert_eq!(change.key_path.trim(), change.key_path.as_str());
                 prop_assert!(text.contains(&change.value));
             }
-            Err(message) => prop_assert!(message.contains(&text), "{}", message),
+            Err(error) => prop_assert!(error.to_string().contains(&text), "{}", error),
         }
     }
 }

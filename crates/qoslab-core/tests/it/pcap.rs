@@ -111,6 +111,6 @@ traffic: []
     std::fs::remove_dir_all(&dir).unwrap();
     // A folder that cannot be made is named.
     let mut sim = load(&all, "<test>", &[], None).unwrap();
-    let error = sim.capture_pcap(Path::new("/proc/qoslab-cannot-be-here")).unwrap_err();
+    let error = sim.capture_pcap(Path::new("/proc/qoslab-cannot-be-here")).unwrap_err().to_string();
     assert!(error.contains("cannot create the pcap folder `/proc/qoslab-cannot-be-here`"), "{error}");
 }
