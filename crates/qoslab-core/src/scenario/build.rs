@@ -2,10 +2,10 @@
 //! value the types cannot check is checked here, each problem reported at its key path.
 //!
 //! The build runs in stages, each taking what the one before built: run control →
-//! topology (nodes, links → ports, [`super::build_topology`]) → interfaces (disciplines,
-//! input policies, fragmentation, schedules, [`super::build_interfaces`]) → routes and
-//! tunnels ([`super::build_routes`]) → flows and applications ([`super::build_flows`]) →
-//! measurement ([`super::build_measure`], [`super::build_trace`]) → the simulation. The
+//! topology (nodes, links → ports, `build_topology`) → interfaces (disciplines, input
+//! policies, fragmentation, schedules, `build_interfaces`) → routes and tunnels
+//! (`build_routes`) → flows and applications (`build_flows`) → measurement
+//! (`build_measure`, `build_trace`) → the simulation. The
 //! first problem found is reported, so the order of the stages and of the checks within
 //! them decides which of several problems a scenario is told about.
 
