@@ -3,9 +3,13 @@
 
 pub mod build;
 mod build_app;
+mod build_flows;
+mod build_interfaces;
 mod build_ios;
 mod build_measure;
 mod build_reconfig;
+mod build_routes;
+mod build_topology;
 pub(crate) mod build_trace;
 mod build_tunnels;
 pub mod flow_spec;

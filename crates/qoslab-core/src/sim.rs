@@ -11,7 +11,7 @@ use crate::app::App;
 use crate::engine::{Event, EventQueue};
 use crate::measure::trace::{Row, Trace, TraceChunk, TraceEvent, TraceSetup, CHUNK_ROWS, NONE};
 use crate::measure::{DropReason, Observers};
-use crate::net::pcap::{file_name, CaptureError, CapturePlan, LinkHeader, PortCapture, DEFAULT_SNAP_BYTES};
+use crate::net::pcap::{file_name, CaptureError, CapturePlan, LinkHeader, PortCapture};
 use crate::net::port::{Port, PortEnv};
 use crate::net::routing::RoutingTable;
 use crate::net::tunnel::{Next, Passage, Tunnels};
@@ -246,18 +246,40 @@ pub(crate) struct AppSetup {
     pub(crate) info: Vec<AppInfo>,
 }
 
+/// Everything a simulation is assembled from, for [`Simulation::new`].
+pub(crate) struct Parts {
+    pub(crate) run: RunInfo,
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) ports: Vec<Port>,
+    pub(crate) routes: RoutingTable,
+    /// Each source with the time of its first packet.
+    pub(crate) sources: Vec<(Source, SimTime)>,
+    pub(crate) flows: Vec<FlowInfo>,
+    pub(crate) observers: Observers,
+    pub(crate) apps: AppSetup,
+    pub(crate) tunnels: Tunnels,
+    /// Packets that may be in flight at once before the run is stopped.
+    pub(crate) max_packets_in_flight: u64,
+    /// What a packet capture covers, when one is asked for.
+    pub(crate) capture: CapturePlan,
+}
+
 impl Simulation {
     /// Assembles a simulation and schedules its first events.
-    pub(crate) fn new(
-        run: RunInfo,
-        nodes: Vec<Node>,
-        ports: Vec<Port>,
-        routes: RoutingTable,
-        sources: Vec<(Source, SimTime)>,
-        flows: Vec<FlowInfo>,
-        observers: Observers,
-        apps: AppSetup,
-    ) -> Self {
+    pub(crate) fn new(parts: Parts) -> Self {
+        let Parts {
+            run,
+            nodes,
+            ports,
+            routes,
+            sources,
+            flows,
+            observers,
+            apps,
+            tunnels,
+            max_packets_in_flight,
+            capture,
+        } = parts;
         let mut events = EventQueue::new();
         // Scheduled first, so it precedes every other event at the same instant.
         events.schedule(run.warmup_end, Event::WarmupEnd);
@@ -292,9 +314,9 @@ impl Simulation {
             tcp: apps.stack,
             apps: apps.apps,
             app_info: apps.info,
-            tunnels: Tunnels::default(),
-            max_packets_in_flight: u64::MAX,
-            capture: CapturePlan { ports: Vec::new(), snap_bytes: DEFAULT_SNAP_BYTES },
+            tunnels,
+            max_packets_in_flight,
+            capture,
             halted: None,
             now: SimTime::ZERO,
         }

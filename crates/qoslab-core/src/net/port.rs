@@ -170,28 +170,49 @@ pub struct Port {
     window_start: SimTime,
 }
 
+/// What a port is built from: its static facts, its output discipline and the rest of its
+/// interface's settings.
+pub struct PortSetup {
+    pub config: PortConfig,
+    pub qdisc: AnyQdisc,
+    /// The input policy, if the interface has one.
+    pub ingress: Option<Conditioner>,
+    /// The link's random loss in this direction, if any.
+    pub link_loss: Option<LinkLoss>,
+    /// Link fragmentation and interleaving, if configured.
+    pub lfi: Option<Lfi>,
+    /// The slot of this port among the observed hops ([`NO_HOP`] if not observed).
+    pub observe_slot: u32,
+    /// Changes to come (rate, bandwidth, discipline), in time order.
+    pub schedule: VecDeque<PortChange>,
+}
+
 impl Port {
-    /// A port with index `index` in the network's port list.
-    pub fn new(index: u32, config: PortConfig, qdisc: AnyQdisc) -> Self {
+    /// A port with index `index` in the network's port list; each class of its discipline
+    /// keeps a per-interval series of length `class_series_ns` when one is given.
+    pub fn new(index: u32, setup: PortSetup, class_series_ns: Option<u64>) -> Self {
+        let PortSetup { config, qdisc, ingress, link_loss, lfi, observe_slot, schedule } = setup;
+        let mut class_stats = QueueStats::default();
+        class_stats.series = class_series_ns.map(|length_ns| Box::new(ClassSeries::new(length_ns)));
         let classes = qdisc.class_names().len();
         Port {
             ring: VecDeque::with_capacity((config.tx_ring_packets as usize).min(RESERVED_PACKETS)),
             config,
             qdisc,
-            class_stats: vec![QueueStats::default(); classes],
+            class_stats: vec![class_stats; classes],
             queue_stats: QueueStats::default(),
             wire: WireCounters::default(),
-            ingress: None,
+            ingress,
             input: InputCounters::default(),
-            link_loss: None,
+            link_loss,
             link_lost_packets: 0,
             dropper_draws: 0,
-            observe_slot: NO_HOP,
-            schedule: VecDeque::new(),
+            observe_slot,
+            schedule,
             since: SimTime::ZERO,
             retired: Vec::new(),
             changes: Vec::new(),
-            lfi: None,
+            lfi,
             capture: None,
             lfi_bandwidth_bps: None,
             train: None,

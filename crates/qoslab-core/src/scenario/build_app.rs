@@ -48,33 +48,7 @@ pub(super) fn add_app(
 ) -> Result<(), Issue> {
     let AppFlow { at, flow, from, to, path, reverse, mtu_bytes, bottleneck_port, start } = *setup;
     let app_spec = flow.app.as_ref().expect("an app flow");
-    if flow.protocol.is_some_and(|p| p.0 != protocol::TCP) {
-        return Err(
-            Issue::at(format!("{at}.protocol"), "an application runs over TCP").hint("remove `protocol`")
-        );
-    }
-    if flow.ecn {
-        return Err(Issue::at(format!("{at}.ecn"), "ECN feedback (ECE/CWR) is not modelled for TCP")
-            .hint("remove `ecn`; AQMs drop instead of marking this flow's packets"));
-    }
-    if flow.echo {
-        return Err(Issue::at(format!("{at}.echo"), "an application's replies are its own")
-            .hint("remove `echo`; `echo` reflects open-loop probes, e.g. `pattern: {kind: probe}`"));
-    }
-    if flow.stop.is_some() {
-        return Err(Issue::at(
-            format!("{at}.stop"),
-            "an application stops when its transfers are done or the run ends",
-        )
-        .hint("remove `stop`, or bound the work with `transfers` and `size`"));
-    }
-    // The MSS fits the smallest MTU on the way there and back.
-    if mtu_bytes <= HEADER_BYTES {
-        return Err(Issue::at(
-            format!("{at}.to"),
-            format!("the path's MTU ({mtu_bytes} B) leaves no room for TCP data"),
-        ));
-    }
+    check_app_flow(flow, at, mtu_bytes)?;
     let mss_bytes = (mtu_bytes - HEADER_BYTES) as u64;
     let config = flow.tcp.clone().unwrap_or_default().config(mss_bytes, &format!("{at}.tcp"))?;
     // A push-to-talk application's first row is its UDP voice; its TCP rows are the
@@ -144,34 +118,8 @@ pub(super) fn add_app(
     let app_index = apps.apps.len() as u32;
     let first = apps.stack.slots.len() as u32;
     let rng = Rng::for_stream(run.seed, run.replication, &flow.name);
-    let mut app = match app_spec {
-        AppSpec::Bulk(params) => {
-            check_bulk(params, at)?;
-            App::Bulk(BulkApp::new(params, first, rng))
-        }
-        AppSpec::Http(params) => {
-            check_request_response(params, at)?;
-            App::RequestResponse(RequestResponseApp::new(
-                params,
-                SizeDist::Constant(HTTP_REQUEST_BYTES),
-                first,
-                rng,
-            ))
-        }
-        AppSpec::Rpc(params) => {
-            check_request_response(params, at)?;
-            App::RequestResponse(RequestResponseApp::new(
-                params,
-                SizeDist::Constant(RPC_REQUEST_BYTES),
-                first,
-                rng,
-            ))
-        }
-        AppSpec::Ptt(params) => {
-            let interval_ns = voice.as_ref().expect("compiled above").nominal_interval_ns;
-            App::Ptt(PttApp::new(params, interval_ns, first, rng))
-        }
-    };
+    let interval_ns = voice.as_ref().map(|pattern| pattern.nominal_interval_ns);
+    let mut app = new_app(app_spec, at, interval_ns, first, rng)?;
     // Each user's connection has its own client port, as an operating system gives each
     // connection its own ephemeral port.
     for user in 0..app.user_count() {
@@ -215,6 +163,78 @@ pub(super) fn add_app(
         flow_stats.push(FlowStats::new(0, gap_threshold_ns));
     }
     Ok(())
+}
+
+/// Rejects settings of `flow` (at key path `at`) that an application over TCP does not
+/// take, and a path whose MTU, `mtu_bytes`, leaves no room for TCP data.
+fn check_app_flow(flow: &FlowSpec, at: &str, mtu_bytes: u32) -> Result<(), Issue> {
+    if flow.protocol.is_some_and(|p| p.0 != protocol::TCP) {
+        return Err(
+            Issue::at(format!("{at}.protocol"), "an application runs over TCP").hint("remove `protocol`")
+        );
+    }
+    if flow.ecn {
+        return Err(Issue::at(format!("{at}.ecn"), "ECN feedback (ECE/CWR) is not modelled for TCP")
+            .hint("remove `ecn`; AQMs drop instead of marking this flow's packets"));
+    }
+    if flow.echo {
+        return Err(Issue::at(format!("{at}.echo"), "an application's replies are its own")
+            .hint("remove `echo`; `echo` reflects open-loop probes, e.g. `pattern: {kind: probe}`"));
+    }
+    if flow.stop.is_some() {
+        return Err(Issue::at(
+            format!("{at}.stop"),
+            "an application stops when its transfers are done or the run ends",
+        )
+        .hint("remove `stop`, or bound the work with `transfers` and `size`"));
+    }
+    // The MSS fits the smallest MTU on the way there and back.
+    if mtu_bytes <= HEADER_BYTES {
+        return Err(Issue::at(
+            format!("{at}.to"),
+            format!("the path's MTU ({mtu_bytes} B) leaves no room for TCP data"),
+        ));
+    }
+    Ok(())
+}
+
+/// The application `app_spec` (at key path `at`) with its first endpoint `first`; a
+/// push-to-talk one sends voice every `voice_interval_ns`.
+fn new_app(
+    app_spec: &AppSpec,
+    at: &str,
+    voice_interval_ns: Option<u64>,
+    first: u32,
+    rng: Rng,
+) -> Result<App, Issue> {
+    Ok(match app_spec {
+        AppSpec::Bulk(params) => {
+            check_bulk(params, at)?;
+            App::Bulk(BulkApp::new(params, first, rng))
+        }
+        AppSpec::Http(params) => {
+            check_request_response(params, at)?;
+            App::RequestResponse(RequestResponseApp::new(
+                params,
+                SizeDist::Constant(HTTP_REQUEST_BYTES),
+                first,
+                rng,
+            ))
+        }
+        AppSpec::Rpc(params) => {
+            check_request_response(params, at)?;
+            App::RequestResponse(RequestResponseApp::new(
+                params,
+                SizeDist::Constant(RPC_REQUEST_BYTES),
+                first,
+                rng,
+            ))
+        }
+        AppSpec::Ptt(params) => {
+            let interval_ns = voice_interval_ns.expect("a push-to-talk voice pattern");
+            App::Ptt(PttApp::new(params, interval_ns, first, rng))
+        }
+    })
 }
 
 /// Request size of `kind: http` when the scenario gives none: a typical HTTP/1.0 GET with

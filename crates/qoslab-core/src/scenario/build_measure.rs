@@ -1,11 +1,14 @@
 //! Building the `measure` section: observation points, applications and their budgets, the
-//! voice-quality state of voice flows, the per-interval series and the packet capture.
+//! voice-quality state of voice flows, the per-interval series and the packet capture. The
+//! fifth stage of building a scenario, [`measurement`], completes the flows' statistics and
+//! builds the ΔQ accounting.
 
-use super::build::belongs;
+use super::build_interfaces::Network;
+use super::flow_spec::belongs;
 use crate::config::error::Issue;
-use crate::measure::class_series::ClassSeries;
 use crate::measure::dq::Budget;
 use crate::measure::emodel::{codec_impairment, CodecImpairment};
+use crate::measure::hop_stats::HopStats;
 use crate::measure::playout::PlayoutPolicy;
 use crate::measure::quality::{Application, Point, Quality};
 use crate::measure::series::Series;
@@ -13,7 +16,7 @@ use crate::measure::spec::{LimitsSpec, MeasureSpec, PlayoutSpec, END_TO_END};
 use crate::measure::voice::{VoiceSetup, VoiceStats};
 use crate::measure::FlowStats;
 use crate::net::pcap::{CapturePlan, DEFAULT_SNAP_BYTES, MAX_SNAP_BYTES};
-use crate::net::port::{Port, PortConfig};
+use crate::net::port::{PortConfig, PortSetup};
 use crate::packet::NO_HOP;
 use crate::report::results_quality::{ALL, QUALITY};
 use crate::scenario::flow_spec::FlowSpec;
@@ -143,12 +146,12 @@ fn per_hop_share(end_to_end: Budget, hops: u32) -> Budget {
 }
 
 /// Builds the ΔQ accounting: `None` when the scenario asks for none.
-pub(crate) fn build_quality(
+fn build_quality(
     measure: &MeasureSpec,
     points: &[Option<usize>],
     traffic: &[FlowSpec],
     flows: &[FlowInfo],
-    ports: &[Port],
+    ports: &[PortSetup],
     hop_slots: usize,
 ) -> Result<Option<Box<Quality>>, Issue> {
     let asked = !measure.budgets.is_empty()
@@ -159,6 +162,45 @@ pub(crate) fn build_quality(
     if !asked {
         return Ok(None);
     }
+    let (apps, flow_app) = applications(measure, traffic, flows)?;
+    let Some(bottleneck) =
+        flows.iter().map(|f| &ports[f.bottleneck_port as usize].config).min_by_key(|c| c.rate_bps)
+    else {
+        return Ok(None); // no traffic, nothing to account
+    };
+    let points = points
+        .iter()
+        .map(|point| match point {
+            None => Point {
+                name: END_TO_END.into(),
+                hop_slot: NO_HOP,
+                link_bps: bottleneck.rate_bps,
+                l2_overhead_bytes: bottleneck.l2_overhead_bytes,
+            },
+            Some(p) => {
+                let port = &ports[*p];
+                Point {
+                    name: port.config.name.clone(),
+                    hop_slot: port.observe_slot,
+                    link_bps: port.config.rate_bps,
+                    l2_overhead_bytes: port.config.l2_overhead_bytes,
+                }
+            }
+        })
+        .collect();
+    let lengths_ns = interval_lengths_ns(measure)?;
+    let quality = Quality::new(apps, points, lengths_ns, flow_app, hop_slots, measure.interval_table);
+    Ok(Some(Box::new(quality)))
+}
+
+/// The applications of the ΔQ accounting — one per budget, one per entry of the order of
+/// failure that no budget names, and `other` for the rest — and the application of each
+/// flow row.
+fn applications(
+    measure: &MeasureSpec,
+    traffic: &[FlowSpec],
+    flows: &[FlowInfo],
+) -> Result<(Vec<Application>, Vec<u32>), Issue> {
     let mut apps: Vec<Application> = Vec::new();
     // Traffic entry name -> application.
     let mut entry_app: Vec<(&str, u32)> = Vec::new();
@@ -238,32 +280,12 @@ pub(crate) fn build_quality(
         });
         flow_app.push(app);
     }
-    let Some(bottleneck) =
-        flows.iter().map(|f| &ports[f.bottleneck_port as usize].config).min_by_key(|c| c.rate_bps)
-    else {
-        return Ok(None); // no traffic, nothing to account
-    };
-    let points = points
-        .iter()
-        .map(|point| match point {
-            None => Point {
-                name: END_TO_END.into(),
-                hop_slot: NO_HOP,
-                link_bps: bottleneck.rate_bps,
-                l2_overhead_bytes: bottleneck.l2_overhead_bytes,
-            },
-            Some(p) => {
-                let port = &ports[*p];
-                Point {
-                    name: port.config.name.clone(),
-                    hop_slot: port.observe_slot,
-                    link_bps: port.config.rate_bps,
-                    l2_overhead_bytes: port.config.l2_overhead_bytes,
-                }
-            }
-        })
-        .collect();
-    let lengths_ns = match &measure.intervals {
+    Ok((apps, flow_app))
+}
+
+/// The interval lengths of `measure.intervals` (0.25 s without it), ns.
+fn interval_lengths_ns(measure: &MeasureSpec) -> Result<Vec<u64>, Issue> {
+    Ok(match &measure.intervals {
         None => vec![DEFAULT_INTERVAL_NS],
         Some(lengths) if lengths.is_empty() => {
             return Err(
@@ -283,15 +305,13 @@ pub(crate) fn build_quality(
             }
             out
         }
-    };
-    let quality = Quality::new(apps, points, lengths_ns, flow_app, hop_slots, measure.interval_table);
-    Ok(Some(Box::new(quality)))
+    })
 }
 
 /// Gives each voice flow its voice-quality state (flows with a codec pattern or
 /// push-to-talk voice, and those `measure.voice.flows` lists); returns notes on voice flows
 /// that cannot be rated.
-pub(crate) fn attach_voice(
+fn attach_voice(
     measure: &MeasureSpec,
     traffic: &[FlowSpec],
     flows: &[FlowInfo],
@@ -366,22 +386,44 @@ pub(crate) fn attach_voice(
     Ok(notes)
 }
 
-/// Gives every flow a per-interval series when `measure.series` asks for one.
-pub(crate) fn attach_series(
+/// The length of the per-interval series `measure.series` asks for, ns.
+fn series_length_ns(measure: &MeasureSpec) -> Result<Option<u64>, Issue> {
+    measure.series.map(|length| positive(length, "measure.series".into(), "a series interval")).transpose()
+}
+
+/// What the measurement stage adds: the flows' statistics completed (observed hops, voice
+/// quality, series), the ΔQ accounting, notes on voice flows that cannot be rated, and the
+/// length of the per-interval series of the ports' classes.
+pub(super) struct Measurement {
+    pub(super) flow_stats: Vec<FlowStats>,
+    pub(super) quality: Option<Box<Quality>>,
+    pub(super) notes: Vec<String>,
+    pub(super) class_series_ns: Option<u64>,
+}
+
+/// Completes the statistics `flow_stats` of the rows `flows` of `network` for what
+/// `measure` asks; gaps longer than `silence_ns` end a talk spurt of a voice flow.
+pub(super) fn measurement(
     measure: &MeasureSpec,
-    stats: &mut [FlowStats],
-    ports: &mut [Port],
-) -> Result<(), Issue> {
-    if let Some(length) = measure.series {
-        let length_ns = positive(length, "measure.series".into(), "a series interval")?;
-        for flow_stats in stats {
-            flow_stats.series = Some(Series::new(length_ns));
-        }
-        for class_stats in ports.iter_mut().flat_map(|p| p.class_stats.iter_mut()) {
-            class_stats.series = Some(Box::new(ClassSeries::new(length_ns)));
+    traffic: &[FlowSpec],
+    network: &Network,
+    flows: &[FlowInfo],
+    mut flow_stats: Vec<FlowStats>,
+    silence_ns: u64,
+) -> Result<Measurement, Issue> {
+    let hop_slots = network.observed_hops;
+    for stats in &mut flow_stats {
+        stats.hops = vec![HopStats::default(); hop_slots];
+    }
+    let quality = build_quality(measure, &network.points, traffic, flows, &network.ports, hop_slots)?;
+    let notes = attach_voice(measure, traffic, flows, &mut flow_stats, silence_ns)?;
+    let class_series_ns = series_length_ns(measure)?;
+    if let Some(length_ns) = class_series_ns {
+        for stats in &mut flow_stats {
+            stats.series = Some(Series::new(length_ns));
         }
     }
-    Ok(())
+    Ok(Measurement { flow_stats, quality, notes, class_series_ns })
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Building `measure.trace`: which ports and flows the per-packet trace records, checked
 //! against the scenario's names.
 
-use super::build::belongs;
+use super::flow_spec::belongs;
 use crate::config::error::Issue;
 use crate::measure::spec::{TraceSpec, END_TO_END};
 use crate::measure::trace::TraceSetup;

@@ -4,10 +4,13 @@
 //! destination count), and the tunnel's `flows` list, if any, names it. It enters at the
 //! end it reaches first and leaves at the other. A path may cross one tunnel at most.
 
-use super::build::belongs;
+use super::build_routes::Routes;
+use super::flow_spec::belongs;
+use super::spec::ScenarioSpec;
 use crate::config::error::Issue;
 use crate::net::port::PortConfig;
 use crate::net::tunnel::{FlowTunnel, Tunnel, TunnelSpec};
+use crate::sim::FlowInfo;
 
 /// The tunnels of `specs`, with `node_index` resolving (and checking) end names and
 /// `address` giving a node's address.
@@ -93,4 +96,35 @@ pub(super) fn path_mtu_bytes(
         mtu = mtu.min(limit);
     }
     mtu
+}
+
+/// The tunnel each flow row crosses, if any (all rows, echoes and applications' rows
+/// included); the tunnels' `flows` lists must name traffic entries.
+pub(super) fn flow_tunnels(
+    spec: &ScenarioSpec,
+    routes: &Routes,
+    flows: &[FlowInfo],
+    ports: &[PortConfig],
+) -> Result<Vec<Option<FlowTunnel>>, Issue> {
+    let specs = &spec.topology.tunnels;
+    let mut crossings = Vec::with_capacity(flows.len());
+    for info in flows {
+        let path =
+            routes.table.path(info.from, info.to, &routes.edges).expect("every row's path was checked");
+        let at = "topology.tunnels";
+        crossings.push(crossing(&routes.tunnels, specs, &info.name, info.from, &path, ports, at)?);
+    }
+    for (i, tunnel) in specs.iter().enumerate() {
+        for (k, name) in tunnel.flows.iter().flatten().enumerate() {
+            if !spec.traffic.iter().any(|f| f.name == *name) {
+                return Err(Issue::unknown_name(
+                    format!("topology.tunnels[{i}].flows[{k}]"),
+                    "flow",
+                    name,
+                    spec.traffic.iter().map(|f| f.name.as_str()),
+                ));
+            }
+        }
+    }
+    Ok(crossings)
 }

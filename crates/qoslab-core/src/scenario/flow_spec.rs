@@ -58,3 +58,9 @@ pub struct FlowSpec {
     /// TCP settings of the application's connections.
     pub tcp: Option<TcpSpec>,
 }
+
+/// Whether the flow row called `row` belongs to the traffic entry `entry` (itself, a copy
+/// `entry.N`, or an application's or echo's extra rows `entry.reverse` and so on).
+pub(super) fn belongs(row: &str, entry: &str) -> bool {
+    row == entry || row.strip_prefix(entry).is_some_and(|rest| rest.starts_with('.'))
+}
