@@ -30,7 +30,7 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(explain(&config, &interface.name, rate_bps).is_ok(), resolved.is_ok());
             if let Ok(resolved) = resolved {
                 let yaml = to_yaml(&resolved.settings);
-                if let Err(error) = qoslab_core::scenario::yaml::parse(&yaml) {
+                if let Err(error) = qoslab_core::yaml::parse(&yaml) {
                     panic!("to_yaml wrote YAML that does not read back: {}\n{yaml}", error.message);
                 }
             }

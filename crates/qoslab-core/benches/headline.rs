@@ -3,7 +3,7 @@
 //! per second.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use qoslab_core::bench::BENCH_CASES;
+use qoslab_core::BENCH_CASES;
 use qoslab_core::{load, Override};
 
 fn overrides(texts: &[&str]) -> Vec<Override> {

@@ -18,8 +18,7 @@ pub mod token_bucket;
 pub mod trtcm;
 
 pub use conditioner::{Conditioner, ConditionerSpec};
-pub use marker::{Marker, SetSpec};
-pub use policer::{apply_action, PoliceAction, PoliceSpec, Policer, Verdict};
+pub use policer::Verdict;
 pub use srtcm::SrTcm;
 pub use token_bucket::TokenBucket;
 pub use trtcm::TrTcm;

@@ -10,15 +10,15 @@
 //! builds those as a run does and places what the build refuses at its IOS line and
 //! column; [`check()`] does that for every interface.
 
-pub mod acl;
-pub mod check;
-pub mod config;
-pub mod explain;
-pub mod keywords;
-pub mod lines;
-pub mod parse;
-pub mod source;
-pub mod translate;
+pub(crate) mod acl;
+pub(crate) mod check;
+pub(crate) mod config;
+pub(crate) mod explain;
+pub(crate) mod keywords;
+pub(crate) mod lines;
+pub(crate) mod parse;
+pub(crate) mod source;
+pub(crate) mod translate;
 
 pub use check::{check, resolve, Resolved};
 pub use config::{Diagnostic, IosConfig, Severity};

@@ -30,19 +30,9 @@ pub mod tbf;
 pub mod wfq;
 
 pub use crate::measure::QdiscCtx;
-pub use cbq::{Cbq, CbqParams};
-pub use cbwfq::{Cbwfq, CbwfqParams};
-pub use custom::{Custom, CustomParams};
-pub use drr::{Drr, DrrParams};
-pub use fifo::{Fifo, FifoParams};
-pub use fq_codel::{FqCodel, FqCodelParams};
-pub use htb::{Htb, HtbParams};
-pub use mdrr::{Mdrr, MdrrParams};
-pub use packet_queue::{PacketQueue, QueueLimit};
-pub use prio::{Prio, PrioParams};
-pub use shaper_credit::{ShapeMode, ShapeSpec};
-pub use tbf::{Tbf, TbfParams};
-pub use wfq::{Wfq, WfqParams};
+pub use fifo::FifoParams;
+pub use packet_queue::QueueLimit;
+pub use wfq::WfqParams;
 
 use crate::aqm::{Red, RedSpec};
 use crate::config::error::{join_path, Issue};

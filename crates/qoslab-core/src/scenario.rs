@@ -25,7 +25,7 @@ pub use limits::Limits;
 pub use overlay::VariantSpec;
 pub use overrides::Override;
 pub use spec::ScenarioSpec;
-pub use sweep::{SweepPlan, SweepSpec};
+pub use sweep::SweepPlan;
 
 use crate::config::error::{self, from_serde_message, Issue};
 use crate::config::key_path::at_or_below;
@@ -68,17 +68,8 @@ struct Read {
     variants: BTreeMap<String, VariantSpec>,
 }
 
-/// Reads a scenario without building it (for `validate`-style checks of the document).
-pub fn parse(
-    text: &str,
-    origin: &str,
-    overrides: &[Override],
-) -> Result<(ScenarioSpec, Located), ScenarioError> {
-    parse_variant(text, origin, None, overrides)
-}
-
-/// [`parse`] of the variant `variant` (None or `base`: the scenario as written), with the
-/// overrides applied after it.
+/// Reads the variant `variant` of a scenario (None or `base`: the scenario as written), with
+/// the overrides applied after it, without building it.
 pub fn parse_variant(
     text: &str,
     origin: &str,
@@ -274,7 +265,7 @@ pub fn load_within(
 
 /// Reads, validates and builds the form of the scenario that `selection` chooses, within
 /// `limits`. The simulation carries the run's identity: the SHA-256 of the effective
-/// scenario and of the files its build read ([`identity`]), the overrides and the variant.
+/// scenario and of the files its build read (see `docs/variants.md`), the overrides and the variant.
 pub fn load_selected(
     text: &str,
     origin: &str,

@@ -327,7 +327,7 @@ impl Simulation {
         self.now.0
     }
 
-    /// The SHA-256 (hex) identifying the run: see [`crate::scenario::identity`].
+    /// The SHA-256 (hex) identifying the run: see `docs/variants.md`.
     pub fn scenario_sha256(&self) -> &str {
         &self.run.identity.scenario_sha256
     }
@@ -339,7 +339,7 @@ impl Simulation {
 
     /// Captures the frames of the ports `measure.pcap` names (every port without it) into
     /// one pcap file per port in `folder`, created if need be (see
-    /// [`crate::net::pcap`]); files of the same names are replaced. Returns the files'
+    /// `docs/pcap.md`); files of the same names are replaced. Returns the files'
     /// paths, in the order of the ports. Asked for before the run advances.
     pub fn capture_pcap(&mut self, folder: &Path) -> Result<Vec<PathBuf>, CaptureError> {
         if self.totals.events > 0 {

@@ -19,5 +19,4 @@ pub mod sender;
 pub mod stack;
 
 pub use congestion::CongestionControl;
-pub use endpoint::Endpoint;
 pub use stack::{TcpConfig, TcpStack};

@@ -11,8 +11,6 @@ use std::fmt;
 pub const NS_PER_S: u64 = 1_000_000_000;
 /// Nanoseconds per millisecond.
 pub const NS_PER_MS: u64 = 1_000_000;
-/// Nanoseconds per microsecond.
-pub const NS_PER_US: u64 = 1_000;
 
 /// An instant of simulated time, in nanoseconds since the run started.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]

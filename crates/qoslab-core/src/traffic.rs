@@ -14,7 +14,5 @@ pub mod source;
 pub mod trace;
 pub mod video;
 
-pub use generator::Pattern;
-pub use pattern::PatternSpec;
 pub use phase::{Period, Phase};
 pub use source::Source;

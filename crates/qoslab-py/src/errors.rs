@@ -2,8 +2,8 @@
 
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::PyErr;
-use qoslab_core::net::pcap::CaptureError;
-use qoslab_core::scenario::overrides::OverrideError;
+use qoslab_core::CaptureError;
+use qoslab_core::OverrideError;
 
 pyo3::create_exception!(
     qoslab,

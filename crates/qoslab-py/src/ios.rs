@@ -42,9 +42,7 @@ pub fn ios_interfaces(text: &str) -> Vec<String> {
 #[pyo3(signature = (text, interface, rate = None, origin = "<text>"))]
 pub fn ios_explain(text: &str, interface: &str, rate: Option<&str>, origin: &str) -> PyResult<String> {
     let rate_bps = rate
-        .map(|r| {
-            qoslab_core::units::parse_rate_bps(r).map_err(|e| ScenarioError::new_err(format!("--rate: {e}")))
-        })
+        .map(|r| qoslab_core::parse_rate_bps(r).map_err(|e| ScenarioError::new_err(format!("--rate: {e}"))))
         .transpose()?;
     explain(&parse(text), interface, rate_bps).map_err(located(origin))
 }

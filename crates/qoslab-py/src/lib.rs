@@ -44,7 +44,7 @@ fn json_schema() -> String {
 #[pyfunction]
 fn table_schemas(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let tables = PyDict::new(py);
-    for table in qoslab_core::report::schema::table_schemas() {
+    for table in qoslab_core::results::table_schemas() {
         let columns = PyList::empty(py);
         for column in table.columns {
             let entry = PyDict::new(py);
@@ -77,8 +77,7 @@ fn scenario_counts(
     variant: Option<&str>,
 ) -> PyResult<(String, usize, usize, usize)> {
     let overrides = core_overrides(overrides);
-    let (spec, _) =
-        qoslab_core::scenario::parse_variant(text, origin, variant, &overrides).map_err(scenario_error)?;
+    let (spec, _) = qoslab_core::parse_variant(text, origin, variant, &overrides).map_err(scenario_error)?;
     // A traffic entry with `copies: N` is N flows.
     let flows = spec.traffic.iter().map(|f| f.copies.unwrap_or(1) as usize).sum();
     Ok((spec.name, spec.topology.nodes.len(), spec.topology.links.len(), flows))
@@ -94,8 +93,8 @@ fn sweep_plan(text: &str, origin: &str) -> PyResult<String> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", qoslab_core::VERSION)?;
-    m.add("BENCH_CASES", qoslab_core::bench::BENCH_CASES.to_vec())?;
-    m.add("MAX_SCENARIO_BYTES", qoslab_core::scenario::MAX_SCENARIO_BYTES)?;
+    m.add("BENCH_CASES", qoslab_core::BENCH_CASES.to_vec())?;
+    m.add("MAX_SCENARIO_BYTES", qoslab_core::MAX_SCENARIO_BYTES)?;
     m.add("ScenarioError", m.py().get_type::<errors::ScenarioError>())?;
     m.add("RunError", m.py().get_type::<errors::RunError>())?;
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;

@@ -4,9 +4,9 @@ use crate::errors::{already_finished, capture_error, run_error, scenario_error};
 use crate::{core_overrides, OverrideArg};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use qoslab_core::measure::trace::{TraceChunk, TraceEvent};
-use qoslab_core::measure::DropReason;
-use qoslab_core::sim::CHECK_EVERY_EVENTS;
+use qoslab_core::trace::{TraceChunk, TraceEvent};
+use qoslab_core::DropReason;
+use qoslab_core::CHECK_EVERY_EVENTS;
 use qoslab_core::{Limits, Selection};
 
 /// Events simulated between two looks for a pending signal (Ctrl-C): a few tens of

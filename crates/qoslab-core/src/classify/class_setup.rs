@@ -88,11 +88,6 @@ impl ClassNames {
         self.names.len()
     }
 
-    /// Whether there are no names.
-    pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
-    }
-
     /// The names, in index order.
     pub fn into_vec(self) -> Vec<String> {
         self.names

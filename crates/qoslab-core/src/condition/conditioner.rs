@@ -64,7 +64,6 @@ struct Class {
 /// A compiled conditioner.
 #[derive(Clone, Debug)]
 pub struct Conditioner {
-    names: Vec<String>,
     classes: Vec<Class>,
 }
 
@@ -97,16 +96,12 @@ impl Conditioner {
                 .transpose()?;
             classes.push(Class { matcher, marker, policer });
         }
-        Ok(Conditioner { names: names.into_vec(), classes })
-    }
-
-    /// The classes' names, in evaluation order.
-    pub fn class_names(&self) -> &[String] {
-        &self.names
+        Ok(Conditioner { classes })
     }
 
     /// The class `packet` belongs to, if any.
     #[inline]
+    #[cfg(test)]
     pub fn classify(&self, packet: &Packet) -> Option<usize> {
         self.classes.iter().position(|c| c.matcher.matches(packet))
     }
@@ -150,7 +145,6 @@ mod tests {
                 {name: keep, match: {dscp: AF41}}]}",
         )
         .unwrap();
-        assert_eq!(c.class_names(), ["premium", "near", "keep"]);
         let now = SimTime::ZERO;
         let mut ef = packet(0, 200, 46);
         assert_eq!(c.apply(now, &mut ef), Verdict::Pass);

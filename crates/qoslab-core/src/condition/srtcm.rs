@@ -52,11 +52,6 @@ impl SrTcm {
         }
     }
 
-    /// The committed rate, bit/s.
-    pub fn cir_bps(&self) -> u64 {
-        self.cir_bps
-    }
-
     /// Tokens credited since the last packet: C first, its overflow into E.
     #[inline]
     fn refill(&mut self, now: SimTime) {
@@ -90,6 +85,7 @@ impl SrTcm {
 
     /// Colour-blind metering.
     #[inline]
+    #[cfg(test)]
     pub fn color_blind(&mut self, now: SimTime, size_bytes: u32) -> Color {
         self.meter(now, size_bytes, Color::Green)
     }

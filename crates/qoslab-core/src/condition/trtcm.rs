@@ -52,16 +52,6 @@ impl TrTcm {
         }
     }
 
-    /// The committed rate, bit/s.
-    pub fn cir_bps(&self) -> u64 {
-        self.cir_bps
-    }
-
-    /// The peak rate, bit/s.
-    pub fn pir_bps(&self) -> u64 {
-        self.pir_bps
-    }
-
     /// Colours a packet of `size_bytes` arriving at `now` that already carries colour
     /// `pre` (colour-aware mode; pass [`Color::Green`] for colour-blind mode).
     #[inline]
@@ -81,12 +71,6 @@ impl TrTcm {
             self.committed_units -= need;
             Color::Green
         }
-    }
-
-    /// Colour-blind metering.
-    #[inline]
-    pub fn color_blind(&mut self, now: SimTime, size_bytes: u32) -> Color {
-        self.meter(now, size_bytes, Color::Green)
     }
 }
 

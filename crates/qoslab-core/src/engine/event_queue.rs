@@ -94,21 +94,6 @@ impl EventQueue {
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
         self.heap.pop().map(|e| (e.at, e.event))
     }
-
-    /// Number of pending events.
-    pub fn len(&self) -> usize {
-        self.heap.len()
-    }
-
-    /// Whether nothing is pending.
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
-
-    /// Events scheduled so far (the next sequence number).
-    pub fn scheduled_total(&self) -> u64 {
-        self.next_seq
-    }
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ pub struct Line {
 
 impl Line {
     /// The words' texts.
+    #[cfg(test)]
     pub fn texts(&self) -> Vec<&str> {
         self.words.iter().map(|w| w.text.as_str()).collect()
     }

@@ -1,5 +1,5 @@
 //! Reading a configuration file before parsing it: what is not a regular file (see
-//! [`crate::config::user_file`]), a file larger than any router's configuration and text that is
+//! `config::user_file`), a file larger than any router's configuration and text that is
 //! not UTF-8 are refused with the reason and the fix, the size before anything is read.
 
 use crate::config::user_file;

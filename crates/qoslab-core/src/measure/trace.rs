@@ -127,7 +127,7 @@ impl<T: LittleEndian> Column<T> {
     }
 }
 
-/// Up to [`CHUNK_ROWS`] rows, one column per field.
+/// Up to `CHUNK_ROWS` (65,536) rows, one column per field.
 #[derive(Clone, Debug)]
 pub struct TraceChunk {
     /// When, ns since the start of the run.
@@ -155,7 +155,7 @@ pub struct TraceChunk {
     pub queue_packets: Column<u32>,
     /// Time since the packet was created, ns.
     pub delay_ns: Column<u64>,
-    /// [`DropReason`] index of drops ([`NO_REASON`] otherwise).
+    /// [`DropReason`] index of drops (`NO_REASON`, 255, otherwise).
     pub reason: Column<u8>,
     rows: usize,
 }

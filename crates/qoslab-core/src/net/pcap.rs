@@ -246,11 +246,6 @@ impl PortCapture {
         Ok(capture)
     }
 
-    /// Records written so far.
-    pub fn records(&self) -> u64 {
-        self.records
-    }
-
     /// Writes the record of `packet`'s frame (a whole packet, or a fragment of it on a port
     /// with `lfi`) starting at `now`.
     pub fn record(&mut self, packet: &Packet, lfi: Option<&Lfi>, now: SimTime) {

@@ -152,6 +152,7 @@ impl PacketQueue {
     }
 
     /// Bytes held.
+    #[cfg(test)]
     pub fn bytes(&self) -> u64 {
         self.bytes
     }

@@ -87,6 +87,7 @@ impl Scfq {
     }
 
     /// The current round number (the SN of the packet last sent).
+    #[cfg(test)]
     pub fn round_number(&self) -> u64 {
         self.round_number
     }

@@ -25,6 +25,7 @@ pub struct DelayedAck {
 }
 
 /// Linux's delayed ACK: 40 ms, every second segment.
+#[cfg(test)]
 pub const LINUX_DELAYED_ACK: DelayedAck = DelayedAck { timeout_ns: 40_000_000, segments: 2 };
 
 /// How an arriving segment should be acknowledged.

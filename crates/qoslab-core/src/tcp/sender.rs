@@ -204,11 +204,6 @@ impl Sender {
         self.opened && self.snd_una >= self.stream_end()
     }
 
-    /// Data bytes acknowledged by the peer.
-    pub fn acked_data_bytes(&self) -> u64 {
-        self.snd_una.saturating_sub(1).min(self.write_end - 1)
-    }
-
     /// Bytes sent and not yet acknowledged.
     pub fn flight_bytes(&self) -> u64 {
         self.snd_max - self.snd_una

@@ -109,9 +109,4 @@ impl TcpStack {
             slot.endpoint.sender.counters = counters;
         }
     }
-
-    /// Endpoint `index`.
-    pub fn endpoint(&mut self, index: u32) -> &mut Endpoint {
-        &mut self.slots[index as usize].endpoint
-    }
 }

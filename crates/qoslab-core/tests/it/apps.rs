@@ -3,7 +3,7 @@
 //! rows and fairness.
 
 use crate::common::{flow, run_yaml, two_hosts};
-use qoslab_core::report::results::AppRecord;
+use qoslab_core::results::AppRecord;
 use qoslab_core::Results;
 
 fn app<'a>(results: &'a Results, name: &str) -> &'a AppRecord {

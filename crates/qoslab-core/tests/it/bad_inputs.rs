@@ -7,7 +7,7 @@ const CASES: &str = include_str!("../config_cases/bad_inputs.yaml");
 
 #[test]
 fn each_bad_input_gives_its_error() {
-    let (cases, _) = qoslab_core::config::yaml::parse(CASES).unwrap();
+    let (cases, _) = qoslab_core::yaml::parse(CASES).unwrap();
     let cases = cases["cases"].as_array().unwrap();
     assert!(cases.len() >= 15);
     for case in cases {

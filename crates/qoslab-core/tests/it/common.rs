@@ -26,7 +26,7 @@ traffic:
 }
 
 /// The flow row called `name`.
-pub fn flow<'a>(results: &'a Results, name: &str) -> &'a qoslab_core::report::results::FlowRecord {
+pub fn flow<'a>(results: &'a Results, name: &str) -> &'a qoslab_core::results::FlowRecord {
     results.flows.iter().find(|f| f.flow == name).unwrap_or_else(|| panic!("no flow {name}"))
 }
 

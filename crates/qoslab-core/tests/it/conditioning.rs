@@ -23,7 +23,7 @@ traffic:
     )
 }
 
-fn port<'a>(results: &'a Results, name: &str) -> &'a qoslab_core::report::results::PortRecord {
+fn port<'a>(results: &'a Results, name: &str) -> &'a qoslab_core::results::PortRecord {
     results.ports.iter().find(|p| p.port == name).unwrap_or_else(|| panic!("no port {name}"))
 }
 

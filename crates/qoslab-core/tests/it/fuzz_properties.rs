@@ -316,7 +316,7 @@ fn hostile_overrides_are_refused_at_their_place_or_run_clean() {
     let examples: Vec<(String, String, Vec<String>, Vec<String>)> = files("examples", "yaml")
         .into_iter()
         .map(|(text, origin)| {
-            let (document, _) = qoslab_core::config::yaml::parse(&text).unwrap();
+            let (document, _) = qoslab_core::yaml::parse(&text).unwrap();
             let (mut paths, mut values) = (Vec::new(), Vec::new());
             keys_and_values(&document, "", &mut paths, &mut values);
             (text, origin, paths, values)
@@ -404,7 +404,7 @@ fn mutated_ios_configurations_resolve_or_say_why() {
                     }
                     Ok(Resolved { settings, .. }) => {
                         let yaml = to_yaml(&settings);
-                        prop_assert!(qoslab_core::config::yaml::parse(&yaml).is_ok(), "{}", yaml);
+                        prop_assert!(qoslab_core::yaml::parse(&yaml).is_ok(), "{}", yaml);
                         resolved.set(resolved.get() + 1);
                     }
                 }

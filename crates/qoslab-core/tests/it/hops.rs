@@ -2,7 +2,7 @@
 //! to end.
 
 use crate::common::{flow, run_yaml};
-use qoslab_core::report::results::HopRecord;
+use qoslab_core::results::HopRecord;
 use qoslab_core::Results;
 
 /// h1 — r1 — r2 — h2 over 10 Mbit/s (1 ms), 1 Mbit/s (5 ms) and 10 Mbit/s (1 ms) HDLC

@@ -314,7 +314,7 @@ traffic:
 /// stream), parses to findings, and every interface it names resolves or reports why.
 #[test]
 fn mangled_configurations_never_panic() {
-    use qoslab_core::engine::Rng;
+    use qoslab_core::Rng;
     let dir = format!("{}/../../tests/ios", env!("CARGO_MANIFEST_DIR"));
     let mut rng = Rng::from_seed_words(7, 7);
     let vocabulary =

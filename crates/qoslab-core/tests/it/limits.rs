@@ -78,7 +78,7 @@ fn an_unbounded_queue_stops_the_run_at_the_memory_guard() {
     };
     let (in_flight, allowed) = (number(" s: "), number("allowed ("));
     assert!((51_000..52_429).contains(&allowed), "{error}");
-    assert!(in_flight > allowed && in_flight - allowed <= qoslab_core::sim::CHECK_EVERY_EVENTS, "{error}");
+    assert!(in_flight > allowed && in_flight - allowed <= qoslab_core::CHECK_EVERY_EVENTS, "{error}");
     // The same with room enough runs to the end.
     assert!(run_yaml(&text.replace("duration: 60s", "duration: 2s"), &[]).flows[0].sent_packets > 0);
 }

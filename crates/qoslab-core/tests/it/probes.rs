@@ -2,7 +2,7 @@
 //! delay is the round trip.
 
 use crate::common::{flow, run_yaml};
-use qoslab_core::report::results::ProbeRecord;
+use qoslab_core::results::ProbeRecord;
 use qoslab_core::Results;
 
 /// Host `a` — router `r` — host `b`: 10 Mbit/s with 1 ms, then 1 Mbit/s with 5 ms, PPP

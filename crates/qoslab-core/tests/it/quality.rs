@@ -2,9 +2,9 @@
 //! per-interval series, and the ad-hoc report's mix under strict priority and FIFO.
 
 use crate::common::{flow, run_yaml, two_hosts};
-use qoslab_core::measure::emodel::{call_inputs, codec_impairment, rating};
-use qoslab_core::report::results_quality::ContractRecord;
-use qoslab_core::traffic::codec::Codec;
+use qoslab_core::results::ContractRecord;
+use qoslab_core::voice::Codec;
+use qoslab_core::voice::{call_inputs, codec_impairment, rating};
 use qoslab_core::Results;
 
 fn contract<'a>(results: &'a Results, point: &str, app: &str, interval_ms: f64) -> &'a ContractRecord {

@@ -5,8 +5,8 @@
 //! droppers are counted draw by draw.
 
 use crate::common::{flow, run_yaml, two_hosts};
-use qoslab_core::engine::Rng;
 use qoslab_core::Results;
+use qoslab_core::Rng;
 
 const MS: u64 = 1_000_000;
 

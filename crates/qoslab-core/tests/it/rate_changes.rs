@@ -1,7 +1,7 @@
 //! Links whose rate changes during the run.
 
 use crate::common::{json_without_identity, run_yaml};
-use qoslab_core::report::results::PortRecord;
+use qoslab_core::results::PortRecord;
 use qoslab_core::Results;
 
 /// 3 Mbit/s of 1500-byte packets (no framing) into an unlimited FIFO on a 2 Mbit/s link

@@ -2,7 +2,7 @@
 //! change, withdrawn when they no longer fit, and scheduled configuration changes.
 
 use crate::common::{flow, run_yaml};
-use qoslab_core::report::results::ChangeRecord;
+use qoslab_core::results::ChangeRecord;
 use qoslab_core::Results;
 
 /// Two hosts on a 2 Mbit/s link (no framing) that drops to 1 Mbit/s at 10 s, with `output`

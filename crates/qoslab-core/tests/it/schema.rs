@@ -2,7 +2,7 @@
 //! columns of its table's schema, in the schema's order, and the results document holds
 //! exactly the schema's tables.
 
-use qoslab_core::report::schema::{table_schemas, TableSchema};
+use qoslab_core::results::{table_schemas, TableSchema};
 use qoslab_core::{load, Override, Results};
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use std::collections::BTreeSet;

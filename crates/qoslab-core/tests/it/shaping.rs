@@ -29,10 +29,7 @@ fn long_run_rate_is_the_shaping_rate() {
 }
 
 /// The class row `class` of port `tx->rx`.
-fn class<'a>(
-    results: &'a qoslab_core::Results,
-    class: &str,
-) -> &'a qoslab_core::report::results::ClassRecord {
+fn class<'a>(results: &'a qoslab_core::Results, class: &str) -> &'a qoslab_core::results::ClassRecord {
     results
         .classes
         .iter()

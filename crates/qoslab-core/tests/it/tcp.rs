@@ -2,7 +2,7 @@
 //! Mathis et al. throughput under random loss, and reproducibility.
 
 use crate::common::{flow, run_yaml, two_hosts};
-use qoslab_core::report::results::AppRecord;
+use qoslab_core::results::AppRecord;
 use qoslab_core::Results;
 
 fn app<'a>(results: &'a Results, name: &str) -> &'a AppRecord {

@@ -3,7 +3,7 @@
 //! retransmission timeout, and the link stays busy.
 
 use crate::common::{run_yaml, two_hosts};
-use qoslab_core::report::results::AppRecord;
+use qoslab_core::results::AppRecord;
 
 /// Bytes the 10 Mbit/s, 20 ms round-trip path holds: its bandwidth-delay product.
 const BDP_BYTES: u64 = 25_000;

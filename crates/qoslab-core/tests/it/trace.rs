@@ -3,8 +3,8 @@
 //! cap and its note, and the validation of its names.
 
 use crate::common::{flow, two_hosts};
-use qoslab_core::measure::trace::{TraceChunk, TraceEvent, NONE};
-use qoslab_core::measure::DropReason;
+use qoslab_core::trace::{TraceChunk, TraceEvent, NONE};
+use qoslab_core::DropReason;
 use qoslab_core::{load, Override, Results};
 use std::collections::HashMap;
 

@@ -1,7 +1,7 @@
 //! Variants, the sweep section, overrides with a source, and the run's identity.
 
-use qoslab_core::scenario::{parse_variant, sweep_plan};
 use qoslab_core::{load, load_selected, Limits, Override, Selection, Simulation};
+use qoslab_core::{parse_variant, sweep_plan};
 
 /// A scenario of four nodes and three flows; variants and a sweep section are appended from
 /// line 27 on.
@@ -65,7 +65,7 @@ fn with_variants(variants: &str) -> String {
     format!("{BASE}{variants}")
 }
 
-fn names(spec: &qoslab_core::scenario::ScenarioSpec) -> Vec<&str> {
+fn names(spec: &qoslab_core::ScenarioSpec) -> Vec<&str> {
     spec.traffic.iter().map(|f| f.name.as_str()).collect()
 }
 
@@ -85,8 +85,7 @@ fn loaded(text: &str, selection: &Selection) -> Simulation {
 fn variants_replace_remove_and_add() {
     let text = with_variants(VARIANTS);
     let spec = |variant| parse_variant(&text, "v.yaml", variant, &[]).unwrap_or_else(|e| panic!("{e}")).0;
-    let output =
-        |spec: &qoslab_core::scenario::ScenarioSpec| format!("{:?}", spec.interfaces["r1"]["r2"].output);
+    let output = |spec: &qoslab_core::ScenarioSpec| format!("{:?}", spec.interfaces["r1"]["r2"].output);
 
     let base = spec(None);
     assert_eq!(names(&base), ["voice", "data", "iperf"]);
