@@ -3,6 +3,12 @@
 //! goodput, fairness between users) beside the packet-level statistics of its two
 //! directions. User u of an application owns the endpoint pair starting at
 //! `first + 2u`: the client (the flow's `from`) and the server (its `to`).
+//!
+//! Applications plug into the run through two doors only: a timer per user, which the
+//! run loop calls back when due ([`App::on_timer`]), and what reaches them from the
+//! network — activity on their connections ([`App::on_progress`]) and the packets of their
+//! own datagram flow ([`App::on_datagram`]). What they want done in return, a timer set or a
+//! datagram sent, they ask for in an [`AppRequest`].
 
 pub mod app_stats;
 pub mod bulk;
@@ -12,6 +18,8 @@ pub mod talk_spurts;
 
 use crate::config::error::{join_path, Issue};
 use crate::config::tagged::kind_enum;
+use crate::ids::EndpointId;
+use crate::packet::Packet;
 use crate::tcp::receiver::DelayedAck;
 use crate::tcp::rtt::DEFAULT_MIN_RTO_NS;
 use crate::tcp::{CongestionControl, TcpConfig, TcpStack};
@@ -23,6 +31,7 @@ use ptt::{PttApp, PttParams};
 use request_response::{RequestResponseApp, RequestResponseParams};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use talk_spurts::TalkSpurts;
 
 /// Default initial window, segments (RFC 6928, Linux).
 pub const DEFAULT_INITIAL_WINDOW_SEGMENTS: u64 = 10;
@@ -124,6 +133,21 @@ impl TcpSpec {
     }
 }
 
+/// What an application asks of the network after it acted for one of its users.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct AppRequest {
+    /// Call the application's timer for this user again at this time.
+    pub timer: Option<SimTime>,
+    /// Send one packet of the application's own datagram flow now (push-to-talk voice).
+    pub datagram: bool,
+}
+
+/// The endpoint pair of user `user` of an application whose pairs start at `first`: the
+/// user's client, whose peer is the server.
+pub fn pair_of(first: EndpointId, user: u32) -> EndpointId {
+    EndpointId(first.0 + 2 * user)
+}
+
 /// A running application.
 #[derive(Clone, Debug)]
 pub enum App {
@@ -165,7 +189,7 @@ impl App {
         }
     }
 
-    /// When each user starts first, given the application's start time.
+    /// When each user's timer fires first, given the application's start time.
     pub fn first_starts(&mut self, start: SimTime) -> Vec<SimTime> {
         match self {
             App::Bulk(app) => app.first_starts(start),
@@ -174,42 +198,48 @@ impl App {
         }
     }
 
-    /// User `user` starts its next transfer or request at `now`; a push-to-talk
-    /// application opens its control connection and returns its first voice tick.
-    pub fn start(
+    /// User `user`'s timer fires at `now`: a bulk or request-response user starts its next
+    /// transfer or request; a push-to-talk application opens its control connection, then
+    /// runs its voice clock.
+    pub fn on_timer(
         &mut self,
         user: u32,
         stack: &mut TcpStack,
         now: SimTime,
         warmup_end: SimTime,
-    ) -> Option<SimTime> {
+    ) -> AppRequest {
         match self {
             App::Bulk(app) => app.start(user, stack, now, warmup_end),
             App::RequestResponse(app) => app.start(user, stack, now, warmup_end),
-            App::Ptt(app) => {
-                app.start(stack, now);
-                return Some(app.first_spurt(now));
-            }
+            App::Ptt(app) => return app.on_timer(stack, now, warmup_end),
         }
-        None
+        AppRequest::default()
     }
 
-    /// Reacts to activity on user `user`'s connection at `now`; returns when the user starts
-    /// again.
-    pub fn progress(
+    /// Reacts to activity on user `user`'s connection at `now`; may set the user's timer
+    /// (the start of its next transfer or request).
+    pub fn on_progress(
         &mut self,
         user: u32,
         stack: &mut TcpStack,
         now: SimTime,
         warmup_end: SimTime,
-    ) -> Option<SimTime> {
-        match self {
+    ) -> AppRequest {
+        let timer = match self {
             App::Bulk(app) => app.progress(user, stack, now, warmup_end),
             App::RequestResponse(app) => app.progress(user, stack, now, warmup_end),
             App::Ptt(app) => {
                 app.progress(stack, now, warmup_end);
                 None
             }
+        };
+        AppRequest { timer, datagram: false }
+    }
+
+    /// A packet of the application's datagram flow reached its destination at `now`.
+    pub fn on_datagram(&mut self, packet: &Packet, now: SimTime) {
+        if let (App::Ptt(app), true) = (self, packet.counted) {
+            app.on_voice_received(packet.created, now);
         }
     }
 
@@ -219,6 +249,14 @@ impl App {
             App::Bulk(app) => &app.stats,
             App::RequestResponse(app) => &app.stats,
             App::Ptt(app) => &app.stats,
+        }
+    }
+
+    /// The talk spurts of a push-to-talk application.
+    pub fn spurts(&self) -> Option<&TalkSpurts> {
+        match self {
+            App::Ptt(app) => Some(&app.spurts),
+            _ => None,
         }
     }
 }

@@ -18,7 +18,7 @@
 //! are read with. Everything else is private to the crate.
 //!
 //! **Layers.** The private modules form layers, each importing only from below:
-//! `config` → `time`, `units` → `engine` → `packet` → `classify` → `traffic`, `tcp` →
+//! `config` → `time`, `units`, `ids` → `engine` → `packet` → `classify` → `traffic`, `tcp` →
 //! `measure` → `aqm`, `condition`, `app` → `qdisc` → `net` → `sim` → `report` → `ios` →
 //! `scenario` → `bench`; the test `tests/it/layers.rs` holds the crate to it.
 //!
@@ -41,6 +41,7 @@ mod classify;
 mod condition;
 mod config;
 mod engine;
+mod ids;
 pub mod ios;
 mod measure;
 mod net;

@@ -53,7 +53,11 @@ pub mod testing {
         Harness {
             classes: vec![QueueStats::default(); classes],
             port: QueueStats::default(),
-            observers: Observers { flows: vec![FlowStats::new(0, u64::MAX)], quality: None, trace: None },
+            observers: Observers {
+                flows: vec![FlowStats::new(0, u64::MAX)].into(),
+                quality: None,
+                trace: None,
+            },
             dropped: 0,
             random_draws: 0,
         }

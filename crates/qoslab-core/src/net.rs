@@ -1,8 +1,10 @@
-//! The network: nodes, egress ports of full-duplex links, layer-2 framing and routing.
+//! The network: nodes, egress ports of full-duplex links, layer-2 framing, routing and
+//! tunnels, joined in one [`network::Network`].
 
 pub mod l2;
 pub mod lfi;
 pub mod link_loss;
+pub mod network;
 pub mod pcap;
 pub mod port;
 pub mod reconfiguration;

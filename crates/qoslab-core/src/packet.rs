@@ -6,6 +6,7 @@
 //! framing is added by the link at serialization time.
 
 use crate::config::scalar::{parse_scalar, Numbers};
+use crate::ids::{FlowId, NodeId};
 use crate::time::SimTime;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
@@ -105,10 +106,10 @@ pub struct Packet {
     pub id: u64,
     /// When the source created it.
     pub created: SimTime,
-    /// Index of the flow that created it.
-    pub flow: u32,
-    /// Index of the destination node (routing key).
-    pub dst_node: u32,
+    /// The flow row it belongs to.
+    pub flow: FlowId,
+    /// The destination node (routing key).
+    pub dst_node: NodeId,
     /// IP packet size in bytes (layer 3, headers included).
     pub size_bytes: u32,
     /// IPv4 source address.
@@ -192,8 +193,8 @@ pub mod testing {
         Packet {
             id,
             created: SimTime::ZERO,
-            flow: 0,
-            dst_node: 0,
+            flow: crate::ids::FlowId(0),
+            dst_node: crate::ids::NodeId(0),
             size_bytes,
             src_addr: 0,
             dst_addr: 0,

@@ -1,24 +1,29 @@
-//! A runnable simulation: the network, its sources, the event list and the run loop.
+//! A runnable simulation: the network, its sources and applications, the event list and
+//! the run loop.
 //!
 //! The loop pops the earliest event and hands it to the model; nothing else advances time.
-//! Nodes interact only through link events (a frame's arrival one propagation delay after
-//! its last bit left), the property a future parallel engine over partitioned topologies
-//! needs. At the end of every run the invariants are checked — packet conservation over the
-//! whole network, the backlog identity of every queue, per-flow accounting and work
+//! Packets enter the network at [`Network::emit`] and leave it at their destination, where
+//! the loop gives each to its flow's sink ([`Sink`]). Applications take part through their
+//! users' timers ([`Event::AppTimer`]) and their sinks; the loop names none of them. Nodes
+//! interact only through link events (a frame's arrival one propagation delay after its
+//! last bit left), the property a future parallel engine over partitioned topologies
+//! needs. At the end of every run the invariants are checked — packet conservation over
+//! the whole network, the backlog identity of every queue, per-flow accounting and work
 //! conservation — and a violation fails the run.
 
-use crate::app::App;
+mod parts;
+
+pub use parts::{AppInfo, AppSetup, DatagramOut, Echo, FlowInfo, Parts, RunIdentity, RunInfo, Sink};
+
+use crate::app::{pair_of, App, AppRequest};
 use crate::engine::{Event, EventQueue};
-use crate::measure::trace::{Row, Trace, TraceChunk, TraceEvent, TraceSetup, CHUNK_ROWS, NONE};
-use crate::measure::{DropReason, Observers};
+use crate::ids::{AppId, EndpointId, FlowId, PortId, SourceId, Table, UserId};
+use crate::measure::trace::{Trace, TraceChunk, TraceSetup, CHUNK_ROWS};
+use crate::measure::Observers;
+use crate::net::network::{NetEnv, Network};
 use crate::net::pcap::{file_name, CaptureError, CapturePlan, LinkHeader, PortCapture};
-use crate::net::port::{Port, PortEnv};
-use crate::net::routing::RoutingTable;
-use crate::net::tunnel::{Next, Passage, Tunnels};
-use crate::net::Node;
-use crate::packet::Packet;
-use crate::packet::Segment;
-use crate::packet::NO_HOP;
+use crate::net::port::Port;
+use crate::packet::{Packet, Segment};
 use crate::qdisc::Qdisc;
 use crate::tcp::TcpStack;
 use crate::time::SimTime;
@@ -26,126 +31,23 @@ use crate::traffic::Source;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// Hands `packet` to egress port `port`, through the tunnel its flow enters there, if any.
-#[inline(always)]
-fn send(ports: &mut [Port], tunnels: &mut Tunnels, port: u32, packet: Packet, env: &mut PortEnv) {
-    if !tunnels.in_use() {
-        ports[port as usize].enqueue(packet, env);
-        return;
-    }
-    match tunnels.on_egress(port, packet, env.now) {
-        Passage::Go(packet) => ports[port as usize].enqueue(packet, env),
-        Passage::Held(at, line) => env.events.schedule(at, Event::TunnelRelease(line)),
-    }
-}
-
 /// Rows a trace records unless `measure.trace.max_rows` says otherwise.
 pub const DEFAULT_TRACE_ROWS: u64 = 10_000_000;
 
 /// A trace of every flow at every port, with deliveries, up to the default row count.
-pub(crate) fn trace_of_everything(ports: &[Port], flows: &[FlowInfo]) -> TraceSetup {
+pub(crate) fn trace_of_everything(
+    ports: &Table<PortId, Port>,
+    flows: &Table<FlowId, FlowInfo>,
+) -> TraceSetup {
     TraceSetup {
-        ports: vec![true; ports.len()],
+        ports: vec![true; ports.len()].into(),
         port_nodes: ports.iter().map(|p| p.config.node).collect(),
         port_classes: ports.iter().map(|p| p.qdisc.class_names()).collect(),
-        flows: vec![true; flows.len()],
+        flows: vec![true; flows.len()].into(),
         deliveries: true,
         max_rows: DEFAULT_TRACE_ROWS,
         chunk_rows: CHUNK_ROWS,
     }
-}
-
-/// Facts about a flow needed for its results row.
-#[derive(Clone, Debug)]
-pub struct FlowInfo {
-    /// Flow name.
-    pub name: String,
-    /// Sending node index.
-    pub from: u32,
-    /// Receiving node index.
-    pub to: u32,
-    /// Pattern kind.
-    pub pattern: &'static str,
-    /// IP packet size, bytes (the largest segment for TCP).
-    pub size_bytes: u32,
-    /// The slowest port on the path (first one on ties).
-    pub bottleneck_port: u32,
-    /// Header fields of the flow's packets.
-    pub template: Packet,
-    /// Where the destination reflects the flow's packets, for flows with `echo`.
-    pub echo: Option<Echo>,
-    /// The push-to-talk application whose voice this row carries.
-    pub voice_app: Option<u32>,
-    /// The voice codec of a codec pattern or push-to-talk voice.
-    pub codec: Option<crate::traffic::codec::Codec>,
-}
-
-/// How a flow's packets are reflected at their destination (an IP SLA responder).
-#[derive(Copy, Clone, Debug)]
-pub struct Echo {
-    /// The row of the reflected packets.
-    pub flow: u32,
-    /// The egress port at the destination towards the sender.
-    pub first_port: u32,
-}
-
-/// Facts about an application needed for its results row.
-#[derive(Clone, Debug)]
-pub struct AppInfo {
-    /// The flow (traffic entry) name.
-    pub name: String,
-    /// Application kind.
-    pub kind: &'static str,
-    /// Its first endpoint pair.
-    pub first_endpoint: u32,
-    /// How many endpoints it owns.
-    pub endpoints: u32,
-    /// Where a push-to-talk application's voice packets go.
-    pub voice: Option<VoiceOut>,
-}
-
-/// The voice packets of a push-to-talk application.
-#[derive(Copy, Clone, Debug)]
-pub struct VoiceOut {
-    /// Header fields of its packets.
-    pub template: Packet,
-    /// The egress port at the sending node.
-    pub first_port: u32,
-}
-
-/// What a run was asked to do.
-#[derive(Clone, Debug)]
-pub struct RunInfo {
-    /// Scenario name.
-    pub scenario: String,
-    /// Master seed.
-    pub seed: u64,
-    /// Replication number.
-    pub replication: u64,
-    /// What identifies the run (set when the scenario is loaded).
-    pub identity: RunIdentity,
-    /// Warm-up end (measured window start).
-    pub warmup_end: SimTime,
-    /// End of the run.
-    pub end: SimTime,
-    /// What the scenario's inputs hold that qoslab does not model (lines of IOS
-    /// configurations), one sentence each.
-    pub notes: Vec<String>,
-    /// `measure.order_of_failure`.
-    pub order_of_failure: Vec<String>,
-}
-
-/// What identifies a run: the hash of what determines its results, and how the scenario
-/// was chosen.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct RunIdentity {
-    /// SHA-256 of the effective scenario and the files its build read, as hex
-    /// (see [`crate::scenario::identity`]).
-    pub scenario_sha256: String,
-    /// The overrides applied, `key.path=value` as given.
-    pub overrides: Vec<String>,
-    /// The variant run; None for the scenario as written.
-    pub variant: Option<String>,
 }
 
 /// A run that cannot give results: it broke an invariant (the model has a bug, and the
@@ -171,41 +73,23 @@ impl fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
-/// Run-wide packet totals (all packets, warm-up included).
-#[derive(Clone, Debug, Default)]
-pub struct Totals {
-    /// Packets created by sources.
-    pub created: u64,
-    /// Packets that reached their destination.
-    pub delivered: u64,
-    /// Packets dropped anywhere.
-    pub dropped: u64,
-    /// Frames whose transmission completed on some link.
-    pub packet_hops: u64,
-    /// Events processed.
-    pub events: u64,
-    /// Times a port's wire fell idle while packets waited (must stay 0).
-    pub work_conservation_violations: u64,
-}
-
 /// A built scenario, ready to run.
 pub struct Simulation {
     pub(crate) run: RunInfo,
-    pub(crate) nodes: Vec<Node>,
-    pub(crate) ports: Vec<Port>,
-    pub(crate) routes: RoutingTable,
-    pub(crate) sources: Vec<Source>,
-    pub(crate) flows: Vec<FlowInfo>,
+    pub(crate) net: Network,
+    pub(crate) sources: Table<SourceId, Source>,
+    pub(crate) flows: Table<FlowId, FlowInfo>,
     pub(crate) observers: Observers,
     pub(crate) events: EventQueue,
-    pub(crate) totals: Totals,
+    /// Events processed so far.
+    pub(crate) events_done: u64,
     pub(crate) tcp: TcpStack,
-    pub(crate) apps: Vec<App>,
-    pub(crate) app_info: Vec<AppInfo>,
+    pub(crate) apps: Table<AppId, App>,
+    pub(crate) app_info: Table<AppId, AppInfo>,
+    /// Each user: its application and its number there.
+    users: Table<UserId, (AppId, u32)>,
     /// Per TCP endpoint: its counters when the warm-up ended.
-    pub(crate) tcp_baseline: Vec<crate::tcp::sender::SendCounters>,
-    /// Tunnels and the packets held at their ends.
-    pub(crate) tunnels: Tunnels,
+    pub(crate) tcp_baseline: Table<EndpointId, crate::tcp::sender::SendCounters>,
     /// Packets that may be in flight at once before the run is stopped (the memory guard).
     pub(crate) max_packets_in_flight: u64,
     /// What a packet capture covers, when one is asked for ([`Simulation::capture_pcap`]).
@@ -219,16 +103,16 @@ pub struct Simulation {
 /// observers at the end, its invariants checked. The result tables are built from it.
 pub(crate) struct Snapshot {
     pub(crate) run: RunInfo,
-    pub(crate) nodes: Vec<Node>,
-    pub(crate) ports: Vec<Port>,
-    pub(crate) flows: Vec<FlowInfo>,
+    pub(crate) net: Network,
+    pub(crate) flows: Table<FlowId, FlowInfo>,
     pub(crate) observers: Observers,
-    pub(crate) totals: Totals,
+    /// Events processed.
+    pub(crate) events: u64,
     pub(crate) tcp: TcpStack,
     /// Per TCP endpoint: its counters when the warm-up ended.
-    pub(crate) tcp_baseline: Vec<crate::tcp::sender::SendCounters>,
-    pub(crate) apps: Vec<App>,
-    pub(crate) app_info: Vec<AppInfo>,
+    pub(crate) tcp_baseline: Table<EndpointId, crate::tcp::sender::SendCounters>,
+    pub(crate) apps: Table<AppId, App>,
+    pub(crate) app_info: Table<AppId, AppInfo>,
     /// [`Simulation::random_draws`] at the end of the run.
     pub(crate) random_draws: u64,
 }
@@ -237,84 +121,43 @@ pub(crate) struct Snapshot {
 /// slices, the most a slice should hold to stay responsive).
 pub const CHECK_EVERY_EVENTS: u64 = 1 << 16;
 
-/// Applications with their users' first start times, for [`Simulation::new`].
-pub(crate) struct AppSetup {
-    pub(crate) stack: TcpStack,
-    pub(crate) apps: Vec<App>,
-    /// (when, the user's client endpoint).
-    pub(crate) starts: Vec<(SimTime, u32)>,
-    pub(crate) info: Vec<AppInfo>,
-}
-
-/// Everything a simulation is assembled from, for [`Simulation::new`].
-pub(crate) struct Parts {
-    pub(crate) run: RunInfo,
-    pub(crate) nodes: Vec<Node>,
-    pub(crate) ports: Vec<Port>,
-    pub(crate) routes: RoutingTable,
-    /// Each source with the time of its first packet.
-    pub(crate) sources: Vec<(Source, SimTime)>,
-    pub(crate) flows: Vec<FlowInfo>,
-    pub(crate) observers: Observers,
-    pub(crate) apps: AppSetup,
-    pub(crate) tunnels: Tunnels,
-    /// Packets that may be in flight at once before the run is stopped.
-    pub(crate) max_packets_in_flight: u64,
-    /// What a packet capture covers, when one is asked for.
-    pub(crate) capture: CapturePlan,
-}
-
 impl Simulation {
     /// Assembles a simulation and schedules its first events.
     pub(crate) fn new(parts: Parts) -> Self {
-        let Parts {
-            run,
-            nodes,
-            ports,
-            routes,
-            sources,
-            flows,
-            observers,
-            apps,
-            tunnels,
-            max_packets_in_flight,
-            capture,
-        } = parts;
+        let Parts { run, network, sources, flows, observers, apps, max_packets_in_flight, capture } = parts;
         let mut events = EventQueue::new();
         // Scheduled first, so it precedes every other event at the same instant.
         events.schedule(run.warmup_end, Event::WarmupEnd);
-        let mut runnable = Vec::with_capacity(sources.len());
-        for (i, (source, first)) in sources.into_iter().enumerate() {
+        let mut runnable = Table::with_capacity(sources.len());
+        for (i, (source, first)) in sources.into_iter_enumerated() {
             if first < source.stop {
-                events.schedule(first, Event::SourceEmit(i as u32));
+                events.schedule(first, Event::SourceEmit(i));
             }
             runnable.push(source);
         }
-        for (p, port) in ports.iter().enumerate() {
+        for (p, port) in network.ports.iter_enumerated() {
             if let Some(first) = port.schedule.front() {
-                events.schedule(first.at, Event::PortChange(p as u32));
+                events.schedule(first.at, Event::PortChange(p));
             }
         }
-        for &(start, endpoint) in &apps.starts {
+        for &(start, user) in &apps.starts {
             if start < run.end {
-                events.schedule(start, Event::AppStart(endpoint));
+                events.schedule(start, Event::AppTimer(user));
             }
         }
         Simulation {
             run,
-            nodes,
-            ports,
-            routes,
+            net: network,
             sources: runnable,
             flows,
             observers,
             events,
-            totals: Totals::default(),
-            tcp_baseline: vec![Default::default(); apps.stack.slots.len()],
+            events_done: 0,
+            tcp_baseline: vec![Default::default(); apps.stack.slots.len()].into(),
             tcp: apps.stack,
             apps: apps.apps,
             app_info: apps.info,
-            tunnels,
+            users: apps.users,
             max_packets_in_flight,
             capture,
             halted: None,
@@ -342,14 +185,14 @@ impl Simulation {
     /// `docs/pcap.md`); files of the same names are replaced. Returns the files'
     /// paths, in the order of the ports. Asked for before the run advances.
     pub fn capture_pcap(&mut self, folder: &Path) -> Result<Vec<PathBuf>, CaptureError> {
-        if self.totals.events > 0 {
+        if self.events_done > 0 {
             return Err(CaptureError::RunAdvanced);
         }
         std::fs::create_dir_all(folder)
             .map_err(|source| CaptureError::Folder { path: folder.to_owned(), source })?;
         let mut paths: Vec<PathBuf> = Vec::with_capacity(self.capture.ports.len());
         for &p in &self.capture.ports {
-            let port = &mut self.ports[p as usize];
+            let port = &mut self.net.ports[p];
             let mut path = folder.join(file_name(&port.config.name));
             if paths.contains(&path) {
                 // Two names made safe alike: the later one takes its port's index.
@@ -384,9 +227,9 @@ impl Simulation {
         let until = SimTime(until_ns.min(self.run.end.0));
         let mut budget = max_events;
         while self.halted.is_none() {
-            let next_check = self.totals.events + CHECK_EVERY_EVENTS;
+            let next_check = self.events_done + CHECK_EVERY_EVENTS;
             while let Some(at) = self.events.peek_time() {
-                if at >= until || self.totals.events == next_check {
+                if at >= until || self.events_done == next_check {
                     break;
                 }
                 let (at, event) = self.events.pop().expect("peeked");
@@ -416,8 +259,7 @@ impl Simulation {
     pub fn random_draws(&self) -> u64 {
         let sources: u64 = self.sources.iter().map(|s| s.rng.draws()).sum();
         let apps: u64 = self.apps.iter().map(App::random_draws).sum();
-        let ports: u64 = self.ports.iter().map(Port::random_draws).sum();
-        sources + apps + ports
+        sources + apps + self.net.random_draws()
     }
 
     /// Whether the run records a per-packet trace.
@@ -429,7 +271,7 @@ impl Simulation {
     /// default row count — unless the scenario's `measure.trace` already asks for one.
     pub fn record_trace(&mut self) {
         if self.observers.trace.is_none() {
-            let setup = trace_of_everything(&self.ports, &self.flows);
+            let setup = trace_of_everything(&self.net.ports, &self.flows);
             self.observers.trace = Some(Box::new(Trace::new(setup)));
         }
     }
@@ -460,12 +302,12 @@ impl Simulation {
 
     /// The names of the nodes, in the order of their indices.
     pub fn node_names(&self) -> Vec<&str> {
-        self.nodes.iter().map(|n| n.name.as_str()).collect()
+        self.net.nodes.iter().map(|n| n.name.as_str()).collect()
     }
 
     /// The names of the ports (`node->peer`), in the order of their indices.
     pub fn port_names(&self) -> Vec<&str> {
-        self.ports.iter().map(|p| p.config.name.as_str()).collect()
+        self.net.ports.iter().map(|p| p.config.name.as_str()).collect()
     }
 
     /// The names of the flow rows, in the order of their indices.
@@ -481,12 +323,11 @@ impl Simulation {
     /// Stops the run when more packets are in flight than the memory limit allows: a queue
     /// without a limit (or a huge one) fed faster than its link drains it.
     fn guard_memory(&mut self) {
-        let t = &self.totals;
-        let in_flight = t.created - t.delivered - t.dropped;
+        let in_flight = self.net.packets_in_flight();
         if in_flight <= self.max_packets_in_flight {
             return;
         }
-        let fullest = self.ports.iter().max_by_key(|p| p.packets_held()).expect("a network has ports");
+        let fullest = self.net.ports.iter().max_by_key(|p| p.packets_held()).expect("a network has ports");
         self.halted = Some(RunError {
             message: format!(
                 "run stopped at {:.3} s: {in_flight} packets in flight would need more than the memory \
@@ -500,241 +341,135 @@ impl Simulation {
         });
     }
 
+    /// The environment the network works in during the current event.
+    #[inline(always)]
+    fn env<'a>(now: SimTime, events: &'a mut EventQueue, observers: &'a mut Observers) -> NetEnv<'a> {
+        NetEnv { now, events, observers }
+    }
+
     #[inline]
     fn dispatch(&mut self, event: Event) {
-        self.totals.events += 1;
+        self.events_done += 1;
         let now = self.now;
-        let mut env = PortEnv {
-            now,
-            events: &mut self.events,
-            observers: &mut self.observers,
-            dropped_packets: &mut self.totals.dropped,
-        };
+        let mut env = Self::env(now, &mut self.events, &mut self.observers);
         match event {
             Event::SourceEmit(i) => {
-                let source = &mut self.sources[i as usize];
-                let counted = now >= self.run.warmup_end;
-                let packet = source.packet(self.totals.created, now, counted);
-                self.totals.created += 1;
-                if counted {
-                    env.observers.on_sent(&packet);
-                }
+                let source = &mut self.sources[i];
+                let packet = source.packet(now, now >= self.run.warmup_end);
                 if let Some(next) = source.next_emission() {
                     env.events.schedule(next, Event::SourceEmit(i));
                 }
-                let port = source.first_port;
-                send(&mut self.ports, &mut self.tunnels, port, packet, &mut env);
+                self.net.emit(packet, source.first_port, &mut env);
             }
-            Event::TransmitDone(p) => {
-                self.totals.packet_hops += 1;
-                let port = &mut self.ports[p as usize];
-                port.transmit_done(&mut env);
-                if port.idle_with_backlog() {
-                    self.totals.work_conservation_violations += 1;
-                }
-            }
+            Event::TransmitDone(p) => self.net.transmit_done(p, &mut env),
             Event::LinkArrival(p) => {
-                let port = &mut self.ports[p as usize];
-                let node = port.config.peer;
-                let Some((mut packet, lost)) = port.receive() else {
-                    return; // a fragment: its packet arrives with the last one
-                };
-                if lost {
-                    *env.dropped_packets += 1;
-                    if packet.counted {
-                        env.observers.on_dropped(&packet, DropReason::LinkLoss, now);
-                    }
-                    if let Some(trace) = &mut env.observers.trace {
-                        let reason = Some(DropReason::LinkLoss);
-                        let row = Row {
-                            event: TraceEvent::Drop,
-                            port: p,
-                            class: NONE,
-                            queue_packets: NONE,
-                            reason,
-                        };
-                        trace.at_port(now, &packet, row);
-                    }
-                    return;
-                }
-                if packet.hop_slot != NO_HOP {
-                    if packet.counted {
-                        env.observers.on_hop_departure(&packet, now);
-                    }
-                    packet.hop_slot = NO_HOP;
-                }
-                // The receiving interface is the reverse port (links make ports in pairs
-                // a->b, b->a); its input policy acts before delivery or routing.
-                let input = &mut self.ports[(p ^ 1) as usize];
-                debug_assert_eq!(input.config.node, node);
-                if let Some(reason) = input.condition_input(now, &mut packet) {
-                    *env.dropped_packets += 1;
-                    if packet.counted {
-                        env.observers.on_dropped(&packet, reason, now);
-                    }
-                    if let Some(trace) = &mut env.observers.trace {
-                        let (event, reason) = (TraceEvent::InputDrop, Some(reason));
-                        let row = Row { event, port: p ^ 1, class: NONE, queue_packets: NONE, reason };
-                        trace.at_port(now, &packet, row);
-                    }
-                    return;
-                }
-                if !self.tunnels.in_use() {
-                    self.land(node, packet);
-                    return;
-                }
-                let template = &self.flows[packet.flow as usize].template;
-                match self.tunnels.on_arrival(node, packet, template, now) {
-                    Passage::Go(packet) => self.land(node, packet),
-                    Passage::Held(at, line) => env.events.schedule(at, Event::TunnelRelease(line)),
+                if let Some(packet) = self.net.link_arrival(p, &mut env) {
+                    self.sink(packet);
                 }
             }
-            Event::TunnelRelease(line) => match self.tunnels.release(line) {
-                (packet, Next::Port(port)) => self.ports[port as usize].enqueue(packet, &mut env),
-                (packet, Next::Node(node)) => self.land(node, packet),
-            },
+            Event::TunnelRelease(line) => {
+                if let Some(packet) = self.net.tunnel_release(line, &mut env) {
+                    self.sink(packet);
+                }
+            }
             Event::PortChange(p) => {
-                if let Some(next) = self.ports[p as usize].apply_changes(&mut env) {
+                if let Some(next) = self.net.change(p, &mut env) {
                     env.events.schedule(next, Event::PortChange(p));
                 }
             }
-            Event::PortWake(p) => {
-                let port = &mut self.ports[p as usize];
-                port.wake(&mut env);
-                if port.idle_with_backlog() {
-                    self.totals.work_conservation_violations += 1;
-                }
-            }
+            Event::PortWake(p) => self.net.wake(p, &mut env),
             Event::WarmupEnd => {
-                self.ports.iter_mut().for_each(|p| p.start_window(now));
+                self.net.start_window(now);
                 for (baseline, slot) in self.tcp_baseline.iter_mut().zip(&self.tcp.slots) {
                     *baseline = slot.endpoint.sender.counters.clone();
                 }
             }
-            Event::AppStart(e) => {
-                let (app, user) = self.user_of(e);
-                if let Some(tick) =
-                    self.apps[app as usize].start(user, &mut self.tcp, now, self.run.warmup_end)
-                {
-                    self.events.schedule(tick, Event::VoiceTick(app));
-                }
-                self.after_tcp_activity(e, now);
-            }
-            Event::VoiceTick(a) => {
-                let App::Ptt(app) = &mut self.apps[a as usize] else {
-                    unreachable!("only push-to-talk applications have a voice clock")
-                };
-                let tick = app.tick(&mut self.tcp, now, self.run.warmup_end);
-                env.events.schedule(tick.next, Event::VoiceTick(a));
-                let info = &self.app_info[a as usize];
-                if tick.send_voice {
-                    let voice = info.voice.expect("a push-to-talk application has a voice");
-                    let counted = now >= self.run.warmup_end;
-                    let packet = Packet { id: self.totals.created, created: now, counted, ..voice.template };
-                    self.totals.created += 1;
-                    if counted {
-                        env.observers.on_sent(&packet);
-                    }
-                    send(&mut self.ports, &mut self.tunnels, voice.first_port, packet, &mut env);
-                }
-                let client = info.first_endpoint;
-                self.after_tcp_activity(client, now);
+            Event::AppTimer(u) => {
+                let (app, user) = self.users[u];
+                let request = self.apps[app].on_timer(user, &mut self.tcp, now, self.run.warmup_end);
+                self.carry_out(app, user, request);
+                self.after_tcp_activity(pair_of(self.app_info[app].first_endpoint, user));
             }
             Event::TcpTimer(e) => {
-                let slot = &mut self.tcp.slots[e as usize];
+                let slot = &mut self.tcp.slots[e];
                 if slot.timer_at == Some(now) {
                     slot.timer_at = None;
                 }
                 slot.endpoint.on_timer(now, &mut self.tcp.out);
-                self.after_tcp_activity(e, now);
+                self.after_tcp_activity(e);
             }
         }
     }
 
-    /// `packet` is at `node`, past the receiving interface's input policy and any tunnel
-    /// end there: delivered if `node` is its destination, else routed on.
+    /// `packet` was delivered at its destination: its flow's sink takes it.
     #[inline]
-    fn land(&mut self, node: u32, packet: Packet) {
-        let now = self.now;
-        let mut env = PortEnv {
-            now,
-            events: &mut self.events,
-            observers: &mut self.observers,
-            dropped_packets: &mut self.totals.dropped,
-        };
-        if node == packet.dst_node {
-            self.totals.delivered += 1;
-            if packet.counted {
-                env.observers.on_received(&packet, now);
-            }
-            if let Some(trace) = &mut env.observers.trace {
-                trace.delivered(now, &packet, node);
-            }
-            if now >= self.run.warmup_end {
-                env.observers.flows[packet.flow as usize].on_arrival_in_window(&packet);
-            }
-            if let Some(echo) = self.flows[packet.flow as usize].echo {
-                // The reply keeps the request's creation time, so its delay is the
-                // round trip.
+    fn sink(&mut self, packet: Packet) {
+        match self.flows[packet.flow].sink {
+            Sink::Counted => {}
+            Sink::Echo(echo) => {
+                // The reply keeps the request's creation time, so its delay is the round trip.
                 let reply = Packet {
-                    id: self.totals.created,
                     created: packet.created,
                     counted: packet.counted,
                     size_bytes: packet.size_bytes,
-                    ..self.flows[echo.flow as usize].template
+                    ..self.flows[echo.flow].template
                 };
-                self.totals.created += 1;
-                if reply.counted {
-                    env.observers.on_sent(&reply);
-                }
-                send(&mut self.ports, &mut self.tunnels, echo.first_port, reply, &mut env);
-            } else if let Some(a) = self.flows[packet.flow as usize].voice_app {
-                if let (App::Ptt(app), true) = (&mut self.apps[a as usize], packet.counted) {
-                    app.on_voice_received(packet.created, now);
-                }
-            } else if let Some(segment) = packet.segment {
-                self.deliver_segment(&segment, now);
+                let mut env = Self::env(self.now, &mut self.events, &mut self.observers);
+                self.net.emit(reply, echo.first_port, &mut env);
             }
-        } else {
-            let next = self.routes.next_port(node, packet.dst_node);
-            send(&mut self.ports, &mut self.tunnels, next, packet, &mut env);
+            Sink::App(app) => self.apps[app].on_datagram(&packet, self.now),
+            Sink::Tcp => {
+                if let Some(segment) = packet.segment {
+                    self.deliver_segment(&segment);
+                }
+            }
+        }
+    }
+
+    /// Does what application `app` asked for after acting for its user `user`: sets the
+    /// user's timer, sends a packet of its datagram flow.
+    fn carry_out(&mut self, app: AppId, user: u32, request: AppRequest) {
+        let info = &self.app_info[app];
+        if let Some(at) = request.timer {
+            self.events.schedule(at, Event::AppTimer(UserId(info.first_user.0 + user)));
+        }
+        if request.datagram {
+            let out = info.datagrams.expect("an application that sends datagrams has a datagram flow");
+            let packet =
+                Packet { created: self.now, counted: self.now >= self.run.warmup_end, ..out.template };
+            let mut env = Self::env(self.now, &mut self.events, &mut self.observers);
+            self.net.emit(packet, out.first_port, &mut env);
         }
     }
 
     /// A segment reached its endpoint.
-    fn deliver_segment(&mut self, segment: &Segment, now: SimTime) {
+    fn deliver_segment(&mut self, segment: &Segment) {
         let e = segment.to_endpoint;
-        let endpoint = &mut self.tcp.slots[e as usize].endpoint;
+        let endpoint = &mut self.tcp.slots[e].endpoint;
         if segment.incarnation != endpoint.incarnation {
             // A leftover of an earlier connection on these endpoints.
             return;
         }
-        endpoint.on_segment(segment, now, &mut self.tcp.out);
-        self.after_tcp_activity(e, now);
+        endpoint.on_segment(segment, self.now, &mut self.tcp.out);
+        self.after_tcp_activity(e);
     }
 
-    /// The application owning endpoint `e`, and which of its users `e` serves.
-    fn user_of(&self, e: u32) -> (u32, u32) {
-        let app = self.tcp.slots[e as usize].app;
-        (app, (e - self.app_info[app as usize].first_endpoint) / 2)
-    }
-
-    /// After endpoint `e` (or its application) acted at `now`: let the application react,
-    /// send what the endpoints produced, and re-arm the timers of the connection.
-    fn after_tcp_activity(&mut self, e: u32, now: SimTime) {
-        let (app, user) = self.user_of(e);
-        if let Some(next) = self.apps[app as usize].progress(user, &mut self.tcp, now, self.run.warmup_end) {
-            let client = self.app_info[app as usize].first_endpoint + 2 * user;
-            self.events.schedule(next, Event::AppStart(client));
-        }
+    /// After endpoint `e` (or its application) acted: let the application react, send what
+    /// the endpoints produced, and re-arm the timers of the connection.
+    fn after_tcp_activity(&mut self, e: EndpointId) {
+        let now = self.now;
+        let app = self.tcp.slots[e].app;
+        let user = (e.0 - self.app_info[app].first_endpoint.0) / 2;
+        let request = self.apps[app].on_progress(user, &mut self.tcp, now, self.run.warmup_end);
+        self.carry_out(app, user, request);
         let mut out = std::mem::take(&mut self.tcp.out);
         for segment in out.drain(..) {
-            self.send_segment(segment, now);
+            self.send_segment(segment);
         }
         self.tcp.out = out;
-        let peer = self.tcp.slots[e as usize].endpoint.peer;
+        let peer = self.tcp.slots[e].endpoint.peer;
         for i in [e, peer] {
-            let slot = &mut self.tcp.slots[i as usize];
+            let slot = &mut self.tcp.slots[i];
             if let Some(deadline) = slot.endpoint.next_deadline() {
                 if slot.timer_at.is_none_or(|at| deadline < at) {
                     slot.timer_at = Some(deadline);
@@ -745,32 +480,20 @@ impl Simulation {
     }
 
     /// Puts `segment` on the network as a packet from the peer of its destination.
-    fn send_segment(&mut self, segment: Segment, now: SimTime) {
-        let from = self.tcp.slots[segment.to_endpoint as usize].endpoint.peer;
-        let slot = &self.tcp.slots[from as usize];
-        let counted = now >= self.run.warmup_end;
+    fn send_segment(&mut self, segment: Segment) {
+        let from = self.tcp.slots[segment.to_endpoint].endpoint.peer;
+        let slot = &self.tcp.slots[from];
         let packet = Packet {
-            id: self.totals.created,
-            created: now,
-            counted,
+            created: self.now,
+            counted: self.now >= self.run.warmup_end,
             size_bytes: crate::packet::segment::HEADER_BYTES
                 + segment.payload_bytes
                 + segment.sack.option_bytes(),
             segment: Some(segment),
             ..slot.template
         };
-        self.totals.created += 1;
-        if counted {
-            self.observers.on_sent(&packet);
-        }
-        let port = slot.first_port;
-        let mut env = PortEnv {
-            now,
-            events: &mut self.events,
-            observers: &mut self.observers,
-            dropped_packets: &mut self.totals.dropped,
-        };
-        send(&mut self.ports, &mut self.tunnels, port, packet, &mut env);
+        let mut env = Self::env(self.now, &mut self.events, &mut self.observers);
+        self.net.emit(packet, slot.first_port, &mut env);
     }
 
     /// Runs to the end, checks the invariants and returns what the run leaves for its
@@ -781,14 +504,14 @@ impl Simulation {
         if let Some(error) = self.halted.take() {
             return Err(error);
         }
-        for capture in self.ports.iter_mut().filter_map(|p| p.capture.as_mut()) {
+        for capture in self.net.ports.iter_mut().filter_map(|p| p.capture.as_mut()) {
             capture
                 .finish()
                 .map_err(|message| RunError { message: format!("packet capture failed: {message}") })?;
         }
         self.now = self.run.end;
         let end = self.run.end;
-        self.ports.iter_mut().for_each(|p| p.close_window(end));
+        self.net.close_window(end);
         self.observers.finish(end);
         if let Some(note) = self.observers.trace.as_ref().and_then(|t| t.note()) {
             self.run.notes.push(note);
@@ -797,11 +520,10 @@ impl Simulation {
         let random_draws = self.random_draws();
         Ok(Snapshot {
             run: self.run,
-            nodes: self.nodes,
-            ports: self.ports,
+            net: self.net,
             flows: self.flows,
             observers: self.observers,
-            totals: self.totals,
+            events: self.events_done,
             tcp: self.tcp,
             tcp_baseline: self.tcp_baseline,
             apps: self.apps,
@@ -812,15 +534,15 @@ impl Simulation {
 
     fn check_invariants(&self) -> Result<(), RunError> {
         let fail = |message: String| Err(RunError::invariant(message));
-        let held: u64 = self.ports.iter().map(Port::packets_held).sum::<u64>() + self.tunnels.packets_held();
-        let t = &self.totals;
+        let held = self.net.packets_held();
+        let t = &self.net.counts;
         if t.created != t.delivered + t.dropped + held {
             return fail(format!(
                 "packet conservation: created {} != delivered {} + dropped {} + in flight {held}",
                 t.created, t.delivered, t.dropped
             ));
         }
-        for port in &self.ports {
+        for port in &self.net.ports {
             let queued = port.qdisc.len_packets() as u64;
             let name = &port.config.name;
             port.queue_stats.check(queued).or_else(|e| fail(format!("port {name}: {e}")))?;

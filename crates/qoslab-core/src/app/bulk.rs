@@ -17,7 +17,9 @@
 //! flow's `start`.
 
 use super::app_stats::AppStats;
+use super::pair_of;
 use crate::engine::Rng;
+use crate::ids::EndpointId;
 use crate::tcp::TcpStack;
 use crate::time::SimTime;
 use crate::traffic::distribution::DurationDist;
@@ -68,7 +70,7 @@ struct User {
 #[derive(Clone, Debug)]
 pub struct BulkApp {
     /// User u sends from endpoint `first + 2u` to `first + 2u + 1`.
-    first: u32,
+    first: EndpointId,
     size: Option<SizeDist>,
     gap: DurationDist,
     every_ns: Option<u64>,
@@ -80,7 +82,7 @@ pub struct BulkApp {
 
 impl BulkApp {
     /// An application whose users' endpoint pairs start at `first`, drawing from `rng`.
-    pub fn new(params: &BulkParams, first: u32, rng: Rng) -> Self {
+    pub fn new(params: &BulkParams, first: EndpointId, rng: Rng) -> Self {
         let remaining = match (params.size, params.transfers) {
             (None, _) => Some(1),
             (Some(_), Some(0)) => None,
@@ -123,11 +125,11 @@ impl BulkApp {
             return;
         }
         state.remaining = state.remaining.map(|n| n - 1);
-        let pair = self.first + 2 * user;
+        let pair = pair_of(self.first, user);
         stack.reset_pair(pair);
         let bytes = self.size.map(|d| d.sample(&mut self.rng));
         let TcpStack { slots, out } = stack;
-        let client = &mut slots[pair as usize].endpoint;
+        let client = &mut slots[pair].endpoint;
         client.sender.open();
         client.sender.write(bytes.unwrap_or(ENDLESS_BYTES));
         if bytes.is_some() {
@@ -148,11 +150,11 @@ impl BulkApp {
         now: SimTime,
         warmup_end: SimTime,
     ) -> Option<SimTime> {
-        let pair = (self.first + 2 * user) as usize;
+        let pair = pair_of(self.first, user);
         let state = &mut self.users[user as usize];
         let transfer = state.current.as_mut()?;
         let TcpStack { slots, out } = stack;
-        let server = &mut slots[pair + 1].endpoint;
+        let server = &mut slots[pair.peer()].endpoint;
         let delivered = server.receiver.delivered_bytes();
         self.stats.on_delivered(user, delivered - state.delivered_seen, now, warmup_end);
         state.delivered_seen = delivered;

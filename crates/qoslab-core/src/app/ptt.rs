@@ -17,7 +17,9 @@
 
 use super::app_stats::AppStats;
 use super::talk_spurts::TalkSpurts;
+use super::AppRequest;
 use crate::engine::Rng;
+use crate::ids::EndpointId;
 use crate::tcp::TcpStack;
 use crate::time::SimTime;
 use crate::traffic::distribution::DurationDist;
@@ -58,20 +60,13 @@ enum Floor {
     Talk(SimTime),
 }
 
-/// What a voice tick asks the simulation to do.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct VoiceTick {
-    /// Send one voice packet now.
-    pub send_voice: bool,
-    /// When the next tick is due.
-    pub next: SimTime,
-}
-
 /// A running push-to-talk application.
 #[derive(Clone, Debug)]
 pub struct PttApp {
-    /// The control connection's client endpoint (the server is `pair + 1`).
-    pair: u32,
+    /// The control connection's client endpoint (the server is its peer).
+    pair: EndpointId,
+    /// Whether the control connection is open and the voice clock running.
+    started: bool,
     talk: DurationDist,
     pause: DurationDist,
     interval_ns: u64,
@@ -94,9 +89,10 @@ pub struct PttApp {
 impl PttApp {
     /// An application whose control connection is the endpoint pair `pair`, with voice
     /// packets every `interval_ns`.
-    pub fn new(params: &PttParams, interval_ns: u64, pair: u32, rng: Rng) -> Self {
+    pub fn new(params: &PttParams, interval_ns: u64, pair: EndpointId, rng: Rng) -> Self {
         PttApp {
             pair,
+            started: false,
             talk: params.talk.unwrap_or(DurationDist::Uniform(1_000_000_000, 18_000_000_000)),
             pause: params.pause.unwrap_or(DurationDist::Uniform(1_000_000_000, 75_000_000_000)),
             interval_ns,
@@ -112,34 +108,37 @@ impl PttApp {
         }
     }
 
-    /// When the first talk spurt starts, for an application starting at `start`.
-    pub fn first_spurt(&mut self, start: SimTime) -> SimTime {
-        start.after(self.pause.sample_ns(&mut self.rng))
-    }
-
-    /// Opens the control connection at `now`.
-    pub fn start(&mut self, stack: &mut TcpStack, now: SimTime) {
+    /// The application's timer at `now`: the first opens the control connection and sets
+    /// the voice clock to the first spurt's start, after a first pause; the others are the
+    /// voice clock's ticks.
+    pub fn on_timer(&mut self, stack: &mut TcpStack, now: SimTime, warmup_end: SimTime) -> AppRequest {
+        if self.started {
+            return self.tick(stack, now, warmup_end);
+        }
+        self.started = true;
         let TcpStack { slots, out } = stack;
-        let client = &mut slots[self.pair as usize].endpoint;
+        let client = &mut slots[self.pair].endpoint;
         client.sender.open();
         client.output(now, out);
+        let first_spurt = now.after(self.pause.sample_ns(&mut self.rng));
+        AppRequest { timer: Some(first_spurt), datagram: false }
     }
 
     /// The voice clock ticks at `now`: starts or ends a spurt (writing its signalling
     /// message) and says whether a voice packet leaves now and when the next tick is.
-    pub fn tick(&mut self, stack: &mut TcpStack, now: SimTime, warmup_end: SimTime) -> VoiceTick {
-        let next_voice = now.after(self.interval_ns);
+    fn tick(&mut self, stack: &mut TcpStack, now: SimTime, warmup_end: SimTime) -> AppRequest {
+        let next_voice = Some(now.after(self.interval_ns));
         match self.floor {
             Floor::Talk(until) if now < until => {
                 if self.tracking {
                     self.spurts.on_sent(now);
                 }
-                VoiceTick { send_voice: true, next: next_voice }
+                AppRequest { timer: next_voice, datagram: true }
             }
             Floor::Talk(_) => {
                 self.signal(stack, now, warmup_end);
                 self.floor = Floor::Pause;
-                VoiceTick { send_voice: false, next: now.after(self.pause.sample_ns(&mut self.rng)) }
+                AppRequest { timer: Some(now.after(self.pause.sample_ns(&mut self.rng))), datagram: false }
             }
             Floor::Pause => {
                 self.signal(stack, now, warmup_end);
@@ -150,7 +149,7 @@ impl PttApp {
                     self.spurts.begin(now);
                     self.spurts.on_sent(now);
                 }
-                VoiceTick { send_voice: true, next: next_voice }
+                AppRequest { timer: next_voice, datagram: true }
             }
         }
     }
@@ -166,7 +165,7 @@ impl PttApp {
         self.pending.push_back((self.written_bytes, now));
         self.stats.on_start(now, warmup_end);
         let TcpStack { slots, out } = stack;
-        let client = &mut slots[self.pair as usize].endpoint;
+        let client = &mut slots[self.pair].endpoint;
         client.sender.write(self.message_bytes);
         client.output(now, out);
     }
@@ -174,7 +173,7 @@ impl PttApp {
     /// Looks at the control connection after activity at `now`: messages that reached the
     /// server complete.
     pub fn progress(&mut self, stack: &TcpStack, now: SimTime, warmup_end: SimTime) {
-        let delivered = stack.slots[self.pair as usize + 1].endpoint.receiver.delivered_bytes();
+        let delivered = stack.slots[self.pair.peer()].endpoint.receiver.delivered_bytes();
         self.stats.on_delivered(0, delivered - self.delivered_seen, now, warmup_end);
         self.delivered_seen = delivered;
         while let Some(&(end, written)) = self.pending.front() {

@@ -15,7 +15,9 @@
 //! about every 10 s, answered by responses of exponential size with mean 10 kB.
 
 use super::app_stats::AppStats;
+use super::pair_of;
 use crate::engine::Rng;
+use crate::ids::EndpointId;
 use crate::tcp::TcpStack;
 use crate::time::SimTime;
 use crate::traffic::distribution::DurationDist;
@@ -63,7 +65,7 @@ struct User {
 pub struct RequestResponseApp {
     /// The first user's client endpoint; user u has endpoints first + 2u (client) and
     /// first + 2u + 1 (server).
-    first: u32,
+    first: EndpointId,
     request_size: SizeDist,
     response_size: SizeDist,
     think_time: DurationDist,
@@ -76,7 +78,12 @@ pub struct RequestResponseApp {
 impl RequestResponseApp {
     /// An application whose users' endpoint pairs start at `first`; `default_request`
     /// is the request size when the scenario gives none.
-    pub fn new(params: &RequestResponseParams, default_request: SizeDist, first: u32, rng: Rng) -> Self {
+    pub fn new(
+        params: &RequestResponseParams,
+        default_request: SizeDist,
+        first: EndpointId,
+        rng: Rng,
+    ) -> Self {
         let requests_left = params.requests.filter(|&n| n > 0);
         let users = params.users.unwrap_or(1);
         RequestResponseApp {
@@ -109,12 +116,12 @@ impl RequestResponseApp {
             return;
         }
         state.requests_left = state.requests_left.map(|n| n - 1);
-        let pair = self.first + 2 * user;
+        let pair = pair_of(self.first, user);
         stack.reset_pair(pair);
         let request_bytes = self.request_size.sample(&mut self.rng);
         let response_bytes = self.response_size.sample(&mut self.rng);
         let TcpStack { slots, out } = stack;
-        let client = &mut slots[pair as usize].endpoint;
+        let client = &mut slots[pair].endpoint;
         client.sender.open();
         client.sender.write(request_bytes);
         client.output(now, out);
@@ -139,11 +146,11 @@ impl RequestResponseApp {
         now: SimTime,
         warmup_end: SimTime,
     ) -> Option<SimTime> {
-        let pair = (self.first + 2 * user) as usize;
+        let pair = pair_of(self.first, user);
         let state = &mut self.users[user as usize];
         let exchange = state.exchange.as_mut()?;
         let TcpStack { slots, out } = stack;
-        let server = &mut slots[pair + 1].endpoint;
+        let server = &mut slots[pair.peer()].endpoint;
         if !exchange.answered && server.receiver.delivered_bytes() >= exchange.request_bytes {
             exchange.answered = true;
             server.sender.write(exchange.response_bytes);

@@ -277,8 +277,8 @@ mod tests {
         Packet {
             id: 0,
             created: SimTime::ZERO,
-            flow: 0,
-            dst_node: 0,
+            flow: crate::ids::FlowId(0),
+            dst_node: crate::ids::NodeId(0),
             size_bytes: 200,
             src_addr: parse_ipv4("10.0.1.5").unwrap(),
             dst_addr: parse_ipv4("10.0.2.9").unwrap(),

@@ -6,6 +6,7 @@
 //! Cost: O(log n) per schedule and per pop; the heap's storage is reused, so a run in steady
 //! state does not allocate.
 
+use crate::ids::{EndpointId, PortId, SourceId, UserId};
 use crate::time::SimTime;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -14,25 +15,22 @@ use std::collections::BinaryHeap;
 /// not in the event list.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// Traffic source `index` emits its next packet.
-    SourceEmit(u32),
-    /// Port `index` finished serializing the frame on its wire.
-    TransmitDone(u32),
-    /// The oldest frame in flight on port `index`'s link reaches the far end.
-    LinkArrival(u32),
-    /// Port `index` asked to be served again (its discipline said "not before").
-    PortWake(u32),
+    /// The source emits its next packet.
+    SourceEmit(SourceId),
+    /// The port finished serializing the frame on its wire.
+    TransmitDone(PortId),
+    /// The oldest frame in flight on the port's link reaches the far end.
+    LinkArrival(PortId),
+    /// The port asked to be served again (its discipline said "not before").
+    PortWake(PortId),
     /// The warm-up period ends: statistics start counting.
     WarmupEnd,
-    /// The application user whose client is TCP endpoint `index` starts its next
-    /// transfer or request.
-    AppStart(u32),
-    /// A timer of TCP endpoint `index` may be due.
-    TcpTimer(u32),
-    /// The voice clock of push-to-talk application `index` ticks.
-    VoiceTick(u32),
-    /// Port `index` applies its scheduled changes (rate, bandwidth, discipline).
-    PortChange(u32),
+    /// A timer the application set for this user is due.
+    AppTimer(UserId),
+    /// A timer of the TCP endpoint may be due.
+    TcpTimer(EndpointId),
+    /// The port applies its scheduled changes (rate, bandwidth, discipline).
+    PortChange(PortId),
     /// The oldest packet held at tunnel end `index` is processed.
     TunnelRelease(u32),
 }
@@ -103,20 +101,20 @@ mod tests {
     #[test]
     fn time_order_then_fifo_ties() {
         let mut q = EventQueue::new();
-        q.schedule(SimTime(20), Event::SourceEmit(0));
-        q.schedule(SimTime(10), Event::SourceEmit(1));
-        q.schedule(SimTime(20), Event::SourceEmit(2));
-        q.schedule(SimTime(10), Event::SourceEmit(3));
-        q.schedule(SimTime(20), Event::SourceEmit(4));
+        q.schedule(SimTime(20), Event::SourceEmit(SourceId(0)));
+        q.schedule(SimTime(10), Event::SourceEmit(SourceId(1)));
+        q.schedule(SimTime(20), Event::SourceEmit(SourceId(2)));
+        q.schedule(SimTime(10), Event::SourceEmit(SourceId(3)));
+        q.schedule(SimTime(20), Event::SourceEmit(SourceId(4)));
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(
             order,
             vec![
-                (SimTime(10), Event::SourceEmit(1)),
-                (SimTime(10), Event::SourceEmit(3)),
-                (SimTime(20), Event::SourceEmit(0)),
-                (SimTime(20), Event::SourceEmit(2)),
-                (SimTime(20), Event::SourceEmit(4)),
+                (SimTime(10), Event::SourceEmit(SourceId(1))),
+                (SimTime(10), Event::SourceEmit(SourceId(3))),
+                (SimTime(20), Event::SourceEmit(SourceId(0))),
+                (SimTime(20), Event::SourceEmit(SourceId(2))),
+                (SimTime(20), Event::SourceEmit(SourceId(4))),
             ]
         );
     }
@@ -129,8 +127,8 @@ mod tests {
         let mut shadow = Vec::new();
         for i in 0..5_000u32 {
             let t = SimTime(rng.next_u64() % 200);
-            q.schedule(t, Event::SourceEmit(i));
-            shadow.push((t, Event::SourceEmit(i)));
+            q.schedule(t, Event::SourceEmit(SourceId(i)));
+            shadow.push((t, Event::SourceEmit(SourceId(i))));
         }
         shadow.sort_by_key(|(t, _)| *t); // stable: ties keep insertion order
         let popped: Vec<_> = std::iter::from_fn(|| q.pop()).collect();

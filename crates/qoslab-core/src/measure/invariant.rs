@@ -36,7 +36,7 @@ pub enum InvariantError {
     #[error("voice of flow row {flow_row}: sent, arrived, lost {got:?}, but the flow counts {expected:?}")]
     VoiceCounts {
         /// The flow's row.
-        flow_row: usize,
+        flow_row: crate::ids::FlowId,
         /// Packets sent, arrived (played or late) and lost by the call.
         got: (u64, u64, u64),
         /// Packets sent, received and dropped by the flow.

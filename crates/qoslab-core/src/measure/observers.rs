@@ -8,6 +8,7 @@ use super::flow_stats::FlowStats;
 use super::invariant::InvariantError;
 use super::quality::Quality;
 use super::trace::Trace;
+use crate::ids::{FlowId, Table};
 use crate::packet::Packet;
 use crate::time::SimTime;
 
@@ -15,7 +16,7 @@ use crate::time::SimTime;
 #[derive(Clone, Debug)]
 pub struct Observers {
     /// Per flow row.
-    pub flows: Vec<FlowStats>,
+    pub flows: Table<FlowId, FlowStats>,
     /// ΔQ accounting, when the scenario has a `measure` section that asks for it.
     pub quality: Option<Box<Quality>>,
     /// The per-packet trace, when the run records one.
@@ -26,7 +27,7 @@ impl Observers {
     /// A counted packet was created.
     #[inline]
     pub fn on_sent(&mut self, packet: &Packet) {
-        self.flows[packet.flow as usize].on_sent(packet);
+        self.flows[packet.flow].on_sent(packet);
         if let Some(quality) = &mut self.quality {
             quality.on_sent(packet);
         }
@@ -35,7 +36,7 @@ impl Observers {
     /// A counted packet reached its destination at `now`.
     #[inline]
     pub fn on_received(&mut self, packet: &Packet, now: SimTime) {
-        self.flows[packet.flow as usize].on_received(packet, now);
+        self.flows[packet.flow].on_received(packet, now);
         if let Some(quality) = &mut self.quality {
             quality.on_received(packet, now);
         }
@@ -44,7 +45,7 @@ impl Observers {
     /// A counted packet was dropped at `now` for `reason`.
     #[inline]
     pub fn on_dropped(&mut self, packet: &Packet, reason: DropReason, now: SimTime) {
-        self.flows[packet.flow as usize].on_dropped(packet, reason, now);
+        self.flows[packet.flow].on_dropped(packet, reason, now);
         if let Some(quality) = &mut self.quality {
             quality.on_dropped(packet, now);
         }
@@ -54,7 +55,7 @@ impl Observers {
     /// `hop_in` set).
     #[inline]
     pub fn on_hop_arrival(&mut self, packet: &Packet) {
-        self.flows[packet.flow as usize].hops[packet.hop_slot as usize].arrived_packets += 1;
+        self.flows[packet.flow].hops[packet.hop_slot as usize].arrived_packets += 1;
         if let Some(quality) = &mut self.quality {
             quality.on_hop_arrival(packet);
         }
@@ -63,7 +64,7 @@ impl Observers {
     /// A counted packet reached the far end of an observed port's link at `now`.
     #[inline]
     pub fn on_hop_departure(&mut self, packet: &Packet, now: SimTime) {
-        self.flows[packet.flow as usize].hops[packet.hop_slot as usize].on_departed(packet.hop_in, now);
+        self.flows[packet.flow].hops[packet.hop_slot as usize].on_departed(packet.hop_in, now);
         if let Some(quality) = &mut self.quality {
             quality.on_hop_departure(packet, now);
         }
@@ -75,7 +76,7 @@ impl Observers {
         if let Some(quality) = &self.quality {
             quality.check(&self.flows)?;
         }
-        for (f, stats) in self.flows.iter().enumerate() {
+        for (f, stats) in self.flows.iter_enumerated() {
             let Some(voice) = &stats.voice else { continue };
             let c = &voice.call;
             let expected = (stats.sent_packets, stats.received_packets, stats.drops.total_packets());

@@ -12,7 +12,8 @@
 //! and counts it with [`QdiscCtx::dequeued`]. So every packet a discipline holds, its
 //! own or one taken from a child, is in exactly one class backlog.
 
-use crate::measure::trace::{Row, TraceEvent, NONE};
+use crate::ids::PortId;
+use crate::measure::trace::{Row, TraceEvent};
 use crate::measure::{DropReason, Observers, QueueStats};
 use crate::packet::Packet;
 use crate::time::SimTime;
@@ -26,10 +27,10 @@ pub struct QdiscCtx<'a> {
     /// During `enqueue`: whether the transmit ring could take a packet right now, i.e. the
     /// interface is not congested in the IOS sense (LLQ's conditional policer asks this).
     pub ring_has_room: bool,
-    /// The port's index, for the per-packet trace ([`NONE`] outside a port).
-    pub port_index: u32,
+    /// The port, for the per-packet trace (None outside a port).
+    pub port: Option<PortId>,
     classes: &'a mut [QueueStats],
-    port: &'a mut QueueStats,
+    port_stats: &'a mut QueueStats,
     observers: &'a mut Observers,
     dropped_packets: &'a mut u64,
     /// The port's count of 64-bit random outputs its droppers drew.
@@ -55,9 +56,9 @@ impl<'a> QdiscCtx<'a> {
             now,
             rate_bps,
             ring_has_room: false,
-            port_index: NONE,
+            port: None,
             classes,
-            port,
+            port_stats: port,
             observers,
             dropped_packets,
             random_draws,
@@ -66,11 +67,17 @@ impl<'a> QdiscCtx<'a> {
         }
     }
 
+    /// The context of the discipline of egress port `port`, whose transmit ring has room
+    /// (`ring_has_room`) or not.
+    pub fn at_port(self, port: PortId, ring_has_room: bool) -> Self {
+        QdiscCtx { port: Some(port), ring_has_room, ..self }
+    }
+
     /// `packet` was accepted into class `class`.
     #[inline]
     pub fn enqueued(&mut self, class: usize, packet: &Packet) {
         self.classes[class].on_enqueue(self.now, packet.size_bytes);
-        self.port.on_enqueue(self.now, packet.size_bytes);
+        self.port_stats.on_enqueue(self.now, packet.size_bytes);
     }
 
     /// `packet` left class `class` towards the transmit ring.
@@ -82,7 +89,7 @@ impl<'a> QdiscCtx<'a> {
             return;
         }
         self.classes[class].on_dequeue(self.now, packet.size_bytes);
-        self.port.on_dequeue(self.now, packet.size_bytes);
+        self.port_stats.on_dequeue(self.now, packet.size_bytes);
         self.trace(TraceEvent::Dequeue, class, packet, None);
     }
 
@@ -91,7 +98,7 @@ impl<'a> QdiscCtx<'a> {
     #[inline]
     pub fn ecn_marked(&mut self, class: usize) {
         self.classes[class].on_ecn_mark();
-        self.port.on_ecn_mark();
+        self.port_stats.on_ecn_mark();
     }
 
     /// Runs `dequeue`, a child discipline's, for a parent that holds the packet it hands
@@ -111,7 +118,7 @@ impl<'a> QdiscCtx<'a> {
     #[inline]
     pub fn drop_arrival(&mut self, class: usize, packet: Packet, reason: DropReason) {
         self.classes[class].on_drop_arrival(self.now, reason, packet.size_bytes);
-        self.port.on_drop_arrival(self.now, reason, packet.size_bytes);
+        self.port_stats.on_drop_arrival(self.now, reason, packet.size_bytes);
         self.count_drop(&packet, reason);
         self.trace(TraceEvent::Drop, class, &packet, Some(reason));
     }
@@ -122,7 +129,7 @@ impl<'a> QdiscCtx<'a> {
     #[inline]
     pub fn drop_queued(&mut self, class: usize, packet: Packet, reason: DropReason) {
         self.classes[class].on_drop_queued(self.now, reason, packet.size_bytes);
-        self.port.on_drop_queued(self.now, reason, packet.size_bytes);
+        self.port_stats.on_drop_queued(self.now, reason, packet.size_bytes);
         self.count_drop(&packet, reason);
         self.trace(TraceEvent::Drop, class, &packet, Some(reason));
     }
@@ -146,16 +153,13 @@ impl<'a> QdiscCtx<'a> {
     #[inline]
     fn trace(&mut self, event: TraceEvent, class: usize, packet: &Packet, reason: Option<DropReason>) {
         let Some(trace) = &mut self.observers.trace else { return };
-        if self.port_index == NONE || !trace.traces(self.port_index, packet) {
-            return;
-        }
+        let Some(port) = self.port.filter(|&port| trace.traces(port, packet)) else { return };
         let row = Row {
             event,
-            port: self.port_index,
-            class: trace.class_code(self.port_index, class),
-            queue_packets: self.port.backlog_packets as u32,
+            class: trace.class_code(port, class),
+            queue_packets: self.port_stats.backlog_packets as u32,
             reason,
         };
-        trace.at_port(self.now, packet, row);
+        trace.at_port(self.now, packet, port, row);
     }
 }

@@ -13,6 +13,7 @@
 
 use super::dq::{Budget, DqAccount};
 use super::invariant::InvariantError;
+use crate::ids::{FlowId, Table};
 use crate::measure::FlowStats;
 use crate::packet::Packet;
 use crate::packet::NO_HOP;
@@ -50,7 +51,7 @@ pub struct Quality {
     /// Interval lengths, ns.
     pub lengths_ns: Vec<u64>,
     /// Per flow row: its application.
-    flow_app: Vec<u32>,
+    flow_app: Table<FlowId, u32>,
     /// The end-to-end point, if observed.
     end_to_end: Option<usize>,
     /// Per hop slot: its point (`NO_HOP` if the slot is observed for other reasons).
@@ -66,7 +67,7 @@ impl Quality {
         apps: Vec<Application>,
         points: Vec<Point>,
         lengths_ns: Vec<u64>,
-        flow_app: Vec<u32>,
+        flow_app: Table<FlowId, u32>,
         hop_slots: usize,
         keep_intervals: bool,
     ) -> Self {
@@ -101,13 +102,13 @@ impl Quality {
         &self.accounts[first..first + self.lengths_ns.len()]
     }
 
-    fn accounts_mut(&mut self, point: usize, flow: u32) -> &mut [DqAccount] {
-        let first = self.slot(point, self.flow_app[flow as usize] as usize);
+    fn accounts_mut(&mut self, point: usize, flow: FlowId) -> &mut [DqAccount] {
+        let first = self.slot(point, self.flow_app[flow] as usize);
         &mut self.accounts[first..first + self.lengths_ns.len()]
     }
 
     /// The application of flow row `flow`.
-    pub fn app_of(&self, flow: usize) -> &str {
+    pub fn app_of(&self, flow: FlowId) -> &str {
         &self.apps[self.flow_app[flow] as usize].name
     }
 
@@ -175,7 +176,7 @@ impl Quality {
     /// The accounts agree with the flows' own counters: at each point, an application's
     /// packets in, delivered and lost are its flows' (end to end: sent, received, dropped;
     /// at a hop: arrived, departed, dropped there).
-    pub fn check(&self, flows: &[FlowStats]) -> Result<(), InvariantError> {
+    pub fn check(&self, flows: &Table<FlowId, FlowStats>) -> Result<(), InvariantError> {
         for (p, point) in self.points.iter().enumerate() {
             for (a, app) in self.apps.iter().enumerate() {
                 let mut expected = (0, 0, 0);
@@ -217,7 +218,7 @@ mod tests {
 
     fn packet(flow: u32, created: u64) -> Packet {
         let mut packet = crate::packet::testing::packet(0, 100, 0);
-        packet.flow = flow;
+        packet.flow = FlowId(flow);
         packet.created = SimTime(created);
         packet
     }
@@ -228,20 +229,21 @@ mod tests {
     fn accounts_follow_the_flows() {
         let app = Application { name: "voice".into(), budgets: None };
         let point = Point { name: "end_to_end".into(), hop_slot: NO_HOP, link_bps: 1, l2_overhead_bytes: 0 };
-        let mut quality = Quality::new(vec![app], vec![point], vec![1_000], vec![0, 0], 0, false);
-        let mut flows = vec![FlowStats::new(0, u64::MAX), FlowStats::new(0, u64::MAX)];
+        let mut quality = Quality::new(vec![app], vec![point], vec![1_000], vec![0, 0].into(), 0, false);
+        let mut flows: Table<FlowId, FlowStats> =
+            vec![FlowStats::new(0, u64::MAX), FlowStats::new(0, u64::MAX)].into();
         for (flow, created) in [(0, 10), (1, 20)] {
             let p = packet(flow, created);
-            flows[flow as usize].on_sent(&p);
+            flows[p.flow].on_sent(&p);
             quality.on_sent(&p);
-            flows[flow as usize].on_received(&p, SimTime(created + 5));
+            flows[p.flow].on_received(&p, SimTime(created + 5));
             quality.on_received(&p, SimTime(created + 5));
         }
         quality.finish(SimTime(10_000));
         assert_eq!(quality.check(&flows), Ok(()));
         let summary = &quality.accounts(0, 0)[0].summary;
         assert_eq!((summary.offered_packets, summary.delivered_packets), (2, 2));
-        flows[1].on_sent(&packet(1, 30));
+        flows[FlowId(1)].on_sent(&packet(1, 30));
         assert!(quality.check(&flows).unwrap_err().to_string().contains("ΔQ of `voice` at end_to_end"));
     }
 }

@@ -13,6 +13,7 @@
 //! them. After `max_rows` rows the trace stops recording and says so in a note.
 
 use super::drops::DropReason;
+use crate::ids::{FlowId, NodeId, PortId, Table};
 use crate::packet::Packet;
 use crate::time::SimTime;
 use std::collections::VecDeque;
@@ -240,8 +241,6 @@ impl TraceChunk {
 pub struct Row {
     /// What happened.
     pub event: TraceEvent,
-    /// Port index, or [`NONE`].
-    pub port: u32,
     /// Class dictionary index, or [`NONE`].
     pub class: u32,
     /// Packets in the discipline, or [`NONE`].
@@ -254,13 +253,13 @@ pub struct Row {
 #[derive(Clone, Debug)]
 pub struct TraceSetup {
     /// Per port: whether it is traced.
-    pub ports: Vec<bool>,
+    pub ports: Table<PortId, bool>,
     /// Per port: its sending node.
-    pub port_nodes: Vec<u32>,
+    pub port_nodes: Table<PortId, NodeId>,
     /// Per port: the class names of its discipline.
-    pub port_classes: Vec<Vec<String>>,
+    pub port_classes: Table<PortId, Vec<String>>,
     /// Per flow row: whether it is traced.
-    pub flows: Vec<bool>,
+    pub flows: Table<FlowId, bool>,
     /// Whether deliveries are traced (`end_to_end` among the points).
     pub deliveries: bool,
     /// Most rows to record.
@@ -272,14 +271,14 @@ pub struct TraceSetup {
 /// The trace recorder.
 #[derive(Clone, Debug)]
 pub struct Trace {
-    ports: Vec<bool>,
-    port_nodes: Vec<u32>,
-    flows: Vec<bool>,
+    ports: Table<PortId, bool>,
+    port_nodes: Table<PortId, NodeId>,
+    flows: Table<FlowId, bool>,
     deliveries: bool,
     max_rows: u64,
     chunk_rows: usize,
     /// Per port: class index in its discipline → class dictionary index.
-    port_class_codes: Vec<Vec<u32>>,
+    port_class_codes: Table<PortId, Vec<u32>>,
     class_names: Vec<String>,
     rows: u64,
     stopped: bool,
@@ -298,7 +297,7 @@ impl Trace {
             deliveries: setup.deliveries,
             max_rows: setup.max_rows,
             chunk_rows: setup.chunk_rows.max(1),
-            port_class_codes: Vec::new(),
+            port_class_codes: Table::new(),
             class_names: Vec::new(),
             rows: 0,
             stopped: false,
@@ -306,16 +305,16 @@ impl Trace {
             full: VecDeque::new(),
             spare: Vec::new(),
         };
-        trace.port_class_codes = vec![Vec::new(); trace.ports.len()];
-        for (port, names) in setup.port_classes.iter().enumerate() {
-            trace.set_classes(port as u32, names);
+        trace.port_class_codes = vec![Vec::new(); trace.ports.len()].into();
+        for (port, names) in setup.port_classes.iter_enumerated() {
+            trace.set_classes(port, names);
         }
         trace
     }
 
     /// Port `port` now runs a discipline with classes `names` (at the start, or after a
     /// replacement).
-    pub fn set_classes(&mut self, port: u32, names: &[String]) {
+    pub fn set_classes(&mut self, port: PortId, names: &[String]) {
         let codes = names
             .iter()
             .map(|name| match self.class_names.iter().position(|known| known == name) {
@@ -326,47 +325,41 @@ impl Trace {
                 }
             })
             .collect();
-        self.port_class_codes[port as usize] = codes;
+        self.port_class_codes[port] = codes;
     }
 
     /// The class dictionary index of class `class` of port `port`.
     #[inline]
-    pub fn class_code(&self, port: u32, class: usize) -> u32 {
-        self.port_class_codes[port as usize].get(class).copied().unwrap_or(NONE)
+    pub fn class_code(&self, port: PortId, class: usize) -> u32 {
+        self.port_class_codes[port].get(class).copied().unwrap_or(NONE)
     }
 
     /// Whether events of `packet` at `port` are traced.
     #[inline]
-    pub fn traces(&self, port: u32, packet: &Packet) -> bool {
-        packet.counted && self.ports[port as usize] && self.flows[packet.flow as usize]
+    pub fn traces(&self, port: PortId, packet: &Packet) -> bool {
+        packet.counted && self.ports[port] && self.flows[packet.flow]
     }
 
-    /// Records an event of `packet` at port `row.port` at `now` (if traced).
+    /// Records an event of `packet` at `port` at `now` (if traced).
     #[inline]
-    pub fn at_port(&mut self, now: SimTime, packet: &Packet, row: Row) {
-        if self.traces(row.port, packet) {
-            let node = self.port_nodes[row.port as usize];
-            self.push(now, packet, node, row);
+    pub fn at_port(&mut self, now: SimTime, packet: &Packet, port: PortId, row: Row) {
+        if self.traces(port, packet) {
+            let node = self.port_nodes[port];
+            self.push(now, packet, node, port.0, row);
         }
     }
 
     /// Records the delivery of `packet` at node `node` at `now` (if traced).
     #[inline]
-    pub fn delivered(&mut self, now: SimTime, packet: &Packet, node: u32) {
-        if packet.counted && self.deliveries && self.flows[packet.flow as usize] {
-            let row = Row {
-                event: TraceEvent::Delivery,
-                port: NONE,
-                class: NONE,
-                queue_packets: NONE,
-                reason: None,
-            };
-            self.push(now, packet, node, row);
+    pub fn delivered(&mut self, now: SimTime, packet: &Packet, node: NodeId) {
+        if packet.counted && self.deliveries && self.flows[packet.flow] {
+            let row = Row { event: TraceEvent::Delivery, class: NONE, queue_packets: NONE, reason: None };
+            self.push(now, packet, node, NONE, row);
         }
     }
 
     #[inline]
-    fn push(&mut self, now: SimTime, packet: &Packet, node: u32, row: Row) {
+    fn push(&mut self, now: SimTime, packet: &Packet, node: NodeId, port: u32, row: Row) {
         if self.stopped {
             return;
         }
@@ -378,9 +371,9 @@ impl Trace {
         let c = &mut self.filling;
         c.time_ns.push(now.0);
         c.event.push(row.event as u8);
-        c.node.push(node);
-        c.port.push(row.port);
-        c.flow.push(packet.flow);
+        c.node.push(node.0);
+        c.port.push(port);
+        c.flow.push(packet.flow.0);
         c.packet_id.push(packet.id);
         c.size_bytes.push(packet.size_bytes);
         c.dscp.push(packet.dscp);
@@ -461,10 +454,10 @@ mod tests {
 
     fn setup(max_rows: u64, chunk_rows: usize) -> TraceSetup {
         TraceSetup {
-            ports: vec![true, false],
-            port_nodes: vec![0, 1],
-            port_classes: vec![vec!["voice".into(), "default".into()], vec!["default".into()]],
-            flows: vec![true],
+            ports: vec![true, false].into(),
+            port_nodes: vec![NodeId(0), NodeId(1)].into(),
+            port_classes: vec![vec!["voice".into(), "default".into()], vec!["default".into()]].into(),
+            flows: vec![true].into(),
             deliveries: true,
             max_rows,
             chunk_rows,
@@ -475,8 +468,8 @@ mod tests {
         Packet {
             id,
             created: SimTime(0),
-            flow: 0,
-            dst_node: 1,
+            flow: FlowId(0),
+            dst_node: NodeId(1),
             size_bytes: 100,
             src_addr: 0,
             dst_addr: 0,
@@ -494,24 +487,24 @@ mod tests {
         }
     }
 
-    fn arrival(port: u32) -> Row {
-        Row { event: TraceEvent::Arrival, port, class: NONE, queue_packets: 0, reason: None }
+    fn arrival() -> Row {
+        Row { event: TraceEvent::Arrival, class: NONE, queue_packets: 0, reason: None }
     }
 
     #[test]
     fn class_names_are_shared_between_ports() {
         let trace = Trace::new(setup(10, 4));
         assert_eq!(trace.class_names(), ["voice", "default"]);
-        assert_eq!((trace.class_code(0, 1), trace.class_code(1, 0)), (1, 1));
+        assert_eq!((trace.class_code(PortId(0), 1), trace.class_code(PortId(1), 0)), (1, 1));
     }
 
     #[test]
     fn untraced_ports_and_warm_up_packets_give_no_row() {
         let mut trace = Trace::new(setup(10, 4));
-        trace.at_port(SimTime(5), &packet(0), arrival(1));
-        trace.at_port(SimTime(5), &Packet { counted: false, ..packet(1) }, arrival(0));
+        trace.at_port(SimTime(5), &packet(0), PortId(1), arrival());
+        trace.at_port(SimTime(5), &Packet { counted: false, ..packet(1) }, PortId(0), arrival());
         assert_eq!(trace.rows(), 0);
-        trace.at_port(SimTime(5), &packet(2), arrival(0));
+        trace.at_port(SimTime(5), &packet(2), PortId(0), arrival());
         assert_eq!(trace.filling().packet_id.get(0), 2);
         assert_eq!(trace.filling().delay_ns.get(0), 5);
     }
@@ -521,7 +514,7 @@ mod tests {
         let mut trace = Trace::new(setup(u64::MAX, 8));
         let mut drained = 0;
         for id in 0..1000 {
-            trace.at_port(SimTime(id), &packet(id), arrival(0));
+            trace.at_port(SimTime(id), &packet(id), PortId(0), arrival());
             assert!(trace.filling().max_capacity_rows() <= 8);
             if trace.has_full_chunk() {
                 trace.drain(|chunk| {
@@ -538,7 +531,7 @@ mod tests {
     fn the_cap_stops_recording_with_a_note() {
         let mut trace = Trace::new(setup(3, 8));
         for id in 0..5 {
-            trace.at_port(SimTime(id), &packet(id), arrival(0));
+            trace.at_port(SimTime(id), &packet(id), PortId(0), arrival());
         }
         assert_eq!((trace.rows(), trace.stopped()), (3, true));
         assert!(trace.note().unwrap().starts_with("trace stopped at 3 rows"));

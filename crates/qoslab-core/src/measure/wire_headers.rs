@@ -151,7 +151,7 @@ fn write_icmp(packet: &Packet, out: &mut [u8]) -> usize {
     out[0] = ICMP_ECHO_REQUEST;
     out[1] = 0;
     out[2..4].fill(0);
-    out[4..6].copy_from_slice(&(packet.flow as u16).to_be_bytes());
+    out[4..6].copy_from_slice(&(packet.flow.0 as u16).to_be_bytes());
     out[6..8].copy_from_slice(&(packet.id as u16).to_be_bytes());
     let checksum = internet_checksum(&out[..8], 0);
     out[2..4].copy_from_slice(&checksum.to_be_bytes());
@@ -220,7 +220,7 @@ mod tests {
         let mut sack_packet = voice();
         sack_packet.protocol = protocol::TCP;
         sack_packet.segment = Some(Segment {
-            to_endpoint: 0,
+            to_endpoint: crate::ids::EndpointId(0),
             incarnation: 0,
             seq: (1 << 32) + 1001,
             ack: 501,

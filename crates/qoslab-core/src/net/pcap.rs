@@ -40,6 +40,7 @@
 //! rest would be zeros); their original length stays the whole frame's. Frames are built in
 //! one buffer reused for every record and written through a buffered writer.
 
+use crate::ids::{NodeId, PortId};
 use crate::measure::wire_headers::{write_headers, MAX_HEADER_BYTES};
 use crate::net::l2::L2Framing;
 use crate::net::lfi::{Lfi, LONG_SEQUENCE_HEADER_BYTES};
@@ -95,7 +96,7 @@ pub enum LinkHeader {
 impl LinkHeader {
     /// The header for a port from node `node` to node `peer` with `framing`; a port that
     /// fragments (LFI, multilink PPP) is PPP whatever its overhead preset says.
-    pub fn for_port(framing: L2Framing, fragments: bool, node: u32, peer: u32) -> Self {
+    pub fn for_port(framing: L2Framing, fragments: bool, node: NodeId, peer: NodeId) -> Self {
         if fragments {
             return LinkHeader::Ppp;
         }
@@ -142,8 +143,8 @@ impl LinkHeader {
 }
 
 /// The made-up MAC address of node `node`: 02:00 and the index, big-endian.
-pub fn mac(node: u32) -> [u8; 6] {
-    let [a, b, c, d] = node.to_be_bytes();
+pub fn mac(node: NodeId) -> [u8; 6] {
+    let [a, b, c, d] = node.0.to_be_bytes();
     [0x02, 0x00, a, b, c, d]
 }
 
@@ -172,7 +173,7 @@ pub fn record_header(at: SimTime, captured_bytes: u32, frame_bytes: u32) -> [u8;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CapturePlan {
     /// The ports captured, in the order named.
-    pub ports: Vec<u32>,
+    pub ports: Vec<PortId>,
     /// Bytes of each frame written.
     pub snap_bytes: u32,
 }
@@ -365,13 +366,13 @@ mod tests {
 
     #[test]
     fn link_headers_by_framing() {
-        let ethernet = LinkHeader::for_port(L2Framing::Ethernet, false, 1, 258);
+        let ethernet = LinkHeader::for_port(L2Framing::Ethernet, false, NodeId(1), NodeId(258));
         assert_eq!(ethernet, LinkHeader::Ethernet { dst: [2, 0, 0, 0, 1, 2], src: [2, 0, 0, 0, 0, 1] });
         assert_eq!(ethernet.link_type(), 1);
-        assert_eq!(LinkHeader::for_port(L2Framing::Ppp, false, 0, 1).link_type(), 9);
-        assert_eq!(LinkHeader::for_port(L2Framing::CiscoHdlc, false, 0, 1).link_type(), 104);
-        assert_eq!(LinkHeader::for_port(L2Framing::CiscoHdlc, true, 0, 1).link_type(), 9);
-        assert_eq!(LinkHeader::for_port(L2Framing::Unknown, false, 0, 1).link_type(), 101);
+        assert_eq!(LinkHeader::for_port(L2Framing::Ppp, false, NodeId(0), NodeId(1)).link_type(), 9);
+        assert_eq!(LinkHeader::for_port(L2Framing::CiscoHdlc, false, NodeId(0), NodeId(1)).link_type(), 104);
+        assert_eq!(LinkHeader::for_port(L2Framing::CiscoHdlc, true, NodeId(0), NodeId(1)).link_type(), 9);
+        assert_eq!(LinkHeader::for_port(L2Framing::Unknown, false, NodeId(0), NodeId(1)).link_type(), 101);
         let mut out = [0u8; MAX_LINK_HEADER_BYTES];
         assert_eq!(LinkHeader::CiscoHdlc.write(false, &mut out), 4);
         assert_eq!(out[..4], [0x0f, 0, 0x08, 0]);
@@ -431,7 +432,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("qoslab-pcap-snap-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("snap.pcap");
-        let link = LinkHeader::for_port(L2Framing::Ethernet, false, 0, 1);
+        let link = LinkHeader::for_port(L2Framing::Ethernet, false, NodeId(0), NodeId(1));
         let mut capture = PortCapture::create(&path, link, 64).unwrap();
         capture.record(&packet(1, 1500, 46), None, SimTime(1));
         capture.record(&packet(2, 40, 0), None, SimTime(2));

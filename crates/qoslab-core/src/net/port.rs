@@ -34,6 +34,7 @@ use super::link_loss::LinkLoss;
 use super::reconfiguration::{ChangeLog, PortChange, RetiredDiscipline};
 use crate::condition::{Conditioner, Verdict};
 use crate::engine::{Event, EventQueue};
+use crate::ids::{NodeId, PortId};
 use crate::measure::class_series::ClassSeries;
 use crate::measure::trace::{Row, TraceEvent, NONE};
 use crate::measure::{DropCounters, DropReason, Observers, QueueStats};
@@ -53,10 +54,10 @@ pub const DEFAULT_TX_RING_PACKETS: u32 = 2;
 pub struct PortConfig {
     /// `node->peer`.
     pub name: String,
-    /// Sending node index.
-    pub node: u32,
-    /// Receiving node index.
-    pub peer: u32,
+    /// Sending node.
+    pub node: NodeId,
+    /// Receiving node.
+    pub peer: NodeId,
     /// Physical rate, bit/s (> 0).
     pub rate_bps: u64,
     /// Per-frame layer-2 overhead, bytes.
@@ -161,7 +162,7 @@ pub struct Port {
     train: Option<Train>,
     /// Whether the link lost a fragment of the packet now arriving in fragments.
     reassembly_broken: bool,
-    index: u32,
+    index: PortId,
     ring: VecDeque<Packet>,
     /// The frame being serialized, when it started and at what rate.
     on_wire: Option<(Packet, SimTime, u64)>,
@@ -190,7 +191,7 @@ pub struct PortSetup {
 impl Port {
     /// A port with index `index` in the network's port list; each class of its discipline
     /// keeps a per-interval series of length `class_series_ns` when one is given.
-    pub fn new(index: u32, setup: PortSetup, class_series_ns: Option<u64>) -> Self {
+    pub fn new(index: PortId, setup: PortSetup, class_series_ns: Option<u64>) -> Self {
         let PortSetup { config, qdisc, ingress, link_loss, lfi, observe_slot, schedule } = setup;
         let mut class_stats = QueueStats::default();
         class_stats.series = class_series_ns.map(|length_ns| Box::new(ClassSeries::new(length_ns)));
@@ -236,29 +237,25 @@ impl Port {
         transmission_ns(bits, self.config.rate_bps)
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// The context of this port's discipline: its counters and the run's observers.
     fn ctx<'a>(
-        now: SimTime,
-        rate_bps: u64,
-        port_index: u32,
+        index: PortId,
         ring_has_room: bool,
-        class_stats: &'a mut [QueueStats],
-        queue_stats: &'a mut QueueStats,
-        dropper_draws: &'a mut u64,
+        rate_bps: u64,
+        counters: (&'a mut [QueueStats], &'a mut QueueStats, &'a mut u64),
         env: &'a mut PortEnv,
     ) -> QdiscCtx<'a> {
-        let mut ctx = QdiscCtx::new(
-            now,
+        let (class_stats, queue_stats, dropper_draws) = counters;
+        QdiscCtx::new(
+            env.now,
             rate_bps,
             class_stats,
             queue_stats,
             env.observers,
             env.dropped_packets,
             dropper_draws,
-        );
-        ctx.port_index = port_index;
-        ctx.ring_has_room = ring_has_room;
-        ctx
+        )
+        .at_port(index, ring_has_room)
     }
 
     /// Whether the transmit ring (the frame on the wire included) has a free slot.
@@ -282,23 +279,14 @@ impl Port {
         }
         if let Some(trace) = &mut env.observers.trace {
             let queue_packets = self.queue_stats.backlog_packets as u32;
-            let row = Row {
-                event: TraceEvent::Arrival,
-                port: self.index,
-                class: NONE,
-                queue_packets,
-                reason: None,
-            };
-            trace.at_port(env.now, &packet, row);
+            let row = Row { event: TraceEvent::Arrival, class: NONE, queue_packets, reason: None };
+            trace.at_port(env.now, &packet, self.index, row);
         }
         let mut ctx = Self::ctx(
-            env.now,
-            self.config.rate_bps,
             self.index,
             self.ring_has_room(),
-            &mut self.class_stats,
-            &mut self.queue_stats,
-            &mut self.dropper_draws,
+            self.config.rate_bps,
+            (&mut self.class_stats, &mut self.queue_stats, &mut self.dropper_draws),
             env,
         );
         self.qdisc.enqueue(packet, &mut ctx);
@@ -313,13 +301,10 @@ impl Port {
                 self.resize_fragments();
             }
             let mut ctx = Self::ctx(
-                env.now,
-                self.config.rate_bps,
                 self.index,
                 false,
-                &mut self.class_stats,
-                &mut self.queue_stats,
-                &mut self.dropper_draws,
+                self.config.rate_bps,
+                (&mut self.class_stats, &mut self.queue_stats, &mut self.dropper_draws),
                 env,
             );
             if let Some(train) = &mut self.train {
@@ -365,14 +350,8 @@ impl Port {
                 if let (Some(trace), false) = (&mut env.observers.trace, packet.fragment == Fragment::Leading)
                 {
                     let queue_packets = self.queue_stats.backlog_packets as u32;
-                    let row = Row {
-                        event: TraceEvent::Transmit,
-                        port: self.index,
-                        class: NONE,
-                        queue_packets,
-                        reason: None,
-                    };
-                    trace.at_port(env.now, &packet, row);
+                    let row = Row { event: TraceEvent::Transmit, class: NONE, queue_packets, reason: None };
+                    trace.at_port(env.now, &packet, self.index, row);
                 }
                 self.on_wire = Some((packet, env.now, self.config.rate_bps));
                 env.events.schedule(done, Event::TransmitDone(self.index));
@@ -560,13 +539,10 @@ impl Port {
         let handed_over_packets = packets.len() as u64;
         let dropped_before = *env.dropped_packets;
         let mut ctx = Self::ctx(
-            env.now,
-            self.config.rate_bps,
             self.index,
             self.ring_has_room(),
-            &mut self.class_stats,
-            &mut self.queue_stats,
-            &mut self.dropper_draws,
+            self.config.rate_bps,
+            (&mut self.class_stats, &mut self.queue_stats, &mut self.dropper_draws),
             env,
         );
         for packet in packets {

@@ -30,6 +30,7 @@
 //! * `custom`: the `overhead` given.
 
 use crate::config::error::{join_path, Issue};
+use crate::ids::{FlowId, NodeId, PortId, Table};
 use crate::packet::{Encapsulated, Packet};
 use crate::time::SimTime;
 use crate::units::{Duration, Size};
@@ -121,8 +122,8 @@ enum Overhead {
 /// A tunnel, built.
 #[derive(Clone, Debug)]
 pub struct Tunnel {
-    /// Its ends (node indices).
-    pub ends: [u32; 2],
+    /// Its ends.
+    pub ends: [NodeId; 2],
     /// Its ends' addresses.
     pub addresses: [u32; 2],
     overhead: Overhead,
@@ -134,7 +135,7 @@ pub struct Tunnel {
 
 impl Tunnel {
     /// Builds `spec` (at `at`) between nodes `ends` with addresses `addresses`.
-    pub fn build(spec: &TunnelSpec, at: &str, ends: [u32; 2], addresses: [u32; 2]) -> Result<Self, Issue> {
+    pub fn build(spec: &TunnelSpec, at: &str, ends: [NodeId; 2], addresses: [u32; 2]) -> Result<Self, Issue> {
         let esp_only = |key: &str, given: bool| {
             if given && spec.kind != TunnelKind::Ipsec {
                 Err(Issue::at(join_path(at, key), format!("`{key}` is a setting of `ipsec` tunnels"))
@@ -248,18 +249,18 @@ pub struct FlowTunnel {
     /// The end where the flow enters (0 or 1).
     pub from: u8,
     /// The egress port at the entry end that its packets take.
-    pub entry_port: u32,
+    pub entry_port: PortId,
     /// The node where they leave the tunnel.
-    pub exit_node: u32,
+    pub exit_node: NodeId,
 }
 
 /// Where a packet goes when its processing at a tunnel end is over.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Next {
     /// Into this egress port (after encapsulation).
-    Port(u32),
+    Port(PortId),
     /// On from this node (after decapsulation): delivered or routed.
-    Node(u32),
+    Node(NodeId),
 }
 
 /// Every tunnel of a run, which flows use them, and the packets being processed at their
@@ -267,8 +268,9 @@ pub enum Next {
 #[derive(Clone, Debug, Default)]
 pub struct Tunnels {
     tunnels: Vec<Tunnel>,
-    /// Per flow, empty when there are no tunnels.
-    flows: Vec<Option<FlowTunnel>>,
+    /// Per flow: the tunnel it crosses, with the flow's own header to give back at the
+    /// exit; empty when no flow crosses one.
+    flows: Table<FlowId, Option<(FlowTunnel, Packet)>>,
     /// Per tunnel and end: packets held for processing, in time order (the processing time
     /// is the same for all, so arrival order is completion order).
     held: Vec<VecDeque<(Packet, Next)>>,
@@ -283,9 +285,10 @@ pub enum Passage {
 }
 
 impl Tunnels {
-    /// The run's tunnels and, per flow, how it crosses one (if it does).
-    pub fn new(tunnels: Vec<Tunnel>, flows: Vec<Option<FlowTunnel>>) -> Self {
-        let flows = if flows.iter().any(Option::is_some) { flows } else { Vec::new() };
+    /// The run's tunnels and, per flow, how it crosses one (if it does) with the header of
+    /// its packets.
+    pub fn new(tunnels: Vec<Tunnel>, flows: Table<FlowId, Option<(FlowTunnel, Packet)>>) -> Self {
+        let flows = if flows.iter().any(Option::is_some) { flows } else { Table::new() };
         let held = vec![VecDeque::new(); tunnels.len() * 2];
         Tunnels { tunnels, flows, held }
     }
@@ -297,11 +300,11 @@ impl Tunnels {
     }
 
     #[inline]
-    fn crossing(&self, packet: &Packet) -> Option<&FlowTunnel> {
+    fn crossing(&self, packet: &Packet) -> Option<&(FlowTunnel, Packet)> {
         if self.flows.is_empty() {
             return None;
         }
-        self.flows[packet.flow as usize].as_ref()
+        self.flows[packet.flow].as_ref()
     }
 
     fn hold(&mut self, tunnel: u32, end: usize, packet: Packet, next: Next, now: SimTime) -> Passage {
@@ -317,9 +320,9 @@ impl Tunnels {
     /// A packet about to enter egress port `port`: encapsulated if its flow enters a tunnel
     /// there.
     #[inline]
-    pub fn on_egress(&mut self, port: u32, packet: Packet, now: SimTime) -> Passage {
+    pub fn on_egress(&mut self, port: PortId, packet: Packet, now: SimTime) -> Passage {
         match self.crossing(&packet) {
-            Some(&ft) if ft.entry_port == port && packet.encapsulated.is_none() => {
+            Some(&(ft, _)) if ft.entry_port == port && packet.encapsulated.is_none() => {
                 let from = ft.from as usize;
                 let packet = self.tunnels[ft.tunnel as usize].encapsulate(packet, from);
                 self.hold(ft.tunnel, from, packet, Next::Port(port), now)
@@ -329,11 +332,11 @@ impl Tunnels {
     }
 
     /// A packet that reached node `node`: decapsulated if its flow leaves a tunnel there,
-    /// its own header taken back from `template`, its flow's packet template.
+    /// its own header given back from its flow's.
     #[inline]
-    pub fn on_arrival(&mut self, node: u32, packet: Packet, template: &Packet, now: SimTime) -> Passage {
+    pub fn on_arrival(&mut self, node: NodeId, packet: Packet, now: SimTime) -> Passage {
         match (self.crossing(&packet), packet.encapsulated) {
-            (Some(&ft), Some(outer)) if ft.exit_node == node => {
+            (Some(&(ft, template)), Some(outer)) if ft.exit_node == node => {
                 let inner = Packet {
                     size_bytes: packet.size_bytes - u32::from(outer.overhead_bytes),
                     src_addr: template.src_addr,
@@ -368,7 +371,7 @@ mod tests {
 
     fn tunnel(json: &str) -> Result<Tunnel, Issue> {
         let spec: TunnelSpec = serde_json::from_str(json).expect("a valid tunnel");
-        Tunnel::build(&spec, "topology.tunnels[0]", [0, 1], [1, 2])
+        Tunnel::build(&spec, "topology.tunnels[0]", [NodeId(0), NodeId(1)], [1, 2])
     }
 
     /// Overheads by hand: GRE 24, PPTP 40; ESP with AES-CBC and HMAC-SHA1-96 for a 60-byte

@@ -8,6 +8,7 @@
 //! `40 + p`-byte IP packet plus its SACK option's bytes.
 
 use super::sack::SackBlocks;
+use crate::ids::EndpointId;
 
 /// Bytes of IP and TCP header on every segment (no options).
 pub const HEADER_BYTES: u32 = 40;
@@ -25,8 +26,8 @@ pub mod flags {
 /// The TCP part of a packet.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Segment {
-    /// The endpoint the segment is addressed to (index in the run's TCP stack).
-    pub to_endpoint: u32,
+    /// The endpoint the segment is addressed to.
+    pub to_endpoint: EndpointId,
     /// Which connection of that endpoint it belongs to: endpoints are reused by successive
     /// connections, and segments of an earlier one are ignored.
     pub incarnation: u32,

@@ -193,8 +193,8 @@ impl QdiscKind for FqCodel {
         let placeholder = crate::packet::Packet {
             id: 0,
             created: SimTime::ZERO,
-            flow: 0,
-            dst_node: 0,
+            flow: crate::ids::FlowId(0),
+            dst_node: crate::ids::NodeId(0),
             size_bytes: 0,
             src_addr: 0,
             dst_addr: 0,

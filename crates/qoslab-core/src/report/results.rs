@@ -9,8 +9,8 @@ use super::results_quality::{
     VoiceRecord, VoiceSpurtRecord,
 };
 use super::schema::record;
-use crate::app::App;
 use crate::classify::matcher::format_ipv4;
+use crate::ids::{EndpointId, NodeId};
 use crate::measure::drops::DropReason;
 use crate::measure::queue_stats::QueueStats;
 use crate::packet::Protocol;
@@ -749,13 +749,13 @@ impl Simulation {
 fn build_results(sim: &Snapshot) -> Results {
     use crate::qdisc::Qdisc;
     let window_ns = sim.run.end.since(sim.run.warmup_end);
-    let node_name = |i: u32| sim.nodes[i as usize].name.clone();
+    let node_name = |node: NodeId| sim.net.nodes[node].name.clone();
     let flows: Vec<FlowRecord> = sim
         .flows
         .iter()
         .zip(&sim.observers.flows)
         .map(|(info, s)| {
-            let bottleneck = &sim.ports[info.bottleneck_port as usize].config;
+            let bottleneck = &sim.net.ports[info.bottleneck_port].config;
             let l2 = bottleneck.l2_overhead_bytes as u64;
             let dropped = s.drops.total_packets();
             let t = &info.template;
@@ -805,7 +805,7 @@ fn build_results(sim: &Snapshot) -> Results {
     let mut class_series = Vec::new();
     let mut changes = Vec::new();
     let mut ports = Vec::new();
-    for port in &sim.ports {
+    for port in &sim.net.ports {
         let c = &port.config;
         let kind = port.qdisc.kind();
         for retired in &port.retired {
@@ -873,16 +873,16 @@ fn build_results(sim: &Snapshot) -> Results {
         .map(|(info, app)| {
             let stats = app.stats();
             let mut counters = SendCounters::default();
-            for e in info.first_endpoint..info.first_endpoint + info.endpoints {
-                let now = &sim.tcp.slots[e as usize].endpoint.sender.counters;
-                let before = &sim.tcp_baseline[e as usize];
+            for e in (info.first_endpoint.0..info.first_endpoint.0 + info.endpoints).map(EndpointId) {
+                let now = &sim.tcp.slots[e].endpoint.sender.counters;
+                let before = &sim.tcp_baseline[e];
                 counters.segments += now.segments - before.segments;
                 counters.retransmissions += now.retransmissions - before.retransmissions;
                 counters.timeouts += now.timeouts - before.timeouts;
                 counters.fast_retransmits += now.fast_retransmits - before.fast_retransmits;
                 counters.control += now.control - before.control;
             }
-            let flow = &sim.flows[sim.tcp.slots[info.first_endpoint as usize].template.flow as usize];
+            let flow = &sim.flows[sim.tcp.slots[info.first_endpoint].template.flow];
             AppRecord {
                 app: info.name.clone(),
                 kind: info.kind,
@@ -925,7 +925,7 @@ fn build_results(sim: &Snapshot) -> Results {
         .iter()
         .zip(&flows)
         .filter_map(|(info, out)| {
-            let back = &flows[info.echo?.flow as usize];
+            let back = &flows[info.echo()?.flow.index()];
             Some(ProbeRecord {
                 probe: out.flow.clone(),
                 from: out.from.clone(),
@@ -949,12 +949,9 @@ fn build_results(sim: &Snapshot) -> Results {
         .app_info
         .iter()
         .zip(&sim.apps)
-        .filter_map(|(info, app)| match app {
-            App::Ptt(app) => Some((info, app)),
-            _ => None,
-        })
-        .flat_map(|(info, app)| {
-            app.spurts.all().enumerate().map(move |(k, spurt)| SpurtRecord {
+        .filter_map(|(info, app)| Some((info, app.spurts()?)))
+        .flat_map(|(info, spurts)| {
+            spurts.all().enumerate().map(move |(k, spurt)| SpurtRecord {
                 app: info.name.clone(),
                 spurt: k as u32,
                 start_s: spurt.start.as_secs_f64(),
@@ -968,7 +965,7 @@ fn build_results(sim: &Snapshot) -> Results {
         })
         .collect();
     let mut hops = Vec::new();
-    for port in sim.ports.iter().filter(|p| p.observe_slot != NO_HOP) {
+    for port in sim.net.ports.iter().filter(|p| p.observe_slot != NO_HOP) {
         for (info, stats) in sim.flows.iter().zip(&sim.observers.flows) {
             let hop = &stats.hops[port.observe_slot as usize];
             if hop.arrived_packets == 0 && hop.departed_packets == 0 {
@@ -993,7 +990,7 @@ fn build_results(sim: &Snapshot) -> Results {
     let (contracts, dq_intervals) =
         sim.observers.quality.as_ref().map_or_else(Default::default, |q| contract_records(q, window_ns));
     let (voice, voice_spurts) = voice_records(&sim.flows, &sim.observers.flows);
-    let t = &sim.totals;
+    let t = &sim.net.counts;
     Results {
         run: RunRecord {
             scenario: sim.run.scenario.clone(),
@@ -1004,7 +1001,7 @@ fn build_results(sim: &Snapshot) -> Results {
             variant: sim.run.identity.variant.clone(),
             duration_s: window_ns as f64 / 1e9,
             warmup_s: sim.run.warmup_end.as_secs_f64(),
-            events: t.events,
+            events: sim.events,
             random_draws: sim.random_draws,
             packet_hops: t.packet_hops,
             created_packets: t.created,

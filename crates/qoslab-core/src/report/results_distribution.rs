@@ -11,6 +11,7 @@
 
 use super::results::ms;
 use super::schema::record;
+use crate::ids::{FlowId, Table};
 use crate::measure::flow_stats::FlowStats;
 
 /// The tail quantiles after the hundredths.
@@ -39,7 +40,7 @@ pub fn quantiles() -> Vec<f64> {
 /// The rows of flows `names` with statistics `stats` (flows that received nothing have none).
 pub fn delay_distribution_records<'a>(
     names: impl Iterator<Item = &'a str>,
-    stats: &[FlowStats],
+    stats: &Table<FlowId, FlowStats>,
 ) -> Vec<DelayQuantileRecord> {
     let qs = quantiles();
     let mut rows = Vec::new();

@@ -5,6 +5,7 @@
 
 use super::results::{bps, ms};
 use super::schema::record;
+use crate::ids::{FlowId, Table};
 use crate::measure::dq::{Budget, DqSummary};
 use crate::measure::playout::PlayoutPolicy;
 use crate::measure::quality::Quality;
@@ -447,8 +448,8 @@ pub(crate) fn contract_records(
 
 /// The `voice` and `voice_spurts` rows.
 pub(crate) fn voice_records(
-    flows: &[FlowInfo],
-    stats: &[FlowStats],
+    flows: &Table<FlowId, FlowInfo>,
+    stats: &Table<FlowId, FlowStats>,
 ) -> (Vec<VoiceRecord>, Vec<VoiceSpurtRecord>) {
     let mut calls = Vec::new();
     let mut spurts = Vec::new();
@@ -518,12 +519,12 @@ pub(crate) fn voice_records(
 
 /// The `series` rows.
 pub(crate) fn series_records(
-    flows: &[FlowInfo],
-    stats: &[FlowStats],
+    flows: &Table<FlowId, FlowInfo>,
+    stats: &Table<FlowId, FlowStats>,
     quality: Option<&Quality>,
 ) -> Vec<SeriesRecord> {
     let mut rows = Vec::new();
-    for (f, (info, s)) in flows.iter().zip(stats).enumerate() {
+    for ((f, info), s) in flows.iter_enumerated().zip(stats) {
         let Some(series) = &s.series else { continue };
         let length_ns = series.length_ns();
         for point in &series.points {

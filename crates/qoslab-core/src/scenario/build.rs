@@ -19,8 +19,10 @@ use super::build_tunnels::flow_tunnels;
 use super::limits::{check_structures, Limits};
 use super::spec::ScenarioSpec;
 use crate::config::error::Issue;
+use crate::ids::{PortId, Table};
 use crate::measure::trace::Trace;
 use crate::measure::Observers;
+use crate::net::network::Network;
 use crate::net::port::Port;
 use crate::net::tunnel::Tunnels;
 use crate::sim::{Parts, RunIdentity, RunInfo, Simulation};
@@ -54,17 +56,25 @@ pub fn build(
     let nodes = nodes(spec)?;
     check_policies(spec, &nodes)?;
     let topology = links(spec, nodes, base_dir)?;
-    let network = interfaces(spec, topology, &run, base_dir)?;
-    let routes = routes(spec, &network)?;
-    let cx = Context { spec, network: &network, routes: &routes, run: &run, gap_threshold_ns, base_dir };
+    let interfaces = interfaces(spec, topology, &run, base_dir)?;
+    let routes = routes(spec, &interfaces)?;
+    let cx =
+        Context { spec, interfaces: &interfaces, routes: &routes, run: &run, gap_threshold_ns, base_dir };
     let traffic = flows(&cx)?;
     let measure = &spec.measure;
-    let measured =
-        measurement(measure, &spec.traffic, &network, &traffic.flows, traffic.flow_stats, gap_threshold_ns)?;
-    let flow_tunnels = flow_tunnels(spec, &routes, &traffic.flows, &network.port_configs)?;
+    let measured = measurement(
+        measure,
+        &spec.traffic,
+        &interfaces,
+        &traffic.flows,
+        traffic.flow_stats,
+        gap_threshold_ns,
+    )?;
+    let flow_tunnels = flow_tunnels(spec, &routes, &traffic.flows, &interfaces.port_configs)?;
     traffic.work.check(limits)?;
-    let ports: Vec<Port> = (0u32..)
-        .zip(network.ports)
+    let ports: Table<PortId, Port> = interfaces
+        .ports
+        .into_iter_enumerated()
         .map(|(index, setup)| Port::new(index, setup, measured.class_series_ns))
         .collect();
     let trace = match &measure.trace {
@@ -73,20 +83,19 @@ pub fn build(
         }
         None => None,
     };
-    run.notes = network.notes;
+    run.notes = interfaces.notes;
     run.notes.extend(measured.notes);
+    let tunnels = Tunnels::new(routes.tunnels, flow_tunnels);
+    let network = Network::new(interfaces.nodes.list, ports, routes.table, tunnels, run.warmup_end);
     Ok(Simulation::new(Parts {
         run,
-        nodes: network.nodes.list,
-        ports,
-        routes: routes.table,
+        network,
         sources: traffic.sources,
         flows: traffic.flows,
         observers: Observers { flows: measured.flow_stats, quality: measured.quality, trace },
         apps: traffic.apps,
-        tunnels: Tunnels::new(routes.tunnels, flow_tunnels),
         max_packets_in_flight: limits.max_packets_in_flight(structures_bytes),
-        capture: network.capture,
+        capture: interfaces.capture,
     }))
 }
 

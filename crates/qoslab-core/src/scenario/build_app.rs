@@ -5,15 +5,16 @@
 use crate::app::bulk::{BulkApp, BulkParams};
 use crate::app::ptt::{PttApp, DEFAULT_SIGNALLING_PORT};
 use crate::app::request_response::{RequestResponseApp, RequestResponseParams};
-use crate::app::{App, AppSpec};
+use crate::app::{pair_of, App, AppSpec};
 use crate::config::error::Issue;
 use crate::engine::Rng;
+use crate::ids::{EndpointId, FlowId, NodeId, PortId, Table};
 use crate::measure::FlowStats;
 use crate::net::port::PortConfig;
 use crate::packet::segment::HEADER_BYTES;
 use crate::packet::{protocol, Packet};
 use crate::scenario::flow_spec::FlowSpec;
-use crate::sim::{AppInfo, AppSetup, FlowInfo, RunInfo, VoiceOut};
+use crate::sim::{AppInfo, AppSetup, DatagramOut, FlowInfo, RunInfo, Sink};
 use crate::time::SimTime;
 use crate::traffic::pattern::{PatternEnv, PatternSpec};
 use crate::traffic::size_dist::SizeDist;
@@ -23,13 +24,13 @@ use std::path::Path;
 pub(super) struct AppFlow<'a> {
     pub(super) at: &'a str,
     pub(super) flow: &'a FlowSpec,
-    pub(super) from: u32,
-    pub(super) to: u32,
-    pub(super) path: &'a [u32],
-    pub(super) reverse: &'a [u32],
+    pub(super) from: NodeId,
+    pub(super) to: NodeId,
+    pub(super) path: &'a [PortId],
+    pub(super) reverse: &'a [PortId],
     /// The largest IP packet both paths carry (tunnel overheads deducted).
     pub(super) mtu_bytes: u32,
-    pub(super) bottleneck_port: u32,
+    pub(super) bottleneck_port: PortId,
     pub(super) start: u64,
 }
 
@@ -39,12 +40,12 @@ pub(super) struct AppFlow<'a> {
 pub(super) fn add_app(
     setup: &AppFlow,
     template: Packet,
-    port_configs: &[PortConfig],
+    port_configs: &Table<PortId, PortConfig>,
     run: &RunInfo,
     gap_threshold_ns: u64,
     apps: &mut AppSetup,
-    flows: &mut Vec<FlowInfo>,
-    flow_stats: &mut Vec<FlowStats>,
+    flows: &mut Table<FlowId, FlowInfo>,
+    flow_stats: &mut Table<FlowId, FlowStats>,
 ) -> Result<(), Issue> {
     let AppFlow { at, flow, from, to, path, reverse, mtu_bytes, bottleneck_port, start } = *setup;
     let app_spec = flow.app.as_ref().expect("an app flow");
@@ -72,8 +73,9 @@ pub(super) fn add_app(
             ));
         }
     }
-    let voice_row = voice.as_ref().map(|pattern| {
-        let row = flows.len() as u32;
+    let app_id = apps.apps.next_key();
+    let datagrams = voice.as_ref().map(|pattern| {
+        let row = flows.next_key();
         let packet = Packet { flow: row, size_bytes: pattern.size_bytes, ..template };
         flows.push(FlowInfo {
             name: flow.name.clone(),
@@ -83,21 +85,20 @@ pub(super) fn add_app(
             size_bytes: pattern.size_bytes,
             bottleneck_port,
             template: packet,
-            echo: None,
-            voice_app: Some(apps.apps.len() as u32),
+            sink: Sink::App(app_id),
             codec: match app_spec {
                 AppSpec::Ptt(params) => Some(params.voice.codec),
                 _ => None,
             },
         });
         flow_stats.push(FlowStats::new(pattern.nominal_interval_ns, gap_threshold_ns));
-        VoiceOut { template: packet, first_port: path[0] }
+        DatagramOut { template: packet, first_port: path[0] }
     });
     let signalling_port = match app_spec {
         AppSpec::Ptt(params) => params.signalling_port.unwrap_or(DEFAULT_SIGNALLING_PORT),
         _ => template.dst_port,
     };
-    let forward_flow = flows.len() as u32;
+    let forward_flow = flows.next_key();
     let forward = Packet {
         protocol: protocol::TCP,
         flow: forward_flow,
@@ -106,7 +107,7 @@ pub(super) fn add_app(
         ..template
     };
     let backward = Packet {
-        flow: forward_flow + 1,
+        flow: FlowId(forward_flow.0 + 1),
         dst_node: from,
         src_addr: template.dst_addr,
         dst_addr: template.src_addr,
@@ -115,8 +116,7 @@ pub(super) fn add_app(
         size_bytes: HEADER_BYTES,
         ..forward
     };
-    let app_index = apps.apps.len() as u32;
-    let first = apps.stack.slots.len() as u32;
+    let first = apps.stack.slots.next_key();
     let rng = Rng::for_stream(run.seed, run.replication, &flow.name);
     let interval_ns = voice.as_ref().map(|pattern| pattern.nominal_interval_ns);
     let mut app = new_app(app_spec, at, interval_ns, first, rng)?;
@@ -128,22 +128,25 @@ pub(super) fn add_app(
             (path[0], Packet { src_port, ..forward }),
             (reverse[0], Packet { dst_port: src_port, ..backward }),
         ];
-        let pair = apps.stack.add_pair(config, ends, app_index);
-        debug_assert_eq!(pair, first + 2 * user);
+        let pair = apps.stack.add_pair(config, ends, app_id);
+        debug_assert_eq!(pair, pair_of(first, user));
     }
-    for (user, at) in app.first_starts(SimTime(start)).into_iter().enumerate() {
-        apps.starts.push((at, first + 2 * user as u32));
+    let first_user = apps.users.next_key();
+    for (user, at) in (0..).zip(app.first_starts(SimTime(start))) {
+        let id = apps.users.push_and_get_key((app_id, user));
+        apps.starts.push((at, id));
     }
     apps.info.push(AppInfo {
         name: flow.name.clone(),
         kind: app_spec.kind(),
         first_endpoint: first,
         endpoints: 2 * app.user_count(),
-        voice: voice_row,
+        first_user,
+        datagrams,
     });
     apps.apps.push(app);
     let reverse_bottleneck =
-        *reverse.iter().min_by_key(|&&p| port_configs[p as usize].rate_bps).expect("a path has a port");
+        *reverse.iter().min_by_key(|&&p| port_configs[p].rate_bps).expect("a path has a port");
     for (name, from_node, to_node, packet, bottleneck) in [
         (tcp_name, from, to, forward, bottleneck_port),
         (reverse_name, to, from, backward, reverse_bottleneck),
@@ -156,8 +159,7 @@ pub(super) fn add_app(
             size_bytes: packet.size_bytes,
             bottleneck_port: bottleneck,
             template: packet,
-            echo: None,
-            voice_app: None,
+            sink: Sink::Tcp,
             codec: None,
         });
         flow_stats.push(FlowStats::new(0, gap_threshold_ns));
@@ -204,7 +206,7 @@ fn new_app(
     app_spec: &AppSpec,
     at: &str,
     voice_interval_ns: Option<u64>,
-    first: u32,
+    first: EndpointId,
     rng: Rng,
 ) -> Result<App, Issue> {
     Ok(match app_spec {

@@ -5,20 +5,20 @@
 //! work it gives the simulator ([`super::limits::Workload`]).
 
 use super::build_app::{add_app, AppFlow};
-use super::build_interfaces::Network;
+use super::build_interfaces::Interfaces;
 use super::build_routes::Routes;
 use super::build_tunnels::{crossing, path_mtu_bytes};
 use super::flow_spec::FlowSpec;
 use super::limits::Workload;
 use crate::config::error::Issue;
 use crate::engine::Rng;
+use crate::ids::{FlowId, NodeId, PortId, SourceId, Table};
 use crate::measure::FlowStats;
 use crate::net::port::PortConfig;
 use crate::net::routing::PathError;
 use crate::packet::{protocol, Packet, ECT_0};
 use crate::scenario::spec::ScenarioSpec;
-use crate::sim::{AppSetup, Echo, FlowInfo, RunInfo};
-use crate::tcp::TcpStack;
+use crate::sim::{AppSetup, Echo, FlowInfo, RunInfo, Sink};
 use crate::time::{SimTime, NS_PER_S};
 use crate::traffic::pattern::{PatternEnv, PatternSpec};
 use crate::traffic::source::{DEFAULT_DST_PORT, DEFAULT_SRC_PORT_BASE};
@@ -32,7 +32,7 @@ const MAX_COPIES: u32 = 10_000;
 /// What the flows stage builds on.
 pub(super) struct Context<'a> {
     pub(super) spec: &'a ScenarioSpec,
-    pub(super) network: &'a Network,
+    pub(super) interfaces: &'a Interfaces,
     pub(super) routes: &'a Routes,
     pub(super) run: &'a RunInfo,
     /// Gaps longer than this do not count as jitter, ns.
@@ -44,21 +44,21 @@ pub(super) struct Context<'a> {
 /// The traffic: sources (each with its first emission time), flow rows with their
 /// statistics, applications, and the work they give the simulator.
 pub(super) struct Traffic {
-    pub(super) sources: Vec<(Source, SimTime)>,
-    pub(super) flows: Vec<FlowInfo>,
-    pub(super) flow_stats: Vec<FlowStats>,
+    pub(super) sources: Table<SourceId, (Source, SimTime)>,
+    pub(super) flows: Table<FlowId, FlowInfo>,
+    pub(super) flow_stats: Table<FlowId, FlowStats>,
     pub(super) apps: AppSetup,
     pub(super) work: Workload,
 }
 
 /// Where a flow goes and when it sends.
 struct Route {
-    from: u32,
-    to: u32,
+    from: NodeId,
+    to: NodeId,
     /// The ports it crosses, in order.
-    path: Vec<u32>,
+    path: Vec<PortId>,
     /// The slowest port on the path.
-    bottleneck_port: u32,
+    bottleneck_port: PortId,
     start_ns: u64,
     stop_ns: u64,
 }
@@ -66,10 +66,10 @@ struct Route {
 /// Builds the flows of `cx.spec.traffic`, in order.
 pub(super) fn flows(cx: &Context) -> Result<Traffic, Issue> {
     let mut traffic = Traffic {
-        sources: Vec::new(),
-        flows: Vec::new(),
-        flow_stats: Vec::new(),
-        apps: AppSetup { stack: TcpStack::default(), apps: Vec::new(), starts: Vec::new(), info: Vec::new() },
+        sources: Table::new(),
+        flows: Table::new(),
+        flow_stats: Table::new(),
+        apps: AppSetup::default(),
         work: Workload::default(),
     };
     let entries = expand_copies(&cx.spec.traffic)?;
@@ -88,7 +88,7 @@ pub(super) fn flows(cx: &Context) -> Result<Traffic, Issue> {
             ));
         }
         let route = route(cx, flow, &at)?;
-        let template = template(cx, flow, &route, traffic.flows.len() as u32, default_src_port);
+        let template = template(cx, flow, &route, traffic.flows.next_key(), default_src_port);
         match (&flow.pattern, &flow.app) {
             (Some(pattern), None) => add_open_loop(cx, &mut traffic, flow, &at, &route, template, pattern)?,
             (None, Some(_)) if flow.phase.is_some() => {
@@ -120,8 +120,8 @@ pub(super) fn flows(cx: &Context) -> Result<Traffic, Issue> {
 
 /// The route and active time of `flow` (traffic entry at key path `at`).
 fn route(cx: &Context, flow: &FlowSpec, at: &str) -> Result<Route, Issue> {
-    let nodes = &cx.network.nodes;
-    let ports = &cx.network.port_configs;
+    let nodes = &cx.interfaces.nodes;
+    let ports = &cx.interfaces.port_configs;
     let from = nodes.index(&flow.from, format!("{at}.from"))?;
     let to = nodes.index(&flow.to, format!("{at}.to"))?;
     if from == to {
@@ -144,8 +144,7 @@ fn route(cx: &Context, flow: &FlowSpec, at: &str) -> Result<Route, Issue> {
         )
         .hint("fix topology.routes so that each hop gets closer to the destination"),
     })?;
-    let bottleneck_port =
-        *path.iter().min_by_key(|&&p| ports[p as usize].rate_bps).expect("a path has a port");
+    let bottleneck_port = *path.iter().min_by_key(|&&p| ports[p].rate_bps).expect("a path has a port");
     let start_ns = flow.start.map_or(0, |s| s.0);
     let stop_ns = flow.stop.map_or(cx.run.end.0, |s| s.0);
     if start_ns >= stop_ns {
@@ -155,16 +154,16 @@ fn route(cx: &Context, flow: &FlowSpec, at: &str) -> Result<Route, Issue> {
 }
 
 /// The header of the packets of `flow`, the flow row `row`; its size is set later.
-fn template(cx: &Context, flow: &FlowSpec, route: &Route, row: u32, default_src_port: u16) -> Packet {
-    let nodes = &cx.network.nodes.list;
+fn template(cx: &Context, flow: &FlowSpec, route: &Route, row: FlowId, default_src_port: u16) -> Packet {
+    let nodes = &cx.interfaces.nodes.list;
     Packet {
         id: 0,
         created: SimTime::ZERO,
         flow: row,
         dst_node: route.to,
         size_bytes: 0,
-        src_addr: nodes[route.from as usize].address,
-        dst_addr: nodes[route.to as usize].address,
+        src_addr: nodes[route.from].address,
+        dst_addr: nodes[route.to].address,
         src_port: flow.src_port.unwrap_or(default_src_port),
         dst_port: flow.dst_port.unwrap_or(DEFAULT_DST_PORT),
         protocol: flow.protocol.map_or(protocol::UDP, |p| p.0),
@@ -180,8 +179,8 @@ fn template(cx: &Context, flow: &FlowSpec, route: &Route, row: u32, default_src_
 }
 
 /// The rates of the ports `hops`, bit/s.
-fn rates_bps<'a>(hops: &'a [u32], ports: &'a [PortConfig]) -> impl Iterator<Item = u64> + 'a {
-    hops.iter().map(|&p| ports[p as usize].rate_bps)
+fn rates_bps<'a>(hops: &'a [PortId], ports: &'a Table<PortId, PortConfig>) -> impl Iterator<Item = u64> + 'a {
+    hops.iter().map(|&p| ports[p].rate_bps)
 }
 
 /// Adds the application of `flow` (traffic entry at key path `at`): its TCP connections
@@ -194,7 +193,7 @@ fn add_app_flow(
     route: &Route,
     template: Packet,
 ) -> Result<(), Issue> {
-    let ports = &cx.network.port_configs;
+    let ports = &cx.interfaces.port_configs;
     let (tunnels, tunnel_specs) = (&cx.routes.tunnels, &cx.spec.topology.tunnels);
     let Route { from, to, ref path, bottleneck_port, start_ns, .. } = *route;
     let reverse = cx.routes.table.path(to, from, &cx.routes.edges).map_err(|_| {
@@ -208,7 +207,7 @@ fn add_app_flow(
     let there_bytes = path_mtu_bytes(tunnels, there.as_ref(), path, ports);
     let mtu_bytes = there_bytes.min(path_mtu_bytes(tunnels, back.as_ref(), &reverse, ports));
     // Data at the bottleneck rate one way, an acknowledgement per two segments back.
-    let bottleneck_bps = ports[bottleneck_port as usize].rate_bps;
+    let bottleneck_bps = ports[bottleneck_port].rate_bps;
     let active_s = (cx.run.end.0.saturating_sub(start_ns)) as f64 / NS_PER_S as f64;
     let segments_per_s = bottleneck_bps as f64 / (mtu_bytes as f64 * 8.0);
     let segment_bits = mtu_bytes as f64 * 8.0;
@@ -239,14 +238,14 @@ fn add_open_loop(
     template: Packet,
     pattern_spec: &PatternSpec,
 ) -> Result<(), Issue> {
-    let ports = &cx.network.port_configs;
+    let ports = &cx.interfaces.port_configs;
     let (tunnels, tunnel_specs) = (&cx.routes.tunnels, &cx.spec.topology.tunnels);
     let Route { from, to, ref path, bottleneck_port, start_ns, stop_ns } = *route;
     if flow.tcp.is_some() {
         return Err(Issue::at(format!("{at}.tcp"), "`tcp` configures the connections of an `app`")
             .hint("open-loop traffic is not congestion-controlled; use `app: {kind: bulk}` for TCP"));
     }
-    let env = PatternEnv { bottleneck_bps: ports[bottleneck_port as usize].rate_bps, base_dir: cx.base_dir };
+    let env = PatternEnv { bottleneck_bps: ports[bottleneck_port].rate_bps, base_dir: cx.base_dir };
     let pattern = pattern_spec.compile(&format!("{at}.pattern"), &env)?;
     let tunnel = crossing(tunnels, tunnel_specs, &flow.name, from, path, ports, at)?;
     if let Some(c) = &tunnel {
@@ -262,8 +261,8 @@ fn add_open_loop(
             .hint("IP fragmentation is not modelled: use smaller packets, or raise the `mtu` of the links inside the tunnel"));
         }
     }
-    if let Some(&p) = path.iter().find(|&&p| pattern.size_bytes > ports[p as usize].mtu_bytes) {
-        let port = &ports[p as usize];
+    if let Some(&p) = path.iter().find(|&&p| pattern.size_bytes > ports[p].mtu_bytes) {
+        let port = &ports[p];
         return Err(Issue::at(
             format!("{at}.pattern"),
             format!("{} B packets exceed the {} B MTU of {}", pattern.size_bytes, port.mtu_bytes, port.name),
@@ -305,8 +304,7 @@ fn add_open_loop(
         size_bytes: pattern.size_bytes,
         bottleneck_port,
         template,
-        echo: None,
-        voice_app: None,
+        sink: Sink::Counted,
         codec: pattern_spec.codec(),
     });
     traffic.flow_stats.push(FlowStats::new(pattern.nominal_interval_ns, cx.gap_threshold_ns));
@@ -336,7 +334,7 @@ fn add_echo(
         return Err(Issue::at(format!("{at}.name"), format!("`{name}` is already a flow name"))
             .hint("the reflected packets of a flow are reported under its name + `.echo`"));
     }
-    let echo_flow = flows.len() as u32;
+    let echo_flow = flows.next_key();
     let t = forward.template;
     let template = Packet {
         flow: echo_flow,
@@ -347,18 +345,17 @@ fn add_echo(
         dst_port: t.src_port,
         ..t
     };
-    let ports = &cx.network.port_configs;
-    let bottleneck_port =
-        *reverse.iter().min_by_key(|&&p| ports[p as usize].rate_bps).expect("a path has a port");
-    flows.last_mut().expect("the flow was just added").echo =
-        Some(Echo { flow: echo_flow, first_port: reverse[0] });
+    let ports = &cx.interfaces.port_configs;
+    let bottleneck_port = *reverse.iter().min_by_key(|&&p| ports[p].rate_bps).expect("a path has a port");
+    flows.last_mut().expect("the flow was just added").sink =
+        Sink::Echo(Echo { flow: echo_flow, first_port: reverse[0] });
     flows.push(FlowInfo {
         name,
         from: forward.to,
         to: forward.from,
         bottleneck_port,
         template,
-        echo: None,
+        sink: Sink::Counted,
         codec: None,
         ..forward
     });

@@ -15,6 +15,7 @@ use crate::condition::{Conditioner, ConditionerSpec};
 use crate::config::error::{join_path, Issue};
 use crate::config::suggest::nearest;
 use crate::engine::Rng;
+use crate::ids::{NodeId, PortId, Table};
 use crate::net::lfi::{Lfi, LfiSpec};
 use crate::net::link_loss::LinkLoss;
 use crate::net::pcap::CapturePlan;
@@ -28,14 +29,14 @@ use std::path::Path;
 const NOMINAL_BANDWIDTH_BPS: u64 = 1_000_000_000;
 
 /// The network with every interface configured: what the later stages build on.
-pub(super) struct Network {
+pub(super) struct Interfaces {
     pub(super) nodes: Nodes,
     /// Each port's static facts, the interface's transmit ring and bandwidth applied.
-    pub(super) port_configs: Vec<PortConfig>,
+    pub(super) port_configs: Table<PortId, PortConfig>,
     /// What each port is built from.
-    pub(super) ports: Vec<PortSetup>,
+    pub(super) ports: Table<PortId, PortSetup>,
     /// The observation points of `measure.at`: `None` for end to end, else the port.
-    pub(super) points: Vec<Option<usize>>,
+    pub(super) points: Vec<Option<PortId>>,
     /// How many ports are observed hops.
     pub(super) observed_hops: usize,
     /// What `measure.pcap` captures.
@@ -72,12 +73,12 @@ pub(super) fn interfaces(
     topology: Topology,
     run: &RunInfo,
     base_dir: &Path,
-) -> Result<Network, Issue> {
+) -> Result<Interfaces, Issue> {
     let Topology { nodes, ports: mut port_configs, directions } = topology;
-    let mut observed = vec![false; port_configs.len()];
+    let mut observed: Table<PortId, bool> = vec![false; port_configs.len()].into();
     let points = observation_points(&spec.measure, &port_configs, &mut observed)?;
     let capture = capture_plan(&spec.measure, &port_configs)?;
-    let mut settings = vec![Settings::default(); port_configs.len()];
+    let mut settings: Table<PortId, Settings> = vec![Settings::default(); port_configs.len()].into();
     let mut notes: Vec<String> = Vec::new();
     let (interfaces, ios_origins) = with_router_configs(spec)?;
     for (node, by_peer) in &interfaces {
@@ -100,24 +101,30 @@ pub(super) fn interfaces(
             settings[p].changes = interface.changes.as_slice();
         }
     }
-    let mut ports = Vec::with_capacity(port_configs.len());
-    for (i, config) in port_configs.iter().enumerate() {
+    let mut ports = Table::with_capacity(port_configs.len());
+    for (i, config) in port_configs.iter_enumerated() {
         let observe_slot = match observed[i] {
-            true => observed[..i].iter().filter(|&&o| o).count() as u32,
+            true => observed.iter().take(i.index()).filter(|&&o| o).count() as u32,
             false => NO_HOP,
         };
         let port = PortBuild { config, settings: &settings[i], direction: &directions[i], observe_slot };
         ports.push(build_port(spec, &port, &nodes, run, &ios_origins)?);
     }
     let observed_hops = observed.iter().filter(|&&o| o).count();
-    Ok(Network { nodes, port_configs, ports, points, observed_hops, capture, notes })
+    Ok(Interfaces { nodes, port_configs, ports, points, observed_hops, capture, notes })
 }
 
 /// The port from node `from` to its neighbour `peer`; an error at `at` listing the
 /// neighbours if `peer` is not one.
-fn port_of(nodes: &Nodes, ports: &[PortConfig], from: u32, peer: &str, at: &str) -> Result<usize, Issue> {
+fn port_of(
+    nodes: &Nodes,
+    ports: &Table<PortId, PortConfig>,
+    from: NodeId,
+    peer: &str,
+    at: &str,
+) -> Result<PortId, Issue> {
     let neighbours = || ports.iter().filter(|p| p.node == from).map(|p| nodes.name(p.peer));
-    ports.iter().position(|p| p.node == from && nodes.name(p.peer) == peer).ok_or_else(|| {
+    ports.position(|p| p.node == from && nodes.name(p.peer) == peer).ok_or_else(|| {
         let node = nodes.name(from);
         let listing = neighbours().collect::<Vec<_>>().join(", ");
         let issue = Issue::at(at, format!("`{peer}` is not a neighbour of `{node}`"));

@@ -3,9 +3,10 @@
 //! fifth stage of building a scenario, [`measurement`], completes the flows' statistics and
 //! builds the ΔQ accounting.
 
-use super::build_interfaces::Network;
+use super::build_interfaces::Interfaces;
 use super::flow_spec::belongs;
 use crate::config::error::Issue;
+use crate::ids::{FlowId, PortId, Table};
 use crate::measure::dq::Budget;
 use crate::measure::emodel::{codec_impairment, CodecImpairment};
 use crate::measure::hop_stats::HopStats;
@@ -35,9 +36,9 @@ const OTHER: &str = "other";
 /// port; marks the ports as observed hops.
 pub(crate) fn observation_points(
     measure: &MeasureSpec,
-    ports: &[PortConfig],
-    observed: &mut [bool],
-) -> Result<Vec<Option<usize>>, Issue> {
+    ports: &Table<PortId, PortConfig>,
+    observed: &mut Table<PortId, bool>,
+) -> Result<Vec<Option<PortId>>, Issue> {
     let Some(names) = &measure.at else {
         return Ok(vec![None]);
     };
@@ -51,7 +52,7 @@ pub(crate) fn observation_points(
         let point = if name == END_TO_END {
             None
         } else {
-            let p = ports.iter().position(|p| p.name == *name).ok_or_else(|| {
+            let p = ports.position(|p| p.name == *name).ok_or_else(|| {
                 let known = std::iter::once(END_TO_END).chain(ports.iter().map(|p| p.name.as_str()));
                 Issue::unknown_name(&at, "observation point", name, known)
             })?;
@@ -70,7 +71,10 @@ pub(crate) fn observation_points(
 
 /// The ports and snapshot length `measure.pcap` asks for (every port, 128 bytes, without
 /// it).
-pub(crate) fn capture_plan(measure: &MeasureSpec, ports: &[PortConfig]) -> Result<CapturePlan, Issue> {
+pub(crate) fn capture_plan(
+    measure: &MeasureSpec,
+    ports: &Table<PortId, PortConfig>,
+) -> Result<CapturePlan, Issue> {
     let spec = measure.pcap.clone().unwrap_or_default();
     let snap_bytes = spec.snap_length.unwrap_or(DEFAULT_SNAP_BYTES);
     if !(1..=MAX_SNAP_BYTES).contains(&snap_bytes) {
@@ -81,7 +85,7 @@ pub(crate) fn capture_plan(measure: &MeasureSpec, ports: &[PortConfig]) -> Resul
         .hint(format!("write a byte count from 1 to {MAX_SNAP_BYTES}; 128 keeps every header")));
     }
     let Some(names) = spec.points else {
-        return Ok(CapturePlan { ports: (0..ports.len() as u32).collect(), snap_bytes });
+        return Ok(CapturePlan { ports: ports.keys().collect(), snap_bytes });
     };
     if names.is_empty() {
         return Err(Issue::at("measure.pcap.points", "no port to capture")
@@ -90,10 +94,9 @@ pub(crate) fn capture_plan(measure: &MeasureSpec, ports: &[PortConfig]) -> Resul
     let mut captured = Vec::with_capacity(names.len());
     for (k, name) in names.iter().enumerate() {
         let at = format!("measure.pcap.points[{k}]");
-        let p =
-            ports.iter().position(|p| p.name == *name).ok_or_else(|| {
-                Issue::unknown_name(&at, "port", name, ports.iter().map(|p| p.name.as_str()))
-            })? as u32;
+        let p = ports
+            .position(|p| p.name == *name)
+            .ok_or_else(|| Issue::unknown_name(&at, "port", name, ports.iter().map(|p| p.name.as_str())))?;
         if captured.contains(&p) {
             return Err(Issue::at(at, format!("`{name}` is listed twice")).hint("list each port once"));
         }
@@ -148,10 +151,10 @@ fn per_hop_share(end_to_end: Budget, hops: u32) -> Budget {
 /// Builds the ΔQ accounting: `None` when the scenario asks for none.
 fn build_quality(
     measure: &MeasureSpec,
-    points: &[Option<usize>],
+    points: &[Option<PortId>],
     traffic: &[FlowSpec],
-    flows: &[FlowInfo],
-    ports: &[PortSetup],
+    flows: &Table<FlowId, FlowInfo>,
+    ports: &Table<PortId, PortSetup>,
     hop_slots: usize,
 ) -> Result<Option<Box<Quality>>, Issue> {
     let asked = !measure.budgets.is_empty()
@@ -163,8 +166,7 @@ fn build_quality(
         return Ok(None);
     }
     let (apps, flow_app) = applications(measure, traffic, flows)?;
-    let Some(bottleneck) =
-        flows.iter().map(|f| &ports[f.bottleneck_port as usize].config).min_by_key(|c| c.rate_bps)
+    let Some(bottleneck) = flows.iter().map(|f| &ports[f.bottleneck_port].config).min_by_key(|c| c.rate_bps)
     else {
         return Ok(None); // no traffic, nothing to account
     };
@@ -199,8 +201,8 @@ fn build_quality(
 fn applications(
     measure: &MeasureSpec,
     traffic: &[FlowSpec],
-    flows: &[FlowInfo],
-) -> Result<(Vec<Application>, Vec<u32>), Issue> {
+    flows: &Table<FlowId, FlowInfo>,
+) -> Result<(Vec<Application>, Table<FlowId, u32>), Issue> {
     let mut apps: Vec<Application> = Vec::new();
     // Traffic entry name -> application.
     let mut entry_app: Vec<(&str, u32)> = Vec::new();
@@ -267,7 +269,7 @@ fn applications(
         entry_app.push((name, apps.len() as u32));
         apps.push(Application { name: name.clone(), budgets: None });
     }
-    let mut flow_app = Vec::with_capacity(flows.len());
+    let mut flow_app = Table::with_capacity(flows.len());
     for info in flows {
         // A row named itself wins over the traffic entry it comes from.
         let named = |wanted: &str| entry_app.iter().find(|(name, _)| *name == wanted).map(|(_, app)| *app);
@@ -314,8 +316,8 @@ fn interval_lengths_ns(measure: &MeasureSpec) -> Result<Vec<u64>, Issue> {
 fn attach_voice(
     measure: &MeasureSpec,
     traffic: &[FlowSpec],
-    flows: &[FlowInfo],
-    stats: &mut [FlowStats],
+    flows: &Table<FlowId, FlowInfo>,
+    stats: &mut Table<FlowId, FlowStats>,
     silence_ns: u64,
 ) -> Result<Vec<String>, Issue> {
     let voice = measure.voice.clone().unwrap_or_default();
@@ -346,10 +348,10 @@ fn attach_voice(
         listed.push((entry.flow.as_str(), entry.codec, impairment, at));
     }
     // Probe replies reflect a flow; they are not a second call.
-    let replies: Vec<u32> = flows.iter().filter_map(|f| f.echo.map(|e| e.flow)).collect();
+    let replies: Vec<FlowId> = flows.iter().filter_map(|f| f.echo().map(|e| e.flow)).collect();
     let mut notes = Vec::new();
-    for (row, (info, flow_stats)) in flows.iter().zip(stats.iter_mut()).enumerate() {
-        if replies.contains(&(row as u32)) {
+    for ((row, info), flow_stats) in flows.iter_enumerated().zip(stats.iter_mut()) {
+        if replies.contains(&row) {
             continue;
         }
         let entry = entry_of(&info.name, traffic);
@@ -395,27 +397,27 @@ fn series_length_ns(measure: &MeasureSpec) -> Result<Option<u64>, Issue> {
 /// quality, series), the ΔQ accounting, notes on voice flows that cannot be rated, and the
 /// length of the per-interval series of the ports' classes.
 pub(super) struct Measurement {
-    pub(super) flow_stats: Vec<FlowStats>,
+    pub(super) flow_stats: Table<FlowId, FlowStats>,
     pub(super) quality: Option<Box<Quality>>,
     pub(super) notes: Vec<String>,
     pub(super) class_series_ns: Option<u64>,
 }
 
-/// Completes the statistics `flow_stats` of the rows `flows` of `network` for what
-/// `measure` asks; gaps longer than `silence_ns` end a talk spurt of a voice flow.
+/// Completes the statistics `flow_stats` of the rows `flows` crossing `interfaces` for
+/// what `measure` asks; gaps longer than `silence_ns` end a talk spurt of a voice flow.
 pub(super) fn measurement(
     measure: &MeasureSpec,
     traffic: &[FlowSpec],
-    network: &Network,
-    flows: &[FlowInfo],
-    mut flow_stats: Vec<FlowStats>,
+    interfaces: &Interfaces,
+    flows: &Table<FlowId, FlowInfo>,
+    mut flow_stats: Table<FlowId, FlowStats>,
     silence_ns: u64,
 ) -> Result<Measurement, Issue> {
-    let hop_slots = network.observed_hops;
+    let hop_slots = interfaces.observed_hops;
     for stats in &mut flow_stats {
         stats.hops = vec![HopStats::default(); hop_slots];
     }
-    let quality = build_quality(measure, &network.points, traffic, flows, &network.ports, hop_slots)?;
+    let quality = build_quality(measure, &interfaces.points, traffic, flows, &interfaces.ports, hop_slots)?;
     let notes = attach_voice(measure, traffic, flows, &mut flow_stats, silence_ns)?;
     let class_series_ns = series_length_ns(measure)?;
     if let Some(length_ns) = class_series_ns {

@@ -8,6 +8,7 @@ use super::build::check_name;
 use super::spec::{RateChangeSpec, ScenarioSpec};
 use crate::classify::matcher::{format_ipv4, parse_ipv4};
 use crate::config::error::{join_path, Issue};
+use crate::ids::{NodeId, PortId, Table};
 use crate::net::l2::{L2Framing, L2Overhead};
 use crate::net::link_loss::LossSpec;
 use crate::net::port::{PortConfig, DEFAULT_TX_RING_PACKETS};
@@ -27,14 +28,14 @@ const DEFAULT_L2: L2Overhead = L2Overhead(18, L2Framing::Ethernet);
 
 /// The scenario's nodes, in name order, with the index of each name.
 pub(super) struct Nodes {
-    pub(super) list: Vec<Node>,
-    by_name: BTreeMap<String, u32>,
+    pub(super) list: Table<NodeId, Node>,
+    by_name: BTreeMap<String, NodeId>,
 }
 
 impl Nodes {
     /// The index of the node called `name`; an error at `at` naming the known nodes if
     /// there is none.
-    pub(super) fn index(&self, name: &str, at: String) -> Result<u32, Issue> {
+    pub(super) fn index(&self, name: &str, at: String) -> Result<NodeId, Issue> {
         self.by_name
             .get(name)
             .copied()
@@ -43,12 +44,12 @@ impl Nodes {
 
     /// The address of the node called `name`, if there is one.
     pub(super) fn address(&self, name: &str) -> Option<u32> {
-        self.by_name.get(name).map(|&i| self.list[i as usize].address)
+        self.by_name.get(name).map(|&i| self.list[i].address)
     }
 
     /// The name of node `index`.
-    pub(super) fn name(&self, index: u32) -> &str {
-        &self.list[index as usize].name
+    pub(super) fn name(&self, node: NodeId) -> &str {
+        &self.list[node].name
     }
 }
 
@@ -64,8 +65,8 @@ pub(super) struct Direction {
 /// facts and what its link does to it during the run.
 pub(super) struct Topology {
     pub(super) nodes: Nodes,
-    pub(super) ports: Vec<PortConfig>,
-    pub(super) directions: Vec<Direction>,
+    pub(super) ports: Table<PortId, PortConfig>,
+    pub(super) directions: Table<PortId, Direction>,
 }
 
 /// The nodes of `spec`, with their addresses (`10.0.x.y` in name order when not given).
@@ -74,7 +75,7 @@ pub(super) fn nodes(spec: &ScenarioSpec) -> Result<Nodes, Issue> {
         return Err(Issue::at("topology.nodes", "no nodes")
             .hint("define the nodes under `topology.nodes`, e.g. `a: {kind: host}`"));
     }
-    let mut list = Vec::new();
+    let mut list = Table::new();
     let mut by_name = BTreeMap::new();
     for (i, (name, node)) in spec.topology.nodes.iter().enumerate() {
         let at = format!("topology.nodes.{name}");
@@ -92,8 +93,8 @@ pub(super) fn nodes(spec: &ScenarioSpec) -> Result<Nodes, Issue> {
                 format!("address {} is also used by `{}`", format_ipv4(address), other.name),
             ));
         }
-        by_name.insert(name.clone(), i as u32);
-        list.push(Node { name: name.clone(), kind: node.kind, address });
+        let id = list.push_and_get_key(Node { name: name.clone(), kind: node.kind, address });
+        by_name.insert(name.clone(), id);
     }
     Ok(Nodes { list, by_name })
 }
@@ -101,8 +102,8 @@ pub(super) fn nodes(spec: &ScenarioSpec) -> Result<Nodes, Issue> {
 /// The links of `spec` between `nodes`, as two ports each; trace files are read from
 /// `base_dir`.
 pub(super) fn links(spec: &ScenarioSpec, nodes: Nodes, base_dir: &Path) -> Result<Topology, Issue> {
-    let mut ports = Vec::new();
-    let mut directions = Vec::new();
+    let mut ports = Table::new();
+    let mut directions = Table::new();
     for (i, link) in spec.topology.links.iter().enumerate() {
         let at = format!("topology.links[{i}]");
         let a = nodes.index(&link.between[0], format!("{at}.between[0]"))?;

@@ -3,6 +3,7 @@
 
 use super::flow_spec::belongs;
 use crate::config::error::Issue;
+use crate::ids::{FlowId, PortId, Table};
 use crate::measure::spec::{TraceSpec, END_TO_END};
 use crate::measure::trace::TraceSetup;
 use crate::net::port::Port;
@@ -12,8 +13,8 @@ use crate::sim::{trace_of_everything, FlowInfo};
 /// The trace `spec` asks for.
 pub(crate) fn trace_setup(
     spec: &TraceSpec,
-    ports: &[Port],
-    flows: &[FlowInfo],
+    ports: &Table<PortId, Port>,
+    flows: &Table<FlowId, FlowInfo>,
     traffic: &[FlowSpec],
 ) -> Result<TraceSetup, Issue> {
     let mut setup = trace_of_everything(ports, flows);
@@ -37,7 +38,7 @@ pub(crate) fn trace_setup(
                 setup.deliveries = true;
                 continue;
             }
-            let p = ports.iter().position(|p| p.config.name == *name).ok_or_else(|| {
+            let p = ports.position(|p| p.config.name == *name).ok_or_else(|| {
                 let known = std::iter::once(END_TO_END).chain(ports.iter().map(|p| p.config.name.as_str()));
                 Issue::unknown_name(&at, "trace point", name, known)
             })?;
@@ -52,7 +53,7 @@ pub(crate) fn trace_setup(
         setup.flows.fill(false);
         for (k, name) in names.iter().enumerate() {
             let mut found = false;
-            for (f, info) in flows.iter().enumerate() {
+            for (f, info) in flows.iter_enumerated() {
                 if belongs(&info.name, name) {
                     setup.flows[f] = true;
                     found = true;

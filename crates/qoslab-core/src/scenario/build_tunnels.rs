@@ -8,16 +8,18 @@ use super::build_routes::Routes;
 use super::flow_spec::belongs;
 use super::spec::ScenarioSpec;
 use crate::config::error::Issue;
+use crate::ids::{FlowId, NodeId, PortId, Table};
 use crate::net::port::PortConfig;
 use crate::net::tunnel::{FlowTunnel, Tunnel, TunnelSpec};
+use crate::packet::Packet;
 use crate::sim::FlowInfo;
 
 /// The tunnels of `specs`, with `node_index` resolving (and checking) end names and
 /// `address` giving a node's address.
 pub(super) fn build_tunnels(
     specs: &[TunnelSpec],
-    node_index: &dyn Fn(&str, String) -> Result<u32, Issue>,
-    address: &dyn Fn(u32) -> u32,
+    node_index: &dyn Fn(&str, String) -> Result<NodeId, Issue>,
+    address: &dyn Fn(NodeId) -> u32,
 ) -> Result<Vec<Tunnel>, Issue> {
     let mut tunnels: Vec<Tunnel> = Vec::with_capacity(specs.len());
     for (i, spec) in specs.iter().enumerate() {
@@ -39,18 +41,18 @@ pub(super) fn crossing(
     tunnels: &[Tunnel],
     specs: &[TunnelSpec],
     row: &str,
-    from: u32,
-    path: &[u32],
-    ports: &[PortConfig],
+    from: NodeId,
+    path: &[PortId],
+    ports: &Table<PortId, PortConfig>,
     at: &str,
 ) -> Result<Option<FlowTunnel>, Issue> {
-    let nodes: Vec<u32> = std::iter::once(from).chain(path.iter().map(|&p| ports[p as usize].peer)).collect();
+    let nodes: Vec<NodeId> = std::iter::once(from).chain(path.iter().map(|&p| ports[p].peer)).collect();
     let mut found: Option<(usize, FlowTunnel)> = None;
     for (t, (tunnel, spec)) in tunnels.iter().zip(specs).enumerate() {
         if spec.flows.as_ref().is_some_and(|names| !names.iter().any(|n| belongs(row, n))) {
             continue;
         }
-        let position = |node: u32| nodes.iter().position(|&n| n == node);
+        let position = |node: NodeId| nodes.iter().position(|&n| n == node);
         let (Some(x), Some(y)) = (position(tunnel.ends[0]), position(tunnel.ends[1])) else {
             continue;
         };
@@ -74,13 +76,13 @@ pub(super) fn crossing(
 pub(super) fn path_mtu_bytes(
     tunnels: &[Tunnel],
     crossing: Option<&FlowTunnel>,
-    path: &[u32],
-    ports: &[PortConfig],
+    path: &[PortId],
+    ports: &Table<PortId, PortConfig>,
 ) -> u32 {
     let mut inside = false;
     let mut mtu = u32::MAX;
     for &p in path {
-        let port = &ports[p as usize];
+        let port = &ports[p];
         if let Some(c) = crossing {
             if p == c.entry_port {
                 inside = true;
@@ -99,20 +101,22 @@ pub(super) fn path_mtu_bytes(
 }
 
 /// The tunnel each flow row crosses, if any (all rows, echoes and applications' rows
-/// included); the tunnels' `flows` lists must name traffic entries.
+/// included), with the header of the row's packets; the tunnels' `flows` lists must name
+/// traffic entries.
 pub(super) fn flow_tunnels(
     spec: &ScenarioSpec,
     routes: &Routes,
-    flows: &[FlowInfo],
-    ports: &[PortConfig],
-) -> Result<Vec<Option<FlowTunnel>>, Issue> {
+    flows: &Table<FlowId, FlowInfo>,
+    ports: &Table<PortId, PortConfig>,
+) -> Result<Table<FlowId, Option<(FlowTunnel, Packet)>>, Issue> {
     let specs = &spec.topology.tunnels;
-    let mut crossings = Vec::with_capacity(flows.len());
+    let mut crossings = Table::with_capacity(flows.len());
     for info in flows {
         let path =
             routes.table.path(info.from, info.to, &routes.edges).expect("every row's path was checked");
         let at = "topology.tunnels";
-        crossings.push(crossing(&routes.tunnels, specs, &info.name, info.from, &path, ports, at)?);
+        let crossing = crossing(&routes.tunnels, specs, &info.name, info.from, &path, ports, at)?;
+        crossings.push(crossing.map(|c| (c, info.template)));
     }
     for (i, tunnel) in specs.iter().enumerate() {
         for (k, name) in tunnel.flows.iter().flatten().enumerate() {

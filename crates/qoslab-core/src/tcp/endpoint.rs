@@ -10,6 +10,7 @@
 
 use super::receiver::{AckNeed, Receiver};
 use super::sender::{Ack, Outgoing, Sender};
+use crate::ids::EndpointId;
 use crate::packet::segment::{flags, Segment};
 use crate::time::SimTime;
 
@@ -20,14 +21,14 @@ pub struct Endpoint {
     pub sender: Sender,
     /// The receiving half.
     pub receiver: Receiver,
-    /// The other end's index.
-    pub peer: u32,
+    /// The other end.
+    pub peer: EndpointId,
     /// The current connection's number (endpoints are reused by successive connections).
     pub incarnation: u32,
 }
 
 /// Turns the sender's `Outgoing` into a full segment with the receiver's ACK fields.
-fn stamp(outgoing: Outgoing, receiver: &mut Receiver, peer: u32, incarnation: u32) -> Segment {
+fn stamp(outgoing: Outgoing, receiver: &mut Receiver, peer: EndpointId, incarnation: u32) -> Segment {
     let mut segment_flags = outgoing.flags;
     let mut ack = 0;
     if receiver.syn_received() {
@@ -141,7 +142,12 @@ mod tests {
                 peer,
                 incarnation: 0,
             };
-            Wire { ends: [end(1), end(0)], in_flight: Vec::new(), log: Vec::new(), delay_ns: delay_ms * MS }
+            Wire {
+                ends: [end(EndpointId(1)), end(EndpointId(0))],
+                in_flight: Vec::new(),
+                log: Vec::new(),
+                delay_ns: delay_ms * MS,
+            }
         }
 
         /// As `new`, both ends using SACK.
@@ -199,7 +205,7 @@ mod tests {
                 if arrival == Some(next) {
                     let i = self.in_flight.iter().position(|(t, _)| *t == next).unwrap();
                     let (_, segment) = self.in_flight.remove(i);
-                    let to = segment.to_endpoint as usize;
+                    let to = segment.to_endpoint.index();
                     self.ends[to].on_segment(&segment, SimTime(next), &mut out);
                     self.send(to as u32, next, &mut out, &mut drop);
                 } else {
@@ -320,7 +326,7 @@ mod tests {
         // Stop before the dup ACKs arrive and look at what is in flight from the server.
         w.run(30, |r, earlier| r.1 == 0 && (r.2 == 2001 || r.2 == 6001) && earlier == 0);
         for (_, segment) in &w.in_flight {
-            if segment.to_endpoint == 0 && !segment.sack.is_empty() {
+            if segment.to_endpoint == EndpointId(0) && !segment.sack.is_empty() {
                 blocks.push(segment.sack.ranges(segment.ack).collect::<Vec<_>>());
             }
         }

@@ -211,7 +211,7 @@ mod tests {
 
     fn seg(seq: u64, payload_bytes: u32, flags: u8) -> Segment {
         Segment {
-            to_endpoint: 0,
+            to_endpoint: crate::ids::EndpointId(0),
             incarnation: 0,
             seq,
             ack: 0,

@@ -12,6 +12,7 @@ use super::congestion::CongestionControl;
 use super::endpoint::Endpoint;
 use super::receiver::{DelayedAck, Receiver};
 use super::sender::Sender;
+use crate::ids::{AppId, EndpointId, PortId, Table};
 use crate::packet::segment::Segment;
 use crate::packet::Packet;
 use crate::time::SimTime;
@@ -37,7 +38,7 @@ pub struct TcpConfig {
 
 impl TcpConfig {
     /// A fresh endpoint with this configuration, talking to `peer`.
-    fn endpoint(&self, peer: u32, incarnation: u32) -> Endpoint {
+    fn endpoint(&self, peer: EndpointId, incarnation: u32) -> Endpoint {
         let mut sender = Sender::new(
             self.congestion_control,
             self.mss_bytes,
@@ -61,11 +62,11 @@ pub struct EndpointSlot {
     /// Its configuration.
     pub config: TcpConfig,
     /// The port its segments leave by.
-    pub first_port: u32,
+    pub first_port: PortId,
     /// Header fields of its packets (flow, addresses, ports, DSCP).
     pub template: Packet,
     /// The application that owns it.
-    pub app: u32,
+    pub app: AppId,
     /// When its timer event is scheduled, if it is.
     pub timer_at: Option<SimTime>,
 }
@@ -74,7 +75,7 @@ pub struct EndpointSlot {
 #[derive(Clone, Debug, Default)]
 pub struct TcpStack {
     /// The endpoints, in connection pairs.
-    pub slots: Vec<EndpointSlot>,
+    pub slots: Table<EndpointId, EndpointSlot>,
     /// Segments waiting to be sent (drained by the simulation after each step).
     pub out: Vec<Segment>,
 }
@@ -82,12 +83,12 @@ pub struct TcpStack {
 impl TcpStack {
     /// Adds a connection between two endpoints; returns the index of the first (the one
     /// that opens it).
-    pub fn add_pair(&mut self, config: TcpConfig, ends: [(u32, Packet); 2], app: u32) -> u32 {
-        let first = self.slots.len() as u32;
-        for (k, (first_port, template)) in ends.into_iter().enumerate() {
-            let peer = first + 1 - k as u32;
+    pub fn add_pair(&mut self, config: TcpConfig, ends: [(PortId, Packet); 2], app: AppId) -> EndpointId {
+        let first = self.slots.next_key();
+        for (first_port, template) in ends {
+            let e = self.slots.next_key();
             self.slots.push(EndpointSlot {
-                endpoint: config.endpoint(peer, 0),
+                endpoint: config.endpoint(e.peer(), 0),
                 config,
                 first_port,
                 template,
@@ -100,9 +101,9 @@ impl TcpStack {
 
     /// Starts a new connection on the pair whose first endpoint is `first`: fresh state,
     /// the counters kept.
-    pub fn reset_pair(&mut self, first: u32) {
-        for i in [first, first + 1] {
-            let slot = &mut self.slots[i as usize];
+    pub fn reset_pair(&mut self, first: EndpointId) {
+        for i in [first, first.peer()] {
+            let slot = &mut self.slots[i];
             let old = &slot.endpoint;
             let counters = old.sender.counters.clone();
             slot.endpoint = slot.config.endpoint(old.peer, old.incarnation + 1);

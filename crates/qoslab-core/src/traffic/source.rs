@@ -8,6 +8,7 @@
 
 use super::generator::Generator;
 use crate::engine::Rng;
+use crate::ids::PortId;
 use crate::packet::Packet;
 use crate::time::SimTime;
 
@@ -29,7 +30,7 @@ pub struct Source {
     /// No packet is emitted at or after this instant.
     pub stop: SimTime,
     /// The egress port at the sending node.
-    pub first_port: u32,
+    pub first_port: PortId,
     /// Size of the packet due next, IP bytes.
     pub next_size_bytes: u32,
 }
@@ -45,13 +46,16 @@ impl Source {
     ) -> (Self, SimTime) {
         let first = generator.first(start, start_off, &mut rng);
         let next_size_bytes = generator.size_bytes().unwrap_or(template.size_bytes);
-        (Source { template, generator, rng, stop: SimTime::ZERO, first_port: 0, next_size_bytes }, first)
+        (
+            Source { template, generator, rng, stop: SimTime::ZERO, first_port: PortId(0), next_size_bytes },
+            first,
+        )
     }
 
-    /// The packet emitted at `now` with id `id`.
+    /// The packet emitted at `now` (its id is given as it enters the network).
     #[inline]
-    pub fn packet(&self, id: u64, now: SimTime, counted: bool) -> Packet {
-        Packet { id, created: now, counted, size_bytes: self.next_size_bytes, ..self.template }
+    pub fn packet(&self, now: SimTime, counted: bool) -> Packet {
+        Packet { created: now, counted, size_bytes: self.next_size_bytes, ..self.template }
     }
 
     /// The next emission time after the current one, or `None` once the source stops.

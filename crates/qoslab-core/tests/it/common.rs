@@ -9,6 +9,24 @@ pub fn run_yaml(text: &str, overrides: &[&str]) -> Results {
     sim.finish().unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Checks that `text`, loaded as `case.yaml`, is refused with the error a user must see: at
+/// `key_path`, at `line` of the file when one is given, and with each of `fragments` in the
+/// message as printed. `case` names the case in a failure.
+pub fn assert_refused(case: &str, text: &str, key_path: &str, line: Option<usize>, fragments: &[&str]) {
+    let Err(error) = load(text, "case.yaml", &[], None) else {
+        panic!("{case}: the scenario was accepted");
+    };
+    let shown = error.to_string();
+    assert_eq!(error.key_path, key_path, "{case}: {shown}");
+    if let Some(line) = line {
+        assert_eq!(error.position.map(|p| p.line), Some(line), "{case}: {shown}");
+        assert!(shown.starts_with(&format!("case.yaml:{line}:")), "{case}: {shown}");
+    }
+    for fragment in fragments {
+        assert!(shown.contains(fragment), "{case}: `{fragment}` not in: {shown}");
+    }
+}
+
 /// A scenario of two hosts, `tx` and `rx`, joined by one link (`link`: the link's keys),
 /// with `policy` on `tx`'s output and the `flows` list; `run` is the run mapping.
 pub fn two_hosts(run: &str, link: &str, policy: &str, flows: &str) -> String {

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// The layers, bottom first. A module may import only modules of its own layer or below.
 const LAYERS: &[&[&str]] = &[
     &["config"],
-    &["time", "units"],
+    &["time", "units", "ids"],
     &["engine"],
     &["packet"],
     &["classify"],
