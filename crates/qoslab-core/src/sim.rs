@@ -356,7 +356,7 @@ impl Simulation {
             Event::SourceEmit(i) => {
                 let source = &mut self.sources[i];
                 let packet = source.packet(now, now >= self.run.warmup_end);
-                if let Some(next) = source.next_emission() {
+                if let Some(next) = source.next_emission(now) {
                     env.events.schedule(next, Event::SourceEmit(i));
                 }
                 self.net.emit(packet, source.first_port, &mut env);

@@ -1,5 +1,6 @@
 //! Traffic: open-loop sources (CBR, codec presets, floods, Poisson, ON-OFF, video, traces,
-//! ramps and the studies' presets) and the flows that carry them.
+//! ramps and the studies' presets), the flows that carry them, and the send-timing jitter
+//! of their senders.
 
 pub mod codec;
 pub mod distribution;
@@ -9,6 +10,7 @@ pub mod pattern;
 pub mod phase;
 pub mod presets;
 pub mod ramp;
+pub mod send_jitter;
 pub mod size_dist;
 pub mod source;
 pub mod trace;

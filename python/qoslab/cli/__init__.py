@@ -8,7 +8,18 @@ import sys
 from collections.abc import Sequence
 
 from qoslab import RunError, ScenarioError, __version__
-from qoslab.cli import bench, failure, ios, plot, report, run, schema, sweep, validate
+from qoslab.cli import (
+    bench,
+    failure,
+    ios,
+    plot,
+    report,
+    reproduce,
+    run,
+    schema,
+    sweep,
+    validate,
+)
 from qoslab.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
@@ -18,7 +29,7 @@ from qoslab.cli.common import (
 from qoslab.cli.text import visible
 from qoslab.output import OutputError
 
-COMMANDS = (run, sweep, report, plot, validate, schema, bench, ios, failure)
+COMMANDS = (run, sweep, report, plot, reproduce, validate, schema, bench, ios, failure)
 
 
 def parser() -> argparse.ArgumentParser:

@@ -14,6 +14,17 @@
 //! only acknowledges (TCP's delayed-ACK rules apply). A message completes when it has
 //! reached the server's application, so the apps table's completion times are the
 //! signalling delays, and the TCP counters are the thesis' signalling overhead.
+//!
+//! With `talk: continuous` (the thesis' continuous traffic, §4.2.1) the user talks in one
+//! spurt from the application's start to the end of the run: the opening message is
+//! written as the connection opens, there is no first pause and no closing message, and
+//! nothing is drawn from the random stream.
+//!
+//! The thesis does not describe IP Tone's control protocol (it is proprietary, §2.1), only
+//! counts its TCP packets (Tables 4-2 to 4-9): about 12 in 10 minutes of continuous talk,
+//! about 7 to 9 per ON-OFF talk spurt. This model sends 4 per spurt and none while a
+//! continuous talker talks; `docs/applications.md` gives the numbers and why no keep-alive
+//! or server reply is added.
 
 use super::app_stats::AppStats;
 use super::talk_spurts::TalkSpurts;
@@ -26,7 +37,8 @@ use crate::traffic::distribution::DurationDist;
 use crate::traffic::pattern::CodecParams;
 use crate::units::Size;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
+use std::borrow::Cow;
 use std::collections::VecDeque;
 
 /// Default signalling message, bytes (the IP Tone messages' length in the thesis' trace).
@@ -34,15 +46,52 @@ pub const DEFAULT_MESSAGE_BYTES: u64 = 284;
 /// Default TCP port of the control connection (IP Tone's, from the thesis' access lists).
 pub const DEFAULT_SIGNALLING_PORT: u16 = 8896;
 
+/// How long the user talks at a time.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Talk {
+    /// Talk spurts of these lengths, with pauses between them.
+    Spurts(DurationDist),
+    /// One talk spurt from the application's start to the end of the run.
+    Continuous,
+}
+
+impl<'de> Deserialize<'de> for Talk {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(d)?;
+        if value == "continuous" {
+            return Ok(Talk::Continuous);
+        }
+        let is_text = value.is_string();
+        DurationDist::deserialize(value).map(Talk::Spurts).map_err(|e| {
+            let e = if is_text { format!("neither `continuous` nor a duration: {e}") } else { e.to_string() };
+            serde::de::Error::custom(e)
+        })
+    }
+}
+
+impl JsonSchema for Talk {
+    fn schema_name() -> Cow<'static, str> {
+        "Talk".into()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let spurts = generator.subschema_for::<DurationDist>().to_value();
+        schemars::json_schema!({
+            "description": "`continuous` (one spurt for the whole run) or the lengths of talk spurts",
+            "anyOf": [{"type": "string", "const": "continuous"}, spurts]
+        })
+    }
+}
+
 /// Parameters of a push-to-talk application.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PttParams {
     /// The voice codec of the talk spurts (e.g. `{codec: gsm-fr}`).
     pub voice: CodecParams,
-    /// Talk spurt lengths (default uniform 1 s to 18 s).
-    pub talk: Option<DurationDist>,
-    /// Pauses between spurts (default uniform 1 s to 75 s).
+    /// Talk spurt lengths (default uniform 1 s to 18 s), or `continuous`: the user talks
+    /// from the application's start to the end of the run.
+    pub talk: Option<Talk>,
+    /// Pauses between spurts (default uniform 1 s to 75 s); not with `talk: continuous`.
     pub pause: Option<DurationDist>,
     /// Signalling message size (default 284 B).
     pub message_size: Option<Size>,
@@ -67,7 +116,7 @@ pub struct PttApp {
     pair: EndpointId,
     /// Whether the control connection is open and the voice clock running.
     started: bool,
-    talk: DurationDist,
+    talk: Talk,
     pause: DurationDist,
     interval_ns: u64,
     message_bytes: u64,
@@ -93,7 +142,7 @@ impl PttApp {
         PttApp {
             pair,
             started: false,
-            talk: params.talk.unwrap_or(DurationDist::Uniform(1_000_000_000, 18_000_000_000)),
+            talk: params.talk.unwrap_or(Talk::Spurts(DurationDist::Uniform(1_000_000_000, 18_000_000_000))),
             pause: params.pause.unwrap_or(DurationDist::Uniform(1_000_000_000, 75_000_000_000)),
             interval_ns,
             message_bytes: params.message_size.map_or(DEFAULT_MESSAGE_BYTES, |s| s.0),
@@ -109,8 +158,8 @@ impl PttApp {
     }
 
     /// The application's timer at `now`: the first opens the control connection and sets
-    /// the voice clock to the first spurt's start, after a first pause; the others are the
-    /// voice clock's ticks.
+    /// the voice clock to the first spurt's start, after a first pause (at once for a
+    /// continuous talker); the others are the voice clock's ticks.
     pub fn on_timer(&mut self, stack: &mut TcpStack, now: SimTime, warmup_end: SimTime) -> AppRequest {
         if self.started {
             return self.tick(stack, now, warmup_end);
@@ -120,7 +169,10 @@ impl PttApp {
         let client = &mut slots[self.pair].endpoint;
         client.sender.open();
         client.output(now, out);
-        let first_spurt = now.after(self.pause.sample_ns(&mut self.rng));
+        let first_spurt = match self.talk {
+            Talk::Continuous => now,
+            Talk::Spurts(_) => now.after(self.pause.sample_ns(&mut self.rng)),
+        };
         AppRequest { timer: Some(first_spurt), datagram: false }
     }
 
@@ -142,7 +194,11 @@ impl PttApp {
             }
             Floor::Pause => {
                 self.signal(stack, now, warmup_end);
-                self.floor = Floor::Talk(now.after(self.talk.sample_ns(&mut self.rng)));
+                let until = match self.talk {
+                    Talk::Spurts(talk) => now.after(talk.sample_ns(&mut self.rng)),
+                    Talk::Continuous => SimTime::NEVER,
+                };
+                self.floor = Floor::Talk(until);
                 // Spurts are measured when they start inside the window.
                 self.tracking = now >= warmup_end;
                 if self.tracking {

@@ -5,21 +5,38 @@
 //! towards |D| by a sixteenth each time: J ← J + (|D| − J)/16. Computed in arrival order,
 //! in nanoseconds, in floating point (it is a statistic, not a timing decision).
 //!
-//! **Inter-arrival deviation jitter** (the LMR VoIP thesis' Appendix C analysis script): the
-//! receiver measures the time between successive packets of the flow and compares it with
-//! the nominal sending interval; the absolute difference is that packet's jitter. A
-//! difference larger than a gap threshold (1 s in the thesis) is a silence between talk
-//! spurts, not jitter: it is skipped and the measurement restarts at that packet. The
-//! average is the sum of the deviations divided by the number of packets received (as the
-//! script divides by its voice packet count); the maximum is the largest deviation kept.
+//! **Inter-arrival deviation jitter** (lmr-voip-thesis Appendix C, its TCL analysis script):
+//! the receiver measures the time since the flow's previous packet arrived and compares it
+//! with a reference interval; the absolute difference is that packet's jitter. The script's
+//! reference is a fixed `delta`, the mean time between voice packets measured at the source
+//! (0.197 s for its QoS tests, 0.0982 s for its IP link tests); here it is the flow's nominal
+//! sending interval unless the scenario sets one (`measure.jitter_reference`). A difference
+//! larger than a gap threshold (1 s in the script) is a silence between talk spurts, not
+//! jitter: it is skipped and the measurement restarts at that packet, as the script resets
+//! its accumulated time there. The average is the sum of the deviations kept divided by the
+//! number of packets received — the script counts a voice packet before it tests the
+//! threshold, so the skipped ones and the first are in the divisor; the maximum is the
+//! largest deviation kept.
+//!
+//! The script works on a capture of every packet on the server's LAN, with the time since
+//! the previous captured packet on each line: it adds up those times across the background
+//! and TCP packets in between to get the time since the previous voice packet. Here that
+//! time is the difference of the two arrival times, the same quantity. Two edges differ:
+//! the script's first voice packet is compared with the time since the capture began (here
+//! the first arrival has no deviation), and the capture counts the packets that arrive in
+//! it where qoslab counts those created after the warm-up. Each changes at most one
+//! packet's deviation.
 
 use crate::time::SimTime;
 
 /// Streaming jitter state of one flow.
 #[derive(Clone, Debug, Default)]
 pub struct Jitter {
-    /// Nominal sending interval the deviation is measured against, ns.
+    /// Nominal sending interval of the flow, ns (0 if it has none).
     nominal_interval_ns: u64,
+    /// The interval inter-arrival times are compared with, ns: the nominal interval unless
+    /// the scenario sets another.
+    reference_ns: u64,
     /// Deviations above this are talk-spurt gaps, not jitter, ns.
     gap_threshold_ns: u64,
     last_send: Option<SimTime>,
@@ -33,9 +50,21 @@ pub struct Jitter {
 
 impl Jitter {
     /// A fresh estimator for a flow sending every `nominal_interval_ns` (0 when the flow has
-    /// no nominal interval; the deviation measure then compares against 0).
+    /// no nominal interval; the deviation measure then compares against 0 unless a
+    /// reference is set).
     pub fn new(nominal_interval_ns: u64, gap_threshold_ns: u64) -> Self {
-        Jitter { nominal_interval_ns, gap_threshold_ns, ..Default::default() }
+        Jitter {
+            nominal_interval_ns,
+            reference_ns: nominal_interval_ns,
+            gap_threshold_ns,
+            ..Default::default()
+        }
+    }
+
+    /// Compares inter-arrival times with `reference_ns` instead of the nominal interval (the
+    /// thesis script's fixed `delta`).
+    pub fn set_reference_ns(&mut self, reference_ns: u64) {
+        self.reference_ns = reference_ns;
     }
 
     /// Accounts one arrival of a packet sent at `sent` and received at `received`.
@@ -48,7 +77,7 @@ impl Jitter {
             self.rfc3550_ns += ((d.unsigned_abs() as f64) - self.rfc3550_ns) / 16.0;
 
             let interarrival_ns = received.since(last_arrival);
-            let deviation_ns = interarrival_ns.abs_diff(self.nominal_interval_ns);
+            let deviation_ns = interarrival_ns.abs_diff(self.reference_ns);
             if deviation_ns > self.gap_threshold_ns {
                 self.gaps += 1;
             } else {
@@ -70,7 +99,7 @@ impl Jitter {
         self.rfc3550_ns
     }
 
-    /// Mean absolute deviation from the nominal interval per received packet, ns.
+    /// Mean absolute deviation from the reference interval per received packet, ns.
     pub fn mean_deviation_ns(&self) -> f64 {
         if self.arrivals == 0 {
             0.0
@@ -120,6 +149,23 @@ mod tests {
         // Deviations 10, 10, 10 ms over 4 packets received.
         assert_eq!(j.mean_deviation_ns(), 30e6 / 4.0);
         assert_eq!(j.max_deviation_ns(), 10 * ms);
+    }
+
+    /// The thesis script's fixed `delta`: arrivals at 0, 197, 400, 1600 and 1797 ms against
+    /// a 197 ms reference deviate by 0, 6, 1003 (a silence: skipped, measured afresh from
+    /// there) and 0 ms; the sum, 6 ms, over all 5 packets is 1.2 ms. The nominal interval,
+    /// which the voice analysis uses, stays 200 ms.
+    #[test]
+    fn a_fixed_reference_replaces_the_nominal_interval() {
+        let ms = 1_000_000u64;
+        let mut j = Jitter::new(200 * ms, 1_000 * ms);
+        j.set_reference_ns(197 * ms);
+        for t in [0, 197, 400, 1600, 1797] {
+            j.record(SimTime(t * ms), SimTime(t * ms));
+        }
+        assert_eq!((j.gaps(), j.max_deviation_ns()), (1, 6 * ms));
+        assert_eq!(j.mean_deviation_ns(), 1.2e6);
+        assert_eq!(j.nominal_interval_ns(), 200 * ms);
     }
 
     #[test]

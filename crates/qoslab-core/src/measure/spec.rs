@@ -1,6 +1,7 @@
 //! The scenario's `measure` section: what each application may suffer (its quality budget),
 //! the order in which applications should fail, where ΔQ is measured and over which
-//! intervals, the voice-quality analysis, the per-interval series and the packet capture.
+//! intervals, the voice-quality analysis, the reference intervals of the deviation jitter,
+//! the per-interval series, the packet capture and the per-packet trace.
 
 use crate::config::tagged::kind_enum;
 use crate::traffic::codec::Codec;
@@ -34,6 +35,11 @@ pub struct MeasureSpec {
     pub order_of_failure: Vec<String>,
     /// Voice quality (E-model) of voice flows.
     pub voice: Option<VoiceSpec>,
+    /// Fixed reference intervals of the inter-arrival deviation jitter (`jitter_avg_ms`,
+    /// `jitter_max_ms`), by traffic entry; the entries not listed compare with their nominal
+    /// sending interval.
+    #[serde(default)]
+    pub jitter_reference: Vec<JitterReferenceSpec>,
     /// Per-interval series of every flow, with this interval (e.g. `1s`); no series when
     /// absent.
     pub series: Option<Duration>,
@@ -134,6 +140,18 @@ pub struct VoiceFlowSpec {
     pub ie: Option<f64>,
     /// Packet-loss robustness factor Bpl (default: the codec's G.113 value).
     pub bpl: Option<f64>,
+}
+
+/// The interval a flow's inter-arrival times are compared with.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct JitterReferenceSpec {
+    /// Traffic entry name: covers its copies and their `.echo` rows, and a `ptt`
+    /// application's voice (not its TCP rows).
+    pub flow: String,
+    /// The reference, above zero: the mean time between the flow's packets as measured at
+    /// its source (the lmr-voip-thesis analysis script's `delta`, 0.197 s in its QoS tests).
+    pub interval: Duration,
 }
 
 kind_enum! {

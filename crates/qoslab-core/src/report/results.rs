@@ -183,10 +183,11 @@ record! {
         /// RFC 3550 interarrival jitter after the last arrival; empty below two arrivals.
         #[unit = "ms"]
         pub jitter_rfc3550_ms: Option<f64>,
-        /// Mean deviation of the inter-arrival times from the nominal sending interval.
+        /// Mean deviation of the inter-arrival times from the reference interval: the nominal
+        /// sending interval, or the flow's `measure.jitter_reference`.
         #[unit = "ms"]
         pub jitter_avg_ms: Option<f64>,
-        /// Largest deviation of an inter-arrival time from the nominal sending interval.
+        /// Largest deviation of an inter-arrival time from the reference interval.
         #[unit = "ms"]
         pub jitter_max_ms: Option<f64>,
     }

@@ -3,7 +3,7 @@
 //! and the users' first start times.
 
 use crate::app::bulk::{BulkApp, BulkParams};
-use crate::app::ptt::{PttApp, DEFAULT_SIGNALLING_PORT};
+use crate::app::ptt::{PttApp, PttParams, Talk, DEFAULT_SIGNALLING_PORT};
 use crate::app::request_response::{RequestResponseApp, RequestResponseParams};
 use crate::app::{pair_of, App, AppSpec};
 use crate::config::error::Issue;
@@ -233,6 +233,7 @@ fn new_app(
             ))
         }
         AppSpec::Ptt(params) => {
+            check_ptt(params, at)?;
             let interval_ns = voice_interval_ns.expect("a push-to-talk voice pattern");
             App::Ptt(PttApp::new(params, interval_ns, first, rng))
         }
@@ -273,6 +274,16 @@ fn check_request_response(params: &RequestResponseParams, at: &str) -> Result<()
             "a think time of 0 s has users request without pause",
         )
         .hint("the DiffServ measurements' HTTP users thought 12 s on average: `{exponential: 12s}`"));
+    }
+    Ok(())
+}
+
+/// Rejects push-to-talk settings that contradict each other.
+fn check_ptt(params: &PttParams, at: &str) -> Result<(), Issue> {
+    if params.talk == Some(Talk::Continuous) && params.pause.is_some() {
+        return Err(Issue::at(format!("{at}.app.pause"), "a continuous talker never pauses").hint(
+            "remove `pause`, or give `talk` spurt lengths such as `{uniform: [1s, 18s]}` for ON-OFF talk",
+        ));
     }
     Ok(())
 }

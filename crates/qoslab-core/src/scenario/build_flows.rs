@@ -21,7 +21,8 @@ use crate::scenario::spec::ScenarioSpec;
 use crate::sim::{AppSetup, Echo, FlowInfo, RunInfo, Sink};
 use crate::time::{SimTime, NS_PER_S};
 use crate::traffic::pattern::{PatternEnv, PatternSpec};
-use crate::traffic::source::{DEFAULT_DST_PORT, DEFAULT_SRC_PORT_BASE};
+use crate::traffic::send_jitter::SendJitter;
+use crate::traffic::source::{DEFAULT_DST_PORT, DEFAULT_SRC_PORT_BASE, UNLIMITED_PACKETS};
 use crate::traffic::Source;
 use crate::traffic::{Period, Phase};
 use std::path::Path;
@@ -91,14 +92,10 @@ pub(super) fn flows(cx: &Context) -> Result<Traffic, Issue> {
         let template = template(cx, flow, &route, traffic.flows.next_key(), default_src_port);
         match (&flow.pattern, &flow.app) {
             (Some(pattern), None) => add_open_loop(cx, &mut traffic, flow, &at, &route, template, pattern)?,
-            (None, Some(_)) if flow.phase.is_some() => {
-                let why = "`phase` sets where an open-loop pattern starts in its period";
-                return Err(Issue::at(format!("{at}.phase"), why).hint(
-                    "remove it: applications spread their users' starts themselves \
-                     (bulk `every`, http and rpc think times)",
-                ));
+            (None, Some(_)) => {
+                refuse_pattern_keys(flow, &at)?;
+                add_app_flow(cx, &mut traffic, flow, &at, &route, template)?
             }
-            (None, Some(_)) => add_app_flow(cx, &mut traffic, flow, &at, &route, template)?,
             (Some(_), Some(_)) => {
                 return Err(Issue::at(
                     format!("{at}.app"),
@@ -116,6 +113,57 @@ pub(super) fn flows(cx: &Context) -> Result<Traffic, Issue> {
         }
     }
     Ok(traffic)
+}
+
+/// Refuses the keys of `flow` (an application, at key path `at`) that only shape an
+/// open-loop pattern's schedule.
+fn refuse_pattern_keys(flow: &FlowSpec, at: &str) -> Result<(), Issue> {
+    if flow.phase.is_some() {
+        let why = "`phase` sets where an open-loop pattern starts in its period";
+        return Err(Issue::at(format!("{at}.phase"), why).hint(
+            "remove it: applications spread their users' starts themselves \
+             (bulk `every`, http and rpc think times)",
+        ));
+    }
+    if flow.packets.is_some() {
+        return Err(Issue::at(
+            format!("{at}.packets"),
+            "`packets` counts the packets of an open-loop pattern",
+        )
+        .hint(
+            "remove it: an application ends with its work (bulk `transfers` and `size`, \
+             http and rpc `requests`)",
+        ));
+    }
+    if flow.send_jitter.is_some() {
+        return Err(Issue::at(
+            format!("{at}.send_jitter"),
+            "`send_jitter` delays the packets of an open-loop pattern",
+        )
+        .hint("remove it: an application's packets leave when it and TCP send them"));
+    }
+    Ok(())
+}
+
+/// The packet count and send jitter of the open-loop `flow` (traffic entry at key path
+/// `at`), checked.
+fn stream_limits(flow: &FlowSpec, at: &str) -> Result<(u64, Option<SendJitter>), Issue> {
+    let packets = match flow.packets {
+        Some(0) => {
+            return Err(Issue::at(format!("{at}.packets"), "a stream of 0 packets sends nothing")
+                .hint("give at least 1, leave `packets` out to send until `stop`, or remove the entry"))
+        }
+        Some(n) => n,
+        None => UNLIMITED_PACKETS,
+    };
+    let send_jitter = match flow.send_jitter {
+        Some(dist) if dist.mean_ns() == 0.0 => {
+            return Err(Issue::at(format!("{at}.send_jitter"), "a send jitter of 0 s delays nothing")
+                .hint("remove `send_jitter`, or give a delay such as `{uniform: [0ms, 10ms]}`"))
+        }
+        jitter => jitter.map(SendJitter),
+    };
+    Ok((packets, send_jitter))
 }
 
 /// The route and active time of `flow` (traffic entry at key path `at`).
@@ -269,10 +317,13 @@ fn add_open_loop(
         )
         .hint("IP fragmentation is not modelled: use packets no larger than the smallest MTU on the path"));
     }
+    let (packets, send_jitter) = stream_limits(flow, at)?;
     // An echoed flow comes back as many packets as it sends.
     let directions = if flow.echo { 2.0 } else { 1.0 };
     let packets_per_s = directions * NS_PER_S as f64 / pattern.nominal_interval_ns.max(1) as f64;
-    let active_s = (stop_ns - start_ns) as f64 / NS_PER_S as f64;
+    // A packet count ends the stream once its packets have left at the nominal rate.
+    let counted_s = packets as f64 * pattern.nominal_interval_ns.max(1) as f64 / NS_PER_S as f64;
+    let active_s = ((stop_ns - start_ns) as f64 / NS_PER_S as f64).min(counted_s);
     let frame_bits = f64::from(pattern.size_bytes) * 8.0;
     traffic.work.add(at, packets_per_s, frame_bits, active_s, rates_bps(path, ports));
     let mut rng = Rng::for_stream(cx.run.seed, cx.run.replication, &flow.name);
@@ -293,9 +344,16 @@ fn add_open_loop(
     // The phase is the first draw of the flow's stream.
     let first_ns = start_ns.saturating_add(phase.offset_ns(pattern.period, &mut rng));
     let template = Packet { size_bytes: pattern.size_bytes, ..template };
-    let (source, first) =
-        Source::start(template, pattern.generator, rng, SimTime(first_ns), pattern_spec.starts_off());
-    traffic.sources.push((Source { stop: SimTime(stop_ns), first_port: path[0], ..source }, first));
+    let (source, first) = Source::start(
+        template,
+        pattern.generator,
+        rng,
+        SimTime(first_ns),
+        pattern_spec.starts_off(),
+        send_jitter,
+    );
+    let source = Source { stop: SimTime(stop_ns), packets_left: packets, first_port: path[0], ..source };
+    traffic.sources.push((source, first));
     traffic.flows.push(FlowInfo {
         name: flow.name.clone(),
         from,

@@ -1,5 +1,6 @@
 //! Building the `measure` section: observation points, applications and their budgets, the
-//! voice-quality state of voice flows, the per-interval series and the packet capture. The
+//! voice-quality state of voice flows, the reference intervals of the deviation jitter, the
+//! per-interval series and the packet capture. The
 //! fifth stage of building a scenario, [`measurement`], completes the flows' statistics and
 //! builds the ΔQ accounting.
 
@@ -21,7 +22,7 @@ use crate::net::port::{PortConfig, PortSetup};
 use crate::packet::NO_HOP;
 use crate::report::results_quality::{ALL, QUALITY};
 use crate::scenario::flow_spec::FlowSpec;
-use crate::sim::FlowInfo;
+use crate::sim::{FlowInfo, Sink};
 use crate::traffic::codec::Codec;
 use crate::units::Duration;
 
@@ -388,6 +389,42 @@ fn attach_voice(
     Ok(notes)
 }
 
+/// Gives the rows of each entry `measure.jitter_reference` lists that carry datagrams (the
+/// entry's own, its copies', their echoes, a push-to-talk application's voice) its reference
+/// interval.
+fn attach_jitter_references(
+    measure: &MeasureSpec,
+    traffic: &[FlowSpec],
+    flows: &Table<FlowId, FlowInfo>,
+    stats: &mut Table<FlowId, FlowStats>,
+) -> Result<(), Issue> {
+    for (i, reference) in measure.jitter_reference.iter().enumerate() {
+        let at = format!("measure.jitter_reference[{i}]");
+        let name = reference.flow.as_str();
+        check_entry(name, format!("{at}.flow"), traffic)?;
+        if measure.jitter_reference[..i].iter().any(|r| r.flow == name) {
+            return Err(Issue::at(format!("{at}.flow"), format!("`{name}` is listed twice"))
+                .hint("give each traffic entry one reference interval"));
+        }
+        let reference_ns = positive(reference.interval, format!("{at}.interval"), "a reference interval")?;
+        let mut covered = 0;
+        for (info, flow_stats) in flows.iter().zip(stats.iter_mut()) {
+            if info.sink != Sink::Tcp && entry_of(&info.name, traffic) == Some(name) {
+                flow_stats.jitter.set_reference_ns(reference_ns);
+                covered += 1;
+            }
+        }
+        if covered == 0 {
+            return Err(Issue::at(
+                format!("{at}.flow"),
+                format!("`{name}` sends no datagrams: its rows are TCP connections, which have no sending interval"),
+            )
+            .hint("name an open-loop entry (with a `pattern`) or a `ptt` application, whose voice it covers"));
+        }
+    }
+    Ok(())
+}
+
 /// The length of the per-interval series `measure.series` asks for, ns.
 fn series_length_ns(measure: &MeasureSpec) -> Result<Option<u64>, Issue> {
     measure.series.map(|length| positive(length, "measure.series".into(), "a series interval")).transpose()
@@ -419,6 +456,7 @@ pub(super) fn measurement(
     }
     let quality = build_quality(measure, &interfaces.points, traffic, flows, &interfaces.ports, hop_slots)?;
     let notes = attach_voice(measure, traffic, flows, &mut flow_stats, silence_ns)?;
+    attach_jitter_references(measure, traffic, flows, &mut flow_stats)?;
     let class_series_ns = series_length_ns(measure)?;
     if let Some(length_ns) = class_series_ns {
         for stats in &mut flow_stats {

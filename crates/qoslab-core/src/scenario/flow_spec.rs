@@ -4,6 +4,7 @@
 use crate::app::{AppSpec, TcpSpec};
 use crate::classify::dscp::Dscp;
 use crate::packet::Protocol;
+use crate::traffic::distribution::DurationDist;
 use crate::traffic::pattern::PatternSpec;
 use crate::traffic::Phase;
 use crate::units::Duration;
@@ -51,6 +52,16 @@ pub struct FlowSpec {
     pub phase: Option<Phase>,
     /// When the source stops, since the run began (default: the end of the run).
     pub stop: Option<Duration>,
+    /// The source stops after this many packets, warm-up included, or at `stop`, whichever
+    /// comes first (a traffic generator's `send N`, iperf's `-n`); at least 1. Only with a
+    /// `pattern` (default: no count).
+    pub packets: Option<u64>,
+    /// Each packet leaves later than its nominal instant by a delay drawn from this
+    /// distribution (`"2ms"`, `{uniform: [0ms, 10ms]}`, `{exponential: 3ms}`) from the flow's
+    /// own random stream: the send-timing irregularity of software senders. The schedule
+    /// does not drift, packets keep their order, and a packet's delay is measured from when
+    /// it actually left. Only with a `pattern` (default: none).
+    pub send_jitter: Option<DurationDist>,
     /// The emission pattern of open-loop traffic (give this or `app`).
     pub pattern: Option<PatternSpec>,
     /// An application over TCP (give this or `pattern`).

@@ -12,11 +12,13 @@
 //! (see [`Limits::max_packets_in_flight`]).
 //!
 //! **Work.** After the build, each open-loop source's packets are counted over its active
-//! time at its nominal rate, and followed along its path, each hop carrying at most what its
-//! link can serialize; an application over TCP is counted at its path's bottleneck rate,
-//! data one way and acknowledgements back. Every packet-hop costs about three events
-//! (enqueue and dequeue, end of transmission, arrival); the estimate is compared with
-//! [`Limits::max_events`].
+//! time at its nominal rate — a source with a packet count (`packets: N`) active only for the
+//! N nominal intervals its packets take, so it counts at most N — and followed along its
+//! path, each hop carrying at most what its link can serialize; an application over TCP is
+//! counted at its path's bottleneck rate, data one way and acknowledgements back. Every
+//! packet-hop costs about three events (enqueue and dequeue, end of transmission, arrival);
+//! the estimate is compared with [`Limits::max_events`]. ON-OFF sources count as if always
+//! ON, ramps at their start rate.
 
 use super::spec::ScenarioSpec;
 use crate::config::error::Issue;

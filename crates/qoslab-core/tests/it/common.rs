@@ -55,3 +55,43 @@ pub fn json_without_identity(results: &Results) -> String {
     json["run"].as_object_mut().unwrap().remove("scenario_sha256");
     json.to_string()
 }
+
+/// One packet delivered at its destination, from the per-packet trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Delivery {
+    /// Its flow row.
+    pub flow: String,
+    /// When its source created it (sent it), ns.
+    pub created_ns: u64,
+    /// When it reached its destination, ns.
+    pub arrived_ns: u64,
+}
+
+/// Runs a scenario written as YAML text with a per-packet trace, and returns the packets
+/// created in the measured window that were delivered, in the order they arrived, with the
+/// results.
+pub fn run_with_deliveries(text: &str) -> (Vec<Delivery>, Results) {
+    use qoslab_core::trace::TraceEvent;
+    let mut sim = load(text, "<test>", &[], None).unwrap_or_else(|e| panic!("{e}"));
+    sim.record_trace();
+    let flows: Vec<String> = sim.flow_names().iter().map(|s| s.to_string()).collect();
+    let mut deliveries = Vec::new();
+    let mut take = |chunk: &qoslab_core::trace::TraceChunk| {
+        for i in 0..chunk.rows() {
+            if chunk.event.get(i) == TraceEvent::Delivery as u8 {
+                let arrived_ns = chunk.time_ns.get(i);
+                deliveries.push(Delivery {
+                    flow: flows[chunk.flow.get(i) as usize].clone(),
+                    created_ns: arrived_ns - chunk.delay_ns.get(i),
+                    arrived_ns,
+                });
+            }
+        }
+    };
+    let end = sim.end_ns();
+    while !sim.advance_some(end, 1 << 20) {
+        sim.drain_trace(false, &mut take);
+    }
+    sim.drain_trace(true, &mut take);
+    (deliveries, sim.finish().unwrap_or_else(|e| panic!("{e}")))
+}

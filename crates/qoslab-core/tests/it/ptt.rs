@@ -1,7 +1,7 @@
 //! Push-to-talk voice with TCP signalling on an idle path, where every packet's fate can be
 //! written down.
 
-use crate::common::{flow, run_yaml, two_hosts};
+use crate::common::{assert_refused, flow, run_yaml, two_hosts};
 
 /// Talk 5 s, pause 10 s (constant), GSM-FR every 20 ms (73-byte packets), over 10 Mbit/s
 /// with 10 ms each way. The first spurt follows a first pause, so spurts start at 10 s,
@@ -40,4 +40,69 @@ fn talk_spurts_and_their_signalling_follow_the_schedule() {
     // The thesis counts TCP packets as signalling overhead: the handshake (SYN, SYN-ACK,
     // ACK), 18 messages and the server's 18 delayed ACKs.
     assert_eq!((app.segments, app.control_segments, app.retransmitted_segments), (39, 21, 0));
+}
+
+/// A continuous talker (the thesis' continuous traffic): GSM-FR every 20 ms from the
+/// application's start, over 10 Mbit/s with 10 ms each way, for 10 s. Voice: 500 packets in
+/// one spurt from 0 to 9.98 s. Signalling: the opening message is written as the connection
+/// opens at 0 and leaves with the handshake's ACK once the SYN-ACK is back: the SYN (40 B,
+/// 32 µs) and SYN-ACK (32 µs) cross in 20.064 ms, the 324-byte message (259.2 µs) arrives
+/// at 30.3232 ms; the server acknowledges it 40 ms later (delayed ACK). Four segments, three
+/// of them without data; nothing more while the user talks, no closing message, and no
+/// random draw. After a 5 s warm-up the measured window holds none of it: no segment, no
+/// transfer, and no `spurts` row (the spurt began before the window).
+#[test]
+fn a_continuous_talker_signals_once_and_talks_to_the_end() {
+    let scenario = |run: &str| {
+        two_hosts(
+            run,
+            "rate: 10Mbps, delay: 10ms, l2: none",
+            "{kind: fifo}",
+            "  - {name: lmr, from: tx, to: rx, app: {kind: ptt, voice: {codec: gsm-fr}, talk: continuous}}\n",
+        )
+    };
+    let results = run_yaml(&scenario("duration: 10s"), &[]);
+    let voice = flow(&results, "lmr");
+    assert_eq!((voice.sent_packets, voice.received_packets), (500, 500));
+    let spurts: Vec<_> = results.spurts.iter().filter(|s| s.app == "lmr").collect();
+    assert_eq!(spurts.len(), 1);
+    assert_eq!((spurts[0].start_s, spurts[0].sent_packets), (0.0, 500));
+    assert!((spurts[0].duration_s - 9.98).abs() < 1e-9);
+    let app = results.apps.iter().find(|a| a.app == "lmr").unwrap();
+    assert_eq!((app.transfers_started, app.transfers_completed, app.delivered_bytes), (1, 1, 284));
+    assert_eq!((app.segments, app.control_segments, app.retransmitted_segments), (4, 3, 0));
+    let delay_ms = 1e3 * app.completion_mean_s.unwrap();
+    assert!((delay_ms - 30.3232).abs() < 1e-6, "signalling delay {delay_ms} ms");
+    assert_eq!(results.run.random_draws, 0);
+
+    let warm = run_yaml(&scenario("duration: 10s, warmup: 5s"), &[]);
+    assert_eq!(flow(&warm, "lmr").sent_packets, 500);
+    let app = warm.apps.iter().find(|a| a.app == "lmr").unwrap();
+    assert_eq!((app.segments, app.transfers_started), (0, 0));
+    assert!(warm.spurts.iter().all(|s| s.app != "lmr"));
+}
+
+/// A continuous talker never pauses, so `pause` with it is refused at `pause`; a word that
+/// is neither `continuous` nor a duration is refused at `talk`.
+#[test]
+fn continuous_talk_takes_no_pause() {
+    let with = |app: &str| {
+        two_hosts(
+            "duration: 10s",
+            "rate: 10Mbps",
+            "{kind: fifo}",
+            &format!("  - name: lmr\n    from: tx\n    to: rx\n    app:\n{app}"),
+        )
+    };
+    let paused =
+        with("      kind: ptt\n      voice: {codec: gsm-fr}\n      talk: continuous\n      pause: 10s\n");
+    assert_refused(
+        "pause",
+        &paused,
+        "traffic[0].app.pause",
+        Some(16),
+        &["a continuous talker never pauses", "`talk` spurt lengths"],
+    );
+    let typo = with("      kind: ptt\n      voice: {codec: gsm-fr}\n      talk: continous\n");
+    assert_refused("typo", &typo, "traffic[0].app.talk", Some(15), &["neither `continuous` nor a duration"]);
 }

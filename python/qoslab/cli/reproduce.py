@@ -1,0 +1,170 @@
+"""``qoslab reproduce``: run a source study again and set qoslab beside what it published."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+from rich import box
+from rich.table import Table
+
+from qoslab.analysis.verdict import VERDICTS
+from qoslab.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_RUN_FAILED, stdout_console
+from qoslab.cli.text import plain, visible
+from qoslab.experiment.engine import EXECUTORS
+from qoslab.reproduce import Setting, StudyError, catalogue, names, reproduce, write_index
+
+EXIT_HELP = (
+    "exit status: 0 done; 1 a run failed, a published value has no explanation of why it is\n"
+    "not reproduced, or files could not be written; 2 bad input (an unknown study, a study\n"
+    "file refused, an option); 130 interrupted"
+)
+
+DEFAULT_OUTPUT = Path("reproductions")
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    command = commands.add_parser(
+        "reproduce",
+        help="run a source study again and compare with what it published",
+        description="Run the experiments of one of the studies qoslab is built from, on local "
+        "cores or a Dask cluster, and write the study's tables in its own layout with "
+        "qoslab's values beside the published ones, a verdict on every published value and "
+        "claim (reproduced; same conclusion, different magnitude; differs; not modelled), "
+        "the study's figures redrawn, and the reason for every value not reproduced: "
+        "DIR/STUDY.md, DIR/STUDY.html and DIR/STUDY/ (figures, verdicts.csv).",
+        epilog=EXIT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    command.add_argument("study", nargs="?", metavar="STUDY", help="short name of the study")
+    command.add_argument("--list", action="store_true", help="list the studies and exit")
+    command.add_argument(
+        "--all", action="store_true", help="reproduce every study and write the index README.md"
+    )
+    command.add_argument(
+        "--reps", type=int, metavar="N", help="replications instead of the study's"
+    )
+    command.add_argument(
+        "--quick",
+        action="store_true",
+        help="fewer replications and shorter runs, to check that everything works",
+    )
+    command.add_argument(
+        "--jobs", type=int, metavar="N", help="runs at once on this machine (default: all cores)"
+    )
+    command.add_argument(
+        "--executor", choices=EXECUTORS, default="local", help="where runs go (default: local)"
+    )
+    command.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="the Dask scheduler of --executor dask, e.g. tcp://10.0.0.5:8786",
+    )
+    command.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=DEFAULT_OUTPUT,
+        metavar="DIR",
+        help=f"folder of the documents (default: {DEFAULT_OUTPUT})",
+    )
+    command.add_argument(
+        "--runs",
+        type=Path,
+        metavar="DIR",
+        help="keep every run in this folder, one sweep per experiment (default: in memory); "
+        "a second call with the same folder reuses the runs done",
+    )
+    command.add_argument("--quiet", action="store_true", help="no progress bar")
+    command.set_defaults(main=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    console = stdout_console()
+    if args.list:
+        installed = set(names())
+        for name, what in catalogue().items():
+            state = "" if name in installed else "  (not reproduced yet)"
+            console.print(plain(f"{name}{state}\n    {' '.join(what.split())}"))
+        return 0
+    if args.all == (args.study is not None):
+        print("error: give one STUDY, or --all (see --list)", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.reps is not None and args.reps < 1:
+        print(f"error: --reps {args.reps}: give at least 1", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.jobs is not None and args.jobs < 1:
+        print(f"error: --jobs {args.jobs}: give at least 1", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.executor == "dask" and not args.scheduler:
+        print("error: --executor dask needs --scheduler ADDRESS", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    studies = names() if args.all else [args.study]
+    command = _command(args)
+    done = {}
+    status = 0
+    for name in studies:
+        setting = Setting(
+            quick=args.quick,
+            replications=args.reps,
+            jobs=args.jobs,
+            executor=args.executor,
+            scheduler=args.scheduler,
+            runs=args.runs / name if args.runs is not None else None,
+            progress=False if args.quiet else None,
+        )
+        try:
+            result = reproduce(name, args.output, setting, command)
+        except (StudyError, ValueError) as error:
+            print(f"error: {visible(error)}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        except KeyboardInterrupt:
+            print("interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        done[name] = result
+        console.print(_summary(result))
+        failed = sum(len(s.failures) for s in result.ran.sweeps.values())
+        if failed:
+            print(
+                f"error: {failed} runs of {name} failed; their values are missing", file=sys.stderr
+            )
+            status = EXIT_RUN_FAILED
+        if result.written.unexplained:
+            print(
+                f"error: {name}: not reproduced and not explained: "
+                f"{', '.join(result.written.unexplained)} (add `why` in published.yaml)",
+                file=sys.stderr,
+            )
+            status = EXIT_RUN_FAILED
+        console.print(plain(f"written: {result.written.markdown}, {result.written.html}"))
+    if args.all:
+        console.print(plain(f"index: {write_index(done, args.output, command)}"))
+    return status
+
+
+def _command(args: argparse.Namespace) -> str:
+    """The command line that does what ``args`` asks, for the top of the documents."""
+    words = ["qoslab", "reproduce", args.study or "--all"]
+    if args.quick:
+        words.append("--quick")
+    if args.reps is not None:
+        words += ["--reps", str(args.reps)]
+    if args.output != DEFAULT_OUTPUT:
+        words += ["-o", str(args.output)]
+    return " ".join(shlex.quote(word) for word in words)
+
+
+def _summary(result: object) -> Table:
+    study = result.study
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        title=plain(
+            f"{study.name}: {len(result.judged)} values, {result.ran.seconds:.0f} s of runs"
+        ),
+    )
+    for verdict in VERDICTS:
+        table.add_column(verdict, justify="right")
+    table.add_row(*(str(result.written.counts[v]) for v in VERDICTS))
+    return table

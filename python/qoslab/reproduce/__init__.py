@@ -1,0 +1,68 @@
+"""``qoslab reproduce``: each of the studies qoslab was built from, run again with one
+command and set beside what was published.
+
+:func:`reproduce` reads a study folder (:mod:`qoslab.reproduce.study`), runs its
+experiments on the sweep engine (:mod:`qoslab.reproduce.run`), reads its metrics from the
+runs (:mod:`qoslab.reproduce.measure`), judges every published value
+(:mod:`qoslab.analysis.verdict`) and writes the documents
+(:mod:`qoslab.reproduce.document`). :func:`catalogue` lists the five studies, reproduced
+or not yet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from qoslab._core import __version__
+from qoslab.reproduce import document
+from qoslab.reproduce.judged import Judged, judge_all
+from qoslab.reproduce.located import StudyError, read
+from qoslab.reproduce.measure import Measurements
+from qoslab.reproduce.run import Ran, Setting, run_study
+from qoslab.reproduce.study import STUDIES, Study, load, names
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """A study reproduced: the study, the runs, every verdict and the files written."""
+
+    study: Study
+    ran: Ran
+    judged: list[Judged]
+    written: document.Written
+
+
+def reproduce(name: str | Path, folder: str | Path, setting: Setting, command: str) -> Reproduction:
+    """Reproduces the study ``name`` (installed, or a folder) into ``folder``; ``command``
+    is the command line shown at the top of the documents."""
+    study = load(name)
+    ran = run_study(study, setting)
+    measured = Measurements(study, ran.sweeps)
+    judged = judge_all(measured)
+    written = document.write(study, measured, judged, ran, Path(folder), command, __version__)
+    return Reproduction(study, ran, judged, written)
+
+
+def catalogue() -> dict[str, str]:
+    """The five source studies by short name, with what each is, reproduced or not."""
+    doc = read(STUDIES / "catalogue.yaml", "studies/catalogue.yaml")
+    return {name: item.text() for name, item in doc.mapping().items()}
+
+
+def write_index(done: dict[str, Reproduction], folder: str | Path, command: str) -> Path:
+    """``README.md`` in ``folder``: every study of the catalogue with its verdict counts,
+    from ``done`` (the studies reproduced now) or from the verdicts already in ``folder``."""
+    tallies = {name: r.written.counts for name, r in done.items()}
+    return document.index(catalogue(), tallies, Path(folder), command, __version__)
+
+
+__all__ = [
+    "Reproduction",
+    "Setting",
+    "StudyError",
+    "catalogue",
+    "names",
+    "reproduce",
+    "write_index",
+]

@@ -1,0 +1,245 @@
+"""A reproduction's documents: the study's tables in its own layout with qoslab beside the
+published values and a verdict on each, the figures redrawn, the reasons for every value
+not reproduced, and the assumptions made — as Markdown (for the repository) and as one
+self-contained HTML page (figures inline), plus the verdicts as CSV.
+
+Written into a folder as ``<study>.md``, ``<study>.html`` and ``<study>/`` (the figures as
+SVG and ``verdicts.csv``); every file is replaced in one step.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+from qoslab.analysis.verdict import REPRODUCED, VERDICTS, counts
+from qoslab.output import replace_file
+from qoslab.plot.to_svg import to_svg
+from qoslab.reproduce.figures import draw
+from qoslab.reproduce.judged import Judged, estimates_text, number
+from qoslab.reproduce.measure import Measurements, estimate
+from qoslab.reproduce.run import Ran
+from qoslab.reproduce.study import TRIAL_ROWS, WHY_KINDS, Study, Table
+
+
+@dataclass(frozen=True)
+class Written:
+    """What a reproduction wrote, and its verdict counts."""
+
+    markdown: Path
+    html: Path
+    verdicts: Path
+    counts: dict[str, int]
+    unexplained: list[str]
+
+
+def environment() -> Environment:
+    return Environment(
+        loader=PackageLoader("qoslab.reproduce", "templates"),
+        autoescape=select_autoescape(["html.j2"], default_for_string=False, default=False),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def cell(text: object) -> str:
+    """Text for a Markdown table cell: no line breaks, pipes escaped."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def write(
+    study: Study,
+    measured: Measurements,
+    judged: list[Judged],
+    ran: Ran,
+    folder: Path,
+    command: str,
+    version: str,
+) -> Written:
+    """Writes the documents of ``study`` into ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    assets = folder / study.name
+    assets.mkdir(exist_ok=True)
+    by_id = {j.row.id: j for j in judged}
+    figures = []
+    for spec in study.figures:
+        svg = to_svg(draw(spec, measured))
+        replace_file(assets / f"{spec.name}.svg", svg.encode())
+        figures.append({"spec": spec, "file": f"{study.name}/{spec.name}.svg", "svg": svg})
+    tally = counts([j.verdict for j in judged])
+    unexplained = [j.row.id for j in judged if not j.explained]
+    context = {
+        "study": study,
+        "command": command,
+        "version": version,
+        "seconds": ran.seconds,
+        "replications": ran.replications,
+        "counts": tally,
+        "total": len(judged),
+        "tables": [_table(table, by_id, measured) for table in study.tables],
+        "figures": figures,
+        "reasons": _reasons(judged),
+        "unexplained": [by_id[i] for i in unexplained],
+        "warnings": ran.warnings,
+        "interval": "Student t" if study.interval == "t" else "the normal approximation (z = 1.96)",
+        "why_kinds": WHY_KINDS,
+    }
+    env = environment()
+    env.filters["cell"] = cell
+    markdown = folder / f"{study.name}.md"
+    html = folder / f"{study.name}.html"
+    replace_file(markdown, env.get_template("study.md.j2").render(context).encode())
+    replace_file(html, env.get_template("study.html.j2").render(context).encode())
+    verdicts = assets / "verdicts.csv"
+    replace_file(verdicts, _verdicts_csv(judged).encode())
+    return Written(markdown, html, verdicts, tally, unexplained)
+
+
+def _table(table: Table, by_id: dict[str, Judged], measured: Measurements) -> dict:
+    if table.layout == "findings":
+        rows = []
+        for n, row_id in enumerate(table.rows, start=1):
+            j = by_id[row_id]
+            also = []
+            for _, at in table.also:
+                if j.row.claim is None or j.row.metric is None:
+                    also.append("—")
+                    continue
+                estimates = measured.estimates(j.row.claim, j.row.metric, {**j.row.at, **at})
+                also.append(estimates_text(estimates, j.row.unit))
+            rows.append(
+                {
+                    "n": n,
+                    "judged": j,
+                    "published": j.published_text(),
+                    "qoslab": j.qoslab_text(),
+                    "also": also,
+                }
+            )
+        return {"spec": table, "rows": rows, "also": [label for label, _ in table.also]}
+    blocks = []
+    for block in table.blocks:
+        columns = list(block.columns)
+        judged = [by_id[block.columns[c]] for c in columns]
+        trial_count = max(
+            [len(measured.trials(j.row.metric, j.row.at)) for j in judged if j.row.metric] + [0]
+        )
+        printed_count = max(
+            [sum(1 for k in j.row.printed if k.startswith("T")) for j in judged] + [0]
+        )
+        labels = [f"T{k}" for k in range(1, max(trial_count, printed_count) + 1)] + list(TRIAL_ROWS)
+        lines = []
+        for label in labels:
+            cells = []
+            for j in judged:
+                printed = j.row.printed.get(label)
+                cells.append(
+                    {
+                        "published": number(printed) if printed is not None else "",
+                        "qoslab": _trial_cell(j, label, measured),
+                    }
+                )
+            lines.append({"label": label, "cells": cells})
+        blocks.append(
+            {
+                "label": block.label,
+                "columns": columns,
+                "units": [j.row.unit for j in judged],
+                "lines": lines,
+                "judged": judged,
+            }
+        )
+    return {"spec": table, "blocks": blocks}
+
+
+def _trial_cell(j: Judged, label: str, measured: Measurements) -> str:
+    if j.row.metric is None:
+        return "—"
+    trials = measured.trials(j.row.metric, j.row.at)
+    if label.startswith("T"):
+        k = int(label[1:]) - 1
+        return number(trials[k]) if k < len(trials) else ""
+    e = estimate(trials, measured.study.interval)
+    present = trials[~np.isnan(trials)]
+    sd = float(np.std(present, ddof=1)) if len(present) > 1 else math.nan
+    return {
+        "M": number(e.mean),
+        "SD": number(sd),
+        "M-X": number(e.low),
+        "M+X": number(e.high),
+        "Max": number(float(np.max(present))) if len(present) else "n/a",
+    }[label]
+
+
+def _reasons(judged: list[Judged]) -> list[dict]:
+    groups = []
+    for kind, title in WHY_KINDS.items():
+        rows = [
+            j for j in judged if j.verdict != REPRODUCED and j.row.why and j.row.why.kind == kind
+        ]
+        if rows:
+            groups.append({"kind": kind, "title": title, "rows": rows})
+    return groups
+
+
+def _verdicts_csv(judged: list[Judged]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["id", "cite", "says", "published", "qoslab", "verdict", "why_kind", "why"])
+    for j in judged:
+        why = j.row.why
+        writer.writerow(
+            [
+                j.row.id,
+                j.row.cite,
+                j.row.says,
+                j.published_text(),
+                j.qoslab_text(),
+                j.verdict,
+                why.kind if why else "",
+                " ".join(why.text.split()) if why else "",
+            ]
+        )
+    return buffer.getvalue()
+
+
+def counts_in(folder: Path, name: str) -> dict[str, int] | None:
+    """The verdict counts of the reproduction of ``name`` written in ``folder`` earlier, if
+    there is one."""
+    path = folder / name / "verdicts.csv"
+    if not path.is_file():
+        return None
+    with path.open(newline="", encoding="utf-8") as file:
+        return counts([row["verdict"] for row in csv.DictReader(file)])
+
+
+def index(
+    catalogue: dict[str, str],
+    done: dict[str, dict[str, int]],
+    folder: Path,
+    command: str,
+    version: str,
+) -> Path:
+    """Writes ``README.md`` in ``folder``: each study of ``catalogue`` with its verdict
+    counts — from ``done`` (reproduced now), from the verdicts written in ``folder`` before,
+    or none yet."""
+    rows = []
+    for name, what in catalogue.items():
+        tally = done.get(name) or counts_in(folder, name)
+        rows.append({"name": name, "what": what, "counts": tally})
+    env = environment()
+    env.filters["cell"] = cell
+    text = env.get_template("index.md.j2").render(
+        rows=rows, verdicts=VERDICTS, command=command, version=version
+    )
+    path = folder / "README.md"
+    replace_file(path, text.encode())
+    return path

@@ -1,0 +1,72 @@
+"""Running a study's experiments: one sweep each, on the sweep engine (local cores or a
+Dask cluster), at the study's replications or a quick setting for checks."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from qoslab.experiment.engine import sweep
+from qoslab.experiment.sweep import Sweep
+from qoslab.reproduce.study import Study
+
+
+@dataclass
+class Setting:
+    """How a study is run: ``quick`` (the study's quick setting: fewer replications, shorter
+    runs), ``replications`` (instead of the study's), the executor and its ``jobs`` or
+    ``scheduler``, and ``runs`` (a folder to keep every run in; in memory without it)."""
+
+    quick: bool = False
+    replications: int | None = None
+    jobs: int | None = None
+    executor: str = "local"
+    scheduler: object = None
+    runs: Path | None = None
+    progress: bool | None = None
+
+
+@dataclass
+class Ran:
+    """What running a study gave: a sweep per experiment, the replications used, the wall
+    time, and the warnings the sweeps gave."""
+
+    sweeps: dict[str, Sweep]
+    replications: dict[str, int]
+    seconds: float
+    warnings: list[str] = field(default_factory=list)
+
+
+def run_study(study: Study, setting: Setting) -> Ran:
+    """Runs every experiment of ``study`` as ``setting`` says."""
+    start = time.perf_counter()
+    sweeps: dict[str, Sweep] = {}
+    replications: dict[str, int] = {}
+    warnings: list[str] = []
+    for experiment in study.experiments.values():
+        reps = setting.replications or (
+            study.quick.replications
+            if setting.quick
+            else experiment.replications or study.replications
+        )
+        overrides = dict(experiment.overrides)
+        if setting.quick:
+            overrides.update(study.quick.overrides)
+        sweeps[experiment.name] = sweep(
+            str(experiment.scenario),
+            vary={axis.key: list(axis.settings) for axis in experiment.axes},
+            variants=list(experiment.variants) if experiment.variants is not None else None,
+            reps=reps,
+            set=overrides,
+            jobs=setting.jobs,
+            executor=setting.executor,
+            scheduler=setting.scheduler,
+            out=setting.runs / experiment.name if setting.runs is not None else None,
+            resume=setting.runs is not None,
+            progress=setting.progress,
+            warn=lambda message, name=experiment.name: warnings.append(f"{name}: {message}"),
+            use_section=False,
+        )
+        replications[experiment.name] = reps
+    return Ran(sweeps, replications, time.perf_counter() - start, warnings)

@@ -1,0 +1,612 @@
+"""A study as qoslab reproduces it: the folder that holds it, read and checked.
+
+A study folder (``qoslab/studies/<short-name>/``) holds:
+
+* ``study.yaml`` — the manifest: what the study is and where it was published, the
+  experiments (each a scenario of the folder swept over named axes, in variants, with a
+  number of replications), the metrics (how a quantity is read from each run's result
+  tables and summed up over the replications), the study's tables in its own layout, its
+  figures, and the assumptions qoslab had to make;
+* ``published.yaml`` — the published values, one entry each: its citation, what it says
+  (in qoslab's words), the metric and point it concerns, the rule that judges it
+  (:mod:`qoslab.analysis.verdict`), and for a value that is not reproduced, why;
+* the scenarios the experiments run.
+
+Every setting in a scenario comes from the study's text (cited in a comment) or is a stated
+assumption in the manifest. :func:`load` checks the folder and names the place of each
+problem (``file:line:column: key.path``) and how to fix it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from qoslab.analysis.verdict import Claim, Tolerance
+from qoslab.reproduce.located import Located, StudyError, read
+
+STUDIES = Path(__file__).resolve().parent.parent / "studies"
+"""The studies installed with qoslab."""
+
+PER_RUN = ("one", "max", "min", "mean", "sum", "count")
+"""How a metric reduces the rows one run has at its point: the value of the single row, or
+their largest, smallest, mean, sum, or how many there are."""
+
+WHY_KINDS = {
+    "testbed": "a testbed parameter the study does not give",
+    "study": "the study's own inconsistency",
+    "model": "a gap in qoslab's model",
+    "definition": "a metric the study does not define",
+}
+"""The kinds of reason a value is not reproduced, and how the documents name them."""
+
+LAYOUTS = ("findings", "trials")
+FIGURE_KINDS = ("series", "bars")
+TRIAL_ROWS = ("M", "SD", "M-X", "M+X", "Max")
+
+
+@dataclass(frozen=True)
+class Axis:
+    """A named dimension of an experiment: a scenario key, the values it takes (``settings``)
+    and the name each is shown and referred to by (``values``)."""
+
+    name: str
+    key: str
+    values: tuple[str, ...]
+    settings: tuple[str, ...]
+
+    def setting(self, value: str) -> str:
+        """The scenario value of the point called ``value``."""
+        return self.settings[self.values.index(value)]
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One sweep: ``scenario`` (a file of the folder) over the product of ``axes``, in each
+    of ``variants`` (None: the scenario as written), with ``overrides`` applied to every
+    run, ``replications`` times."""
+
+    name: str
+    scenario: Path
+    about: str
+    axes: tuple[Axis, ...]
+    variants: tuple[str, ...] | None
+    overrides: dict[str, str]
+    replications: int | None
+
+    def axis(self, name: str) -> Axis | None:
+        return next((axis for axis in self.axes if axis.name == name), None)
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A quantity read from the runs of ``experiment``: in result table ``table``, the rows
+    matching ``where``; the value ``column`` (or the expression ``expr`` over the table's
+    columns) of each, reduced per run by ``per_run``; summed up over replications."""
+
+    name: str
+    experiment: str
+    table: str
+    where: dict[str, object]
+    column: str | None
+    expr: str | None
+    per_run: str
+    unit: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Why:
+    """Why a value is not reproduced: its kind (:data:`WHY_KINDS`) and the explanation,
+    with the arithmetic where there is some."""
+
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Published:
+    """One published value or claim and the rule that judges it."""
+
+    id: str
+    cite: str
+    says: str
+    metric: str | None
+    at: dict[str, str]
+    claim: Claim | None
+    unit: str
+    conclusion: Claim | None
+    conclusion_metric: str | None
+    why: Why | None
+    printed: dict[str, float] = field(default_factory=dict)
+    shown: str | None = None
+
+    @property
+    def modelled(self) -> bool:
+        return self.claim is not None
+
+
+@dataclass(frozen=True)
+class Block:
+    """One block of a table in the trials layout: a label, and the published value of each
+    of its columns."""
+
+    label: str
+    columns: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table of the study in its layout: ``findings`` (one published value per row) or
+    ``trials`` (per block, the trials T1..Tn and their statistics, published beside
+    qoslab's)."""
+
+    name: str
+    title: str
+    layout: str
+    rows: tuple[str, ...] = ()
+    blocks: tuple[Block, ...] = ()
+    also: tuple[tuple[str, dict[str, str]], ...] = ()
+    """Findings layout: further readings shown beside qoslab's value, without a verdict —
+    each a label and the point (``variant``, axis values) that replaces the row's own."""
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure of the study, redrawn from qoslab's runs."""
+
+    name: str
+    title: str
+    cite: str
+    kind: str
+    metrics: tuple[str, ...]
+    over: str
+    points: tuple[str, ...] | None
+    group: str | None
+    at: dict[str, str]
+    log: bool
+
+
+@dataclass(frozen=True)
+class Quick:
+    """What ``--quick`` changes: fewer replications and overrides (a shorter run)."""
+
+    replications: int
+    overrides: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Study:
+    """A study folder, read and checked."""
+
+    name: str
+    title: str
+    source: str
+    about: str
+    folder: Path
+    replications: int
+    interval: str
+    quick: Quick
+    experiments: dict[str, Experiment]
+    metrics: dict[str, Metric]
+    published: dict[str, Published]
+    tables: tuple[Table, ...]
+    figures: tuple[Figure, ...]
+    assumptions: tuple[str, ...]
+
+
+def names() -> list[str]:
+    """The short names of the studies installed with qoslab."""
+    return sorted(p.name for p in STUDIES.iterdir() if (p / "study.yaml").is_file())
+
+
+def load(name_or_folder: str | Path) -> Study:
+    """The study called ``name_or_folder`` (an installed study) or in that folder."""
+    folder = Path(name_or_folder)
+    if not (folder / "study.yaml").is_file():
+        installed = STUDIES / str(name_or_folder)
+        if not (installed / "study.yaml").is_file():
+            known = ", ".join(names()) or "none"
+            raise StudyError(
+                f"no study `{name_or_folder}`: the installed studies are {known} "
+                "(or give the folder of a study.yaml)"
+            )
+        folder = installed
+    manifest = read(folder / "study.yaml", f"{folder.name}/study.yaml")
+    published = read(folder / "published.yaml", f"{folder.name}/published.yaml")
+    return _study(folder, manifest, published)
+
+
+def _study(folder: Path, doc: Located, pub: Located) -> Study:
+    doc.keys(
+        ("name", "title", "source", "about", "replications", "quick", "experiments", "metrics"),
+        ("interval", "tables", "figures", "assumptions"),
+    )
+    m = doc.mapping()
+    if m["name"].text() != folder.name:
+        raise m["name"].error(
+            f"the study is called `{m['name'].value}` but its folder `{folder.name}`",
+            "name the folder after the study",
+        )
+    interval = m["interval"].text() if "interval" in m else "t"
+    if interval not in ("t", "normal"):
+        raise m["interval"].error("expected `t` or `normal`")
+    experiments = {
+        key: _experiment(key, item, folder) for key, item in m["experiments"].mapping().items()
+    }
+    metrics = {key: _metric(key, item, experiments) for key, item in m["metrics"].mapping().items()}
+    pub.keys(("values",))
+    published: dict[str, Published] = {}
+    places: dict[str, Located] = {}
+    for item in pub.mapping()["values"].sequence():
+        row = _published(item, metrics, experiments)
+        if row.id in published:
+            raise item.mapping()["id"].error(
+                f"`{row.id}` is used twice", "give each value its own id"
+            )
+        published[row.id] = row
+        places[row.id] = item.mapping()["id"]
+    tables = tuple(_table(t, published) for t in (m["tables"].sequence() if "tables" in m else []))
+    figures = tuple(
+        _figure(f, metrics, experiments)
+        for f in (m["figures"].sequence() if "figures" in m else [])
+    )
+    for kind, items in (("table", tables), ("figure", figures)):
+        seen: set[str] = set()
+        for item in items:
+            if item.name in seen:
+                raise doc.error(f"two {kind}s are called `{item.name}`", "give each its own name")
+            seen.add(item.name)
+    in_tables = {
+        row for t in tables for row in (*t.rows, *(c for b in t.blocks for c in b.columns.values()))
+    }
+    for row in published.values():
+        if row.id not in in_tables:
+            raise places[row.id].error(
+                f"`{row.id}` is in no table of study.yaml",
+                "list it in a table's `rows` or a block's `columns`, so that it gets a row",
+            )
+    quick = m["quick"]
+    quick.keys(("replications",), ("set",))
+    q = quick.mapping()
+    assumptions = m["assumptions"].sequence() if "assumptions" in m else []
+    return Study(
+        name=folder.name,
+        title=m["title"].text(),
+        source=m["source"].text(),
+        about=m["about"].text(),
+        folder=folder,
+        replications=m["replications"].count(),
+        interval=interval,
+        quick=Quick(q["replications"].count(), _overrides(q.get("set"))),
+        experiments=experiments,
+        metrics=metrics,
+        published=published,
+        tables=tables,
+        figures=figures,
+        assumptions=tuple(a.text() for a in assumptions),
+    )
+
+
+def _overrides(item: Located | None) -> dict[str, str]:
+    if item is None:
+        return {}
+    return {key: _scalar(value) for key, value in item.mapping().items()}
+
+
+def _scalar(item: Located) -> str:
+    if isinstance(item.value, bool):
+        return "true" if item.value else "false"
+    if isinstance(item.value, int | float | str):
+        return str(item.value)
+    raise item.error("expected a single value (a text or a number)")
+
+
+def _experiment(name: str, item: Located, folder: Path) -> Experiment:
+    item.keys(("scenario", "about"), ("axes", "variants", "set", "replications"))
+    m = item.mapping()
+    scenario = folder / m["scenario"].text()
+    if not scenario.is_file():
+        raise m["scenario"].error(f"no file `{m['scenario'].value}` in the study's folder")
+    axes = []
+    for axis_name, axis in m["axes"].mapping().items() if "axes" in m else []:
+        axis.keys(("key", "values"))
+        a = axis.mapping()
+        if isinstance(a["values"].items, dict):
+            pairs = [(label, _scalar(v)) for label, v in a["values"].mapping().items()]
+        else:
+            pairs = [(_scalar(v), _scalar(v)) for v in a["values"].sequence()]
+        if not pairs:
+            raise a["values"].error("an axis needs at least one value")
+        values = tuple(label for label, _ in pairs)
+        axes.append(Axis(axis_name, a["key"].text(), values, tuple(s for _, s in pairs)))
+    variants = tuple(v.text() for v in m["variants"].sequence()) if "variants" in m else None
+    replications = m["replications"].count() if "replications" in m else None
+    return Experiment(
+        name,
+        scenario,
+        m["about"].text(),
+        tuple(axes),
+        variants,
+        _overrides(m.get("set")),
+        replications,
+    )
+
+
+def _metric(name: str, item: Located, experiments: dict[str, Experiment]) -> Metric:
+    item.keys(("experiment", "table", "unit", "label"), ("where", "column", "expr", "per_run"))
+    m = item.mapping()
+    experiment = m["experiment"].text()
+    if experiment not in experiments:
+        raise m["experiment"].error(
+            f"no experiment `{experiment}`", f"the experiments are: {', '.join(experiments)}"
+        )
+    if ("column" in m) == ("expr" in m):
+        raise item.error("give `column` or `expr`, one of them")
+    per_run = m["per_run"].text() if "per_run" in m else "one"
+    if per_run not in PER_RUN:
+        raise m["per_run"].error(
+            f"`{per_run}` is not a reduction", f"use one of {', '.join(PER_RUN)}"
+        )
+    where = {k: v.value for k, v in m["where"].mapping().items()} if "where" in m else {}
+    return Metric(
+        name=name,
+        experiment=experiment,
+        table=m["table"].text(),
+        where=where,
+        column=m["column"].text() if "column" in m else None,
+        expr=m["expr"].text() if "expr" in m else None,
+        per_run=per_run,
+        unit=str(m["unit"].value or ""),
+        label=m["label"].text(),
+    )
+
+
+def _at(item: Located | None, experiment: Experiment) -> dict[str, str]:
+    """A point of ``experiment``: a value for some of its axes, and ``variant``."""
+    if item is None:
+        return {}
+    at: dict[str, str] = {}
+    for key, value in item.mapping().items():
+        text = _scalar(value)
+        if key == "variant":
+            known = (*(experiment.variants or ()), "base")
+            if text not in known:
+                raise value.error(
+                    f"experiment `{experiment.name}` has no variant `{text}`",
+                    f"its variants are: {', '.join(known)}",
+                )
+        else:
+            axis = experiment.axis(key)
+            if axis is None:
+                names_ = ", ".join(a.name for a in experiment.axes) or "none"
+                raise value.error(
+                    f"experiment `{experiment.name}` has no axis `{key}`", f"its axes are: {names_}"
+                )
+            if text not in axis.values:
+                raise value.error(
+                    f"`{text}` is not a value of axis `{key}`",
+                    f"its values are: {', '.join(axis.values)}",
+                )
+        at[key] = text
+    return at
+
+
+def _check_point(item: Located, at: dict[str, str], experiment: Experiment, over: object) -> None:
+    """Checks that ``at`` picks one point of ``experiment`` (all axes but ``over``, and the
+    variant when it has variants)."""
+    needed = [axis.name for axis in experiment.axes if axis.name != over]
+    if experiment.variants is not None:
+        needed.append("variant")
+    missing = [name for name in needed if name not in at]
+    if missing:
+        raise item.error(
+            f"`at` does not pick one point of experiment `{experiment.name}`",
+            f"give {', '.join(missing)} in `at`",
+        )
+
+
+def _tolerance(item: Located | None) -> Tolerance:
+    if item is None:
+        return Tolerance()
+    if isinstance(item.value, str):
+        match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*%\s*", item.value)
+        if not match:
+            raise item.error("a tolerance is a share (`15%`) or an amount in the value's unit")
+        return Tolerance(relative=float(match.group(1)) / 100)
+    return Tolerance(relative=None, absolute=item.number())
+
+
+def _claim(item: Located, tolerance: Tolerance, experiment: Experiment | None) -> Claim:
+    """A rule: one of ``value`` (with ``ci``), ``below``, ``above``, ``between``, or, over
+    an axis (``over``), ``order``, ``equal``, ``largest`` or ``smallest``."""
+    kinds_known = ("value", "below", "above", "between", "order", "equal", "largest", "smallest")
+    item.keys((), (*kinds_known, "ci", "over"))
+    m = item.mapping()
+    kinds = [k for k in kinds_known if k in m]
+    if len(kinds) != 1:
+        raise item.error(f"give one of {', '.join(f'`{k}`' for k in kinds_known)}")
+    kind = kinds[0]
+    if kind in ("order", "equal", "largest", "smallest"):
+        if "over" not in m or experiment is None:
+            raise item.error(f"`{kind}` compares points along an axis: add `over: AXIS`")
+        axis = experiment.axis(m["over"].text())
+        if axis is None:
+            raise m["over"].error(f"experiment `{experiment.name}` has no axis `{m['over'].value}`")
+        if kind in ("largest", "smallest"):
+            point = _scalar(m[kind])
+            if point not in axis.values:
+                raise m[kind].error(f"`{point}` is not a value of axis `{axis.name}`")
+            others = tuple(v for v in axis.values if v != point)
+            return Claim(kind, order=((point,), others), over=axis.name, tolerance=tolerance)
+        groups = []
+        for element in m[kind].sequence():
+            if isinstance(element.items, list):
+                group = tuple(_scalar(v) for v in element.sequence())
+            else:
+                group = (_scalar(element),)
+            for point in group:
+                if point not in axis.values:
+                    raise element.error(f"`{point}` is not a value of axis `{axis.name}`")
+            groups.append(group)
+        return Claim(kind, order=tuple(groups), over=axis.name, tolerance=tolerance)
+    if kind == "between":
+        bounds = m["between"].sequence()
+        if len(bounds) != 2 or bounds[0].number() > bounds[1].number():
+            raise m["between"].error("a range is `[low, high]`")
+        return Claim(kind, ci=(bounds[0].number(), bounds[1].number()), tolerance=tolerance)
+    ci = None
+    if "ci" in m:
+        bounds = m["ci"].sequence()
+        if len(bounds) != 2 or bounds[0].number() > bounds[1].number():
+            raise m["ci"].error("a confidence interval is `[low, high]`")
+        ci = (bounds[0].number(), bounds[1].number())
+    return Claim(kind, number=m[kind].number(), ci=ci, tolerance=tolerance)
+
+
+def _published(
+    item: Located, metrics: dict[str, Metric], experiments: dict[str, Experiment]
+) -> Published:
+    item.keys(
+        ("id", "cite", "says"),
+        (
+            "metric",
+            "at",
+            "published",
+            "unit",
+            "tolerance",
+            "conclusion",
+            "conclusion_metric",
+            "why",
+            "printed",
+            "shown",
+        ),
+    )
+    m = item.mapping()
+    metric = m["metric"].text() if "metric" in m else None
+    if metric is not None and metric not in metrics:
+        raise m["metric"].error(f"no metric `{metric}`", f"the metrics are: {', '.join(metrics)}")
+    experiment = experiments[metrics[metric].experiment] if metric else None
+    at = _at(m.get("at"), experiment) if experiment else {}
+    tolerance = _tolerance(m.get("tolerance"))
+    claim = _claim(m["published"], tolerance, experiment) if "published" in m else None
+    if claim is not None and metric is None:
+        raise item.error("a value judged against qoslab needs its `metric`")
+    conclusion_metric = m["conclusion_metric"].text() if "conclusion_metric" in m else metric
+    if conclusion_metric is not None and conclusion_metric not in metrics:
+        raise m["conclusion_metric"].error(f"no metric `{conclusion_metric}`")
+    conclusion = None
+    if "conclusion" in m:
+        target = experiments[metrics[conclusion_metric].experiment] if conclusion_metric else None
+        conclusion = _claim(m["conclusion"], tolerance, target)
+    if claim is not None and experiment is not None:
+        over = m["published"].mapping().get("over")
+        _check_point(item, at, experiment, over.value if over is not None else None)
+    why = None
+    if "why" in m:
+        m["why"].keys(("kind", "text"))
+        w = m["why"].mapping()
+        if w["kind"].text() not in WHY_KINDS:
+            raise w["kind"].error(
+                f"`{w['kind'].value}` is not a kind of reason", f"use one of {', '.join(WHY_KINDS)}"
+            )
+        why = Why(w["kind"].text(), w["text"].text())
+    if claim is None and why is None:
+        raise item.error(
+            "a value qoslab does not model needs `why`",
+            "say what is missing (kind: model) or why the metric is undefined",
+        )
+    printed = {k: v.number() for k, v in m["printed"].mapping().items()} if "printed" in m else {}
+    return Published(
+        id=m["id"].text(),
+        cite=m["cite"].text(),
+        says=m["says"].text(),
+        metric=metric,
+        at=at,
+        claim=claim,
+        unit=str(m["unit"].value) if "unit" in m else (metrics[metric].unit if metric else ""),
+        conclusion=conclusion,
+        conclusion_metric=conclusion_metric if conclusion is not None else None,
+        why=why,
+        printed=printed,
+        shown=m["shown"].text() if "shown" in m else None,
+    )
+
+
+def _table(item: Located, published: dict[str, Published]) -> Table:
+    item.keys(("name", "title", "layout"), ("rows", "blocks", "also"))
+    m = item.mapping()
+    layout = m["layout"].text()
+    if layout not in LAYOUTS:
+        raise m["layout"].error(f"`{layout}` is not a layout", f"use one of {', '.join(LAYOUTS)}")
+
+    def row_id(value: Located) -> str:
+        text = value.text()
+        if text not in published:
+            raise value.error(f"no published value `{text}`", "add it to published.yaml")
+        return text
+
+    if layout == "findings":
+        if "rows" not in m:
+            raise item.error("a findings table lists its `rows`")
+        also = []
+        for reading in m["also"].sequence() if "also" in m else []:
+            reading.keys(("label", "at"))
+            r = reading.mapping()
+            also.append((r["label"].text(), {k: _scalar(v) for k, v in r["at"].mapping().items()}))
+        rows = tuple(row_id(r) for r in m["rows"].sequence())
+        return Table(m["name"].text(), m["title"].text(), layout, rows=rows, also=tuple(also))
+    if "blocks" not in m:
+        raise item.error("a trials table lists its `blocks`")
+    blocks = []
+    for block in m["blocks"].sequence():
+        block.keys(("label", "columns"))
+        b = block.mapping()
+        blocks.append(
+            Block(b["label"].text(), {k: row_id(v) for k, v in b["columns"].mapping().items()})
+        )
+    return Table(m["name"].text(), m["title"].text(), layout, blocks=tuple(blocks))
+
+
+def _figure(
+    item: Located, metrics: dict[str, Metric], experiments: dict[str, Experiment]
+) -> Figure:
+    item.keys(
+        ("name", "title", "cite", "kind", "metrics", "over"), ("points", "group", "at", "log")
+    )
+    m = item.mapping()
+    kind = m["kind"].text()
+    if kind not in FIGURE_KINDS:
+        raise m["kind"].error(
+            f"`{kind}` is not a figure kind", f"use one of {', '.join(FIGURE_KINDS)}"
+        )
+    chosen = []
+    for value in m["metrics"].sequence():
+        if value.text() not in metrics:
+            raise value.error(f"no metric `{value.value}`")
+        chosen.append(value.text())
+    experiment = experiments[metrics[chosen[0]].experiment]
+    over = m["over"].text()
+    axis = experiment.axis(over)
+    if axis is None:
+        raise m["over"].error(f"experiment `{experiment.name}` has no axis `{over}`")
+    points = tuple(_scalar(v) for v in m["points"].sequence()) if "points" in m else None
+    for point in points or ():
+        if point not in axis.values:
+            raise m["points"].error(f"`{point}` is not a value of axis `{over}`")
+    group = m["group"].text() if "group" in m else None
+    if group is not None and experiment.axis(group) is None and group != "variant":
+        raise m["group"].error(f"experiment `{experiment.name}` has no axis `{group}`")
+    return Figure(
+        name=m["name"].text(),
+        title=m["title"].text(),
+        cite=m["cite"].text(),
+        kind=kind,
+        metrics=tuple(chosen),
+        over=over,
+        points=points,
+        group=group,
+        at=_at(m.get("at"), experiment),
+        log=bool(m["log"].value) if "log" in m else False,
+    )
