@@ -109,12 +109,14 @@ def _table(table: Table, by_id: dict[str, Judged], measured: Measurements) -> di
         for n, row_id in enumerate(table.rows, start=1):
             j = by_id[row_id]
             also = []
-            for _, at in table.also:
+            for reading in table.also:
                 if j.row.claim is None or j.row.metric is None:
                     also.append("—")
                     continue
-                estimates = measured.estimates(j.row.claim, j.row.metric, {**j.row.at, **at})
-                also.append(estimates_text(estimates, j.row.unit))
+                metric = reading.metrics.get(j.row.metric, j.row.metric)
+                at = {**j.row.at, **reading.at}
+                unit = measured.study.metrics[metric].unit
+                also.append(estimates_text(measured.estimates(j.row.claim, metric, at), unit))
             rows.append(
                 {
                     "n": n,
@@ -124,7 +126,7 @@ def _table(table: Table, by_id: dict[str, Judged], measured: Measurements) -> di
                     "also": also,
                 }
             )
-        return {"spec": table, "rows": rows, "also": [label for label, _ in table.also]}
+        return {"spec": table, "rows": rows, "also": [reading.label for reading in table.also]}
     blocks = []
     for block in table.blocks:
         columns = list(block.columns)

@@ -137,6 +137,18 @@ class Block:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """Another reading of a findings table's rows, shown beside qoslab's value without a
+    verdict: the point (``variant``, axis values) that replaces the row's own in ``at``,
+    and the metrics that replace the rows' (``metrics``: metric → metric), e.g. another
+    definition of the same quantity."""
+
+    label: str
+    at: dict[str, str]
+    metrics: dict[str, str]
+
+
+@dataclass(frozen=True)
 class Table:
     """A table of the study in its layout: ``findings`` (one published value per row) or
     ``trials`` (per block, the trials T1..Tn and their statistics, published beside
@@ -147,9 +159,8 @@ class Table:
     layout: str
     rows: tuple[str, ...] = ()
     blocks: tuple[Block, ...] = ()
-    also: tuple[tuple[str, dict[str, str]], ...] = ()
-    """Findings layout: further readings shown beside qoslab's value, without a verdict —
-    each a label and the point (``variant``, axis values) that replaces the row's own."""
+    also: tuple[Reading, ...] = ()
+    """Findings layout: further readings shown beside qoslab's value, without a verdict."""
 
 
 @dataclass(frozen=True)
@@ -202,17 +213,20 @@ def names() -> list[str]:
 
 
 def load(name_or_folder: str | Path) -> Study:
-    """The study called ``name_or_folder`` (an installed study) or in that folder."""
-    folder = Path(name_or_folder)
-    if not (folder / "study.yaml").is_file():
-        installed = STUDIES / str(name_or_folder)
-        if not (installed / "study.yaml").is_file():
+    """The installed study called ``name_or_folder``, or the study in that folder (a path
+    with a ``/``, such as ``./my-study``, is always a folder)."""
+    text = str(name_or_folder)
+    installed = STUDIES / text
+    if "/" not in text and (installed / "study.yaml").is_file():
+        folder = installed
+    else:
+        folder = Path(name_or_folder)
+        if not (folder / "study.yaml").is_file():
             known = ", ".join(names()) or "none"
             raise StudyError(
-                f"no study `{name_or_folder}`: the installed studies are {known} "
-                "(or give the folder of a study.yaml)"
+                f"no study `{text}`: the installed studies are {known} "
+                "(or give the folder of a study.yaml, e.g. ./my-study)"
             )
-        folder = installed
     manifest = read(folder / "study.yaml", f"{folder.name}/study.yaml")
     published = read(folder / "published.yaml", f"{folder.name}/published.yaml")
     return _study(folder, manifest, published)
@@ -247,7 +261,9 @@ def _study(folder: Path, doc: Located, pub: Located) -> Study:
             )
         published[row.id] = row
         places[row.id] = item.mapping()["id"]
-    tables = tuple(_table(t, published) for t in (m["tables"].sequence() if "tables" in m else []))
+    tables = tuple(
+        _table(t, published, metrics) for t in (m["tables"].sequence() if "tables" in m else [])
+    )
     figures = tuple(
         _figure(f, metrics, experiments)
         for f in (m["figures"].sequence() if "figures" in m else [])
@@ -534,7 +550,7 @@ def _published(
     )
 
 
-def _table(item: Located, published: dict[str, Published]) -> Table:
+def _table(item: Located, published: dict[str, Published], metrics: dict[str, Metric]) -> Table:
     item.keys(("name", "title", "layout"), ("rows", "blocks", "also"))
     m = item.mapping()
     layout = m["layout"].text()
@@ -552,9 +568,16 @@ def _table(item: Located, published: dict[str, Published]) -> Table:
             raise item.error("a findings table lists its `rows`")
         also = []
         for reading in m["also"].sequence() if "also" in m else []:
-            reading.keys(("label", "at"))
+            reading.keys(("label",), ("at", "metrics"))
             r = reading.mapping()
-            also.append((r["label"].text(), {k: _scalar(v) for k, v in r["at"].mapping().items()}))
+            at = {k: _scalar(v) for k, v in r["at"].mapping().items()} if "at" in r else {}
+            swap = {}
+            for old, new in r["metrics"].mapping().items() if "metrics" in r else []:
+                for name, place in ((old, new), (new.text(), new)):
+                    if name not in metrics:
+                        raise place.error(f"no metric `{name}`")
+                swap[old] = new.text()
+            also.append(Reading(r["label"].text(), at, swap))
         rows = tuple(row_id(r) for r in m["rows"].sequence())
         return Table(m["name"].text(), m["title"].text(), layout, rows=rows, also=tuple(also))
     if "blocks" not in m:

@@ -6,8 +6,9 @@
 //! event arrives, and only the open interval is kept in the flow's state; closed intervals
 //! become rows. Intervals in which nothing happened to the flow have no row. Per interval:
 //! packets and bytes delivered (the delivered rate), packets lost, loss ratio among the
-//! packets with an outcome, mean and largest one-way delay, and the RFC 3550 jitter estimate
-//! at the interval's last arrival.
+//! packets with an outcome, smallest, mean and largest one-way delay (the largest less the
+//! smallest is the interval's delay spread, another reading of a per-second "jitter"), and
+//! the RFC 3550 jitter estimate at the interval's last arrival.
 
 use crate::time::SimTime;
 
@@ -20,6 +21,8 @@ pub struct SeriesPoint {
     pub delivered_bytes: u64,
     pub lost_packets: u64,
     delay_sum_ns: u128,
+    /// Smallest delay, ns (meaningful when a packet was delivered).
+    pub delay_min_ns: u64,
     /// Largest delay, ns.
     pub delay_max_ns: u64,
     /// RFC 3550 jitter after the interval's last arrival, ns.
@@ -69,7 +72,7 @@ impl Series {
         if self.open.is_some_and(|p| p.index != index) {
             self.points.extend(self.open.take());
         }
-        self.open.get_or_insert(SeriesPoint { index, ..Default::default() })
+        self.open.get_or_insert(SeriesPoint { index, delay_min_ns: u64::MAX, ..Default::default() })
     }
 
     /// A packet of `size_bytes` created at `created` arrived at `now`; the flow's jitter
@@ -81,6 +84,7 @@ impl Series {
         point.delivered_packets += 1;
         point.delivered_bytes += size_bytes as u64;
         point.delay_sum_ns += delay_ns as u128;
+        point.delay_min_ns = point.delay_min_ns.min(delay_ns);
         point.delay_max_ns = point.delay_max_ns.max(delay_ns);
         point.jitter_rfc3550_ns = jitter_ns;
     }
@@ -119,7 +123,7 @@ mod tests {
             (0, 2, 200, 1)
         );
         assert_eq!(p[0].delay_mean_ns(), Some(20.0 * MS as f64));
-        assert_eq!(p[0].delay_max_ns, 30 * MS);
+        assert_eq!((p[0].delay_min_ns, p[0].delay_max_ns), (10 * MS, 30 * MS));
         assert!((p[0].loss_ratio() - 1.0 / 3.0).abs() < 1e-12);
         assert_eq!(p[0].jitter_rfc3550_ns, 2.0);
         assert_eq!((p[1].index, p[1].delivered_bytes, p[1].delay_max_ns), (2, 300, 20 * MS));

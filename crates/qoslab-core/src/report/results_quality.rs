@@ -325,6 +325,9 @@ record! {
         /// Lost / (lost + delivered).
         #[unit = "%"]
         pub loss_pct: f64,
+        /// Smallest one-way delay of the arrivals.
+        #[unit = "ms"]
+        pub delay_min_ms: Option<f64>,
         /// Mean one-way delay of the arrivals.
         #[unit = "ms"]
         pub delay_mean_ms: Option<f64>,
@@ -538,6 +541,7 @@ pub(crate) fn series_records(
                 delivered_bps: bps(point.delivered_bytes, length_ns),
                 lost_packets: point.lost_packets,
                 loss_pct: 100.0 * point.loss_ratio(),
+                delay_min_ms: delivered.then(|| ms(point.delay_min_ns as f64)),
                 delay_mean_ms: point.delay_mean_ns().map(ms),
                 delay_max_ms: delivered.then(|| ms(point.delay_max_ns as f64)),
                 jitter_rfc3550_ms: delivered.then(|| ms(point.jitter_rfc3550_ns)),
