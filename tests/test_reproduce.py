@@ -223,6 +223,25 @@ def test_each_study_reproduces_in_its_quick_setting_with_well_formed_documents(t
     assert "<script" not in html
 
 
+def test_a_study_figure_can_be_one_of_qoslabs_plots(study_copy, tmp_path):
+    edit(
+        study_copy / "study.yaml",
+        "figures:\n",
+        "figures:\n  - {name: cdf, title: Delay distribution under FIFO, cite: none, kind: plot, "
+        "plot: delay_cdf, experiment: schemes, args: {flows: [voice]}, "
+        "at: {variant: base, scheme: fifo}, replication: 0}\n"
+        "  - {name: all, title: Voice delay, cite: none, kind: plot, plot: bars, "
+        "experiment: schemes, args: {metric: delay_mean_ms}}\n",
+    )
+    result = reproduce(study_copy, tmp_path, Setting(quick=True, progress=False), "qoslab")
+    assert (tmp_path / "congestion-mgmt-lab" / "cdf.svg").read_text().startswith("<svg")
+    assert (tmp_path / "congestion-mgmt-lab" / "all.svg").read_text().startswith("<svg")
+    assert "![Delay distribution under FIFO]" in result.written.markdown.read_text()
+    edit(study_copy / "study.yaml", "plot: delay_cdf", "plot: delay_pdf")
+    with pytest.raises(StudyError, match="qoslab has no plot `delay_pdf` — use one of bars"):
+        load(study_copy)
+
+
 def test_the_command_lists_reproduces_and_refuses(tmp_path, capsys):
     assert main(["reproduce", "--list"]) == 0
     listing = capsys.readouterr().out

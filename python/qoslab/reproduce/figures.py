@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure as MplFigure
 
+from qoslab.plot import KINDS
 from qoslab.plot.style import category_ticks, colours, figure, legend, panels, styled, tag
 from qoslab.reproduce.measure import REPLICATION, VARIANT, Measurements, point_mask
 from qoslab.reproduce.study import Figure
@@ -22,7 +23,27 @@ from qoslab.reproduce.study import Figure
 
 def draw(spec: Figure, measured: Measurements) -> MplFigure:
     """The figure ``spec`` from the runs in ``measured``."""
+    if spec.kind == "plot":
+        return _plot(spec, measured)
     return _series(spec, measured) if spec.kind == "series" else _bars(spec, measured)
+
+
+def _plot(spec: Figure, measured: Measurements) -> MplFigure:
+    """One of qoslab's plots of an experiment's sweep, or of one of its runs."""
+    experiment = measured.study.experiments[str(spec.experiment)]
+    sweep = measured.sweeps[experiment.name]
+    source: object = sweep
+    if spec.replication is not None:
+        settings = {
+            experiment.axis(name).key: experiment.axis(name).setting(value)
+            for name, value in spec.at.items()
+            if name != VARIANT
+        }
+        variant = spec.at.get(VARIANT, "base")
+        source = sweep.results(settings, variant=variant, replication=spec.replication)
+    fig = KINDS[str(spec.plot)](source, **spec.args)
+    fig.suptitle(spec.title)
+    return fig
 
 
 def _points(spec: Figure, measured: Measurements) -> tuple[str, ...]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from qoslab.analysis.verdict import Claim, Tolerance
+from qoslab.plot import KINDS
 from qoslab.reproduce.located import Located, StudyError, read
 
 STUDIES = Path(__file__).resolve().parent.parent / "studies"
@@ -42,7 +43,7 @@ WHY_KINDS = {
 """The kinds of reason a value is not reproduced, and how the documents name them."""
 
 LAYOUTS = ("findings", "trials")
-FIGURE_KINDS = ("series", "bars")
+FIGURE_KINDS = ("series", "bars", "plot")
 TRIAL_ROWS = ("M", "SD", "M-X", "M+X", "Max")
 
 
@@ -165,18 +166,25 @@ class Table:
 
 @dataclass(frozen=True)
 class Figure:
-    """A figure of the study, redrawn from qoslab's runs."""
+    """A figure of the study, redrawn from qoslab's runs: a ``series`` or ``bars`` figure of
+    the study's metrics along the axis ``over``, or a ``plot`` — one of qoslab's own plots
+    (``qoslab.plot``, named by ``plot``, with ``args``) of an experiment's sweep, or of one
+    run of it when ``replication`` is given (at the point ``at``)."""
 
     name: str
     title: str
     cite: str
     kind: str
-    metrics: tuple[str, ...]
-    over: str
-    points: tuple[str, ...] | None
-    group: str | None
-    at: dict[str, str]
-    log: bool
+    metrics: tuple[str, ...] = ()
+    over: str | None = None
+    points: tuple[str, ...] | None = None
+    group: str | None = None
+    at: dict[str, str] = field(default_factory=dict)
+    log: bool = False
+    plot: str | None = None
+    experiment: str | None = None
+    args: dict[str, object] = field(default_factory=dict)
+    replication: int | None = None
 
 
 @dataclass(frozen=True)
@@ -595,10 +603,12 @@ def _table(item: Located, published: dict[str, Published], metrics: dict[str, Me
 def _figure(
     item: Located, metrics: dict[str, Metric], experiments: dict[str, Experiment]
 ) -> Figure:
+    m = item.mapping()
+    if "kind" in m and m["kind"].value == "plot":
+        return _plot_figure(item, experiments)
     item.keys(
         ("name", "title", "cite", "kind", "metrics", "over"), ("points", "group", "at", "log")
     )
-    m = item.mapping()
     kind = m["kind"].text()
     if kind not in FIGURE_KINDS:
         raise m["kind"].error(
@@ -632,4 +642,34 @@ def _figure(
         group=group,
         at=_at(m.get("at"), experiment),
         log=bool(m["log"].value) if "log" in m else False,
+    )
+
+
+def _plot_figure(item: Located, experiments: dict[str, Experiment]) -> Figure:
+    """A figure drawn by one of qoslab's plots (``qoslab.plot.KINDS``)."""
+    item.keys(
+        ("name", "title", "cite", "kind", "plot", "experiment"), ("args", "at", "replication")
+    )
+    m = item.mapping()
+    plot = m["plot"].text()
+    if plot not in KINDS:
+        raise m["plot"].error(f"qoslab has no plot `{plot}`", f"use one of {', '.join(KINDS)}")
+    name = m["experiment"].text()
+    if name not in experiments:
+        raise m["experiment"].error(f"no experiment `{name}`")
+    experiment = experiments[name]
+    replication = m["replication"].count(0) if "replication" in m else None
+    at = _at(m.get("at"), experiment)
+    if replication is not None:
+        _check_point(item, at, experiment, None)
+    return Figure(
+        name=m["name"].text(),
+        title=m["title"].text(),
+        cite=m["cite"].text(),
+        kind="plot",
+        at=at,
+        plot=plot,
+        experiment=name,
+        args=m["args"].plain() if "args" in m else {},
+        replication=replication,
     )
