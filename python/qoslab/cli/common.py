@@ -8,6 +8,8 @@ import sys
 
 from rich.console import Console
 
+from qoslab.experiment.engine import EXECUTORS
+
 EXIT_RUN_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
@@ -32,6 +34,30 @@ def add_override_options(command: argparse.ArgumentParser) -> None:
         help="change one value of the scenario before it is checked, e.g. "
         "--set interfaces.r1.r2.output=pq or --set traffic.0.dscp=AF41 (repeatable)",
     )
+
+
+def add_executor_options(command: argparse.ArgumentParser) -> None:
+    """Add ``--jobs``, ``--executor`` and ``--scheduler``: where a command's runs go."""
+    command.add_argument(
+        "--jobs", type=int, metavar="N", help="runs at once on this machine (default: all cores)"
+    )
+    command.add_argument(
+        "--executor", choices=EXECUTORS, default="local", help="where runs go (default: local)"
+    )
+    command.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="the Dask scheduler of --executor dask, e.g. tcp://10.0.0.5:8786",
+    )
+
+
+def check_executor_options(args: argparse.Namespace) -> None:
+    """Raise ``ValueError`` for ``--jobs`` below 1 or ``--executor dask`` without a
+    scheduler."""
+    if args.jobs is not None and args.jobs < 1:
+        raise ValueError(f"--jobs {args.jobs}: give at least 1")
+    if args.executor == "dask" and not args.scheduler:
+        raise ValueError("--executor dask needs --scheduler ADDRESS")
 
 
 def add_variant_option(command: argparse.ArgumentParser) -> None:

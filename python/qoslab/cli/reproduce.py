@@ -11,9 +11,15 @@ from rich import box
 from rich.table import Table
 
 from qoslab.analysis.verdict import VERDICTS
-from qoslab.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_RUN_FAILED, stdout_console
+from qoslab.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_RUN_FAILED,
+    add_executor_options,
+    check_executor_options,
+    stdout_console,
+)
 from qoslab.cli.text import plain, visible
-from qoslab.experiment.engine import EXECUTORS
 from qoslab.reproduce import Setting, StudyError, catalogue, names, reproduce, write_index
 
 EXIT_HELP = (
@@ -51,17 +57,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="fewer replications and shorter runs, to check that everything works",
     )
-    command.add_argument(
-        "--jobs", type=int, metavar="N", help="runs at once on this machine (default: all cores)"
-    )
-    command.add_argument(
-        "--executor", choices=EXECUTORS, default="local", help="where runs go (default: local)"
-    )
-    command.add_argument(
-        "--scheduler",
-        metavar="ADDRESS",
-        help="the Dask scheduler of --executor dask, e.g. tcp://10.0.0.5:8786",
-    )
+    add_executor_options(command)
     command.add_argument(
         "-o",
         "--output",
@@ -95,11 +91,10 @@ def main(args: argparse.Namespace) -> int:
     if args.reps is not None and args.reps < 1:
         print(f"error: --reps {args.reps}: give at least 1", file=sys.stderr)
         return EXIT_BAD_INPUT
-    if args.jobs is not None and args.jobs < 1:
-        print(f"error: --jobs {args.jobs}: give at least 1", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    if args.executor == "dask" and not args.scheduler:
-        print("error: --executor dask needs --scheduler ADDRESS", file=sys.stderr)
+    try:
+        check_executor_options(args)
+    except ValueError as error:
+        print(f"error: {visible(error)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     studies = names() if args.all else [args.study]
     command = _command(args)

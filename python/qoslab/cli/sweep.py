@@ -17,12 +17,13 @@ from qoslab.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
     EXIT_RUN_FAILED,
+    add_executor_options,
     add_limit_options,
     add_override_options,
+    check_executor_options,
     stdout_console,
 )
 from qoslab.cli.text import plain, visible
-from qoslab.experiment.engine import EXECUTORS
 from qoslab.experiment.plan import parse_vary
 from qoslab.output import folder_name
 
@@ -77,17 +78,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     command.add_argument("--reps", type=int, metavar="N", help="replications per point")
     command.add_argument("--seed", type=int, metavar="N", help="master seed of every run")
     add_override_options(command)
-    command.add_argument(
-        "--jobs", type=int, metavar="N", help="runs at once on this machine (default: all cores)"
-    )
-    command.add_argument(
-        "--executor", choices=EXECUTORS, default="local", help="where runs go (default: local)"
-    )
-    command.add_argument(
-        "--scheduler",
-        metavar="ADDRESS",
-        help="the Dask scheduler of --executor dask, e.g. tcp://10.0.0.5:8786",
-    )
+    add_executor_options(command)
     command.add_argument(
         "-o",
         "--output",
@@ -113,10 +104,7 @@ def main(args: argparse.Namespace) -> int:
     output = args.output
     try:
         vary = dict(parse_vary(text) for text in args.vary)
-        if args.jobs is not None and args.jobs < 1:
-            raise ValueError(f"--jobs {args.jobs}: give at least 1")
-        if args.executor == "dask" and not args.scheduler:
-            raise ValueError("--executor dask needs --scheduler ADDRESS")
+        check_executor_options(args)
         if output is None:
             name = qoslab.validate(args.scenario, set=args.set).name
             output = Path("results") / f"{folder_name(name)}-sweep"
