@@ -236,3 +236,49 @@ def test_run_notes_the_configuration_lines_it_does_not_model(capsys, tmp_path):
     out = capsys.readouterr().out
     assert "lmr-router-two.txt: 8 lines not modelled" in out
     assert "qoslab ios check" in out
+
+
+def test_ios_from_yaml_writes_the_interface_and_it_runs_as_its_yaml(tmp_path, capsys):
+    """`qoslab ios from-yaml` on the congestion lab's LLQ policy: access lists, class maps,
+    the policy map and the serial interface with the lab's 1544 kbit/s bandwidth; the
+    scenario configured from the written file (`interfaces.r1.r2.ios`) gives the same
+    results, byte for byte, as the YAML policy."""
+    lab = Path(__file__).resolve().parent.parent / "examples" / "congestion-lab.yaml"
+    text = lab.read_text().replace("    r2: {output: fifo}", "    r2: {output: llq}")
+    scenario = tmp_path / "lab.yaml"
+    scenario.write_text(text)
+    args = ["ios", "from-yaml", str(scenario), "--interface", "r1.r2"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    for line in [
+        "access-list 101 permit udp 172.16.10.0 0.0.0.255 172.16.20.0 0.0.0.255 eq 5060",
+        "class-map match-all VOICE\n match access-group 101\n",
+        "policy-map llq\n class VOICE\n  priority 384\n",
+        "interface Serial0/0/0\n encapsulation hdlc\n bandwidth 1544\n",
+        " service-policy output llq\n",
+    ]:
+        assert line in out
+    config = tmp_path / "r1.txt"
+    assert main([*args, "-o", str(config)]) == 0
+    assert config.read_text() == out
+    assert f"written to {config}" in capsys.readouterr().out
+    configured = text.replace(
+        "    r2: {output: llq}", "    r2: {ios: {config: r1.txt, interface: Serial0/0/0}}"
+    )
+    (tmp_path / "ios.yaml").write_text(configured)
+    short = {"run.duration": "20s"}
+    yaml_results = json.loads(qoslab.run(scenario, set=short).to_json())
+    ios_results = json.loads(qoslab.run(tmp_path / "ios.yaml", set=short).to_json())
+    for results in (yaml_results, ios_results):
+        del results["run"]["scenario_sha256"]
+    assert ios_results == yaml_results
+
+
+def test_ios_from_yaml_takes_overrides_a_variant_and_a_name(capsys):
+    lab = Path(__file__).resolve().parent.parent / "examples" / "congestion-lab.yaml"
+    args = ["ios", "from-yaml", str(lab), "--interface", "r1.r2", "--name", "s0/1/1"]
+    assert main([*args, "--set", "interfaces.r1.r2.output=pq"]) == 0
+    out = capsys.readouterr().out
+    assert "priority-list 1 default low\n" in out
+    assert "interface Serial0/1/1\n" in out
+    assert "priority-group 1\n" in out

@@ -117,3 +117,51 @@ def test_to_yaml_refuses_what_a_run_refuses_and_writes_what_it_accepts(tmp_path)
     accepted = ios("to-yaml", write(tmp_path, "good.txt", good.encode()), cwd=tmp_path)
     assert accepted.returncode == 0, accepted.stderr
     assert "rate: 64000bps" in accepted.stdout
+
+
+PORT_WITHOUT_PROTOCOL = """\
+name: sip
+run: {duration: 1s}
+topology:
+  nodes: {a: {kind: host}, b: {kind: host}}
+  links: [{between: [a, b], rate: 128kbps, l2: hdlc}]
+policies:
+  llq:
+    kind: cbwfq
+    classes:
+      - {name: sip, match: {dst_port: 5060}, priority: 32kbps}
+interfaces:
+  a: {b: {output: llq}}
+traffic: []
+"""
+
+
+@pytest.mark.parametrize(
+    ("interface", "extra", "expected"),
+    [
+        (
+            "a.b",
+            [],
+            "sip.yaml:10:21: policies.llq.classes[0].match: IOS's access lists take ports only "
+            "for TCP and UDP",
+        ),
+        ("a.c", [], "sip.yaml: interfaces.a.c: no link joins `a` and `c`"),
+        ("a", [], "`a` does not name an interface"),
+        ("a.b", ["--name", "Bogus0"], "--name: `Bogus0` is not an IOS interface name"),
+        ("a.b", ["--set", "topology.links.0.rate=0kbps"], "a link rate must be above zero"),
+    ],
+)
+def test_from_yaml_refuses_at_the_scenarios_place(tmp_path, interface, extra, expected):
+    scenario = write(tmp_path, "sip.yaml", PORT_WITHOUT_PROTOCOL.encode())
+    result = ios("from-yaml", scenario, "--interface", interface, *extra, cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+    assert expected in result.stderr, result.stderr
+
+
+def test_from_yaml_refuses_a_missing_scenario_file(tmp_path):
+    result = ios("from-yaml", "none.yaml", "--interface", "a.b", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert "none.yaml: no such file" in result.stderr

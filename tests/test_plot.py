@@ -172,6 +172,43 @@ def test_delay_cdf_draws_each_flows_delay_distribution(congestion, tmp_path):
         plot.delay_cdf(congestion, flows=["fax"])
 
 
+def test_tcp_sequence_draws_segments_drops_and_acknowledgements(make_scenario, tmp_path):
+    # Two transfers one after another through the small scenario's ten-packet queue at
+    # 1 Mbit/s: the slow start overflows it, so some segments are dropped and sent again.
+    scenario = make_scenario()
+    scenario["traffic"] = [
+        {"name": "ftp", "from": "a", "to": "b", "start": "600ms"}
+        | {"app": {"kind": "bulk", "size": "60kB", "transfers": 2}}
+    ]
+    run = qoslab.run(scenario, trace=True)
+    fig = plot.tcp_sequence(run)
+    assert_drawn(fig, tmp_path / "sequence.png")
+    assert series_counts(fig) == {"points": 1, "marks": 1, "line": 1}
+    trace = run.trace()
+    sent = trace[
+        (trace["flow"] == "ftp") & (trace["event"] == "arrival") & (trace["port"] == "a->r")
+    ]
+    points = next(line for line in fig.axes[0].lines if line.get_label().startswith("sent at a->r"))
+    assert len(points.get_xdata()) == len(sent)
+    # The second transfer continues where the first ended: its SYN is drawn at the first's
+    # highest sequence number, not at 0 (60,002: the SYN, 60 kB and the FIN take 0 to
+    # 60,001, and the sender's last acknowledgement carries the next number).
+    heights = list(points.get_ydata())
+    second_syn = [
+        h
+        for h, seq, size in zip(heights, sent["tcp_seq"], sent["size_bytes"], strict=True)
+        if seq == 0 and size == 40
+    ][-1]
+    assert second_syn == pytest.approx(60.002)
+    assert max(heights) == pytest.approx(2 * 60.002)
+    with pytest.raises(plot.PlotError, match="no TCP flow 'fax'"):
+        plot.tcp_sequence(run, flows=["fax"])
+    with pytest.raises(plot.PlotError, match="not traced at port 'r->a'"):
+        plot.tcp_sequence(run, port="r->a")
+    with pytest.raises(plot.PlotError, match="per-packet trace: this run recorded no"):
+        plot.tcp_sequence(qoslab.run(scenario))
+
+
 @pytest.fixture
 def with_queues(examples_dir: Path) -> qoslab.Results:
     """The congestion lab with LLQ, whose measure.series gives the class_series table."""
@@ -241,6 +278,24 @@ def test_in_contract_draws_a_line_per_application_with_a_budget(adhoc_sweep, tmp
     fig = plot.in_contract(adhoc_sweep, point="end_to_end")
     assert_drawn(fig, tmp_path / "in-contract.png")
     assert series_counts(fig) == {"line": 7, "errorbar": 7}
+
+
+def test_in_contract_draws_the_shares_within_the_delay_or_the_loss_limit(adhoc_sweep):
+    summary = adhoc_sweep.summary.contracts
+    for metric in ("in_delay_contract_pct", "in_loss_contract_pct"):
+        fig = plot.in_contract(adhoc_sweep, point="end_to_end", interval_ms=250, metric=metric)
+        assert series_counts(fig) == {"line": 7, "errorbar": 7}
+        drawn = sorted(y for line in fig.axes[0].lines if line.get_gid() for y in line.get_ydata())
+        wanted = summary[
+            (summary.point == "end_to_end")
+            & (summary.interval_ms == 250)
+            & (summary.metric == metric)
+            & summary["mean"].notna()
+            & ~summary.app.isin(["all", "quality"])
+        ]["mean"]
+        assert drawn == pytest.approx(sorted(wanted))
+    with pytest.raises(plot.PlotError, match="no share 'jitter_pct'"):
+        plot.in_contract(adhoc_sweep, metric="jitter_pct")
 
 
 def test_in_contract_and_loads_refuse_what_they_cannot_draw(adhoc, adhoc_sweep, congestion):

@@ -10,8 +10,11 @@ import re
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
+import yaml
 
+import qoslab
 from qoslab.analysis.verdict import (
     DIFFERS,
     NOT_MODELLED,
@@ -24,9 +27,13 @@ from qoslab.analysis.verdict import (
     judge,
 )
 from qoslab.cli import main
+from qoslab.plot import tcp_sequence
 from qoslab.reproduce import Setting, StudyError, catalogue, names, reproduce
+from qoslab.reproduce.document import as_printed
+from qoslab.reproduce.figures import labelled, traced
 from qoslab.reproduce.judged import value_text
-from qoslab.reproduce.study import STUDIES, load
+from qoslab.reproduce.measure import Measurements, where_mask
+from qoslab.reproduce.study import STUDIES, Experiment, load
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "studies"
@@ -92,6 +99,15 @@ def test_orderings_groups_and_extremes():
     # A missing value never satisfies a rule.
     assert not largest.holds(points(fifo=math.nan, pq=2.0, llq=1.0))
     assert not Claim("below", number=1.0).holds(one(math.nan))
+
+
+def test_an_extreme_among_some_points_compares_only_those():
+    claim = Claim("smallest", order=(("pq",), ("wfq", "cbwfq")), over="variant", among=True)
+    assert claim.describe("ms") == "pq the smallest of pq, wfq, cbwfq"
+    assert claim.holds(points(pq=1.0, wfq=2.0, cbwfq=3.0))
+    assert not claim.holds(points(pq=2.0, wfq=2.0, cbwfq=3.0))  # a tie is not the smallest
+    everyone = Claim("largest", order=(("fifo",), ("pq",)), over="scheme")
+    assert everyone.describe() == "fifo the largest of all"
 
 
 def test_values_are_shown_to_three_figures_and_a_zero_width_is_left_out():
@@ -171,6 +187,81 @@ def test_study_errors_name_the_place_and_the_fix(study_copy, file, old, new, exp
     edit(study_copy / file, old, new)
     with pytest.raises(StudyError, match=expected):
         load(study_copy)
+
+
+@pytest.fixture
+def lmr_copy(tmp_path):
+    """A copy of the LMR thesis' folder to break."""
+    folder = tmp_path / "lmr-voip-thesis"
+    shutil.copytree(STUDIES / "lmr-voip-thesis", folder)
+    return folder
+
+
+def test_rules_and_figures_run_along_the_variants(lmr_copy):
+    study = load(lmr_copy)
+    row = study.published["pq-best-aj-continuous"]
+    assert (row.claim.over, row.claim.order, row.claim.among) == (
+        "variant",
+        (("pq",), ("wfq", "cbwfq")),
+        True,
+    )
+    conclusion = study.published["t4-7-c-aj"].conclusion
+    assert (conclusion.over, conclusion.order) == ("variant", (("wfq",), ("wfq-2",)))
+    figure = study.figures[0]
+    assert (figure.over, figure.group) == ("variant", "mode")
+    assert study.tables[0].notes
+
+
+@pytest.mark.parametrize(
+    ("file", "old", "new", "expected"),
+    [
+        (
+            "published.yaml",
+            "among: [pq, wfq, cbwfq], over: variant}",
+            "among: [pq, wfx, cbwfq], over: variant}",
+            r"published\.yaml:\d+:\d+: values\[\d+\]\.published\.among\[1\]: `wfx` is not a "
+            r"value of `variant`",
+        ),
+        (
+            "published.yaml",
+            "{order: [wfq, wfq-2], over: variant}",
+            "{order: [wfq, wfq-2], over: varient}",
+            r"has no axis `varient` — compare along one of: mode, variant",
+        ),
+        (
+            "published.yaml",
+            "{order: [wfq, wfq-2], over: variant}",
+            "{order: [wfq, wfq-2], among: [wfq], over: variant}",
+            r"`among` limits `largest` and `smallest` — remove `among`",
+        ),
+        (
+            "study.yaml",
+            "metrics: [utp], over: variant, group: mode}",
+            "metrics: [utp], over: variant, group: variant}",
+            r"figures\[0\]\.group: experiment `queuing` cannot group by `variant` — group by "
+            r"another of: mode, variant",
+        ),
+    ],
+)
+def test_rules_along_the_variants_are_checked(lmr_copy, file, old, new, expected):
+    edit(lmr_copy / file, old, new)
+    with pytest.raises(StudyError, match=expected):
+        load(lmr_copy)
+
+
+def test_a_trials_table_shows_the_numbers_as_printed_and_its_notes(tmp_path):
+    result = reproduce(
+        "lmr-voip-thesis", tmp_path, Setting(quick=True, progress=False), "qoslab reproduce"
+    )
+    markdown = result.written.markdown.read_text()
+    # Table 4-2, continuous: T1 as printed (15.394), beside qoslab's value.
+    assert re.search(r"\| T1 \| 15\.394 \\\| [\d.]+ \| 5\.399 \\\| ", markdown)
+    assert "Notes on the published numbers:" in markdown
+    assert "so 124 is read" in markdown
+    assert "pq the smallest of pq, wfq, cbwfq" in markdown
+    assert as_printed(15.394) == "15.394"
+    assert as_printed(13.0) == "13"
+    assert as_printed(1234.5) == "1,234.5"
 
 
 def test_an_unknown_study_lists_the_installed_ones():
@@ -258,6 +349,252 @@ def test_the_command_lists_reproduces_and_refuses(tmp_path, capsys):
     assert status in (0, 1)  # 1 only when a quick run leaves a value unexplained
 
 
+def test_a_grid_table_keeps_the_studys_rows_and_columns(study_copy, tmp_path):
+    # A grid of two rows and two columns, one cell left empty, and a value qoslab does not
+    # judge shown beside the metric it names.
+    edit(
+        study_copy / "study.yaml",
+        "tables:\n",
+        "tables:\n  - name: grid\n    title: Loss and delay\n    layout: grid\n"
+        "    columns: [loss, delay]\n    rows:\n"
+        "      - {label: LLQ, cells: [loss-llq, delay-llq]}\n"
+        "      - {label: PQ, cells: [shown-pq, null]}\n",
+    )
+    edit(
+        study_copy / "published.yaml",
+        "values:\n",
+        "values:\n  - {id: shown-pq, cite: none, says: PQ's voice loss unjudged, "
+        "metric: voice_loss, at: {variant: base, scheme: pq}, shown: a score, "
+        "why: {kind: model, text: A score qoslab does not compute.}}\n",
+    )
+    result = reproduce(study_copy, tmp_path, Setting(quick=True, progress=False), "qoslab")
+    markdown = result.written.markdown.read_text()
+    assert "| | loss | delay |" in markdown
+    assert re.search(
+        r"\| LLQ \| 0 % \\\| [\d.]+ % \(R\) \| < 100 ms \\\| [\d.,± ]+ ms \([RSD]\) \|", markdown
+    )
+    assert re.search(r"\| PQ \| a score \\\| [\d.]+ % \(N\) \| \|", markdown)
+    row = next(j for j in result.judged if j.row.id == "shown-pq")
+    assert row.verdict == NOT_MODELLED
+    assert row.estimates[None].mean == pytest.approx(0.0)
+    assert result.written.html.read_text().count('<th colspan="3">') == 2
+    edit(study_copy / "study.yaml", "[shown-pq, null]", "[shown-pq]")
+    with pytest.raises(
+        StudyError, match=r"tables\[0\]\.rows\[1\]\.cells: 1 cells for 2 columns — give one"
+    ):
+        load(study_copy)
+
+
+def test_a_where_pattern_picks_the_copies_of_an_entry():
+    frame = pd.DataFrame({"flow": ["voip-ab.1", "voip-ab.12", "voip-ba.1", "video"]})
+    metric = load("congestion-mgmt-lab").metrics["voice_loss"]
+    assert list(where_mask(frame, metric, {"flow": "voip-ab.*"})) == [True, True, False, False]
+    both = {"flow": ["voip-ba.*", "video"]}
+    assert list(where_mask(frame, metric, both)) == [False, False, True, True]
+    assert list(where_mask(frame, metric, {"flow": "video"})) == [False, False, False, True]
+
+
+def test_a_run_is_made_again_with_a_trace_for_a_plot_drawn_from_it(make_scenario, tmp_path):
+    scenario = make_scenario()
+    scenario["traffic"].append(
+        {"name": "ftp", "from": "a", "to": "b", "start": "600ms"}
+        | {"app": {"kind": "bulk", "size": "50kB"}}
+    )
+    path = tmp_path / "small.yaml"
+    path.write_text(yaml.safe_dump(scenario))
+    runs = qoslab.sweep(str(path), vary={"traffic.0.pattern.rate_pps": [100, 200]}, reps=1)
+    done = runs.results({"traffic.0.pattern.rate_pps": 200})
+    experiment = Experiment("small", path, "", (), None, {}, None)
+    again = traced(experiment, done, {"flows": ["ftp"]})
+    assert again.run["overrides"][-1] == 'measure.trace={"flows": ["ftp"]}'
+    pd.testing.assert_frame_equal(again.flows, done.flows)  # the same run, now traced
+    trace = again.trace()
+    assert set(trace["flow"].astype(str)) == {"ftp", "ftp.reverse"}
+    assert trace["tcp_seq"].notna().all()
+    assert series_of(tcp_sequence(again)) >= 1
+
+
+def test_a_traced_figure_is_one_run(study_copy):
+    edit(
+        study_copy / "study.yaml",
+        "figures:\n",
+        "figures:\n  - {name: t, title: t, cite: none, kind: plot, plot: tcp_sequence, "
+        "experiment: schemes, trace: {flows: [voice]}}\n",
+    )
+    with pytest.raises(StudyError, match=r"figures\[0\]\.trace: a traced run is one run"):
+        load(study_copy)
+
+
+# --- an axis of several keys, an order of failure, plots of a point ---------------------
+
+ZIPPED_SCENARIO = """\
+name: zipped
+run: {duration: 8s, warmup: 1s, seed: 2, phase: random}
+topology:
+  nodes: {a: {kind: host}, r: {kind: router}, b: {kind: host}}
+  links:
+    - {between: [a, r], rate: 10Mbps}
+    - {between: [r, b], rate: 1Mbps, l2: hdlc}
+policies:
+  short: {kind: fifo, limit: 4}
+  long: {kind: fifo, limit: 400}
+interfaces: {r: {b: {output: short}}}
+measure:
+  at: [r->b]
+  budgets:
+    - {app: voice, per_hop: {delay: 30ms, loss: 1%}, end_to_end: {delay: 90ms, loss: 3%}}
+    - {app: data, per_hop: {delay: 5s, loss: 60%}, end_to_end: {delay: 5s, loss: 60%}}
+  order_of_failure: [data, voice]
+traffic:
+  - {name: voice, from: a, to: b, dscp: EF, pattern: {kind: cbr, rate_pps: 50, size: 200B}}
+  - {name: data, from: a, to: b, pattern: {kind: poisson, rate: 300kbps, size: 1000B}}
+"""
+
+ZIPPED_STUDY = """\
+name: zipped
+title: An axis of two keys
+source: none
+about: A link that slows, with the queue written for each speed.
+replications: 3
+quick: {replications: 1}
+experiments:
+  e:
+    scenario: zipped.yaml
+    about: three speeds
+    axes:
+      speed:
+        keys: [topology.links.1.rate, interfaces.r.b.output]
+        values:
+          fast: [1Mbps, short]
+          slow: [256kbps, short]
+          slow-deep: [256kbps, long]
+metrics:
+  loss:
+    {experiment: e, table: flows, where: {flow: voice}, column: loss_pct, unit: "%", label: loss}
+  inversions:
+    experiment: e
+    table: contracts
+    where: {point: r->b, interval_ms: 250.0}
+    failure: {over: speed}
+    unit: inversions
+    label: out of order
+tables:
+  - {name: t, title: t, layout: findings, rows: [deep-loses-less, order]}
+figures:
+  - name: f
+    title: f
+    cite: none
+    kind: plot
+    plot: in_contract
+    experiment: e
+    args: {by: speed, point: r->b}
+"""
+
+ZIPPED_PUBLISHED = """\
+values:
+  - id: deep-loses-less
+    cite: none
+    says: the deep queue loses less voice at the same speed
+    metric: loss
+    at: {}
+    published: {order: [slow-deep, slow], over: speed}
+  - id: order
+    cite: none
+    says: data fails first
+    metric: inversions
+    at: {}
+    published: {value: 0}
+    tolerance: 0.5
+    why: {kind: study, text: voice has the tighter budget}
+"""
+
+
+@pytest.fixture
+def zipped(tmp_path: Path) -> Path:
+    """A study whose one axis sets the link's rate and the queue written for it together;
+    two of its points share the rate."""
+    folder = tmp_path / "zipped"
+    folder.mkdir()
+    (folder / "zipped.yaml").write_text(ZIPPED_SCENARIO)
+    (folder / "study.yaml").write_text(ZIPPED_STUDY)
+    (folder / "published.yaml").write_text(ZIPPED_PUBLISHED)
+    return folder
+
+
+def test_an_axis_sets_several_keys_and_a_failure_metric_counts_inversions(zipped, tmp_path):
+    result = reproduce(zipped, tmp_path / "out", Setting(progress=False), "qoslab")
+    sweep = result.ran.sweeps["e"]
+    assert len(sweep.index) == 3 * 3
+    assert not len(sweep.failures)
+    measured = Measurements(result.study, result.ran.sweeps)
+    # The two points at 256 kbit/s are told apart by the second key: the deeper queue loses
+    # less, and each reads its own runs.
+    slow = measured.trials("loss", {"speed": "slow"})
+    deep = measured.trials("loss", {"speed": "slow-deep"})
+    assert deep.mean() < slow.mean()
+    runs = sweep.runs.flows
+    at_slow = runs[(runs["interfaces.r.b.output"] == "short") & (runs["flow"] == "voice")]
+    at_slow = at_slow[at_slow["topology.links.1.rate"] == "256kbps"]
+    assert list(slow) == list(at_slow["loss_pct"])
+    # The order of failure, replication by replication, as qoslab.order_of_failure gives it.
+    axis = result.study.experiments["e"].axis("speed")
+    for replication, counted in enumerate(measured.trials("inversions", {})):
+        steps = [
+            (value, sweep.results(axis.settings_at(value), replication=replication))
+            for value in axis.values
+        ]
+        table = qoslab.order_of_failure(steps, point="r->b", interval_ms=250.0)
+        late = sum(len(cell.split(", ")) for cell in table["fails_before"] if cell)
+        assert counted == late
+    assert (tmp_path / "out" / "zipped" / "f.svg").read_text().startswith("<svg")
+    markdown = (tmp_path / "out" / "zipped.md").read_text()
+    assert "(`topology.links.1.rate`, `interfaces.r.b.output`)" in markdown
+
+
+def test_a_plot_of_a_point_sees_each_free_axis_as_one_labelled_parameter(zipped, tmp_path):
+    result = reproduce(zipped, tmp_path / "out", Setting(quick=True, progress=False), "qoslab")
+    experiment = result.study.experiments["e"]
+    view = labelled(result.ran.sweeps["e"], experiment, {})
+    assert view.parameters == ["speed"]
+    assert list(view.index["speed"]) == ["fast", "slow", "slow-deep"]
+    one = labelled(result.ran.sweeps["e"], experiment, {"speed": "slow-deep"})
+    assert one.parameters == []
+    assert len(one.index) == 1
+    assert one.results().run["overrides"][-1] == "interfaces.r.b.output=long"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (
+            "slow-deep: [256kbps, long]",
+            "slow-deep: [256kbps]",
+            r"axes\.speed\.values\.slow-deep: give one setting for each of the 2 keys",
+        ),
+        (
+            "keys: [topology.links.1.rate, interfaces.r.b.output]",
+            "keys: [topology.links.1.rate]",
+            r"axes\.speed\.keys: `keys` lists two or more different scenario keys",
+        ),
+        ("failure: {over: speed}", "failure: {over: rate}", r"failure\.over: .* no axis `rate`"),
+        (
+            "    failure: {over: speed}\n",
+            "    failure: {over: speed}\n    column: loss_pct\n",
+            r"an order of failure reads its own columns",
+        ),
+    ],
+)
+def test_axes_of_several_keys_and_failure_metrics_are_checked(zipped, old, new, expected):
+    edit(zipped / "study.yaml", old, new)
+    with pytest.raises(StudyError, match=expected):
+        load(zipped)
+
+
+def series_of(figure) -> int:
+    """How many data series a figure draws."""
+    return sum(len(axis.lines) for axis in figure.axes)
+
+
 # --- the committed pages ----------------------------------------------------------------
 
 
@@ -273,7 +610,10 @@ def test_the_committed_pages_cover_every_installed_study():
 def test_a_committed_page_agrees_with_its_verdicts_and_explains_every_difference(name):
     page = (DOCS / f"{name}.md").read_text()
     assert "Not explained yet" not in page
-    assert re.search(r"Regenerated by `qoslab reproduce --all -o docs/studies` — qoslab ", page)
+    assert re.search(
+        rf"Regenerated by `qoslab reproduce (--all|{re.escape(name)}) -o docs/studies` — qoslab ",
+        page,
+    )
     rows = list(csv.DictReader((DOCS / name / "verdicts.csv").open()))
     for verdict in VERDICTS:
         n = sum(1 for row in rows if row["verdict"] == verdict)
@@ -283,3 +623,108 @@ def test_a_committed_page_agrees_with_its_verdicts_and_explains_every_difference
             assert row["why"], f"{name}: {row['id']} is {row['verdict']} without a reason"
     index = (DOCS / "README.md").read_text()
     assert f"[{name}]({name}.md)" in index
+
+
+# --- windows of a series, shares and rises, timelines, per-experiment quick settings ------
+
+
+def test_a_metric_picks_rows_by_lists_and_bounds_and_reduces_them_to_a_rise_or_a_share():
+    import numpy as np
+
+    from qoslab.reproduce.measure import reduce_rows
+    from qoslab.reproduce.study import Metric
+
+    frame = pd.DataFrame(
+        {
+            "flow": ["a", "b", "a", "a", "c"],
+            "start_s": [0.0, 10.0, 20.0, 30.0, 40.0],
+            "lost_packets": [0, 3, 5, 0, 2],
+        }
+    )
+
+    def metric(per_run: str, **where: object) -> Metric:
+        return Metric(
+            name="m",
+            experiment="e",
+            table="series",
+            where=where,
+            column="lost_packets",
+            expr=None,
+            per_run=per_run,
+            unit="",
+            label="m",
+        )
+
+    m = metric("sum", flow=["a", "c"], start_s={"min": 10, "max": 40})
+    assert where_mask(frame, m, m.where).tolist() == [False, False, True, True, True]
+    m = metric("count", start_s={"above": 0, "below": 40}, lost_packets={"above": 0})
+    assert where_mask(frame, m, m.where).tolist() == [False, True, True, False, False]
+    values = frame["lost_packets"].to_numpy(dtype=float)
+    assert reduce_rows(values, metric("range")) == 5.0
+    share = metric("share")
+    part = where_mask(frame, share, {"flow": "a"})
+    assert reduce_rows(values, share, part) == pytest.approx(100 * 5 / 10)
+    assert math.isnan(reduce_rows(np.zeros(3), share, np.ones(3, dtype=bool)))
+
+
+@pytest.fixture
+def janet_copy(tmp_path):
+    """A copy of the JANET trial's folder to break."""
+    folder = tmp_path / "janet-qos-trial"
+    shutil.copytree(STUDIES / "janet-qos-trial", folder)
+    return folder
+
+
+def test_a_timeline_and_an_experiments_quick_setting_are_read(janet_copy):
+    study = load(janet_copy)
+    figure = next(f for f in study.figures if f.name == "fig-9")
+    assert (figure.kind, figure.clock) == ("timeline", "07:54")
+    assert figure.panels[0] == ("ef_rtt_train", "be_rtt_train", "lbe_rtt_train")
+    march = study.experiments["march-16"]
+    assert march.quick_variants == ("base",)
+    assert march.quick_overrides["traffic.f1-0755.stop"] == "150s"
+    share = study.metrics["gsr_lbe_share"]
+    assert (share.per_run, share.part) == ("share", {"class": "queue-1"})
+    assert study.metrics["onset_0755"].where["start_s"] == {"min": 60.0, "max": 350.0}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (
+            "per_run: share, part: {class: queue-1}",
+            "per_run: share",
+            r"metrics\.gsr_lbe_share: `per_run: share` and `part` go together",
+        ),
+        (
+            'start_s: {min: 60, max: 350}}, expr: "start_s - 60"',
+            'start_s: {from: 60, max: 350}}, expr: "start_s - 60"',
+            r"metrics\.onset_0755\.where\.start_s\.from: unknown key `from`",
+        ),
+        ('clock: "07:54"', 'clock: "7h54"', r"figures\[0\]\.clock: a time of day is written"),
+        (
+            "      - [offered_raw_interval, carried_raw_interval]\n  - name: fig-9-jittered",
+            "      - [offered_raw_interval, gsr_premium]\n  - name: fig-9-jittered",
+            r"figures\[0\]\.panels: the metrics of a timeline come from several experiments",
+        ),
+        (
+            "      variants: [base]\n      set:",
+            "      variants: [bse]\n      set:",
+            r"experiments\.march-16\.quick\.variants\[0\]: `bse` is not one of the experiment",
+        ),
+    ],
+)
+def test_timeline_share_window_and_quick_errors_name_the_place(janet_copy, old, new, expected):
+    edit(janet_copy / "study.yaml", old, new)
+    with pytest.raises(StudyError, match=expected):
+        load(janet_copy)
+
+
+def test_reproducing_one_study_into_a_folder_with_an_index_updates_its_line(tmp_path, capsys):
+    (tmp_path / "README.md").write_text("an index\n")
+    status = main(["reproduce", "congestion-mgmt-lab", "--quick", "--quiet", "-o", str(tmp_path)])
+    assert status in (0, 1)
+    index = (tmp_path / "README.md").read_text()
+    assert "[congestion-mgmt-lab](congestion-mgmt-lab.md)" in index
+    assert "`qoslab reproduce congestion-mgmt-lab --quick -o " in index
+    capsys.readouterr()

@@ -17,7 +17,9 @@ import qoslab
 from qoslab.cli import main
 from qoslab.experiment.plan import make_plan, parse_vary
 from qoslab.experiment.store import Store
+from qoslab.experiment.sweep import table_rows
 from qoslab.output import OutputError
+from qoslab.results import TABLES
 
 SWEEP_YAML = """\
 name: swept
@@ -89,6 +91,51 @@ def test_the_grid_is_the_product_of_the_lists_or_zipped(swept):
         "policies.x",
         ["{kind: fifo, limit: 5}", "{kind: wfq}"],
     )
+
+
+def test_a_zipped_key_may_repeat_a_value_and_a_view_shows_some_runs(swept):
+    # Two points share the rate and differ in the policy: the rate's column has each value
+    # once among its categories, and every run keeps its own row.
+    sweep = qoslab.sweep(
+        swept,
+        vary={
+            "topology.links.1.rate": ["256kbps", "512kbps", "512kbps"],
+            "interfaces.r.b.output": ["short", "short", "fair"],
+        },
+        zip=True,
+        reps=1,
+        progress=False,
+    )
+    rates = sweep.index["topology.links.1.rate"]
+    assert list(rates.cat.categories) == ["256kbps", "512kbps"]
+    assert list(rates) == ["256kbps", "512kbps", "512kbps"]
+    assert len(sweep.runs["flows"]) == 3 * 2
+    manifest = sweep.manifest
+    fair = [
+        run for run in manifest["runs"] if dict(run["settings"])["interfaces.r.b.output"] == "fair"
+    ]
+    view = sweep.view({**manifest, "runs": fair})
+    assert len(view.index) == 1
+    assert view.results(dict(fair[0]["settings"])).to_json() == (
+        sweep.results(dict(fair[0]["settings"])).to_json()
+    )
+
+
+def test_a_table_is_read_alone_and_only_when_asked_for(swept):
+    sweep = qoslab.sweep(swept, reps=1, progress=False)
+    stored = sweep.results({"topology.links.1.rate": "256kbps"}).to_json()
+    document = json.loads(stored)
+    assert '\n  "flows": [' in stored  # the layout the core writes
+    compact = json.dumps(document)  # another layout: decoded whole
+    for table in ("flows", "contracts", "delay_distribution"):
+        assert table_rows(stored, table) == document[table]
+        assert table_rows(compact, table) == document[table]
+    runs = sweep.runs
+    assert "flows" in runs
+    assert "voice" not in runs
+    assert "nothing" not in runs
+    assert set(runs._frames) == {"flows", "voice"}  # the others are not built
+    assert runs.names == [name for name in TABLES if not runs[name].empty]
 
 
 def test_a_bad_value_is_refused_before_any_run_at_its_place(swept, tmp_path):

@@ -26,6 +26,8 @@ COLUMNS = [
     "queue_packets",
     "delay_ns",
     "reason",
+    "tcp_seq",
+    "tcp_ack",
 ]
 
 DTYPES = {
@@ -42,6 +44,8 @@ DTYPES = {
     "queue_packets": "float64",
     "delay_ns": "uint64",
     "reason": "category",
+    "tcp_seq": "float64",
+    "tcp_ack": "float64",
 }
 """How pandas reads the columns (a whole-number column with missing values as float)."""
 
@@ -83,6 +87,8 @@ def test_the_trace_is_written_with_its_columns_and_types(traced, tmp_path):
     assert (drops["port"] == "r->b").all()
     assert trace["reason"].isna().sum() == len(trace) - len(drops)
     assert (trace[trace["flow"] == "voice"]["dscp"] == 46).all()
+    assert trace["tcp_seq"].isna().all()
+    assert trace["tcp_ack"].isna().all()
     assert trace["time_ns"].is_monotonic_increasing
     pd.testing.assert_frame_equal(traced.trace(), trace)
 
@@ -139,5 +145,32 @@ def test_cli_trace_option_and_a_later_run_without_it(voice_vs_flood, tmp_path):
     assert main([*args, "--trace"]) == 0
     trace = pd.read_parquet(out / TRACE_PARQUET)
     assert len(trace) > 0
+    pd.testing.assert_frame_equal(qoslab.load(out).trace(), trace)  # read back with the run
     assert main(args) == 0
     assert sorted(path.name for path in out.iterdir()) == sorted(RESULT_FILES)
+    with pytest.raises(LookupError, match="recorded no per-packet trace"):
+        qoslab.load(out).trace()
+
+
+def test_tcp_segments_carry_their_sequence_and_acknowledgement_numbers(make_scenario):
+    scenario = make_scenario(pattern={"kind": "cbr", "rate_pps": 10, "size": "100B"})
+    scenario["traffic"] = [
+        {
+            "name": "ftp",
+            "from": "a",
+            "to": "b",
+            "start": "600ms",
+            "app": {"kind": "bulk", "size": "30kB"},
+        }
+    ]
+    trace = qoslab.run(scenario, trace=True).trace()
+    sent = trace[
+        (trace["flow"] == "ftp") & (trace["event"] == "arrival") & (trace["port"] == "a->r")
+    ]
+    data = sent[sent["size_bytes"] > 40]
+    # Data from sequence 1 (the SYN is 0), each segment after the previous one's bytes.
+    assert sent["tcp_seq"].iloc[0] == 0
+    assert list(data["tcp_seq"].iloc[:3]) == [1, 1461, 2921]
+    acks = trace[(trace["flow"] == "ftp.reverse") & (trace["event"] == "delivery")]["tcp_ack"]
+    assert acks.is_monotonic_increasing
+    assert acks.iloc[-1] == 30_002

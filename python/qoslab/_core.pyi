@@ -90,6 +90,22 @@ def ios_to_yaml(text: str, interface: str, origin: str = "<text>") -> str:
     """The interface as the YAML of a scenario's ``interfaces.NODE.PEER`` entry. Raises
     ``ScenarioError`` naming ``origin:line:column`` if a run would refuse the interface."""
 
+def ios_from_yaml(
+    text: str,
+    origin: str,
+    interface: str,
+    name: str | None = None,
+    overrides: list[Override] = ...,
+    variant: str | None = None,
+) -> str:
+    """Interface ``interface`` (``"NODE.PEER"``) of the scenario ``text`` as Cisco IOS
+    configuration text: access lists, class maps, policy maps, priority or queue list and
+    the interface, under IOS name ``name`` (default ``Serial0/0/0`` on HDLC and PPP links,
+    ``GigabitEthernet0/0`` on others). ``origin`` names the scenario in errors, and relative
+    file names are read from its folder; ``overrides`` and ``variant`` choose the form of
+    the scenario as for a run. Raises ``ScenarioError`` naming the scenario's place and key
+    path when a run would refuse the scenario, or IOS cannot express the interface."""
+
 class Simulation:
     """A scenario parsed, validated and built, ready to run.
 

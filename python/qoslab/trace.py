@@ -5,7 +5,8 @@ The simulator hands each chunk as the little-endian bytes of its columns (see
 ``Simulation.advance``); they become Arrow arrays without a copy. Names — events, drop
 reasons, nodes, ports, flows, classes — arrive as indices and are written as dictionary
 columns, which pandas reads as categoricals. An index of all ones bits marks a missing
-value (no port for a delivery, no class, no queue length, no drop reason).
+value (no port for a delivery, no class, no queue length, no drop reason, no TCP sequence
+or acknowledgement number).
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ SCHEMA = pa.schema(
         ("queue_packets", pa.uint32()),
         ("delay_ns", pa.uint64()),
         ("reason", _CODES),
+        ("tcp_seq", pa.uint64()),
+        ("tcp_ack", pa.uint64()),
     ]
 )
 """The columns of ``trace.parquet``, in order."""
@@ -86,6 +89,9 @@ class TraceWriter:
             )
         queue = np.frombuffer(chunk["queue_packets"], np.uint32)  # type: ignore[call-overload]
         columns["queue_packets"] = pa.array(queue, mask=queue == np.iinfo(np.uint32).max)
+        for column in ("tcp_seq", "tcp_ack"):
+            numbers = np.frombuffer(chunk[column], np.uint64)  # type: ignore[call-overload]
+            columns[column] = pa.array(numbers, mask=numbers == np.iinfo(np.uint64).max)
         table = pa.Table.from_arrays([columns[field.name] for field in SCHEMA], schema=SCHEMA)
         self._writer.write_table(table)
         self.rows += table.num_rows

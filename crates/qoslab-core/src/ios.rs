@@ -8,12 +8,14 @@
 //! input policy and fragmentation — into the same policy objects a scenario writes in
 //! YAML, so an imported policy and its YAML twin build the same discipline. [`resolve`]
 //! builds those as a run does and places what the build refuses at its IOS line and
-//! column; [`check()`] does that for every interface.
+//! column; [`check()`] does that for every interface. The reverse, a scenario interface
+//! written as IOS text, is `export` (reached through `qoslab_core::ios_from_yaml`).
 
 pub(crate) mod acl;
 pub(crate) mod check;
 pub(crate) mod config;
 pub(crate) mod explain;
+pub(crate) mod export;
 pub(crate) mod keywords;
 pub(crate) mod lines;
 pub(crate) mod parse;

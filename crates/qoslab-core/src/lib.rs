@@ -13,9 +13,10 @@
 //! a [`Simulation`]; [`Simulation::advance`] runs it part way, [`Simulation::finish`] to the
 //! end, returning [`Results`], whose tables and column schemas are in [`results`]. Errors
 //! name the place: [`ScenarioError`] for input, [`RunError`] for a run that broke an
-//! invariant or a guard. [`ios`] translates Cisco IOS configurations; [`trace`] holds the
-//! per-packet trace's chunks; [`voice`] the G.107 E-model; [`yaml`] the reader scenarios
-//! are read with. Everything else is private to the crate.
+//! invariant or a guard. [`ios`] translates Cisco IOS configurations, and [`ios_from_yaml`]
+//! writes a scenario's interface as one; [`trace`] holds the per-packet trace's chunks;
+//! [`voice`] the G.107 E-model; [`yaml`] the reader scenarios are read with. Everything
+//! else is private to the crate.
 //!
 //! **Layers.** The private modules form layers, each importing only from below:
 //! `config` → `time`, `units`, `ids` → `engine` → `packet` → `classify` → `traffic`, `tcp` →
@@ -62,6 +63,9 @@ pub use scenario::{
     ScenarioError, ScenarioSpec, Selection, SweepPlan, MAX_SCENARIO_BYTES,
 };
 
+// Cisco IOS: a scenario interface written as IOS configuration (reading one: [`ios`]).
+pub use scenario::ios_from_yaml;
+
 // A run: advance it, capture it, finish it.
 pub use net::pcap::CaptureError;
 pub use sim::{RunError, Simulation, CHECK_EVERY_EVENTS};
@@ -87,7 +91,7 @@ pub mod results {
 
 /// The per-packet trace, handed out in chunks of columns as the run goes.
 pub mod trace {
-    pub use crate::measure::trace::{TraceChunk, TraceEvent, NONE};
+    pub use crate::measure::trace::{TraceChunk, TraceEvent, NONE, NO_TCP};
 }
 
 /// Voice quality by the ITU-T G.107 E-model: the rating of a call from its delay, loss and

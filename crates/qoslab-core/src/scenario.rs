@@ -14,6 +14,7 @@ pub(crate) mod build_trace;
 mod build_tunnels;
 pub mod flow_spec;
 pub mod identity;
+mod ios_export;
 pub mod limits;
 pub mod overlay;
 pub mod overrides;
@@ -21,6 +22,7 @@ pub mod spec;
 pub mod sweep;
 
 pub use crate::config::error::ScenarioError;
+pub use ios_export::ios_from_yaml;
 pub use limits::Limits;
 pub use overlay::VariantSpec;
 pub use overrides::Override;

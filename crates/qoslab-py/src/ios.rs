@@ -1,8 +1,11 @@
-//! Cisco IOS configuration import for the `qoslab ios` command.
+//! Cisco IOS configurations for the `qoslab ios` command: import, and export of a scenario
+//! interface.
 
-use crate::errors::ScenarioError;
+use crate::errors::{scenario_error, ScenarioError};
+use crate::{core_overrides, OverrideArg};
 use pyo3::prelude::*;
 use qoslab_core::ios::{check, explain, parse, read_config, resolve, to_yaml, Diagnostic, Severity};
+use qoslab_core::Selection;
 use std::path::Path;
 
 /// A problem of the configuration read from `origin` as a `ScenarioError` naming its place.
@@ -53,4 +56,24 @@ pub fn ios_explain(text: &str, interface: &str, rate: Option<&str>, origin: &str
 #[pyo3(signature = (text, interface, origin = "<text>"))]
 pub fn ios_to_yaml(text: &str, interface: &str, origin: &str) -> PyResult<String> {
     resolve(&parse(text), interface, None).map(|r| to_yaml(&r.settings)).map_err(located(origin))
+}
+
+/// Interface `interface` (`NODE.PEER`) of the scenario `text` as Cisco IOS configuration
+/// text, under IOS interface name `name` (default by the link's framing); `variant` and
+/// `overrides` choose the form of the scenario as for a run. Refused (a `ScenarioError`
+/// naming the scenario's key) when a run would refuse the scenario or IOS cannot express
+/// the interface.
+#[pyfunction]
+#[pyo3(signature = (text, origin, interface, name = None, overrides = Vec::new(), variant = None))]
+pub fn ios_from_yaml(
+    text: &str,
+    origin: &str,
+    interface: &str,
+    name: Option<&str>,
+    overrides: Vec<OverrideArg>,
+    variant: Option<&str>,
+) -> PyResult<String> {
+    let overrides = core_overrides(overrides);
+    let selection = Selection { variant, overrides: &overrides, ..Selection::default() };
+    qoslab_core::ios_from_yaml(text, origin, &selection, interface, name).map_err(scenario_error)
 }

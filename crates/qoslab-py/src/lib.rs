@@ -107,5 +107,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ios::ios_interfaces, m)?)?;
     m.add_function(wrap_pyfunction!(ios::ios_explain, m)?)?;
     m.add_function(wrap_pyfunction!(ios::ios_to_yaml, m)?)?;
+    m.add_function(wrap_pyfunction!(ios::ios_from_yaml, m)?)?;
     m.add_class::<simulation::Simulation>()
 }

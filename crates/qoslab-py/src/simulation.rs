@@ -193,6 +193,8 @@ fn chunk_dict<'py>(
     columns.set_item("queue_packets", bytes(chunk.queue_packets.as_bytes()))?;
     columns.set_item("delay_ns", bytes(chunk.delay_ns.as_bytes()))?;
     columns.set_item("reason", bytes(chunk.reason.as_bytes()))?;
+    columns.set_item("tcp_seq", bytes(chunk.tcp_seq.as_bytes()))?;
+    columns.set_item("tcp_ack", bytes(chunk.tcp_ack.as_bytes()))?;
     columns.set_item("rows", chunk.rows())?;
     columns.set_item("class_names", class_names)?;
     Ok(columns)

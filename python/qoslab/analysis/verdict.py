@@ -86,7 +86,8 @@ class Claim:
     ``largest`` or ``smallest``; ``number`` the published number or threshold; ``ci`` the
     study's interval, if printed, or the range of ``between``; ``order`` the points (values
     of the parameter ``over``) smallest first, each a group of points equal within
-    ``tolerance`` — for ``largest`` and ``smallest``, the point first and the others after.
+    ``tolerance`` — for ``largest`` and ``smallest``, the point first and the others after,
+    which are all the other points unless ``among`` (then only those the study compared).
     """
 
     kind: str
@@ -95,6 +96,7 @@ class Claim:
     order: tuple[tuple[str, ...], ...] = ()
     over: str | None = None
     tolerance: Tolerance = Tolerance()
+    among: bool = False
 
     def describe(self, unit: str = "") -> str:
         """The rule in words, for the documents."""
@@ -110,6 +112,9 @@ class Claim:
         if self.kind == "between" and self.ci is not None:
             return f"{self.ci[0]:g} to {self.ci[1]:g}{u}"
         if self.kind in ("largest", "smallest"):
+            if self.among:
+                pool = ", ".join(point for group in self.order for point in group)
+                return f"{self.order[0][0]} the {self.kind} of {pool}"
             return f"{self.order[0][0]} the {self.kind} of all"
         groups = [" = ".join(group) for group in self.order]
         return " < ".join(groups) if self.kind == "order" else " = ".join(groups)

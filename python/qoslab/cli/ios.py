@@ -1,27 +1,42 @@
 """``qoslab ios``: read a Cisco IOS configuration — check it, explain an interface, or
-convert it to scenario YAML.
+convert it to scenario YAML — or write a scenario's interface as IOS configuration.
 
 Every problem with the input (a missing file, a folder, a file above 16 MiB, text that is
 not UTF-8, a line IOS or qoslab refuses) is a ``ScenarioError`` or a finding naming its
-place, and exits with status 2. ``explain`` and ``to-yaml`` refuse what a run refuses.
+place, and exits with status 2. ``explain`` and ``to-yaml`` refuse what a run refuses;
+``from-yaml`` refuses that too, and what IOS cannot express, at the scenario's key.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from qoslab._core import ios_check, ios_explain, ios_interfaces, ios_read, ios_to_yaml
-from qoslab.cli.common import EXIT_BAD_INPUT, EXIT_STATUS_HELP
+from qoslab._core import (
+    ios_check,
+    ios_explain,
+    ios_from_yaml,
+    ios_interfaces,
+    ios_read,
+    ios_to_yaml,
+)
+from qoslab.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_STATUS_HELP,
+    add_override_options,
+    add_variant_option,
+)
 from qoslab.cli.text import visible
+from qoslab.scenario import pairs, scenario_text
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     command = commands.add_parser(
         "ios",
-        help="check, explain or convert a Cisco IOS configuration",
+        help="check, explain or convert a Cisco IOS configuration, or write one",
         description="Read a router's IOS configuration the way the scenario key "
-        "`interfaces.NODE.PEER.ios` does.",
+        "`interfaces.NODE.PEER.ios` does, or write a scenario's interface as one.",
         epilog=EXIT_STATUS_HELP,
     )
     actions = command.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -52,6 +67,31 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     to_yaml.add_argument("file", metavar="FILE", help="configuration text file")
     to_yaml.add_argument("--interface", help="the interface (required if there are several)")
     to_yaml.set_defaults(main=main_to_yaml)
+    from_yaml = actions.add_parser(
+        "from-yaml",
+        help="a scenario's interface as IOS configuration: access lists, class maps, "
+        "policy maps, priority or queue list and the interface",
+        epilog=EXIT_STATUS_HELP,
+    )
+    from_yaml.add_argument("scenario", metavar="SCENARIO", help="scenario file (YAML)")
+    from_yaml.add_argument(
+        "--interface",
+        required=True,
+        metavar="NODE.PEER",
+        help="the interface: NODE's egress towards its neighbour PEER, and its input from it",
+    )
+    from_yaml.add_argument(
+        "--name",
+        metavar="IOS_NAME",
+        help="the interface's name in IOS (default: Serial0/0/0 on HDLC and PPP links, "
+        "GigabitEthernet0/0 on others)",
+    )
+    from_yaml.add_argument(
+        "-o", "--output", type=Path, metavar="FILE", help="write the text here (default: stdout)"
+    )
+    add_variant_option(from_yaml)
+    add_override_options(from_yaml)
+    from_yaml.set_defaults(main=main_from_yaml)
 
 
 def main_check(args: argparse.Namespace) -> int:
@@ -96,4 +136,17 @@ def main_to_yaml(args: argparse.Namespace) -> int:
     yaml = ios_to_yaml(text, name, args.file)
     print(f"# {visible(name)} from {visible(args.file)}")
     print(yaml, end="")
+    return 0
+
+
+def main_from_yaml(args: argparse.Namespace) -> int:
+    text, origin = scenario_text(args.scenario)
+    config = ios_from_yaml(
+        text, origin, args.interface, args.name, pairs(args.set, {}), args.variant
+    )
+    if args.output is None:
+        print(config, end="")
+        return 0
+    args.output.write_text(config, encoding="utf-8")
+    print(f"IOS configuration written to {visible(args.output)}")
     return 0

@@ -38,7 +38,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "distribution per flow), queue (backlog and drops per class over time), dq_scatter "
         "(ΔQ budget consumption per application), loads (offered, transported and "
         "in-contract load), in_contract (time in contract across a sweep's parameter), "
-        "voice (R and MOS per call).",
+        "voice (R and MOS per call), tcp_sequence (the time-sequence graph of a TCP flow, from "
+        "a run's per-packet trace).",
         epilog=EXIT_STATUS_HELP,
     )
     command.add_argument("results", metavar="RESULTS_DIR", type=Path, help="results folder")
@@ -54,7 +55,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     command.add_argument(
         "--metric",
         help="the column to draw (bars: a column of --table; series: a column of the series "
-        "table or delay, jitter, loss, throughput)",
+        "table or delay, jitter, loss, throughput; in_contract: in_contract_pct (default), "
+        "in_delay_contract_pct, in_loss_contract_pct or in_jitter_contract_pct)",
     )
     command.add_argument("--table", help="bars: the table the metric is in (default flows)")
     command.add_argument(
@@ -65,9 +67,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--flow",
         action="append",
         metavar="NAME",
-        help="series, delay_cdf: draw only this flow (repeatable)",
+        help="series, delay_cdf, tcp_sequence: draw only this flow (repeatable)",
     )
-    command.add_argument("--port", metavar="NODE->PEER", help="queue: draw only this port")
+    command.add_argument(
+        "--port",
+        metavar="NODE->PEER",
+        help="queue: draw only this port; tcp_sequence: the port the segments are shown at",
+    )
     command.add_argument(
         "--point",
         metavar="POINT",
@@ -102,7 +108,8 @@ def main(args: argparse.Namespace) -> int:
     if refused:
         print(f"error: {args.kind} takes no {', '.join(refused)}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    if "metric" in accepted and "metric" not in given:
+    needs_metric = "metric" in accepted and accepted["metric"].default is inspect.Parameter.empty
+    if needs_metric and "metric" not in given:
         print(f"error: {args.kind} needs --metric", file=sys.stderr)
         return EXIT_BAD_INPUT
     source = qoslab.load(args.results)

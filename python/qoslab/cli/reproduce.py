@@ -40,7 +40,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "qoslab's values beside the published ones, a verdict on every published value and "
         "claim (reproduced; same conclusion, different magnitude; differs; not modelled), "
         "the study's figures redrawn, and the reason for every value not reproduced: "
-        "DIR/STUDY.md, DIR/STUDY.html and DIR/STUDY/ (figures, verdicts.csv).",
+        "DIR/STUDY.md, DIR/STUDY.html and DIR/STUDY/ (figures, verdicts.csv). The index "
+        "DIR/README.md is written with --all, and updated when DIR already holds one.",
         epilog=EXIT_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -134,7 +135,9 @@ def main(args: argparse.Namespace) -> int:
             )
             status = EXIT_RUN_FAILED
         console.print(plain(f"written: {result.written.markdown}, {result.written.html}"))
-    if args.all:
+    if args.all or (args.output / "README.md").is_file():
+        # One study reproduced into a folder that holds the index (docs/studies): its line
+        # is brought up to date, the others' read from their verdicts there.
         console.print(plain(f"index: {write_index(done, args.output, command)}"))
     return status
 

@@ -259,7 +259,8 @@ def app_lines(results: qoslab.Results) -> list[str]:
 
 
 def probe_lines(results: qoslab.Results) -> list[str]:
-    """One line per probe: round trips answered, loss and round-trip times."""
+    """One line per probe: round trips answered, loss (and its split by direction) and
+    round-trip times."""
     lines = []
     for probe in results.probes.to_dict("records"):
         line = (
@@ -268,7 +269,8 @@ def probe_lines(results: qoslab.Results) -> list[str]:
         )
         if probe["returned_packets"]:
             line += (
-                f", loss {probe['loss_pct']:.2f} %, RTT mean {probe['rtt_mean_ms']:.2f} ms"
+                f", loss {probe['loss_pct']:.2f} % (out {probe['loss_sd_pct']:.2f}, "
+                f"back {probe['loss_ds_pct']:.2f}), RTT mean {probe['rtt_mean_ms']:.2f} ms"
                 f" (p95 {probe['rtt_p95_ms']:.2f}, max {probe['rtt_max_ms']:.2f})"
             )
         lines.append(line)

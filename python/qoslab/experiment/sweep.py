@@ -34,21 +34,41 @@ RUN = "run"
 
 class Tables:
     """One DataFrame per result table, as attributes (``tables.flows``) or by name
-    (``tables["flows"]``); tables without rows are absent from ``names``."""
+    (``tables["flows"]``); tables without rows are absent from ``names`` (and ``in`` says
+    whether a table has rows). The frames are given, or made by ``load`` when a table of
+    ``known`` is first asked for (``load`` gives None for a table that has no frame), so
+    that reading one table of a large sweep does not build the others."""
 
-    def __init__(self, frames: Mapping[str, pd.DataFrame]) -> None:
-        self._frames = dict(frames)
+    def __init__(
+        self,
+        frames: Mapping[str, pd.DataFrame] | None = None,
+        *,
+        load: Callable[[str], pd.DataFrame | None] | None = None,
+        known: Sequence[str] = (),
+    ) -> None:
+        self._frames: dict[str, pd.DataFrame | None] = dict(frames or {})
+        self._load = load
+        self._known = list(known) if load is not None else list(self._frames)
 
     @property
     def names(self) -> list[str]:
         """The tables that have rows."""
-        return [name for name, frame in self._frames.items() if not frame.empty]
+        return [name for name in self._known if name in self]
+
+    def __contains__(self, name: object) -> bool:
+        frame = self._frame(name) if name in self._known else None
+        return frame is not None and not frame.empty
+
+    def _frame(self, name: object) -> pd.DataFrame | None:
+        if name not in self._frames and self._load is not None:
+            self._frames[str(name)] = self._load(str(name))
+        return self._frames.get(str(name))
 
     def __getitem__(self, name: str) -> pd.DataFrame:
-        try:
-            return self._frames[name]
-        except KeyError:
-            raise KeyError(f"no table {name!r} (tables: {', '.join(self._frames)})") from None
+        frame = self._frame(name) if name in self._known else None
+        if frame is None:
+            raise KeyError(f"no table {name!r} (tables: {', '.join(self._known)})")
+        return frame
 
     def __getattr__(self, name: str) -> pd.DataFrame:
         if name.startswith("_"):
@@ -60,6 +80,24 @@ class Tables:
 
     def __repr__(self) -> str:
         return f"<Tables {', '.join(self.names)}>"
+
+
+_DECODER = json.JSONDecoder()
+
+
+def table_rows(text: str, table: str) -> list[dict]:
+    """The rows of the table ``table`` of a run's results document. The core writes the
+    document with each top-level key on its own line, indented by two spaces (a JSON string
+    holds no line break, so only a top-level key can match): the table is found by its key
+    and decoded alone, a fraction of the document. A document laid out otherwise is decoded
+    whole."""
+    marker = f'\n  "{table}": '
+    at = text.find(marker)
+    if at >= 0:
+        rows, _ = _DECODER.raw_decode(text, at + len(marker))
+        if isinstance(rows, list):
+            return rows
+    return json.loads(text)[table]
 
 
 class Sweep:
@@ -95,6 +133,12 @@ class Sweep:
         """What a notebook shows: each point's flows as mean ± half-width and the key plot
         (``qoslab.report``)."""
         return display.html(self)
+
+    def view(self, manifest: dict) -> Sweep:
+        """The same stored runs seen through another ``manifest``: some of the runs, or the
+        parameters under other names (each run in it keeps its ``key``, by which its results
+        are read)."""
+        return Sweep(manifest, self._read_result, self._read_failure, self.directory)
 
     @property
     def keys(self) -> list[str]:
@@ -138,49 +182,46 @@ class Sweep:
     @cached_property
     def runs(self) -> Tables:
         """Every finished run's rows of each result table, with the parameter columns and
-        the replication first, in grid order."""
-        rows: dict[str, list[dict]] = {table: [] for table in TABLES}
-        counts: dict[str, list[int]] = {table: [] for table in TABLES}
-        columns: dict[str, list[str]] = {}
+        the replication first, in grid order. Each table is read from the runs when it is
+        first asked for."""
+        return Tables(load=self._table, known=TABLES)
+
+    def _table(self, table: str) -> pd.DataFrame:
+        """Every finished run's rows of ``table``."""
+        rows: list[dict] = []
+        counts: list[int] = []
+        columns: list[str] | None = None
         prefixes = []
         for run in self.manifest["runs"]:
             text = self._read_result(run["key"])
             if text is None:
                 continue
-            document = json.loads(text)
+            records = table_rows(text, table)
             prefixes.append(self._prefix(run))
-            for table in TABLES:
-                records = document[table]
-                if records and table not in columns:
-                    columns[table] = list(records[0])
-                rows[table].extend(records)
-                counts[table].append(len(records))
-        head = [*self.parameters, REPLICATION]
-        frames = {}
-        for table in TABLES:
-            body = columns.get(table) or result_columns(table)
-            frame = pd.DataFrame.from_records(rows[table], columns=body)
-            # Each run's parameters repeated over its rows, rather than copied into every
-            # record: a sweep's series tables hold millions of rows.
-            for position, column in enumerate(head):
-                values = [prefix[column] for prefix in prefixes]
-                frame.insert(
-                    position, column, np.repeat(np.array(values, dtype=object), counts[table])
-                )
-            frame[REPLICATION] = frame[REPLICATION].astype("int64")
-            frames[table] = self._ordered(with_dtypes(frame, table))
-        return Tables(frames)
+            if records and columns is None:
+                columns = list(records[0])
+            rows.extend(records)
+            counts.append(len(records))
+        frame = pd.DataFrame.from_records(rows, columns=columns or result_columns(table))
+        # Each run's parameters repeated over its rows, rather than copied into every
+        # record: a sweep's series tables hold millions of rows.
+        for position, column in enumerate([*self.parameters, REPLICATION]):
+            values = [prefix[column] for prefix in prefixes]
+            frame.insert(position, column, np.repeat(np.array(values, dtype=object), counts))
+        frame[REPLICATION] = frame[REPLICATION].astype("int64")
+        return self._ordered(with_dtypes(frame, table))
 
     @cached_property
     def summary(self) -> Tables:
         """Per table with rows: the statistics over replications of every row and metric at
         each point of the grid (see :func:`qoslab.analysis.summarize`)."""
-        return Tables(
-            {
-                table: summarize(self.runs[table], by=self.parameters, table=table)
-                for table in self.runs.names
-            }
-        )
+
+        def load(table: str) -> pd.DataFrame | None:
+            if table not in self.runs:
+                return None
+            return summarize(self.runs[table], by=self.parameters, table=table)
+
+        return Tables(load=load, known=TABLES)
 
     def results(
         self,
@@ -242,8 +283,11 @@ class Sweep:
 
     def _ordered(self, frame: pd.DataFrame) -> pd.DataFrame:
         """``frame`` with each parameter column an ordered categorical in the grid's order."""
+        # A zipped key may repeat a value (1 Mbit/s with two configurations): each value
+        # is one category, at its first place.
         orders = {VARIANT: self.variants} | {
-            axis["key"]: axis["values"] for axis in self.manifest["plan"]["vary"]
+            axis["key"]: list(dict.fromkeys(axis["values"]))
+            for axis in self.manifest["plan"]["vary"]
         }
         for column in self.parameters:
             frame[column] = pd.Categorical(frame[column], categories=orders[column], ordered=True)

@@ -23,6 +23,7 @@ from qoslab.plot.loads import loads
 from qoslab.plot.queue import queue
 from qoslab.plot.series import series
 from qoslab.plot.suggested import suggested
+from qoslab.plot.tcp_sequence import tcp_sequence
 from qoslab.plot.to_svg import to_svg
 from qoslab.plot.voice import voice
 
@@ -35,6 +36,7 @@ KINDS = {
     "loads": loads,
     "in_contract": in_contract,
     "voice": voice,
+    "tcp_sequence": tcp_sequence,
 }
 """Every kind of plot by name."""
 
@@ -49,6 +51,7 @@ __all__ = [
     "queue",
     "series",
     "suggested",
+    "tcp_sequence",
     "to_svg",
     "voice",
 ]

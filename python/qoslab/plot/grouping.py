@@ -19,7 +19,7 @@ def summary_rows(
 ) -> tuple[pd.DataFrame, list[str]]:
     """The rows of the summary table ``name`` for ``metric``, and the table's identity
     columns; a missing table or metric is refused with what there is."""
-    if name not in summaries.names:  # type: ignore[attr-defined]
+    if name not in summaries:  # type: ignore[operator]
         known = ", ".join(summaries.names) or "none"  # type: ignore[attr-defined]
         raise PlotError(f"{kind}: the sweep has no rows in the {name} table (tables: {known})")
     frame: pd.DataFrame = summaries[name]  # type: ignore[index]

@@ -4,7 +4,9 @@ report's "per-app percentage in contract" charts.
 For each application with a budget, the mean over replications of the share of ΔQ intervals
 in which every component was within its limit (``in_contract_pct``, docs/quality.md) at each
 value of the parameter, joined by lines, with the 95 % confidence interval as error bars.
-Points that differ in the other parameters are drawn in separate panels.
+Points that differ in the other parameters are drawn in separate panels. The same chart of
+the share within the delay limit alone, the loss limit or the jitter limit (the report's
+"in-delay" and "in-loss contract" charts) is drawn with ``metric``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,13 @@ from qoslab.plot.style import category_ticks, figure, legend, panels, styled, ta
 
 KIND = "in_contract"
 METRIC = "in_contract_pct"
+METRICS = {
+    "in_contract_pct": ("in contract", "intervals in contract (%)"),
+    "in_delay_contract_pct": ("within the delay limit", "intervals within the delay limit (%)"),
+    "in_loss_contract_pct": ("within the loss limit", "intervals within the loss limit (%)"),
+    "in_jitter_contract_pct": ("within the jitter limit", "intervals within the jitter limit (%)"),
+}
+"""The shares of the contracts table it draws, each with its words and its axis label."""
 
 
 @styled
@@ -31,12 +40,17 @@ def in_contract(
     *,
     point: str | None = None,
     interval_ms: float | None = None,
+    metric: str = METRIC,
 ) -> Figure:
     """The share of intervals in contract of every application with a budget, along the
     parameter ``by`` (default: the first of the grid), at ``point`` (default: the first
-    observation point) over intervals of ``interval_ms`` (default: the first length)."""
+    observation point) over intervals of ``interval_ms`` (default: the first length);
+    ``metric`` draws another share of :data:`METRICS` (within the delay limit alone, ...)."""
     source = need_sweep(sweep, KIND)
-    frame, _ = grouping.summary_rows(source.summary, "contracts", METRIC, KIND)
+    if metric not in METRICS:
+        raise PlotError(f"{KIND}: no share {metric!r} (shares: {', '.join(METRICS)})")
+    words, label = METRICS[metric]
+    frame, _ = grouping.summary_rows(source.summary, "contracts", metric, KIND)
     frame, point, interval_ms = at_point(frame, point, interval_ms, KIND)
     frame = frame[~frame["app"].isin(TOTALS) & frame["mean"].notna()]
     if frame.empty:
@@ -76,13 +90,13 @@ def in_contract(
         axis.set_ylim(-3, 103)
         axis.set_xlabel(grouping.axis_name(by))
         if axis.get_subplotspec().is_first_col():
-            axis.set_ylabel("intervals in contract (%)")
+            axis.set_ylabel(label)
         if others:
             axis.set_title(point_label(others, values))
     legend(fig, axes[0])
     title(
         fig,
         scenario(source),
-        f"time in contract at {point} ({interval_ms:g} ms intervals), mean and 95 % CI",
+        f"time {words} at {point} ({interval_ms:g} ms intervals), mean and 95 % CI",
     )
     return fig

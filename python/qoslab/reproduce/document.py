@@ -18,7 +18,14 @@ from pathlib import Path
 import numpy as np
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from qoslab.analysis.verdict import REPRODUCED, VERDICTS, counts
+from qoslab.analysis.verdict import (
+    DIFFERS,
+    NOT_MODELLED,
+    REPRODUCED,
+    SAME_CONCLUSION,
+    VERDICTS,
+    counts,
+)
 from qoslab.output import replace_file
 from qoslab.plot.to_svg import to_svg
 from qoslab.reproduce.figures import draw
@@ -127,6 +134,8 @@ def _table(table: Table, by_id: dict[str, Judged], measured: Measurements) -> di
                 }
             )
         return {"spec": table, "rows": rows, "also": [reading.label for reading in table.also]}
+    if table.layout == "grid":
+        return {"spec": table, "grid": _grid(table, by_id)}
     blocks = []
     for block in table.blocks:
         columns = list(block.columns)
@@ -145,7 +154,7 @@ def _table(table: Table, by_id: dict[str, Judged], measured: Measurements) -> di
                 printed = j.row.printed.get(label)
                 cells.append(
                     {
-                        "published": number(printed) if printed is not None else "",
+                        "published": as_printed(printed) if printed is not None else "",
                         "qoslab": _trial_cell(j, label, measured),
                     }
                 )
@@ -162,6 +171,44 @@ def _table(table: Table, by_id: dict[str, Judged], measured: Measurements) -> di
     return {"spec": table, "blocks": blocks}
 
 
+def as_printed(x: float) -> str:
+    """A study's printed number with the digits it was printed with (``15.394``, ``13``),
+    thousands separated."""
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:,}"
+
+
+MARKS = {
+    REPRODUCED: "R",
+    SAME_CONCLUSION: "S",
+    DIFFERS: "D",
+    NOT_MODELLED: "N",
+}
+"""The verdict of a grid cell, as a letter."""
+
+
+def _grid(table: Table, by_id: dict[str, Judged]) -> list[dict]:
+    """The rows of a grid table: per cell the published value, qoslab's and the verdict's
+    letter (None for a cell the study left empty)."""
+    rows = []
+    for label, ids in table.grid:
+        cells = []
+        for row_id in ids:
+            if row_id is None:
+                cells.append(None)
+                continue
+            j = by_id[row_id]
+            cells.append(
+                {
+                    "judged": j,
+                    "published": j.published_text(),
+                    "qoslab": j.qoslab_text(),
+                    "mark": MARKS[j.verdict],
+                }
+            )
+        rows.append({"label": label, "cells": cells})
+    return rows
+
+
 def _trial_cell(j: Judged, label: str, measured: Measurements) -> str:
     if j.row.metric is None:
         return "—"
@@ -172,6 +219,8 @@ def _trial_cell(j: Judged, label: str, measured: Measurements) -> str:
     e = estimate(trials, measured.study.interval)
     present = trials[~np.isnan(trials)]
     sd = float(np.std(present, ddof=1)) if len(present) > 1 else math.nan
+    if sd <= 1e-9 * abs(e.mean):  # equal trials, up to the last bits of a float
+        sd = 0.0
     return {
         "M": number(e.mean),
         "SD": number(sd),

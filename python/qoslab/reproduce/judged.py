@@ -81,9 +81,13 @@ def judge_all(measured: Measurements) -> list[Judged]:
     """The verdict on every published value of the study, in the order of published.yaml."""
     out = []
     for row in measured.study.published.values():
-        if row.claim is None or row.metric is None:
-            out.append(Judged(row, {}, NOT_MODELLED))
+        if row.claim is None:
+            # Not modelled; a metric named with it is shown beside it, unjudged (the E-model
+            # MOS of calls whose published score is PSQM).
+            shown = {None: measured.estimate(row.metric, row.at)} if row.metric else {}
+            out.append(Judged(row, shown, NOT_MODELLED))
             continue
+        assert row.metric is not None  # a judged value names its metric (study.py)
         estimates = measured.estimates(row.claim, row.metric, row.at)
         conclusion_estimates = None
         if row.conclusion is not None and row.conclusion_metric is not None:

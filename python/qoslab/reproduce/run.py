@@ -51,12 +51,22 @@ def run_study(study: Study, setting: Setting) -> Ran:
             else experiment.replications or study.replications
         )
         overrides = dict(experiment.overrides)
+        variants = list(experiment.variants) if experiment.variants is not None else None
         if setting.quick:
             overrides.update(study.quick.overrides)
+            overrides.update(experiment.quick_overrides)
+            if experiment.quick_variants is not None:
+                variants = list(experiment.quick_variants)
         sweeps[experiment.name] = sweep(
             str(experiment.scenario),
-            vary={axis.key: list(axis.settings) for axis in experiment.axes},
-            variants=list(experiment.variants) if experiment.variants is not None else None,
+            vary={
+                key: [axis.settings_at(value)[key] for value in axis.values]
+                for axis in experiment.axes
+                for key in axis.keys
+            },
+            # The keys of one axis advance together.
+            zip=[axis.keys for axis in experiment.axes if len(axis.keys) > 1],
+            variants=variants,
             reps=reps,
             set=overrides,
             jobs=setting.jobs,

@@ -20,6 +20,7 @@ problem (``file:line:column: key.path``) and how to fix it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,9 +31,15 @@ from qoslab.reproduce.located import Located, StudyError, read
 STUDIES = Path(__file__).resolve().parent.parent / "studies"
 """The studies installed with qoslab."""
 
-PER_RUN = ("one", "max", "min", "mean", "sum", "count")
+PER_RUN = ("one", "max", "min", "mean", "sum", "count", "range", "share")
 """How a metric reduces the rows one run has at its point: the value of the single row, or
-their largest, smallest, mean, sum, or how many there are."""
+their largest, smallest, mean, sum, or how many there are; ``range``, the largest less the
+smallest (a rise over a window of a series); ``share``, the rows matching the metric's
+``part`` as a percentage of all its rows (one class's share of a port)."""
+
+BOUNDS = ("min", "max", "above", "below")
+"""The bounds a ``where`` condition on a numeric column may give: ``min`` ≤ value ≤ ``max``,
+``above`` < value < ``below``."""
 
 WHY_KINDS = {
     "testbed": "a testbed parameter the study does not give",
@@ -42,24 +49,40 @@ WHY_KINDS = {
 }
 """The kinds of reason a value is not reproduced, and how the documents name them."""
 
-LAYOUTS = ("findings", "trials")
-FIGURE_KINDS = ("series", "bars", "plot")
+VARIANT = "variant"
+"""The name by which ``at``, rules and figures refer to an experiment's variants."""
+
+LAYOUTS = ("findings", "trials", "grid")
+FIGURE_KINDS = ("series", "bars", "plot", "timeline")
 TRIAL_ROWS = ("M", "SD", "M-X", "M+X", "Max")
 
 
 @dataclass(frozen=True)
 class Axis:
     """A named dimension of an experiment: a scenario key, the values it takes (``settings``)
-    and the name each is shown and referred to by (``values``)."""
+    and the name each is shown and referred to by (``values``). An axis may set further keys
+    together with the first (``also``: each key with its setting at every value), as a
+    sweep's zipped keys: a link's rate and the configuration written for that rate."""
 
     name: str
     key: str
     values: tuple[str, ...]
     settings: tuple[str, ...]
+    also: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """Every scenario key the axis sets, the first being ``key``."""
+        return (self.key, *(key for key, _ in self.also))
 
     def setting(self, value: str) -> str:
-        """The scenario value of the point called ``value``."""
+        """The scenario value of the point called ``value`` (of the first key)."""
         return self.settings[self.values.index(value)]
+
+    def settings_at(self, value: str) -> dict[str, str]:
+        """Every key the axis sets, with its scenario value at the point called ``value``."""
+        k = self.values.index(value)
+        return {self.key: self.settings[k], **{key: column[k] for key, column in self.also}}
 
 
 @dataclass(frozen=True)
@@ -75,9 +98,30 @@ class Experiment:
     variants: tuple[str, ...] | None
     overrides: dict[str, str]
     replications: int | None
+    quick_overrides: dict[str, str] = field(default_factory=dict)
+    """What ``--quick`` sets in this experiment's runs, on top of the study's quick
+    overrides (a run of a long timeline made cheaper)."""
+    quick_variants: tuple[str, ...] | None = None
+    """The variants ``--quick`` runs (None: all of them)."""
 
     def axis(self, name: str) -> Axis | None:
         return next((axis for axis in self.axes if axis.name == name), None)
+
+    def points(self, name: str) -> tuple[str, ...] | None:
+        """The points a rule or a figure can run along: the values of the axis ``name``,
+        or the experiment's variants for ``variant`` (None when there is no such
+        dimension)."""
+        if name == VARIANT:
+            return self.variants
+        axis = self.axis(name)
+        return axis.values if axis is not None else None
+
+    def dimensions(self) -> str:
+        """The names a rule or a figure can run along, for messages."""
+        names_ = [axis.name for axis in self.axes]
+        if self.variants is not None:
+            names_.append(VARIANT)
+        return ", ".join(names_) or "none"
 
 
 @dataclass(frozen=True)
@@ -95,6 +139,20 @@ class Metric:
     per_run: str
     unit: str
     label: str
+    part: dict[str, object] = field(default_factory=dict)
+    """With ``per_run: share``, the rows (among those matching ``where``) whose share is
+    taken."""
+    failure: dict[str, object] = field(default_factory=dict)
+    """An order of failure (``over``: the axis whose values go from the mildest condition to
+    the harshest; ``min_in_contract_pct``: the failure criterion, else a mean budget
+    consumption above 1): the metric is, in each replication, the number of applications
+    that fail before one declared to fail earlier (:func:`qoslab.order_of_failure` over the
+    ``contracts`` rows matching ``where`` at each value of the axis)."""
+
+    @property
+    def failure_over(self) -> str | None:
+        """The axis an order-of-failure metric runs along (None for other metrics)."""
+        return str(self.failure["over"]) if self.failure else None
 
 
 @dataclass(frozen=True)
@@ -151,9 +209,10 @@ class Reading:
 
 @dataclass(frozen=True)
 class Table:
-    """A table of the study in its layout: ``findings`` (one published value per row) or
+    """A table of the study in its layout: ``findings`` (one published value per row),
     ``trials`` (per block, the trials T1..Tn and their statistics, published beside
-    qoslab's)."""
+    qoslab's) or ``grid`` (the study's own rows and columns, each cell a published value
+    beside qoslab's with its verdict)."""
 
     name: str
     title: str
@@ -162,6 +221,14 @@ class Table:
     blocks: tuple[Block, ...] = ()
     also: tuple[Reading, ...] = ()
     """Findings layout: further readings shown beside qoslab's value, without a verdict."""
+    notes: tuple[str, ...] = ()
+    """Notes printed under the table: how its published numbers were read (repairs of
+    the text, the study's own arithmetic)."""
+    columns: tuple[str, ...] = ()
+    """Grid layout: the column headings."""
+    grid: tuple[tuple[str, tuple[str | None, ...]], ...] = ()
+    """Grid layout: each row's label and, per column, the published value in that cell
+    (None for a cell the study left empty)."""
 
 
 @dataclass(frozen=True)
@@ -185,6 +252,14 @@ class Figure:
     experiment: str | None = None
     args: dict[str, object] = field(default_factory=dict)
     replication: int | None = None
+    panels: tuple[tuple[str, ...], ...] = ()
+    """A ``timeline``: the metrics of each panel, one line each."""
+    clock: str | None = None
+    """A ``timeline``: the time of day at the run's start (``07:54``), to label the time
+    axis with times of day."""
+    trace: dict[str, object] | bool | None = None
+    """A ``plot`` of one run: run it once more with a per-packet trace (a ``measure.trace``
+    section, or ``True`` for every flow at every port) for a plot drawn from the trace."""
 
 
 @dataclass(frozen=True)
@@ -283,13 +358,20 @@ def _study(folder: Path, doc: Located, pub: Located) -> Study:
                 raise doc.error(f"two {kind}s are called `{item.name}`", "give each its own name")
             seen.add(item.name)
     in_tables = {
-        row for t in tables for row in (*t.rows, *(c for b in t.blocks for c in b.columns.values()))
+        row
+        for t in tables
+        for row in (
+            *t.rows,
+            *(c for b in t.blocks for c in b.columns.values()),
+            *(c for _, cells in t.grid for c in cells if c is not None),
+        )
     }
     for row in published.values():
         if row.id not in in_tables:
             raise places[row.id].error(
                 f"`{row.id}` is in no table of study.yaml",
-                "list it in a table's `rows` or a block's `columns`, so that it gets a row",
+                "list it in a table's `rows`, a block's `columns` or a grid's `cells`, "
+                "so that it gets a row",
             )
     quick = m["quick"]
     quick.keys(("replications",), ("set",))
@@ -328,25 +410,34 @@ def _scalar(item: Located) -> str:
 
 
 def _experiment(name: str, item: Located, folder: Path) -> Experiment:
-    item.keys(("scenario", "about"), ("axes", "variants", "set", "replications"))
+    item.keys(("scenario", "about"), ("axes", "variants", "set", "replications", "quick"))
     m = item.mapping()
     scenario = folder / m["scenario"].text()
     if not scenario.is_file():
         raise m["scenario"].error(f"no file `{m['scenario'].value}` in the study's folder")
     axes = []
     for axis_name, axis in m["axes"].mapping().items() if "axes" in m else []:
-        axis.keys(("key", "values"))
-        a = axis.mapping()
-        if isinstance(a["values"].items, dict):
-            pairs = [(label, _scalar(v)) for label, v in a["values"].mapping().items()]
-        else:
-            pairs = [(_scalar(v), _scalar(v)) for v in a["values"].sequence()]
-        if not pairs:
-            raise a["values"].error("an axis needs at least one value")
-        values = tuple(label for label, _ in pairs)
-        axes.append(Axis(axis_name, a["key"].text(), values, tuple(s for _, s in pairs)))
+        axes.append(_axis(axis_name, axis))
+        taken = [key for other in axes[:-1] for key in other.keys]
+        for key in axes[-1].keys:
+            if key in taken:
+                raise axis.error(f"`{key}` is set by another axis", "let one axis set each key")
     variants = tuple(v.text() for v in m["variants"].sequence()) if "variants" in m else None
     replications = m["replications"].count() if "replications" in m else None
+    quick_overrides: dict[str, str] = {}
+    quick_variants = None
+    if "quick" in m:
+        m["quick"].keys((), ("set", "variants"))
+        q = m["quick"].mapping()
+        quick_overrides = _overrides(q.get("set"))
+        if "variants" in q:
+            quick_variants = tuple(v.text() for v in q["variants"].sequence())
+            for place, variant in zip(q["variants"].sequence(), quick_variants, strict=True):
+                if variant not in (variants or ("base",)):
+                    raise place.error(
+                        f"`{variant}` is not one of the experiment's variants",
+                        f"its variants are: {', '.join(variants or ('base',))}",
+                    )
     return Experiment(
         name,
         scenario,
@@ -355,25 +446,75 @@ def _experiment(name: str, item: Located, folder: Path) -> Experiment:
         variants,
         _overrides(m.get("set")),
         replications,
+        quick_overrides=quick_overrides,
+        quick_variants=quick_variants,
     )
 
 
+def _axis(name: str, axis: Located) -> Axis:
+    """An axis: ``key`` and its ``values`` (a list, or labels and their settings), or
+    ``keys`` set together and, for each label, a list of one setting per key."""
+    axis.keys(("values",), ("key", "keys"))
+    a = axis.mapping()
+    if ("key" in a) == ("keys" in a):
+        raise axis.error("give `key` (one scenario key) or `keys` (several set together)")
+    if "key" in a:
+        if isinstance(a["values"].items, dict):
+            pairs = [(label, _scalar(v)) for label, v in a["values"].mapping().items()]
+        else:
+            pairs = [(_scalar(v), _scalar(v)) for v in a["values"].sequence()]
+        if not pairs:
+            raise a["values"].error("an axis needs at least one value")
+        values = tuple(label for label, _ in pairs)
+        return Axis(name, a["key"].text(), values, tuple(s for _, s in pairs))
+    keys = [k.text() for k in a["keys"].sequence()]
+    if len(keys) < 2 or len(set(keys)) != len(keys):
+        raise a["keys"].error("`keys` lists two or more different scenario keys")
+    if not isinstance(a["values"].items, dict) or not a["values"].mapping():
+        raise a["values"].error(
+            "with `keys`, give each value a label and its settings: `LABEL: [v1, v2, ...]`"
+        )
+    labels, columns = [], [[] for _ in keys]
+    for label, settings in a["values"].mapping().items():
+        if not isinstance(settings.items, list) or len(settings.sequence()) != len(keys):
+            raise settings.error(f"give one setting for each of the {len(keys)} keys, in order")
+        labels.append(label)
+        for column, setting in zip(columns, settings.sequence(), strict=True):
+            column.append(_scalar(setting))
+    also = tuple((key, tuple(column)) for key, column in zip(keys[1:], columns[1:], strict=True))
+    return Axis(name, keys[0], tuple(labels), tuple(columns[0]), also)
+
+
 def _metric(name: str, item: Located, experiments: dict[str, Experiment]) -> Metric:
-    item.keys(("experiment", "table", "unit", "label"), ("where", "column", "expr", "per_run"))
+    item.keys(
+        ("experiment", "table", "unit", "label"),
+        ("where", "column", "expr", "per_run", "part", "failure"),
+    )
     m = item.mapping()
     experiment = m["experiment"].text()
     if experiment not in experiments:
         raise m["experiment"].error(
             f"no experiment `{experiment}`", f"the experiments are: {', '.join(experiments)}"
         )
-    if ("column" in m) == ("expr" in m):
+    failure = _failure(m["failure"], m["table"], experiments[experiment]) if "failure" in m else {}
+    if failure and ("column" in m or "expr" in m or "per_run" in m):
+        raise item.error(
+            "an order of failure reads its own columns", "remove `column`, `expr` and `per_run`"
+        )
+    if not failure and ("column" in m) == ("expr" in m):
         raise item.error("give `column` or `expr`, one of them")
     per_run = m["per_run"].text() if "per_run" in m else "one"
     if per_run not in PER_RUN:
         raise m["per_run"].error(
             f"`{per_run}` is not a reduction", f"use one of {', '.join(PER_RUN)}"
         )
-    where = {k: v.value for k, v in m["where"].mapping().items()} if "where" in m else {}
+    where = _where(m["where"]) if "where" in m else {}
+    if (per_run == "share") != ("part" in m):
+        raise item.error(
+            "`per_run: share` and `part` go together",
+            "give `part` (the rows whose share is taken) with `per_run: share`, or neither",
+        )
+    part = _where(m["part"]) if "part" in m else {}
     return Metric(
         name=name,
         experiment=experiment,
@@ -384,7 +525,47 @@ def _metric(name: str, item: Located, experiments: dict[str, Experiment]) -> Met
         per_run=per_run,
         unit=str(m["unit"].value or ""),
         label=m["label"].text(),
+        part=part,
+        failure=failure,
     )
+
+
+def _failure(item: Located, table: Located, experiment: Experiment) -> dict[str, object]:
+    """An order of failure along an axis of ``experiment``, read from the contracts table."""
+    item.keys(("over",), ("min_in_contract_pct",))
+    f = item.mapping()
+    if table.text() != "contracts":
+        raise table.error("an order of failure reads the `contracts` table")
+    over = f["over"].text()
+    if experiment.axis(over) is None:
+        raise f["over"].error(
+            f"experiment `{experiment.name}` has no axis `{over}`",
+            f"its axes are: {', '.join(a.name for a in experiment.axes) or 'none'}",
+        )
+    failure: dict[str, object] = {"over": over}
+    if "min_in_contract_pct" in f:
+        failure["min_in_contract_pct"] = f["min_in_contract_pct"].number()
+    return failure
+
+
+def _where(item: Located) -> dict[str, object]:
+    """The conditions on a result table's columns that pick a metric's rows: a value (the
+    column equals it), a list of values (it equals one of them), or bounds on a number
+    (:data:`BOUNDS`: ``{min: 60, max: 350}``, ``{above: 0}``)."""
+    where: dict[str, object] = {}
+    for column, condition in item.mapping().items():
+        if isinstance(condition.items, list):
+            if not condition.items:
+                raise condition.error("an empty list matches no row", "list the values wanted")
+            where[column] = [_scalar(value) for value in condition.sequence()]
+        elif isinstance(condition.items, dict):
+            condition.keys((), BOUNDS)
+            if not condition.items:
+                raise condition.error("give a bound", f"one or more of {', '.join(BOUNDS)}")
+            where[column] = {bound: v.number() for bound, v in condition.mapping().items()}
+        else:
+            where[column] = condition.value
+    return where
 
 
 def _at(item: Located | None, experiment: Experiment) -> dict[str, str]:
@@ -394,7 +575,7 @@ def _at(item: Located | None, experiment: Experiment) -> dict[str, str]:
     at: dict[str, str] = {}
     for key, value in item.mapping().items():
         text = _scalar(value)
-        if key == "variant":
+        if key == VARIANT:
             known = (*(experiment.variants or ()), "base")
             if text not in known:
                 raise value.error(
@@ -419,10 +600,11 @@ def _at(item: Located | None, experiment: Experiment) -> dict[str, str]:
 
 def _check_point(item: Located, at: dict[str, str], experiment: Experiment, over: object) -> None:
     """Checks that ``at`` picks one point of ``experiment`` (all axes but ``over``, and the
-    variant when it has variants)."""
-    needed = [axis.name for axis in experiment.axes if axis.name != over]
-    if experiment.variants is not None:
-        needed.append("variant")
+    variant when it has variants); ``over`` may be a set of names left free."""
+    free = over if isinstance(over, set) else {over}
+    needed = [axis.name for axis in experiment.axes if axis.name not in free]
+    if experiment.variants is not None and VARIANT not in free:
+        needed.append(VARIANT)
     missing = [name for name in needed if name not in at]
     if missing:
         raise item.error(
@@ -444,37 +626,51 @@ def _tolerance(item: Located | None) -> Tolerance:
 
 def _claim(item: Located, tolerance: Tolerance, experiment: Experiment | None) -> Claim:
     """A rule: one of ``value`` (with ``ci``), ``below``, ``above``, ``between``, or, over
-    an axis (``over``), ``order``, ``equal``, ``largest`` or ``smallest``."""
+    an axis or the variants (``over``), ``order``, ``equal``, ``largest`` or ``smallest``
+    (the last two among all points, or among the points listed in ``among``)."""
     kinds_known = ("value", "below", "above", "between", "order", "equal", "largest", "smallest")
-    item.keys((), (*kinds_known, "ci", "over"))
+    item.keys((), (*kinds_known, "ci", "over", "among"))
     m = item.mapping()
     kinds = [k for k in kinds_known if k in m]
     if len(kinds) != 1:
         raise item.error(f"give one of {', '.join(f'`{k}`' for k in kinds_known)}")
     kind = kinds[0]
+    if "among" in m and kind not in ("largest", "smallest"):
+        raise m["among"].error("`among` limits `largest` and `smallest`", "remove `among`")
     if kind in ("order", "equal", "largest", "smallest"):
         if "over" not in m or experiment is None:
             raise item.error(f"`{kind}` compares points along an axis: add `over: AXIS`")
-        axis = experiment.axis(m["over"].text())
-        if axis is None:
-            raise m["over"].error(f"experiment `{experiment.name}` has no axis `{m['over'].value}`")
+        over = m["over"].text()
+        values = experiment.points(over)
+        if values is None:
+            raise m["over"].error(
+                f"experiment `{experiment.name}` has no axis `{over}`",
+                f"compare along one of: {experiment.dimensions()}",
+            )
+
+        def point_of(place: Located) -> str:
+            point = _scalar(place)
+            if point not in values:
+                raise place.error(f"`{point}` is not a value of `{over}`")
+            return point
+
         if kind in ("largest", "smallest"):
-            point = _scalar(m[kind])
-            if point not in axis.values:
-                raise m[kind].error(f"`{point}` is not a value of axis `{axis.name}`")
-            others = tuple(v for v in axis.values if v != point)
-            return Claim(kind, order=((point,), others), over=axis.name, tolerance=tolerance)
+            point = point_of(m[kind])
+            pool = [point_of(v) for v in m["among"].sequence()] if "among" in m else values
+            others = tuple(v for v in pool if v != point)
+            if not others:
+                raise m.get("among", item).error(f"`{kind}` needs another point to compare with")
+            return Claim(
+                kind, order=((point,), others), over=over, tolerance=tolerance, among="among" in m
+            )
         groups = []
         for element in m[kind].sequence():
             if isinstance(element.items, list):
-                group = tuple(_scalar(v) for v in element.sequence())
+                group = tuple(point_of(v) for v in element.sequence())
             else:
-                group = (_scalar(element),)
-            for point in group:
-                if point not in axis.values:
-                    raise element.error(f"`{point}` is not a value of axis `{axis.name}`")
+                group = (point_of(element),)
             groups.append(group)
-        return Claim(kind, order=tuple(groups), over=axis.name, tolerance=tolerance)
+        return Claim(kind, order=tuple(groups), over=over, tolerance=tolerance)
     if kind == "between":
         bounds = m["between"].sequence()
         if len(bounds) != 2 or bounds[0].number() > bounds[1].number():
@@ -526,7 +722,11 @@ def _published(
         conclusion = _claim(m["conclusion"], tolerance, target)
     if claim is not None and experiment is not None:
         over = m["published"].mapping().get("over")
-        _check_point(item, at, experiment, over.value if over is not None else None)
+        # A rule over an axis, and an order of failure along one, leave that axis free.
+        free = {over.value if over is not None else None, metrics[metric].failure_over}
+        _check_point(item, at, experiment, free)
+    elif claim is None and experiment is not None:
+        _check_point(item, at, experiment, None)  # the metric shown beside it, at one point
     why = None
     if "why" in m:
         m["why"].keys(("kind", "text"))
@@ -559,8 +759,9 @@ def _published(
 
 
 def _table(item: Located, published: dict[str, Published], metrics: dict[str, Metric]) -> Table:
-    item.keys(("name", "title", "layout"), ("rows", "blocks", "also"))
+    item.keys(("name", "title", "layout"), ("rows", "blocks", "also", "notes", "columns"))
     m = item.mapping()
+    notes = tuple(note.text() for note in m["notes"].sequence()) if "notes" in m else ()
     layout = m["layout"].text()
     if layout not in LAYOUTS:
         raise m["layout"].error(f"`{layout}` is not a layout", f"use one of {', '.join(LAYOUTS)}")
@@ -587,7 +788,11 @@ def _table(item: Located, published: dict[str, Published], metrics: dict[str, Me
                 swap[old] = new.text()
             also.append(Reading(r["label"].text(), at, swap))
         rows = tuple(row_id(r) for r in m["rows"].sequence())
-        return Table(m["name"].text(), m["title"].text(), layout, rows=rows, also=tuple(also))
+        return Table(
+            m["name"].text(), m["title"].text(), layout, rows=rows, also=tuple(also), notes=notes
+        )
+    if layout == "grid":
+        return _grid(item, row_id, notes)
     if "blocks" not in m:
         raise item.error("a trials table lists its `blocks`")
     blocks = []
@@ -597,7 +802,43 @@ def _table(item: Located, published: dict[str, Published], metrics: dict[str, Me
         blocks.append(
             Block(b["label"].text(), {k: row_id(v) for k, v in b["columns"].mapping().items()})
         )
-    return Table(m["name"].text(), m["title"].text(), layout, blocks=tuple(blocks))
+    return Table(m["name"].text(), m["title"].text(), layout, blocks=tuple(blocks), notes=notes)
+
+
+def _grid(item: Located, row_id: Callable[[Located], str], notes: tuple[str, ...]) -> Table:
+    """A table in the study's own rows and columns: ``columns`` (the headings) and
+    ``rows``, each ``{label, cells}`` with one published value (or ``null``) per column."""
+    m = item.mapping()
+    for key in ("columns", "rows"):
+        if key not in m:
+            raise item.error(f"a grid table lists its `{key}`")
+    if "blocks" in m or "also" in m:
+        raise m.get("blocks", m.get("also", item)).error(
+            "a grid table has `columns` and `rows` only", "remove `blocks` and `also`"
+        )
+    columns = tuple(c.text() for c in m["columns"].sequence())
+    if not columns:
+        raise m["columns"].error("a grid needs at least one column")
+    grid = []
+    for row in m["rows"].sequence():
+        row.keys(("label", "cells"))
+        r = row.mapping()
+        cells = r["cells"].sequence()
+        if len(cells) != len(columns):
+            raise r["cells"].error(
+                f"{len(cells)} cells for {len(columns)} columns", "give one cell per column"
+            )
+        grid.append(
+            (r["label"].text(), tuple(None if c.value is None else row_id(c) for c in cells))
+        )
+    return Table(
+        m["name"].text(),
+        m["title"].text(),
+        "grid",
+        notes=notes,
+        columns=columns,
+        grid=tuple(grid),
+    )
 
 
 def _figure(
@@ -606,6 +847,8 @@ def _figure(
     m = item.mapping()
     if "kind" in m and m["kind"].value == "plot":
         return _plot_figure(item, experiments)
+    if "kind" in m and m["kind"].value == "timeline":
+        return _timeline_figure(item, metrics, experiments)
     item.keys(
         ("name", "title", "cite", "kind", "metrics", "over"), ("points", "group", "at", "log")
     )
@@ -621,16 +864,22 @@ def _figure(
         chosen.append(value.text())
     experiment = experiments[metrics[chosen[0]].experiment]
     over = m["over"].text()
-    axis = experiment.axis(over)
-    if axis is None:
-        raise m["over"].error(f"experiment `{experiment.name}` has no axis `{over}`")
+    values = experiment.points(over)
+    if values is None:
+        raise m["over"].error(
+            f"experiment `{experiment.name}` has no axis `{over}`",
+            f"draw along one of: {experiment.dimensions()}",
+        )
     points = tuple(_scalar(v) for v in m["points"].sequence()) if "points" in m else None
     for point in points or ():
-        if point not in axis.values:
-            raise m["points"].error(f"`{point}` is not a value of axis `{over}`")
+        if point not in values:
+            raise m["points"].error(f"`{point}` is not a value of `{over}`")
     group = m["group"].text() if "group" in m else None
-    if group is not None and experiment.axis(group) is None and group != "variant":
-        raise m["group"].error(f"experiment `{experiment.name}` has no axis `{group}`")
+    if group is not None and (group == over or experiment.points(group) is None):
+        raise m["group"].error(
+            f"experiment `{experiment.name}` cannot group by `{group}`",
+            f"group by another of: {experiment.dimensions()}",
+        )
     return Figure(
         name=m["name"].text(),
         title=m["title"].text(),
@@ -648,7 +897,8 @@ def _figure(
 def _plot_figure(item: Located, experiments: dict[str, Experiment]) -> Figure:
     """A figure drawn by one of qoslab's plots (``qoslab.plot.KINDS``)."""
     item.keys(
-        ("name", "title", "cite", "kind", "plot", "experiment"), ("args", "at", "replication")
+        ("name", "title", "cite", "kind", "plot", "experiment"),
+        ("args", "at", "replication", "trace"),
     )
     m = item.mapping()
     plot = m["plot"].text()
@@ -662,6 +912,15 @@ def _plot_figure(item: Located, experiments: dict[str, Experiment]) -> Figure:
     at = _at(m.get("at"), experiment)
     if replication is not None:
         _check_point(item, at, experiment, None)
+    trace = None
+    if "trace" in m:
+        trace = m["trace"].plain()
+        if replication is None:
+            raise m["trace"].error("a traced run is one run", "give its `replication` (and `at`)")
+        if trace is not True and not isinstance(trace, dict):
+            raise m["trace"].error(
+                "expected `true` or a `measure.trace` section", "e.g. `trace: {flows: [ftp]}`"
+            )
     return Figure(
         name=m["name"].text(),
         title=m["title"].text(),
@@ -672,4 +931,52 @@ def _plot_figure(item: Located, experiments: dict[str, Experiment]) -> Figure:
         experiment=name,
         args=m["args"].plain() if "args" in m else {},
         replication=replication,
+        trace=trace,
+    )
+
+
+def _timeline_figure(
+    item: Located, metrics: dict[str, Metric], experiments: dict[str, Experiment]
+) -> Figure:
+    """Several metrics of one run against time: a panel per list of ``panels``, a line per
+    metric (its value in each interval of a per-interval table), at the point ``at`` of the
+    metrics' experiment, replication 0."""
+    item.keys(("name", "title", "cite", "kind", "panels"), ("at", "clock", "log"))
+    m = item.mapping()
+    groups = []
+    for panel in m["panels"].sequence():
+        group = []
+        for value in panel.sequence():
+            if value.text() not in metrics:
+                raise value.error(f"no metric `{value.value}`")
+            group.append(value.text())
+        if not group:
+            raise panel.error("a panel needs at least one metric")
+        groups.append(tuple(group))
+    if not groups:
+        raise m["panels"].error("give at least one panel")
+    names_ = {metrics[name].experiment for group in groups for name in group}
+    if len(names_) != 1:
+        raise m["panels"].error(
+            "the metrics of a timeline come from several experiments",
+            "draw one run: use the metrics of one experiment",
+        )
+    experiment = experiments[names_.pop()]
+    at = _at(m.get("at"), experiment)
+    _check_point(item, at, experiment, None)
+    clock = None
+    if "clock" in m:
+        clock = _scalar(m["clock"])
+        if not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", clock):
+            raise m["clock"].error("a time of day is written `hh:mm`, e.g. `07:54`")
+    return Figure(
+        name=m["name"].text(),
+        title=m["title"].text(),
+        cite=m["cite"].text(),
+        kind="timeline",
+        at=at,
+        experiment=experiment.name,
+        panels=tuple(groups),
+        clock=clock,
+        log=bool(m["log"].value) if "log" in m else False,
     )

@@ -20,6 +20,11 @@
 //! written as the connection opens, there is no first pause and no closing message, and
 //! nothing is drawn from the random stream.
 //!
+//! The voice is a codec preset (`{codec: gsm-fr, interval: 100ms}`), or, when no preset
+//! describes the application's packets, their IP size and interval (`{size: 370B,
+//! interval: 197ms}`: the thesis' IP Tone packets, 384 bytes with the Ethernet header, one
+//! every 0.197 s as its analysis script gives the spacing at the source, Appendix C).
+//!
 //! The thesis does not describe IP Tone's control protocol (it is proprietary, §2.1), only
 //! counts its TCP packets (Tables 4-2 to 4-9): about 12 in 10 minutes of continuous talk,
 //! about 7 to 9 per ON-OFF talk spurt. This model sends 4 per spurt and none while a
@@ -29,17 +34,21 @@
 use super::app_stats::AppStats;
 use super::talk_spurts::TalkSpurts;
 use super::AppRequest;
+use crate::config::error::{join_path, Issue};
 use crate::engine::Rng;
 use crate::ids::EndpointId;
 use crate::tcp::TcpStack;
 use crate::time::SimTime;
+use crate::traffic::codec::Codec;
 use crate::traffic::distribution::DurationDist;
-use crate::traffic::pattern::CodecParams;
-use crate::units::Size;
+use crate::traffic::generator::check_size;
+use crate::traffic::pattern::{CodecParams, PatternEnv, PatternSpec};
+use crate::units::{Duration, Size};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use std::borrow::Cow;
 use std::collections::VecDeque;
+use std::path::Path;
 
 /// Default signalling message, bytes (the IP Tone messages' length in the thesis' trace).
 pub const DEFAULT_MESSAGE_BYTES: u64 = 284;
@@ -82,12 +91,93 @@ impl JsonSchema for Talk {
     }
 }
 
+/// The voice of the talk spurts.
+#[derive(Clone, Debug)]
+pub enum Voice {
+    /// A codec preset, as in a `codec` pattern (`{codec: gsm-fr, interval: 100ms}`).
+    Codec(CodecParams),
+    /// Packets of a given IP size at a given interval, when no codec preset describes them.
+    Packets(VoicePackets),
+}
+
+/// Voice packets given by their size and spacing.
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VoicePackets {
+    /// IP packet size, headers included.
+    pub size: Size,
+    /// Time between the packets of a talk spurt.
+    pub interval: Duration,
+}
+
+impl Voice {
+    /// The codec, when the voice is a codec preset.
+    pub fn codec(&self) -> Option<Codec> {
+        match self {
+            Voice::Codec(params) => Some(params.codec),
+            Voice::Packets(_) => None,
+        }
+    }
+
+    /// The IP size of the voice packets and the interval between them (ns), checked; `at` is
+    /// the key path of the voice.
+    pub fn packets(&self, at: &str) -> Result<(u32, u64), Issue> {
+        match self {
+            Voice::Codec(params) => {
+                let env = PatternEnv { bottleneck_bps: 0, base_dir: Path::new(".") };
+                let pattern = PatternSpec::Codec(params.clone()).compile(at, &env)?;
+                Ok((pattern.size_bytes, pattern.nominal_interval_ns))
+            }
+            Voice::Packets(p) => {
+                let size = check_size(p.size, at)?;
+                if p.interval.0 == 0 {
+                    return Err(Issue::at(join_path(at, "interval"), "voice packets 0 s apart never end")
+                        .hint("give the time between two packets, e.g. `interval: 20ms`"));
+                }
+                Ok((size, p.interval.0))
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Voice {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(d)?;
+        let has = |key: &str| value.get(key).is_some();
+        if has("codec") {
+            return CodecParams::deserialize(value).map(Voice::Codec).map_err(serde::de::Error::custom);
+        }
+        if !has("size") && !has("interval") {
+            return Err(serde::de::Error::custom(
+                "give a `codec` (`{codec: gsm-fr}`) or the packets' `size` and `interval` \
+                 (`{size: 370B, interval: 197ms}`)",
+            ));
+        }
+        VoicePackets::deserialize(value).map(Voice::Packets).map_err(serde::de::Error::custom)
+    }
+}
+
+impl JsonSchema for Voice {
+    fn schema_name() -> Cow<'static, str> {
+        "Voice".into()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let codec = generator.subschema_for::<CodecParams>().to_value();
+        let packets = generator.subschema_for::<VoicePackets>().to_value();
+        schemars::json_schema!({
+            "description": "a codec preset (`{codec: gsm-fr}`) or packets of a size at an interval (`{size: 370B, interval: 197ms}`)",
+            "anyOf": [codec, packets]
+        })
+    }
+}
+
 /// Parameters of a push-to-talk application.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PttParams {
-    /// The voice codec of the talk spurts (e.g. `{codec: gsm-fr}`).
-    pub voice: CodecParams,
+    /// The voice of the talk spurts: a codec preset (`{codec: gsm-fr}`), or packets of a
+    /// size at an interval (`{size: 370B, interval: 197ms}`).
+    pub voice: Voice,
     /// Talk spurt lengths (default uniform 1 s to 18 s), or `continuous`: the user talks
     /// from the application's start to the end of the run.
     pub talk: Option<Talk>,

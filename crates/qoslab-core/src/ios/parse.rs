@@ -814,7 +814,9 @@ impl Parser {
                     let ms = ranged(&mut delay_words, "a fragment delay in ms", range::FRAGMENT_DELAY_MS)?;
                     interface.fragment_delay_ms = Some(ms);
                     interface.places.insert("lfi".into(), place);
-                } else {
+                } else if rest != "multilink" {
+                    // `ppp multilink` itself is read: what multilink PPP does to the queuing
+                    // is its fragmentation and interleaving, the commands above.
                     self.unmodelled(line);
                 }
             }

@@ -11,9 +11,15 @@
 //!
 //! Only packets created in the measured window are traced, as the flow statistics count
 //! them. After `max_rows` rows the trace stops recording and says so in a note.
+//!
+//! A segment of a simulated TCP connection also gives its sequence and acknowledgement
+//! numbers (RFC 9293 §3.4: byte offsets from the connection's SYN, which is 0), the data a
+//! time-sequence graph of the connection is drawn from, as tcptrace draws one from a
+//! capture.
 
 use super::drops::DropReason;
 use crate::ids::{FlowId, NodeId, PortId, Table};
+use crate::packet::segment::flags;
 use crate::packet::Packet;
 use crate::time::SimTime;
 use std::collections::VecDeque;
@@ -26,6 +32,10 @@ pub const NONE: u32 = u32::MAX;
 
 /// Marker of an absent drop reason in the reason column.
 pub const NO_REASON: u8 = u8::MAX;
+
+/// Marker of an absent TCP number (a packet that is not a TCP segment, or an
+/// acknowledgement number without the ACK flag).
+pub const NO_TCP: u64 = u64::MAX;
 
 /// What happened to a packet.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -158,6 +168,10 @@ pub struct TraceChunk {
     pub delay_ns: Column<u64>,
     /// [`DropReason`] index of drops (`NO_REASON`, 255, otherwise).
     pub reason: Column<u8>,
+    /// TCP sequence number of a segment ([`NO_TCP`] for other packets).
+    pub tcp_seq: Column<u64>,
+    /// TCP acknowledgement number of a segment with the ACK flag ([`NO_TCP`] otherwise).
+    pub tcp_ack: Column<u64>,
     rows: usize,
 }
 
@@ -177,6 +191,8 @@ impl TraceChunk {
             queue_packets: Column::with_rows(rows),
             delay_ns: Column::with_rows(rows),
             reason: Column::with_rows(rows),
+            tcp_seq: Column::with_rows(rows),
+            tcp_ack: Column::with_rows(rows),
             rows: 0,
         }
     }
@@ -196,7 +212,7 @@ impl TraceChunk {
         self.capacities().into_iter().max().expect("columns")
     }
 
-    fn capacities(&self) -> [usize; 13] {
+    fn capacities(&self) -> [usize; 15] {
         [
             self.time_ns.capacity_rows(),
             self.event.capacity_rows(),
@@ -211,6 +227,8 @@ impl TraceChunk {
             self.queue_packets.capacity_rows(),
             self.delay_ns.capacity_rows(),
             self.reason.capacity_rows(),
+            self.tcp_seq.capacity_rows(),
+            self.tcp_ack.capacity_rows(),
         ]
     }
 
@@ -229,6 +247,8 @@ impl TraceChunk {
             &mut self.queue_packets.bytes,
             &mut self.delay_ns.bytes,
             &mut self.reason.bytes,
+            &mut self.tcp_seq.bytes,
+            &mut self.tcp_ack.bytes,
         ] {
             bytes.clear();
         }
@@ -382,6 +402,8 @@ impl Trace {
         c.queue_packets.push(row.queue_packets);
         c.delay_ns.push(now.since(packet.created));
         c.reason.push(row.reason.map_or(NO_REASON, |r| r.index() as u8));
+        c.tcp_seq.push(packet.segment.map_or(NO_TCP, |s| s.seq));
+        c.tcp_ack.push(packet.segment.filter(|s| s.has(flags::ACK)).map_or(NO_TCP, |s| s.ack));
         c.rows += 1;
         if c.rows == self.chunk_rows {
             let fresh = self.spare.pop().unwrap_or_else(|| TraceChunk::new(self.chunk_rows));
@@ -489,6 +511,41 @@ mod tests {
 
     fn arrival() -> Row {
         Row { event: TraceEvent::Arrival, class: NONE, queue_packets: 0, reason: None }
+    }
+
+    #[test]
+    fn segments_give_their_sequence_and_acknowledgement_numbers() {
+        use crate::packet::sack::SackBlocks;
+        use crate::packet::Segment;
+        let segment = |seq, ack, flags| Segment {
+            to_endpoint: crate::ids::EndpointId(0),
+            incarnation: 0,
+            seq,
+            ack,
+            payload_bytes: 1000,
+            flags,
+            window_bytes: 65535,
+            sack: SackBlocks::default(),
+        };
+        let mut trace = Trace::new(setup(10, 4));
+        // A SYN (sequence 0, no ACK), a data segment acknowledging the peer's SYN, and a
+        // packet that is not a segment.
+        trace.at_port(
+            SimTime(1),
+            &Packet { segment: Some(segment(0, 0, flags::SYN)), ..packet(0) },
+            PortId(0),
+            arrival(),
+        );
+        trace.at_port(
+            SimTime(2),
+            &Packet { segment: Some(segment(1001, 1, flags::ACK)), ..packet(1) },
+            PortId(0),
+            arrival(),
+        );
+        trace.at_port(SimTime(3), &packet(2), PortId(0), arrival());
+        let c = trace.filling();
+        assert_eq!([c.tcp_seq.get(0), c.tcp_seq.get(1), c.tcp_seq.get(2)], [0, 1001, NO_TCP]);
+        assert_eq!([c.tcp_ack.get(0), c.tcp_ack.get(1), c.tcp_ack.get(2)], [NO_TCP, 1, NO_TCP]);
     }
 
     #[test]

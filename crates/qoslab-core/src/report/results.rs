@@ -449,7 +449,11 @@ record! {
 record! {
     /// Round trips of a flow with `echo` (IP SLA style probes), over the measured window: its
     /// packets sent, the replies that came back, and the replies' delays, which are round-trip
-    /// times.
+    /// times. The loss is also split by direction, as Cisco's SAA / IP SLA udp-jitter operation
+    /// reports it (PacketLossSD, PacketLossDS; the janet-qos-trial report's SAA graphs): the
+    /// requests lost on the way out (source to destination: the probing flow's drops) and the
+    /// replies lost on the way back (destination to source: the `.echo` row's drops), each
+    /// counted out of the requests sent, as the agent counts them out of its train.
     pub struct ProbeRecord {
         /// The probing flow.
         #[unit = ""]
@@ -472,6 +476,18 @@ record! {
         /// Lost on the way out or back (requests still travelling at the end count as lost).
         #[unit = "%"]
         pub loss_pct: Option<f64>,
+        /// Requests dropped on the way out, source to destination (SAA's SD).
+        #[unit = "packets"]
+        pub lost_sd_packets: u64,
+        /// Replies dropped on the way back, destination to source (SAA's DS).
+        #[unit = "packets"]
+        pub lost_ds_packets: u64,
+        /// `lost_sd_packets` as a share of the requests sent.
+        #[unit = "%"]
+        pub loss_sd_pct: Option<f64>,
+        /// `lost_ds_packets` as a share of the requests sent.
+        #[unit = "%"]
+        pub loss_ds_pct: Option<f64>,
         /// Smallest round-trip time.
         #[unit = "ms"]
         pub rtt_min_ms: Option<f64>,
@@ -927,6 +943,9 @@ fn build_results(sim: &Snapshot) -> Results {
         .zip(&flows)
         .filter_map(|(info, out)| {
             let back = &flows[info.echo()?.flow.index()];
+            let share = |packets: u64| {
+                (out.sent_packets > 0).then(|| 100.0 * packets as f64 / out.sent_packets as f64)
+            };
             Some(ProbeRecord {
                 probe: out.flow.clone(),
                 from: out.from.clone(),
@@ -934,10 +953,11 @@ fn build_results(sim: &Snapshot) -> Results {
                 dscp: out.dscp,
                 sent_packets: out.sent_packets,
                 returned_packets: back.received_packets,
-                loss_pct: (out.sent_packets > 0).then(|| {
-                    100.0 * out.sent_packets.saturating_sub(back.received_packets) as f64
-                        / out.sent_packets as f64
-                }),
+                loss_pct: share(out.sent_packets.saturating_sub(back.received_packets)),
+                lost_sd_packets: out.dropped_packets,
+                lost_ds_packets: back.dropped_packets,
+                loss_sd_pct: share(out.dropped_packets),
+                loss_ds_pct: share(back.dropped_packets),
                 rtt_min_ms: back.delay_min_ms,
                 rtt_mean_ms: back.delay_mean_ms,
                 rtt_p50_ms: back.delay_p50_ms,

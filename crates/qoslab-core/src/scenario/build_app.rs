@@ -16,9 +16,7 @@ use crate::packet::{protocol, Packet};
 use crate::scenario::flow_spec::FlowSpec;
 use crate::sim::{AppInfo, AppSetup, DatagramOut, FlowInfo, RunInfo, Sink};
 use crate::time::SimTime;
-use crate::traffic::pattern::{PatternEnv, PatternSpec};
 use crate::traffic::size_dist::SizeDist;
-use std::path::Path;
 
 /// What [`add_app`] needs to know about a flow that runs an application.
 pub(super) struct AppFlow<'a> {
@@ -54,13 +52,9 @@ pub(super) fn add_app(
     let config = flow.tcp.clone().unwrap_or_default().config(mss_bytes, &format!("{at}.tcp"))?;
     // A push-to-talk application's first row is its UDP voice; its TCP rows are the
     // control connection's.
+    // (IP size, interval in ns) of the voice packets.
     let voice = match app_spec {
-        AppSpec::Ptt(params) => {
-            let env = PatternEnv { bottleneck_bps: 0, base_dir: Path::new(".") };
-            let pattern =
-                PatternSpec::Codec(params.voice.clone()).compile(&format!("{at}.app.voice"), &env)?;
-            Some(pattern)
-        }
+        AppSpec::Ptt(params) => Some(params.voice.packets(&format!("{at}.app.voice"))?),
         _ => None,
     };
     let tcp_name = if voice.is_some() { format!("{}.signalling", flow.name) } else { flow.name.clone() };
@@ -74,24 +68,24 @@ pub(super) fn add_app(
         }
     }
     let app_id = apps.apps.next_key();
-    let datagrams = voice.as_ref().map(|pattern| {
+    let datagrams = voice.map(|(size_bytes, interval_ns)| {
         let row = flows.next_key();
-        let packet = Packet { flow: row, size_bytes: pattern.size_bytes, ..template };
+        let packet = Packet { flow: row, size_bytes, ..template };
         flows.push(FlowInfo {
             name: flow.name.clone(),
             from,
             to,
             pattern: app_spec.kind(),
-            size_bytes: pattern.size_bytes,
+            size_bytes,
             bottleneck_port,
             template: packet,
             sink: Sink::App(app_id),
             codec: match app_spec {
-                AppSpec::Ptt(params) => Some(params.voice.codec),
+                AppSpec::Ptt(params) => params.voice.codec(),
                 _ => None,
             },
         });
-        flow_stats.push(FlowStats::new(pattern.nominal_interval_ns, gap_threshold_ns));
+        flow_stats.push(FlowStats::new(interval_ns, gap_threshold_ns));
         DatagramOut { template: packet, first_port: path[0] }
     });
     let signalling_port = match app_spec {
@@ -118,7 +112,7 @@ pub(super) fn add_app(
     };
     let first = apps.stack.slots.next_key();
     let rng = Rng::for_stream(run.seed, run.replication, &flow.name);
-    let interval_ns = voice.as_ref().map(|pattern| pattern.nominal_interval_ns);
+    let interval_ns = voice.map(|(_, interval_ns)| interval_ns);
     let mut app = new_app(app_spec, at, interval_ns, first, rng)?;
     // Each user's connection has its own client port, as an operating system gives each
     // connection its own ephemeral port.

@@ -90,7 +90,7 @@ pub struct Pattern {
     pub period: Period,
 }
 
-pub(super) fn check_size(size: Size, at: &str) -> Result<u32, Issue> {
+pub(crate) fn check_size(size: Size, at: &str) -> Result<u32, Issue> {
     match size.0 {
         0..=27 => Err(Issue::at(
             join_path(at, "size"),

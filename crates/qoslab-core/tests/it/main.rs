@@ -17,6 +17,7 @@ mod finite_streams;
 mod fuzz_properties;
 mod hops;
 mod ios;
+mod ios_export;
 mod jitter_reference;
 mod layers;
 mod lfi;

@@ -67,3 +67,38 @@ fn probe_loss_counts_both_directions() {
     assert_eq!(saa.returned_packets, back.received_packets);
     assert!(out.dropped_packets > 0 && back.dropped_packets > 0);
 }
+
+/// The loss split by direction, out of the requests sent (SAA's SD and DS): with 10 %
+/// Bernoulli loss in each direction of the second link, a request is lost on the way out
+/// with probability 0.1 and its reply on the way back with 0.9 × 0.1 = 0.09, so about 50
+/// and 45 of the 500 requests (binomial standard deviations 6.7 and 6.4 packets; tolerance
+/// 4 points). The two directions and the replies account for every request.
+#[test]
+fn probe_loss_splits_into_source_to_destination_and_back() {
+    let results =
+        chain("  - {name: saa, from: a, to: b, echo: true, pattern: {kind: probe}}\n", ", loss: 10%");
+    let saa = probe(&results, "saa");
+    assert_eq!(saa.lost_sd_packets, flow(&results, "saa").dropped_packets);
+    assert_eq!(saa.lost_ds_packets, flow(&results, "saa.echo").dropped_packets);
+    assert_eq!(saa.lost_sd_packets + saa.lost_ds_packets + saa.returned_packets, saa.sent_packets);
+    let (sd, ds) = (saa.loss_sd_pct.unwrap(), saa.loss_ds_pct.unwrap());
+    assert!((sd - 10.0).abs() < 4.0, "SD loss {sd} %");
+    assert!((ds - 9.0).abs() < 4.0, "DS loss {ds} %");
+    assert!((sd + ds - saa.loss_pct.unwrap()).abs() < 1e-9);
+}
+
+/// A flood from `b` at twice the 1 Mbit/s link fills only the way back (`b -> r -> a` at
+/// `r -> b`'s reverse, `b -> r`): requests all arrive (SD 0), the replies meet the full queue
+/// (DS is the whole loss). The reverse of the congested direction is untouched.
+#[test]
+fn a_congested_way_back_loses_replies_only() {
+    let results = chain(
+        "  - {name: saa, from: a, to: b, echo: true, pattern: {kind: probe}}
+  - {name: flood, from: b, to: a, pattern: {kind: flood, rate: 2Mbps}}\n",
+        "",
+    );
+    let saa = probe(&results, "saa");
+    assert_eq!((saa.lost_sd_packets, saa.loss_sd_pct), (0, Some(0.0)));
+    assert!(saa.lost_ds_packets > 0);
+    assert_eq!(saa.loss_ds_pct, saa.loss_pct);
+}

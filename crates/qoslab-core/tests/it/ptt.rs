@@ -106,3 +106,79 @@ fn continuous_talk_takes_no_pause() {
     let typo = with("      kind: ptt\n      voice: {codec: gsm-fr}\n      talk: continous\n");
     assert_refused("typo", &typo, "traffic[0].app.talk", Some(15), &["neither `continuous` nor a duration"]);
 }
+
+/// Voice given as packets (the thesis' IP Tone: 370-byte IP packets every 197 ms) instead of
+/// a codec preset, from a continuous talker over 38,400 bit/s with no framing and no
+/// propagation delay, for 10 s: packets at 0, 197, ..., 9850 ms — 51 of them — each
+/// serialized in 370 × 8 / 38400 s = 77.083 ms. The control connection's SYN (40 B,
+/// 8.333 ms) opens at the same instant and leaves first, so the first packet arrives
+/// 8.333 ms late and the gap to the second is 8.333 ms short of the 197 ms interval: the
+/// deviation jitter is 8.333 ms at most and 8.333 / 51 ms on average. The opening message
+/// (324 B, 67.5 ms) leaves behind the first voice packet and is gone before the second.
+/// The flow has no codec, so it has no voice-quality row.
+#[test]
+fn voice_given_as_packets_leaves_every_interval() {
+    let results = run_yaml(
+        &two_hosts(
+            "duration: 10s",
+            "rate: 38400bps, l2: none",
+            "{kind: fifo}",
+            "  - {name: lmr, from: tx, to: rx, app: {kind: ptt, voice: {size: 370B, interval: 197ms}, talk: continuous}}\n",
+        ),
+        &[],
+    );
+    let voice = flow(&results, "lmr");
+    assert_eq!((voice.protocol.as_str(), voice.packet_size_bytes), ("udp", 370));
+    assert_eq!((voice.sent_packets, voice.received_packets), (51, 51));
+    assert!((voice.delay_min_ms.unwrap() - 370.0 * 8.0 / 38.4).abs() < 1e-6);
+    let syn_ms = 40.0 * 8.0 / 38.4;
+    assert!((voice.delay_max_ms.unwrap() - 370.0 * 8.0 / 38.4 - syn_ms).abs() < 1e-5);
+    assert!((voice.jitter_max_ms.unwrap() - syn_ms).abs() < 1e-5);
+    assert!((voice.jitter_avg_ms.unwrap() - syn_ms / 51.0).abs() < 1e-5);
+    assert!(results.voice.iter().all(|v| v.flow != "lmr"));
+}
+
+/// Voice packets need a size of at least the IPv4 and UDP headers and a non-zero interval;
+/// a voice that is neither a codec nor packets says what to give, and an unknown key is
+/// refused at its place.
+#[test]
+fn voice_packets_are_checked() {
+    let with = |voice: &str| {
+        two_hosts(
+            "duration: 10s",
+            "rate: 10Mbps",
+            "{kind: fifo}",
+            &format!(
+                "  - name: lmr\n    from: tx\n    to: rx\n    app:\n      kind: ptt\n      voice: {voice}\n"
+            ),
+        )
+    };
+    assert_refused(
+        "small",
+        &with("{size: 20B, interval: 20ms}"),
+        "traffic[0].app.voice.size",
+        None,
+        &["smaller than the 28-byte IPv4 + UDP header"],
+    );
+    assert_refused(
+        "zero",
+        &with("{size: 370B, interval: 0s}"),
+        "traffic[0].app.voice.interval",
+        None,
+        &["0 s apart"],
+    );
+    assert_refused(
+        "neither",
+        &with("{rate: 13kbps}"),
+        "traffic[0].app.voice",
+        Some(14),
+        &["give a `codec`", "`size` and `interval`"],
+    );
+    assert_refused(
+        "typo",
+        &with("{size: 370B, interval: 197ms, header: 40B}"),
+        "traffic[0].app.voice.header",
+        Some(14),
+        &["unknown key `header`"],
+    );
+}

@@ -347,8 +347,9 @@ fn observers_agree_through_every_mechanism() {
             .expect("ports")
             .port
             .clone();
-        let measure = format!("\nmeasure: {{at: [end_to_end, {busiest}], intervals: [100ms, 1s]}}\n");
-        let observed = run_yaml(&format!("{example}{measure}"), &[]);
+        // Overrides rather than an appended section: an example may have its own `measure`.
+        let at = format!("measure.at=[end_to_end, {busiest}]");
+        let observed = run_yaml(example, &[&at, "measure.intervals=[100ms, 1s]"]);
         let hop = contract(&observed, &busiest, "all", 100.0);
         assert!(hop.offered_packets > 0 && hop.transported_packets > 0, "{}: {busiest}", plain.run.scenario);
         // Observing changes nothing the flows saw.

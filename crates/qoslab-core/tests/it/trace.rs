@@ -1,9 +1,10 @@
 //! The per-packet trace (`measure.trace`): a hand-computed trace through one FIFO port, a
 //! drop with its reason, conservation at every traced port against the flow rows, the row
-//! cap and its note, and the validation of its names.
+//! cap and its note, the validation of its names, and the sequence and acknowledgement
+//! numbers of a TCP transfer's segments.
 
 use crate::common::{flow, two_hosts};
-use qoslab_core::trace::{TraceChunk, TraceEvent, NONE};
+use qoslab_core::trace::{TraceChunk, TraceEvent, NONE, NO_TCP};
 use qoslab_core::DropReason;
 use qoslab_core::{load, Override, Results};
 use std::collections::HashMap;
@@ -23,6 +24,8 @@ struct Row {
     queue_packets: Option<u32>,
     delay_ns: u64,
     reason: Option<&'static str>,
+    tcp_seq: Option<u64>,
+    tcp_ack: Option<u64>,
 }
 
 /// Runs `text` with `overrides`, draining the trace between slices as a caller must;
@@ -58,6 +61,8 @@ fn run_traced(text: &str, overrides: &[&str]) -> (Vec<Row>, Results) {
                 queue_packets: optional(c.queue_packets.get(i)),
                 delay_ns: c.delay_ns.get(i),
                 reason: DropReason::ALL.get(c.reason.get(i) as usize).map(|r| r.name()),
+                tcp_seq: (c.tcp_seq.get(i) != NO_TCP).then(|| c.tcp_seq.get(i)),
+                tcp_ack: (c.tcp_ack.get(i) != NO_TCP).then(|| c.tcp_ack.get(i)),
             });
         }
     }
@@ -239,4 +244,37 @@ fn unknown_trace_names_are_located_with_suggestions() {
         let text = error.to_string();
         assert!(text.contains(key) && text.contains(hint), "{measure}: {text}");
     }
+}
+
+#[test]
+fn a_tcp_transfer_gives_its_sequence_and_acknowledgement_numbers() {
+    // One 3000-byte transfer on an idle link (MSS 1460 B): the sender's SYN is sequence 0,
+    // its data 1, 1461 and 2921 (1460 + 1460 + 80 bytes, the last carrying the FIN, which
+    // takes sequence 3001: RFC 9293 §3.4), each acknowledging the receiver's SYN (ack 1),
+    // then its acknowledgement of the receiver's FIN (sequence 3002, ack 2); the receiver's
+    // acknowledgements count up to 3002 (3000 bytes, the SYN and the FIN).
+    let flows = "  - {name: ftp, from: tx, to: rx, app: {kind: bulk, size: 3000B}}\n";
+    let text = two_hosts("duration: 1s, warmup: 0s", "rate: 10Mbps, delay: 10ms", "{kind: fifo}", flows)
+        + "measure: {trace: {points: [tx->rx, rx->tx]}}\n";
+    let (rows, _) = run_traced(&text, &[]);
+    let sent: Vec<(Option<u64>, Option<u64>, u32)> = rows
+        .iter()
+        .filter(|r| r.flow == "ftp" && r.event == "arrival")
+        .map(|r| (r.tcp_seq, r.tcp_ack, r.size_bytes))
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            (Some(0), None, 40),
+            (Some(1), Some(1), 1500),
+            (Some(1461), Some(1), 1500),
+            (Some(2921), Some(1), 120),
+            (Some(3002), Some(2), 40)
+        ]
+    );
+    let acks: Vec<Option<u64>> =
+        rows.iter().filter(|r| r.flow == "ftp.reverse" && r.event == "arrival").map(|r| r.tcp_ack).collect();
+    assert_eq!(acks.first(), Some(&Some(1)), "the SYN-ACK acknowledges the SYN");
+    assert_eq!(acks.last(), Some(&Some(3002)), "the last acknowledges the FIN");
+    assert!(acks.windows(2).all(|w| w[0] <= w[1]), "cumulative: {acks:?}");
 }

@@ -1,0 +1,212 @@
+//! A scenario interface written as Cisco IOS configuration text ([`crate::ios::export`]).
+//!
+//! The scenario is read and built first, so the export refuses what a run refuses, with
+//! the same message. The interface's settings are then taken as the build takes them: the
+//! output policy (named in `policies`, written in place, or the default FIFO), the QoS
+//! bandwidth and transmit ring of the interface or else of its link, the hold queue, the
+//! input policy and the fragmentation — or all of these from the IOS configuration the
+//! interface names. What IOS cannot express is refused at the scenario key that holds it:
+//! the policy's own key path (`policies.llq.classes[2].match`), the interface's
+//! (`interfaces.r1.r2.lfi.sequence`) or the link's (`topology.links[1].bandwidth`).
+
+use super::build::build;
+use super::build_ios::{ios_interface, place_issue, with_router_configs};
+use super::build_reconfig::resolve_policy;
+use super::build_topology::{links, nodes};
+use super::limits::Limits;
+use super::{base_dir, read, Read, Selection};
+use crate::config::error::{join_path, Issue, ScenarioError};
+use crate::ios::export::{canonical_interface, default_interface_name, export, Export};
+use crate::qdisc::PolicySpec;
+use crate::units::format_rate;
+
+/// Where each part of the exported settings was written, for placing a refusal.
+struct Origins {
+    /// The output policy's key path.
+    output: String,
+    /// The interface entry's key path.
+    interface: String,
+    /// The key path of the QoS bandwidth (the interface's or the link's).
+    bandwidth: String,
+    /// The key path of the physical rate (or of its changes).
+    rate: String,
+    /// The key path of the transmit ring.
+    tx_ring: String,
+    /// The configuration's key path, when an IOS configuration sets the interface.
+    ios: Option<String>,
+}
+
+impl Origins {
+    /// The scenario key path of the export's `key_path`.
+    fn place(&self, key_path: &str) -> String {
+        if let Some(ios) = &self.ios {
+            return ios.clone();
+        }
+        let (first, rest) = match key_path.find(['.', '[']) {
+            Some(cut) => key_path.split_at(cut),
+            None => (key_path, ""),
+        };
+        match first {
+            "output" => format!("{}{rest}", self.output),
+            "bandwidth" => self.bandwidth.clone(),
+            "rate" => self.rate.clone(),
+            "tx_ring" => self.tx_ring.clone(),
+            _ => format!("{}{rest}", join_path(&self.interface, first)),
+        }
+    }
+}
+
+/// Interface `interface` — `NODE.PEER`, the egress of NODE towards its neighbour PEER and
+/// its input from PEER — of the form of the scenario that `selection` chooses, as Cisco IOS
+/// configuration text. `name` is the interface's IOS name (default `Serial0/0/0` on HDLC
+/// and PPP links, `GigabitEthernet0/0` on others). `origin` names the scenario in errors,
+/// and relative file names are read from its folder.
+pub fn ios_from_yaml(
+    text: &str,
+    origin: &str,
+    selection: &Selection,
+    interface: &str,
+    name: Option<&str>,
+) -> Result<String, ScenarioError> {
+    let Read { mut spec, located, .. } = read(text, origin, selection.variant, selection.overrides)?;
+    if let Some(replication) = selection.replication {
+        spec.run.replication = Some(replication);
+    }
+    let base_dir = base_dir(origin);
+    // Nothing is run, so no limit on what a run may cost applies.
+    let unlimited = Limits { max_memory_bytes: u64::MAX, max_events: u64::MAX };
+    build(&spec, selection.seed, &base_dir, &unlimited).map_err(|issue| located.error(issue))?;
+    let refused = |key_path: String, message: String, hint: &str| ScenarioError {
+        origin: origin.to_owned(),
+        position: None,
+        key_path,
+        message,
+        hint: Some(hint.to_owned()),
+    };
+    let Some((node, peer)) = interface.split_once('.').filter(|(n, p)| !n.is_empty() && !p.is_empty()) else {
+        return Err(refused(
+            String::new(),
+            format!("`{interface}` does not name an interface"),
+            "write NODE.PEER, the egress of NODE towards its neighbour PEER (e.g. r1.r2)",
+        ));
+    };
+    let topology = links(&spec, nodes(&spec).map_err(|i| located.error(i))?, &base_dir)
+        .map_err(|issue| located.error(issue))?;
+    let at = format!("interfaces.{node}.{peer}");
+    let Some(link_index) = spec.topology.links.iter().position(|l| {
+        (l.between[0] == node && l.between[1] == peer) || (l.between[1] == node && l.between[0] == peer)
+    }) else {
+        let known = spec.topology.links.iter().flat_map(|l| {
+            [format!("{}.{}", l.between[0], l.between[1]), format!("{}.{}", l.between[1], l.between[0])]
+        });
+        let listing: Vec<String> = known.collect();
+        return Err(refused(
+            at,
+            format!("no link joins `{node}` and `{peer}`"),
+            &format!("name one of the scenario's interfaces: {}", listing.join(", ")),
+        ));
+    };
+    let link = &spec.topology.links[link_index];
+    let port = topology
+        .ports
+        .iter()
+        .find(|p| p.name == format!("{node}->{peer}"))
+        .expect("every link has a port each way");
+    let ios_name = match name {
+        Some(written) => canonical_interface(written, "").map_err(|issue| {
+            refused(
+                String::new(),
+                format!("--name: {}", issue.message),
+                issue.hint.as_deref().unwrap_or_default(),
+            )
+        })?,
+        None => default_interface_name(port.l2_framing).to_owned(),
+    };
+    let link_at = format!("topology.links[{link_index}]");
+    let rate_changes = !link.rate_changes.is_empty() || link.rate_trace.is_some();
+    let (interfaces, ios_origins) = with_router_configs(&spec).map_err(|issue| located.error(issue))?;
+    let entry = interfaces.get(node).and_then(|by_peer| by_peer.get(peer));
+    let default_output = PolicySpec::default_output();
+    let imported;
+    let mut origins = Origins {
+        output: join_path(&at, "output"),
+        interface: at.clone(),
+        bandwidth: join_path(&link_at, if link.bandwidth.is_some() { "bandwidth" } else { "rate" }),
+        rate: join_path(
+            &link_at,
+            match (link.rate_trace.is_some(), rate_changes) {
+                (true, _) => "rate_trace",
+                (false, true) => "rate_changes",
+                (false, false) => "rate",
+            },
+        ),
+        tx_ring: if link.tx_ring.is_some() { join_path(&link_at, "tx_ring") } else { link_at.clone() },
+        ios: None,
+    };
+    let mut export_spec = Export {
+        comments: vec![format!(
+            "interfaces.{node}.{peer} of scenario `{}`: {node}'s interface to {peer}, a {} link",
+            spec.name,
+            format_rate(port.rate_bps)
+        )],
+        name: ios_name,
+        framing: port.l2_framing,
+        output: &default_output,
+        output_name: format!("{node}-to-{peer}"),
+        input_name: format!("{node}-from-{peer}"),
+        bandwidth_bps: port.bandwidth_bps,
+        rate_bps: port.rate_bps,
+        rate_changes,
+        tx_ring: port.tx_ring_packets,
+        hold_queue: None,
+        input: None,
+        lfi: None,
+    };
+    if let Some(entry) = entry {
+        if !entry.changes.is_empty() {
+            let issue = Issue::at(
+                join_path(&at, "changes"),
+                "an IOS configuration is one setting of the interface, and `changes` replace it during the run",
+            )
+            .hint("export the interface without `changes`: the policy it starts with, or each policy of the changes in turn as its `output`");
+            return Err(located.error(issue));
+        }
+        if let Some(ios) = &entry.ios {
+            let ios_at = join_path(&at, "ios");
+            imported = ios_interface(ios, &ios_at, port.rate_bps, &base_dir)
+                .map_err(|issue| located.error(place_issue(issue, node, peer, &ios_origins)))?;
+            origins.ios = Some(join_path(&ios_at, "config"));
+            export_spec.output = &imported.output;
+            export_spec.bandwidth_bps = imported.bandwidth_bps.or(port.bandwidth_bps);
+            export_spec.tx_ring = imported.tx_ring.unwrap_or(port.tx_ring_packets);
+            export_spec.hold_queue = imported.hold_queue;
+            export_spec.input = imported.input.as_ref();
+            export_spec.lfi = imported.lfi.as_ref();
+        } else {
+            if let Some(output) = &entry.output {
+                let (policy, policy_at) = resolve_policy(output, &origins.output, &spec.policies)
+                    .map_err(|issue| located.error(issue))?;
+                if let Some(policy_name) = policy_at.strip_prefix("policies.") {
+                    export_spec.output_name = policy_name.to_owned();
+                }
+                export_spec.output = policy;
+                origins.output = policy_at;
+            }
+            if let Some(bandwidth) = entry.bandwidth {
+                export_spec.bandwidth_bps = Some(bandwidth.0);
+                origins.bandwidth = join_path(&at, "bandwidth");
+            }
+            if let Some(ring) = entry.tx_ring {
+                export_spec.tx_ring = ring;
+                origins.tx_ring = join_path(&at, "tx_ring");
+            }
+            export_spec.hold_queue = entry.hold_queue;
+            export_spec.input = entry.input.as_ref();
+            export_spec.lfi = entry.lfi.as_ref();
+        }
+    }
+    export(&export_spec, &|name| topology.nodes.address(name)).map_err(|issue| {
+        let placed = Issue { key_path: origins.place(&issue.key_path), ..issue };
+        located.error(place_issue(placed, node, peer, &ios_origins))
+    })
+}
