@@ -25,13 +25,13 @@ pub mod wire_headers;
 pub use drops::{DropCounters, DropReason};
 pub use flow_stats::FlowStats;
 pub use observers::Observers;
-pub use qdisc_ctx::QdiscCtx;
+pub use qdisc_ctx::{Place, QdiscCtx};
 pub use queue_stats::QueueStats;
 
 /// A discipline's context with its own counters, for unit tests.
 #[cfg(test)]
 pub mod testing {
-    use super::{FlowStats, Observers, QdiscCtx, QueueStats};
+    use super::{FlowStats, Observers, Place, QdiscCtx, QueueStats};
     use crate::time::SimTime;
 
     /// Counters a discipline under test writes into.
@@ -67,8 +67,7 @@ pub mod testing {
         /// A context at time 0 on a 1 Mbit/s link.
         pub fn ctx(&mut self) -> QdiscCtx<'_> {
             QdiscCtx::new(
-                SimTime::ZERO,
-                1_000_000,
+                Place { now: SimTime::ZERO, rate_bps: 1_000_000, port: None, ring_has_room: false },
                 &mut self.classes,
                 &mut self.port,
                 &mut self.observers,

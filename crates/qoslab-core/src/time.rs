@@ -60,6 +60,11 @@ impl fmt::Display for SimTime {
 #[inline]
 pub fn transmission_ns(bits: u64, rate_bps: u64) -> u64 {
     debug_assert!(rate_bps > 0, "zero rate reached the engine");
+    // A frame's bits times 10^9 fit 64 bits (any frame under 2.3 GB does), so the usual case
+    // avoids a 128-bit division; the result is the same either way.
+    if let Some(numerator) = bits.checked_mul(NS_PER_S) {
+        return numerator.div_ceil(rate_bps);
+    }
     let numerator = bits as u128 * NS_PER_S as u128;
     let ns = numerator.div_ceil(rate_bps as u128);
     ns.min(u64::MAX as u128) as u64

@@ -8,8 +8,6 @@
 
 use crate::ids::{EndpointId, PortId, SourceId, UserId};
 use crate::time::SimTime;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 /// What happens when an event fires. Small and `Copy`: payloads (packets) live in the model,
 /// not in the event list.
@@ -35,35 +33,19 @@ pub enum Event {
     TunnelRelease(u32),
 }
 
-#[derive(Debug)]
+#[derive(Copy, Clone, Debug)]
 struct Entry {
-    at: SimTime,
-    seq: u64,
+    /// `time << 64 | sequence`: one comparison orders by time, then by scheduling order.
+    key: u128,
     event: Event,
-}
-
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        (self.at, self.seq) == (other.at, other.seq)
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Entry {
-    /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest (time, seq) first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        (other.at, other.seq).cmp(&(self.at, self.seq))
-    }
 }
 
 /// Pending events, earliest first, ties in scheduling order.
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    /// A binary min-heap on `key`: `heap[i]` is not later than `heap[2i + 1]` and
+    /// `heap[2i + 2]`.
+    heap: Vec<Entry>,
     next_seq: u64,
 }
 
@@ -76,21 +58,53 @@ impl EventQueue {
     /// Schedules `event` at `at`. Events at equal times keep this call order.
     #[inline]
     pub fn schedule(&mut self, at: SimTime, event: Event) {
-        let seq = self.next_seq;
+        let key = (u128::from(at.0) << 64) | u128::from(self.next_seq);
         self.next_seq += 1;
-        self.heap.push(Entry { at, seq, event });
+        // Sift up: move parents down until the new key's place is found.
+        let mut hole = self.heap.len();
+        self.heap.push(Entry { key, event });
+        while hole > 0 {
+            let parent = (hole - 1) / 2;
+            if self.heap[parent].key <= key {
+                break;
+            }
+            self.heap[hole] = self.heap[parent];
+            hole = parent;
+        }
+        self.heap[hole] = Entry { key, event };
     }
 
     /// The time of the earliest pending event.
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| e.at)
+        self.heap.first().map(|e| SimTime((e.key >> 64) as u64))
     }
 
     /// Removes and returns the earliest pending event.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        self.heap.pop().map(|e| (e.at, e.event))
+        let last = self.heap.pop()?;
+        let Some(&top) = self.heap.first() else {
+            return Some((SimTime((last.key >> 64) as u64), last.event));
+        };
+        // Sift the last entry down from the root.
+        let len = self.heap.len();
+        let mut hole = 0;
+        loop {
+            let left = 2 * hole + 1;
+            if left >= len {
+                break;
+            }
+            let right = left + 1;
+            let child = if right < len && self.heap[right].key < self.heap[left].key { right } else { left };
+            if last.key <= self.heap[child].key {
+                break;
+            }
+            self.heap[hole] = self.heap[child];
+            hole = child;
+        }
+        self.heap[hole] = last;
+        Some((SimTime((top.key >> 64) as u64), top.event))
     }
 }
 

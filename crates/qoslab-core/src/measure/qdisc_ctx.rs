@@ -41,11 +41,25 @@ pub struct QdiscCtx<'a> {
     held_class: Option<usize>,
 }
 
+/// Where and when a discipline works: the time, the link rate, its port and whether the
+/// port's transmit ring has room.
+#[derive(Copy, Clone, Debug)]
+pub struct Place {
+    /// The current simulated time.
+    pub now: SimTime,
+    /// The egress link's current physical rate, bit/s.
+    pub rate_bps: u64,
+    /// The port (None outside a port).
+    pub port: Option<PortId>,
+    /// Whether the transmit ring could take a packet right now.
+    pub ring_has_room: bool,
+}
+
 impl<'a> QdiscCtx<'a> {
-    /// A context over the port's class and total counters and the run's flow statistics.
+    /// A context at `place` over the port's class and total counters and the run's flow
+    /// statistics.
     pub fn new(
-        now: SimTime,
-        rate_bps: u64,
+        place: Place,
         classes: &'a mut [QueueStats],
         port: &'a mut QueueStats,
         observers: &'a mut Observers,
@@ -53,10 +67,10 @@ impl<'a> QdiscCtx<'a> {
         random_draws: &'a mut u64,
     ) -> Self {
         QdiscCtx {
-            now,
-            rate_bps,
-            ring_has_room: false,
-            port: None,
+            now: place.now,
+            rate_bps: place.rate_bps,
+            ring_has_room: place.ring_has_room,
+            port: place.port,
             classes,
             port_stats: port,
             observers,
@@ -65,12 +79,6 @@ impl<'a> QdiscCtx<'a> {
             holding: false,
             held_class: None,
         }
-    }
-
-    /// The context of the discipline of egress port `port`, whose transmit ring has room
-    /// (`ring_has_room`) or not.
-    pub fn at_port(self, port: PortId, ring_has_room: bool) -> Self {
-        QdiscCtx { port: Some(port), ring_has_room, ..self }
     }
 
     /// `packet` was accepted into class `class`.

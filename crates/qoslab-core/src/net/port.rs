@@ -37,7 +37,7 @@ use crate::engine::{Event, EventQueue};
 use crate::ids::{NodeId, PortId};
 use crate::measure::class_series::ClassSeries;
 use crate::measure::trace::{Row, TraceEvent, NONE};
-use crate::measure::{DropCounters, DropReason, Observers, QueueStats};
+use crate::measure::{DropCounters, DropReason, Observers, Place, QueueStats};
 use crate::net::pcap::PortCapture;
 use crate::packet::NO_HOP;
 use crate::packet::{Fragment, Packet};
@@ -165,8 +165,12 @@ pub struct Port {
     index: PortId,
     ring: VecDeque<Packet>,
     /// The frame being serialized, when it started and at what rate.
-    on_wire: Option<(Packet, SimTime, u64)>,
+    /// When the frame at the ring's front started on the wire, and at what rate; None while
+    /// the wire is idle.
+    on_wire: Option<(SimTime, u64)>,
     wake_at: Option<SimTime>,
+    /// The last frame's size, bytes, the rate it was sent at and its frame time, ns.
+    last_frame: (u32, u64, u64),
     propagating: VecDeque<Packet>,
     window_start: SimTime,
 }
@@ -221,20 +225,25 @@ impl Port {
             index,
             on_wire: None,
             wake_at: None,
+            last_frame: (0, 0, 0),
             propagating: VecDeque::new(),
             window_start: SimTime::ZERO,
         }
     }
 
-    /// Frame time of `packet` (a whole packet or a fragment) on this link now, ns.
+    /// Frame time of a frame of `bytes` (a whole packet or a fragment, IP bytes) on this
+    /// link now, ns. The last size and rate are remembered with their frame time: frames of
+    /// one size follow each other, and a division is the costliest step of sending one.
     #[inline]
-    fn frame_ns(&self, packet: &Packet) -> u64 {
-        let bytes = match &self.lfi {
-            None => packet.size_bytes,
-            Some(lfi) => lfi.frame_bytes(packet),
-        };
+    fn frame_ns(&mut self, bytes: u32) -> u64 {
+        let (last_bytes, last_rate_bps, last_ns) = self.last_frame;
+        if bytes == last_bytes && self.config.rate_bps == last_rate_bps {
+            return last_ns;
+        }
         let bits = (bytes as u64 + self.config.l2_overhead_bytes as u64) * 8;
-        transmission_ns(bits, self.config.rate_bps)
+        let ns = transmission_ns(bits, self.config.rate_bps);
+        self.last_frame = (bytes, self.config.rate_bps, ns);
+        ns
     }
 
     /// The context of this port's discipline: its counters and the run's observers.
@@ -246,22 +255,14 @@ impl Port {
         env: &'a mut PortEnv,
     ) -> QdiscCtx<'a> {
         let (class_stats, queue_stats, dropper_draws) = counters;
-        QdiscCtx::new(
-            env.now,
-            rate_bps,
-            class_stats,
-            queue_stats,
-            env.observers,
-            env.dropped_packets,
-            dropper_draws,
-        )
-        .at_port(index, ring_has_room)
+        let place = Place { now: env.now, rate_bps, port: Some(index), ring_has_room };
+        QdiscCtx::new(place, class_stats, queue_stats, env.observers, env.dropped_packets, dropper_draws)
     }
 
     /// Whether the transmit ring (the frame on the wire included) has a free slot.
     #[inline]
     fn ring_has_room(&self) -> bool {
-        self.ring.len() + usize::from(self.on_wire.is_some()) < self.config.tx_ring_packets as usize
+        self.ring.len() < self.config.tx_ring_packets as usize
     }
 
     /// 64-bit random outputs drawn so far by the port's droppers and its link's loss model.
@@ -341,19 +342,25 @@ impl Port {
                 Dequeue::Empty => break,
             }
         }
+        // The frame at the ring's front goes on the wire when the wire is idle; it stays in
+        // the ring, taking its slot, until its last bit has left.
         if self.on_wire.is_none() {
-            if let Some(packet) = self.ring.pop_front() {
+            if let Some(packet) = self.ring.front() {
                 if let Some(capture) = &mut self.capture {
-                    capture.record(&packet, self.lfi.as_ref(), env.now);
+                    capture.record(packet, self.lfi.as_ref(), env.now);
                 }
-                let done = env.now.after(self.frame_ns(&packet));
                 if let (Some(trace), false) = (&mut env.observers.trace, packet.fragment == Fragment::Leading)
                 {
                     let queue_packets = self.queue_stats.backlog_packets as u32;
                     let row = Row { event: TraceEvent::Transmit, class: NONE, queue_packets, reason: None };
-                    trace.at_port(env.now, &packet, self.index, row);
+                    trace.at_port(env.now, packet, self.index, row);
                 }
-                self.on_wire = Some((packet, env.now, self.config.rate_bps));
+                let bytes = match &self.lfi {
+                    None => packet.size_bytes,
+                    Some(lfi) => lfi.frame_bytes(packet),
+                };
+                let done = env.now.after(self.frame_ns(bytes));
+                self.on_wire = Some((env.now, self.config.rate_bps));
                 env.events.schedule(done, Event::TransmitDone(self.index));
             }
         }
@@ -362,7 +369,8 @@ impl Port {
     /// The frame on the wire finished: it starts propagating, the next one starts.
     #[inline]
     pub fn transmit_done(&mut self, env: &mut PortEnv) {
-        let (packet, started, rate_bps) = self.on_wire.take().expect("TransmitDone with an idle wire");
+        let (started, rate_bps) = self.on_wire.take().expect("TransmitDone with an idle wire");
+        let packet = self.ring.pop_front().expect("the frame on the wire is at the ring's front");
         // A packet counts as sent with its last fragment.
         if packet.fragment != Fragment::Leading {
             self.wire.sent_packets += 1;
@@ -441,7 +449,6 @@ impl Port {
         (self.qdisc.len_packets()
             + usize::from(self.train.is_some())
             + self.ring.iter().filter(|p| whole_or_last(p)).count()
-            + usize::from(self.on_wire.as_ref().is_some_and(|(p, _, _)| whole_or_last(p)))
             + self.propagating.iter().filter(|p| whole_or_last(p)).count()) as u64
     }
 
@@ -499,7 +506,9 @@ impl Port {
         let (Some(lfi), Some(bandwidth_bps)) = (&mut self.lfi, self.lfi_bandwidth_bps) else {
             return;
         };
-        if self.ring.iter().all(|frame| frame.fragment == Fragment::Whole) {
+        // The frames waiting in the ring, not the one on the wire.
+        let waiting = self.ring.iter().skip(usize::from(self.on_wire.is_some()));
+        if waiting.clone().all(|frame| frame.fragment == Fragment::Whole) {
             lfi.fragment_bytes = Lfi::fragment_bytes_for(bandwidth_bps, lfi.delay_ns);
             self.lfi_bandwidth_bps = None;
         }
@@ -560,7 +569,7 @@ impl Port {
 
     /// Closes the measured window at the end of the run.
     pub fn close_window(&mut self, now: SimTime) {
-        if let Some((_, started, rate_bps)) = self.on_wire {
+        if let Some((started, rate_bps)) = self.on_wire {
             self.count_busy(started, now, rate_bps);
         }
         self.queue_stats.close_window(now);
