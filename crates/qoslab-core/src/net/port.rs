@@ -171,6 +171,8 @@ pub struct Port {
     wake_at: Option<SimTime>,
     /// The last frame's size, bytes, the rate it was sent at and its frame time, ns.
     last_frame: (u32, u64, u64),
+    /// The last busy time counted, ns, its rate and the layer-2 bits it carried.
+    last_busy: (u64, u64, f64),
     propagating: VecDeque<Packet>,
     window_start: SimTime,
 }
@@ -226,6 +228,7 @@ impl Port {
             on_wire: None,
             wake_at: None,
             last_frame: (0, 0, 0),
+            last_busy: (0, 0, 0.0),
             propagating: VecDeque::new(),
             window_start: SimTime::ZERO,
         }
@@ -469,7 +472,17 @@ impl Port {
     fn count_busy(&mut self, started: SimTime, now: SimTime, rate_bps: u64) {
         let busy_ns = now.since(started.max(self.window_start));
         self.wire.busy_ns += busy_ns;
-        self.wire.l2_bits += busy_ns as f64 * rate_bps as f64 / 1e9;
+        // Frames of one size at one rate carry the same bits: the product and division are
+        // made once for them (the same operations, so the same floating-point value).
+        let (last_ns, last_rate_bps, last_bits) = self.last_busy;
+        let bits = if busy_ns == last_ns && rate_bps == last_rate_bps {
+            last_bits
+        } else {
+            let bits = busy_ns as f64 * rate_bps as f64 / 1e9;
+            self.last_busy = (busy_ns, rate_bps, bits);
+            bits
+        };
+        self.wire.l2_bits += bits;
     }
 
     /// Layer-2 bits put on the wire in the window: busy time × the rate of each frame, so
