@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from qoslab import RunError, ScenarioError, __version__
 from qoslab.cli import (
+    advise,
     bench,
     failure,
     ios,
@@ -29,7 +30,7 @@ from qoslab.cli.common import (
 from qoslab.cli.text import visible
 from qoslab.output import OutputError
 
-COMMANDS = (run, sweep, report, plot, reproduce, validate, schema, bench, ios, failure)
+COMMANDS = (run, sweep, report, plot, reproduce, advise, validate, schema, bench, ios, failure)
 
 
 def parser() -> argparse.ArgumentParser:

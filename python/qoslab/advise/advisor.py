@@ -1,0 +1,308 @@
+"""``advise``: the cheapest link and a policy of a template family that keep every budgeted
+application in contract, checked under overload and written as IOS configuration.
+
+The steps: read the problem from a calibration run (:mod:`qoslab.advise.problem`); scan the
+candidate link speeds from the cheapest, searching the template's grid at each
+(:mod:`qoslab.advise.search`); run the recommended settings at the speeds around the one
+chosen, for the picture of in-contract share against speed; raise the offered load in
+steps by slowing the line under the same configuration (the interface keeps its QoS
+bandwidth, so the policy's rates stay as configured) and compare the order in which the
+applications fail with the declared one; write the policy as IOS text, read that text back
+into the scenario and check that it runs identically.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass
+
+import pandas as pd
+
+from qoslab._core import ios_from_yaml
+from qoslab.advise.evaluate import Evaluator, Executor, Score
+from qoslab.advise.problem import AdviceError, Problem, read_problem
+from qoslab.advise.search import SpeedResult, same_settings, search_speed
+from qoslab.advise.template import TEMPLATES, Class, candidates, classes
+from qoslab.experiment.engine import sweep
+from qoslab.experiment.failure import order_of_failure
+from qoslab.run import run
+
+DEFAULT_SPEEDS_BPS = (
+    64_000,
+    128_000,
+    256_000,
+    384_000,
+    512_000,
+    768_000,
+    1_024_000,
+    1_536_000,
+    2_048_000,
+    4_096_000,
+    6_144_000,
+    10_000_000,
+    20_000_000,
+    45_000_000,
+    100_000_000,
+)
+"""Candidate link speeds: the usual serial and leased-line rates, then Ethernet's."""
+
+OVERLOAD_FACTORS = (1.0, 1.25, 1.5, 2.0, 3.0, 4.0)
+"""Offered load relative to the link, step by step: the line runs at speed / factor."""
+
+CURVE_SPEEDS_ABOVE = 2
+"""Speeds above the recommended one at which its settings are also run (for the picture)."""
+
+_RATE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(bps|kbps|Mbps|Gbps)\s*$")
+_UNITS = {"bps": 1, "kbps": 1_000, "Mbps": 1_000_000, "Gbps": 1_000_000_000}
+
+
+@dataclass
+class Advice:
+    """The outcome of :func:`advise`."""
+
+    problem: Problem
+    template: str
+    classes: list[Class]
+    speeds: list[SpeedResult]
+    recommended: Score | None
+    curve: list[tuple[int, Score]]
+    overload: pd.DataFrame | None
+    overload_shares: pd.DataFrame | None
+    ios: str | None
+    ios_interface: str
+    ios_identical: bool | None
+    runs: int
+    elapsed_s: float
+
+    @property
+    def feasible(self) -> bool:
+        """Whether some speed and policy meet the target."""
+        return self.recommended is not None
+
+    @property
+    def order_holds(self) -> bool | None:
+        """Whether the applications fail in the declared order under overload (None without
+        a declared order or a recommendation)."""
+        if self.overload is None:
+            return None
+        return bool((self.overload["fails_before"] == "").all())
+
+
+def parse_speeds(text: str) -> tuple[int, ...]:
+    """``256kbps,512kbps,1Mbps`` as bit/s, smallest first."""
+    speeds = []
+    for part in text.split(","):
+        found = _RATE.match(part)
+        if found is None:
+            raise AdviceError(
+                f"--links: `{part.strip()}` is not a rate; write rates with units, separated "
+                "by commas, e.g. 256kbps,512kbps,1Mbps"
+            )
+        bps = round(float(found[1]) * _UNITS[found[2]])
+        if bps < 8_000:
+            raise AdviceError(f"--links: `{part.strip()}` is below 8 kbit/s, IOS's smallest rate")
+        speeds.append(bps)
+    return tuple(sorted(set(speeds)))
+
+
+def rate_text(bps: int) -> str:
+    """A rate as the scenario writes it."""
+    for unit, size in (("Mbps", 1_000_000), ("kbps", 1_000)):
+        if bps % size == 0:
+            return f"{bps // size}{unit}"
+    return f"{bps}bps"
+
+
+def rate_words(bps: int) -> str:
+    """A rate for people: ``1024 kbit/s``, ``45 Mbit/s``."""
+    if bps >= 10_000_000 and bps % 1_000_000 == 0:
+        return f"{bps // 1_000_000} Mbit/s"
+    return f"{bps / 1000:g} kbit/s"
+
+
+def advise(
+    scenario: object,
+    *,
+    speeds: tuple[int, ...] = DEFAULT_SPEEDS_BPS,
+    template: str = "llq",
+    interface: str | None = None,
+    reps: int = 5,
+    target_pct: float = 95.0,
+    confidence: float = 0.95,
+    overrides: tuple[tuple[str, str], ...] = (),
+    executor: Executor | None = None,
+    ios_interface: str | None = None,
+) -> Advice:
+    """Search ``speeds`` and the ``template`` family for the cheapest link and best policy
+    that keep every budgeted application of ``scenario`` in contract in at least
+    ``target_pct`` % of intervals (lower ``confidence`` bound over ``reps`` replications).
+
+    Raises :class:`AdviceError` for a request that cannot be answered (no budgets, a
+    template that cannot tell the applications apart, bad options).
+    """
+    started = time.monotonic()
+    if template not in TEMPLATES:
+        raise AdviceError(f"--template {template}: unknown; give one of {', '.join(TEMPLATES)}")
+    if reps < 2:
+        raise AdviceError(f"--reps {reps}: a confidence bound needs at least 2 replications")
+    if not 0 < target_pct <= 100:
+        raise AdviceError(f"--target {target_pct:g}%: give a share above 0 and at most 100 %")
+    if not 0 < confidence < 1:
+        raise AdviceError(f"--confidence {confidence:.0%}: give a level above 0 and below 100 %")
+    if not speeds:
+        raise AdviceError("--links: give at least one link speed")
+    problem = read_problem(
+        scenario,
+        interface=interface,
+        calibration_bps=max(speeds),
+        overrides=overrides,
+        target_pct=target_pct,
+        confidence=confidence,
+    )
+    made = classes(problem, template)
+    base = problem.kept_settings
+    executor = executor or Executor()
+    evaluator = Evaluator(problem, executor, reps)
+    scanned: list[SpeedResult] = []
+    for speed in speeds:
+        result = search_speed(problem, made, speed, base, evaluator)
+        scanned.append(result)
+        if result.feasible:
+            break
+    if not any(s.scores for s in scanned):
+        raise AdviceError(
+            f"--links: every candidate speed is below what the traffic needs: at "
+            f"{rate_text(speeds[-1])}, {scanned[-1].reason}. Offer faster links"
+        )
+    recommended = scanned[-1].best if scanned[-1].feasible else None
+    curve: list[tuple[int, Score]] = []
+    overload = shares = None
+    ios = None
+    identical = None
+    name = ios_interface or ("Serial0/0/0" if problem.interface.serial else "GigabitEthernet0/0")
+    if recommended is not None:
+        curve = _curve(problem, made, base, evaluator, recommended, speeds)
+        overload, shares = _overload(problem, recommended, executor)
+        ios = _ios(problem, recommended, name)
+        identical = _runs_identically(problem, recommended, ios, name, base)
+    return Advice(
+        problem=problem,
+        template=template,
+        classes=made,
+        speeds=scanned,
+        recommended=recommended,
+        curve=curve,
+        overload=overload,
+        overload_shares=shares,
+        ios=ios,
+        ios_interface=name,
+        ios_identical=identical,
+        runs=evaluator.runs,
+        elapsed_s=time.monotonic() - started,
+    )
+
+
+def _curve(
+    problem: Problem,
+    made: list[Class],
+    base: dict,
+    evaluator: Evaluator,
+    recommended: Score,
+    speeds: tuple[int, ...],
+) -> list[tuple[int, Score]]:
+    """The recommended settings at every speed from the slowest searched to a few above."""
+    chosen = speeds.index(recommended.candidate.speed_bps)
+    points = []
+    for speed in speeds[: chosen + 1 + CURVE_SPEEDS_ABOVE]:
+        if speed == recommended.candidate.speed_bps:
+            points.append((speed, recommended))
+            continue
+        twin = same_settings(recommended.candidate, candidates(problem, made, speed, base))
+        if twin is not None:
+            (score,) = evaluator.scores([twin], evaluator.full_reps)
+            points.append((speed, score))
+    return points
+
+
+def _overload(
+    problem: Problem, recommended: Score, executor: Executor
+) -> tuple[pd.DataFrame | None, pd.DataFrame]:
+    interface = problem.interface
+    speed = recommended.candidate.speed_bps
+    rates = [f"{round(speed / factor)}bps" for factor in OVERLOAD_FACTORS]
+    done = sweep(
+        problem.scenario,
+        vary={interface.rate_key: rates},
+        set=[
+            *(f"{k}={v}" for k, v in problem.overrides),
+            f"{interface.key}={json.dumps(recommended.candidate.settings)}",
+        ],
+        reps=1,
+        jobs=executor.jobs,
+        executor=executor.executor,
+        scheduler=executor.scheduler,
+        progress=False,
+        use_section=False,
+        warn=lambda _: None,
+    )
+    contracts = done.runs.contracts
+    point = str(contracts["point"].iloc[0])
+    interval = float(contracts["interval_ms"].iloc[0])
+    budgeted = [a.name for a in problem.budgeted]
+    rows = contracts[
+        (contracts["point"] == point)
+        & (contracts["interval_ms"] == interval)
+        & contracts["app"].isin(budgeted)
+    ]
+    factor_of = dict(zip(rates, OVERLOAD_FACTORS, strict=True))
+    shares = pd.DataFrame(
+        {
+            "load_factor": rows[interface.rate_key].map(factor_of).to_numpy(),
+            "line_bps": [round(speed / factor_of[r]) for r in rows[interface.rate_key]],
+            "point": point,
+            "interval_ms": interval,
+            "app": rows["app"].to_numpy(),
+            "in_contract_pct": rows["in_contract_pct"].to_numpy(),
+            "consumption_mean": rows["consumption_mean"].to_numpy(),
+        }
+    )
+    if not problem.order:
+        return None, shares
+    table = order_of_failure(done, min_in_contract_pct=problem.target_pct)
+    table["first_failure_at"] = table["first_failure_at"].map(
+        lambda r: "never" if pd.isna(r) else f"x{factor_of[str(r)]:g}"
+    )
+    return table, shares
+
+
+def _ios(problem: Problem, recommended: Score, name: str) -> str:
+    interface = problem.interface
+    settings = [
+        *problem.overrides,
+        (interface.rate_key, f"{recommended.candidate.speed_bps}bps"),
+        (interface.key, json.dumps(recommended.candidate.settings)),
+    ]
+    return ios_from_yaml(
+        problem.text, problem.origin, f"{interface.node}.{interface.peer}", name, settings, None
+    )
+
+
+def _runs_identically(
+    problem: Problem, recommended: Score, ios: str, name: str, base: dict
+) -> bool:
+    """Whether the scenario configured from the IOS text gives the same contracts as from
+    the recommended YAML settings (replication 0)."""
+    interface = problem.interface
+    rate = f"{interface.rate_key}={recommended.candidate.speed_bps}bps"
+    common = [*(f"{k}={v}" for k, v in problem.overrides), rate]
+    imported = {"ios": {"config": ios, "interface": name}}
+    if "observe" in base:
+        imported["observe"] = base["observe"]
+    from_yaml = run(
+        problem.scenario,
+        set=[*common, f"{interface.key}={json.dumps(recommended.candidate.settings)}"],
+    )
+    from_ios = run(problem.scenario, set=[*common, f"{interface.key}={json.dumps(imported)}"])
+    return from_yaml.contracts.equals(from_ios.contracts) and from_yaml.flows.equals(from_ios.flows)

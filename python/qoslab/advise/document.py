@@ -1,0 +1,258 @@
+"""The advice as files: a Markdown and an HTML page with the two pictures, the recommended
+policy as scenario YAML and as IOS configuration, and every candidate's evidence as CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shlex
+from pathlib import Path
+
+import yaml
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+from qoslab._core import __version__
+from qoslab.advise.advisor import Advice, rate_text, rate_words
+from qoslab.advise.evaluate import Score
+from qoslab.advise.figures import overload_figure, speed_figure
+from qoslab.output import replace_folder
+from qoslab.plot.to_svg import to_svg
+
+FILES = (
+    "advice.md",
+    "advice.html",
+    "candidates.csv",
+    "speeds.csv",
+    "overload.csv",
+    "speed.svg",
+    "overload.svg",
+    "policy.yaml",
+    "policy.ios",
+)
+"""Every file an advice folder may hold."""
+
+SHOWN_CANDIDATES = 10
+"""Candidates listed in the page at the recommended speed (candidates.csv has them all)."""
+
+
+def environment() -> Environment:
+    """The Jinja2 environment of the advice templates."""
+    return Environment(
+        loader=PackageLoader("qoslab.advise", "templates"),
+        autoescape=select_autoescape(["html"]),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+    )
+
+
+def check_command(advice: Advice, folder: Path) -> str | None:
+    """The ``qoslab run`` command that runs the scenario configured from the IOS text."""
+    if advice.recommended is None:
+        return None
+    interface = advice.problem.interface
+    imported = {"ios": {"config": str(folder / "policy.ios"), "interface": advice.ios_interface}}
+    parts = ["qoslab", "run", advice.problem.origin]
+    for key, value in advice.problem.overrides:
+        parts += ["--set", f"{key}={value}"]
+    parts += ["--set", f"{interface.rate_key}={rate_text(advice.recommended.candidate.speed_bps)}"]
+    flow = yaml.safe_dump(imported, default_flow_style=True, width=1 << 20).strip()
+    parts += ["--set", f"{interface.key}={flow}"]
+    return shlex.join(parts)
+
+
+def write(advice: Advice, folder: Path, command: str) -> list[Path]:
+    """Write the advice into ``folder`` (replacing an earlier advice there)."""
+    folder = folder.resolve()
+    context = _context(advice, folder, command)
+    files: dict[str, object] = {
+        "candidates.csv": _candidates_csv(advice),
+        "speeds.csv": _speeds_csv(advice),
+    }
+    if advice.recommended is not None:
+        rec = advice.recommended
+        files["speed.svg"] = to_svg(
+            speed_figure(advice.curve, rec.candidate.speed_bps, advice.problem.target_pct)
+        )
+        if advice.overload_shares is not None:
+            files["overload.svg"] = to_svg(
+                overload_figure(advice.overload_shares, advice.problem.target_pct)
+            )
+            files["overload.csv"] = advice.overload_shares.to_csv(index=False)
+        files["policy.yaml"] = _policy_yaml(advice)
+        assert advice.ios is not None
+        files["policy.ios"] = advice.ios
+    context["figures"] = {name: name in files for name in ("speed.svg", "overload.svg")}
+    context["svg"] = {n: files[n] for n in ("speed.svg", "overload.svg") if n in files}
+    env = environment()
+    files["advice.md"] = env.get_template("advice.md.j2").render(context)
+    files["advice.html"] = env.get_template("advice.html.j2").render(context)
+    writers = {
+        name: (lambda path, text=text: path.write_text(str(text), encoding="utf-8"))
+        for name, text in files.items()
+    }
+    return replace_folder(folder, writers, known=FILES)
+
+
+def _context(advice: Advice, folder: Path, command: str) -> dict:
+    problem = advice.problem
+    rec = advice.recommended
+    at_speed = next(
+        (s for s in advice.speeds if rec and s.speed_bps == rec.candidate.speed_bps), None
+    )
+    return {
+        "advice": advice,
+        "problem": problem,
+        "command": command,
+        "version": __version__,
+        "rec": rec,
+        "words": rate_words,
+        "classes": _class_rows(advice),
+        "speeds": [
+            {
+                "speed": rate_words(s.speed_bps),
+                "verdict": "meets the target" if s.feasible else "no",
+                "why": _why(s.reason, s.best),
+                "runs": sum(score.reps for score in s.scores),
+            }
+            for s in advice.speeds
+        ],
+        "candidates": [
+            _candidate_row(i, s) for i, s in enumerate(at_speed.scores[:SHOWN_CANDIDATES], 1)
+        ]
+        if at_speed
+        else [],
+        "overload": advice.overload.to_dict("records") if advice.overload is not None else None,
+        "check": check_command(advice, folder),
+        "reps": max((s.reps for sp in advice.speeds for s in sp.scores), default=0),
+    }
+
+
+def _why(reason: str | None, best: Score | None) -> str:
+    if reason is not None:
+        return reason
+    assert best is not None
+    return f"{best.candidate.label}; headroom {best.headroom:.2f}"
+
+
+def _class_rows(advice: Advice) -> list[dict]:
+    rec = advice.recommended
+    if rec is None:
+        return []
+    by_name = {row["name"]: row for row in rec.candidate.policy["classes"]}
+    rows = []
+    for made in advice.classes:
+        row = by_name[made.app.name]
+        serve = (
+            f"priority {row['priority']}" if "priority" in row else f"bandwidth {row['bandwidth']}"
+        )
+        rows.append(
+            {
+                "app": made.app.name,
+                "match": _match_text(made.match),
+                "serve": serve,
+                "queue": row.get("queue_limit", "64" if "bandwidth" in row else "-"),
+                "wred": "yes" if "random_detect" in row else "no",
+                "offered": f"{made.app.mean_l2_bps / 1000:.1f} / {made.app.peak_l2_bps / 1000:.1f}",
+                "mean": rec.mean_pct.get(made.app.name),
+                "low": rec.low_pct.get(made.app.name),
+                "consumption": rec.consumption.get(made.app.name),
+            }
+        )
+    return rows
+
+
+def _match_text(match: dict) -> str:
+    if "dscp" in match:
+        return "DSCP " + ", ".join(str(d) for d in match["dscp"])
+    parts = []
+    for m in match["any"]:
+        side = "dst_port" if "dst_port" in m else "src_port"
+        parts.append(f"{m['protocol']} {side.replace('_', ' ')} {m[side]}")
+    return " or ".join(parts)
+
+
+def _candidate_row(rank: int, score: Score) -> dict:
+    return {
+        "rank": rank,
+        "settings": score.candidate.label,
+        "reserved": score.candidate.reserved_kbps,
+        "reps": score.reps,
+        "weakest": score.weakest,
+        "low": score.low_pct[score.weakest],
+        "headroom": score.headroom,
+        "meets": "yes" if score.meets_target else "no",
+    }
+
+
+def _candidates_csv(advice: Advice) -> str:
+    apps = [app.name for app in advice.problem.budgeted]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(
+        [
+            "speed_bps",
+            "rank",
+            "settings",
+            "reserved_kbps",
+            "replications",
+            "meets_target",
+            "margin_pct",
+            "headroom",
+            *(f"{app}_in_contract_low_pct" for app in apps),
+            *(f"{app}_in_contract_mean_pct" for app in apps),
+            *(f"{app}_consumption" for app in apps),
+            "failed",
+            "policy",
+        ]
+    )
+    for speed in advice.speeds:
+        for rank, s in enumerate(speed.scores, 1):
+            writer.writerow(
+                [
+                    speed.speed_bps,
+                    rank,
+                    s.candidate.label,
+                    s.candidate.reserved_kbps,
+                    s.reps,
+                    s.meets_target,
+                    f"{s.margin_pct:.6g}",
+                    f"{s.headroom:.6g}",
+                    *(_number(s.low_pct.get(app)) for app in apps),
+                    *(_number(s.mean_pct.get(app)) for app in apps),
+                    *(_number(s.consumption.get(app)) for app in apps),
+                    s.failed or "",
+                    json.dumps(s.candidate.settings),
+                ]
+            )
+    return out.getvalue()
+
+
+def _speeds_csv(advice: Advice) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["speed_bps", "meets_target", "candidates", "runs", "reason", "best"])
+    for s in advice.speeds:
+        best = s.best.candidate.label if s.best else ""
+        runs = sum(score.reps for score in s.scores)
+        writer.writerow([s.speed_bps, s.feasible, len(s.scores), runs, s.reason or "", best])
+    return out.getvalue()
+
+
+def _number(value: float | None) -> str:
+    return "" if value is None else f"{value:.6g}"
+
+
+def _policy_yaml(advice: Advice) -> str:
+    rec = advice.recommended
+    assert rec is not None
+    interface = advice.problem.interface
+    head = (
+        f"# qoslab advise: `{advice.problem.name}`, {advice.template} template.\n"
+        f"# The link {interface.node}-{interface.peer} "
+        f"(topology.links[{interface.link_index}]) at {rate_text(rec.candidate.speed_bps)}:\n"
+        f"#   --set '{interface.rate_key}={rate_text(rec.candidate.speed_bps)}'\n"
+        "# and this interface section in place of the scenario's:\n"
+    )
+    body = {"interfaces": {interface.node: {interface.peer: rec.candidate.settings}}}
+    return head + yaml.safe_dump(body, sort_keys=False, allow_unicode=True, width=96)

@@ -1,0 +1,182 @@
+"""Candidates run and judged: every run on the sweep engine (local cores or Dask), each
+(candidate, replication) pair run once and kept.
+
+A candidate is judged on the ``contracts`` table at every observation point and ΔQ interval
+length the scenario measures. For each budgeted application the evidence is the lower
+bound of the confidence interval (Student's t over the replications) of its share of
+intervals in contract, the worst over points and lengths. Its **margin** is the smallest of
+those bounds less the target; the candidate meets the target when the margin is not
+negative with every replication asked for. Its **headroom** is one less the largest mean
+budget consumption of any budgeted application at any point and length: how much of its
+budget the worst-served application leaves unused on average (1 when nothing is consumed,
+0 at the budget, negative beyond it).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from qoslab.advise.problem import AdviceError, Problem
+from qoslab.advise.template import Candidate
+from qoslab.analysis.summary import summarize
+from qoslab.experiment.engine import sweep
+from qoslab.scenario import ScenarioError
+
+JUDGED_COLUMNS = ("point", "app", "interval_ms", "in_contract_pct", "consumption_mean")
+
+
+@dataclass(frozen=True)
+class Executor:
+    """Where the runs go, as for ``qoslab sweep``."""
+
+    jobs: int | None = None
+    executor: str = "local"
+    scheduler: object = None
+
+
+@dataclass
+class Score:
+    """A candidate judged on its first ``reps`` replications."""
+
+    candidate: Candidate
+    reps: int
+    low_pct: dict[str, float]
+    """Per application: the lower confidence bound of its in-contract share, %."""
+    mean_pct: dict[str, float]
+    """Per application: the mean of its in-contract share, %."""
+    consumption: dict[str, float]
+    """Per application: its largest mean budget consumption."""
+    margin_pct: float
+    headroom: float
+    meets_target: bool
+    failed: str | None = None
+    rank_key: tuple = field(default=(), repr=False)
+
+    @property
+    def weakest(self) -> str:
+        """The application with the smallest lower bound."""
+        return min(self.low_pct, key=lambda app: (self.low_pct[app], app))
+
+
+class Evaluator:
+    """Runs candidates' replications on demand and scores them."""
+
+    def __init__(self, problem: Problem, executor: Executor, full_reps: int) -> None:
+        self.problem = problem
+        self.executor = executor
+        self.full_reps = full_reps
+        self._rows: dict[tuple[str, str, int], pd.DataFrame] = {}
+        self._failed: dict[tuple[str, str], str] = {}
+        self.runs = 0
+
+    def scores(self, pool: list[Candidate], reps: int) -> list[Score]:
+        """Each candidate of ``pool`` scored on replications 0 to ``reps`` - 1."""
+        self._run([(c, r) for c in pool for r in range(reps) if not self._has(c, r)])
+        return [self._score(c, reps) for c in pool]
+
+    def _has(self, candidate: Candidate, replication: int) -> bool:
+        key = _key(candidate)
+        return (*key, replication) in self._rows or key in self._failed
+
+    def _run(self, pairs: list[tuple[Candidate, int]]) -> None:
+        if not pairs:
+            return
+        problem = self.problem
+        interface = problem.interface
+        vary = {
+            interface.rate_key: [f"{c.speed_bps}bps" for c, _ in pairs],
+            interface.key: [json.dumps(c.settings) for c, _ in pairs],
+            "run.replication": [r for _, r in pairs],
+        }
+        try:
+            done = sweep(
+                problem.scenario,
+                vary=vary,
+                zip=True,
+                set=[f"{k}={v}" for k, v in problem.overrides],
+                jobs=self.executor.jobs,
+                executor=self.executor.executor,
+                scheduler=self.executor.scheduler,
+                progress=False,
+                use_section=False,
+                warn=lambda _: None,
+            )
+        except ScenarioError as error:
+            raise AdviceError(f"a candidate policy was refused: {error}") from None
+        self.runs += len(pairs)
+        for failure in done.failures.to_dict("records"):
+            key = (str(failure[interface.rate_key]), str(failure[interface.key]))
+            self._failed[key] = f"{failure['status']}: {failure['error']}"
+        contracts = done.runs.contracts
+        budgeted = contracts["delay_budget_ms"].notna() | contracts["loss_budget_pct"].notna()
+        contracts = contracts[budgeted & contracts["app"].isin({a.name for a in problem.budgeted})]
+        for (rate, settings, replication), rows in contracts.groupby(
+            [interface.rate_key, interface.key, "run.replication"], sort=False
+        ):
+            self._rows[(str(rate), str(settings), int(replication))] = rows[list(JUDGED_COLUMNS)]
+
+    def _score(self, candidate: Candidate, reps: int) -> Score:
+        key = _key(candidate)
+        failed = self._failed.get(key)
+        if failed is not None:
+            return _failed_score(candidate, reps, failed, self.problem)
+        frame = pd.concat(
+            [self._rows[(*key, r)].assign(replication=r) for r in range(reps)], ignore_index=True
+        )
+        stats = summarize(
+            frame,
+            keys=["point", "app", "interval_ms"],
+            metrics=["in_contract_pct", "consumption_mean"],
+            confidence=self.problem.confidence,
+        )
+        share = stats[stats["metric"] == "in_contract_pct"]
+        low = share["ci_low"].where(share["n"] > 1, share["mean"])
+        low_pct = low.groupby(share["app"]).min().dropna().to_dict()
+        mean_pct = share.groupby("app")["mean"].min().dropna().to_dict()
+        used = stats[stats["metric"] == "consumption_mean"].groupby("app")["mean"].max()
+        consumption = used.dropna().to_dict()
+        target = self.problem.target_pct
+        margin = min((v - target for v in low_pct.values()), default=math.inf)
+        headroom = 1.0 - max(consumption.values(), default=0.0)
+        meets = margin >= 0 and reps >= self.full_reps
+        return Score(
+            candidate=candidate,
+            reps=reps,
+            low_pct={a: float(v) for a, v in low_pct.items()},
+            mean_pct={a: float(v) for a, v in mean_pct.items()},
+            consumption={a: float(v) for a, v in consumption.items()},
+            margin_pct=float(margin),
+            headroom=float(headroom),
+            meets_target=meets,
+            rank_key=(min(margin, 0.0), headroom, -candidate.reserved_kbps),
+        )
+
+
+def _key(candidate: Candidate) -> tuple[str, str]:
+    return (f"{candidate.speed_bps}bps", json.dumps(candidate.settings))
+
+
+def _failed_score(candidate: Candidate, reps: int, message: str, problem: Problem) -> Score:
+    apps = {app.name: 0.0 for app in problem.budgeted}
+    return Score(
+        candidate=candidate,
+        reps=reps,
+        low_pct=apps,
+        mean_pct=apps,
+        consumption={},
+        margin_pct=-problem.target_pct,
+        headroom=-math.inf,
+        meets_target=False,
+        failed=message,
+        rank_key=(-math.inf, -math.inf, 0),
+    )
+
+
+def ranked(scores: list[Score]) -> list[Score]:
+    """Best first: candidates that meet the target (then most headroom, then the smallest
+    reservation), then the others by how near they come. Ties keep the grid's order."""
+    return sorted(scores, key=lambda s: (not s.meets_target, *(-v for v in s.rank_key)))

@@ -1,0 +1,306 @@
+"""Candidate policies of a template family, within what IOS accepts.
+
+A template turns the applications crossing the interface into classes and spans a small
+grid of settings for one link speed:
+
+* **classes.** Each budgeted application gets a class of its own, matched by its DSCP when no
+  other application crossing the interface carries that DSCP, else by protocol and its
+  server port in either direction (an access list). Applications without a budget share
+  ``class-default``, which is fair-queued. With ``llq``, an application is a priority class
+  when it is UDP (inelastic: it does not back off under loss) and has a jitter limit or a
+  delay limit of at most :data:`PRIORITY_DELAY_MS` (per hop where its budget gives one,
+  else end to end); with ``cbwfq`` every class has a bandwidth.
+* **priority rate** of each priority class: its mean, its one-second peak or 1.25 x that
+  peak, in whole kbit/s with layer-2 headers (IOS ``priority KBPS``; the policer's burst is
+  IOS's default, 200 ms at the rate).
+* **bandwidth** of each other class: 1, 1.5 or 2 x its mean or its one-second peak, with
+  layer-2 headers, or all that may be reserved shared in proportion to the means (IOS
+  ``bandwidth KBPS``).
+* **queue limit**: IOS's 64 packets, or what drains within the class's delay limit at its
+  bandwidth (IOS ``queue-limit``, 2 to 64 packets).
+* **WRED** (IOS ``random-detect dscp-based``) on the TCP classes, or not.
+* **LFI** (``ppp multilink fragment delay 10``) on a PPP link whose largest frame takes more
+  than 10 ms, or not (IOS fragments and interleaves with multilink PPP only).
+
+IOS admits a policy whose reservations (priority plus bandwidth) fit within
+``max-reserved-bandwidth`` (75 % of the interface bandwidth by default, up to 100 %;
+Cisco IOS Quality of Service Solutions Command Reference, ``max-reserved-bandwidth``), and
+rates from 8 kbit/s (``priority``, ``bandwidth``). A grid point whose classes do not fit at
+75 % raises ``max-reserved-bandwidth`` to 100 %; one that does not fit at 100 % either is
+shrunk in proportion, and left out if even 8 kbit/s a class does not fit.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from dataclasses import dataclass, field
+
+from qoslab.advise.problem import AdviceError, App, Problem, kbps_ceiling
+
+TEMPLATES = ("llq", "cbwfq")
+"""The template families: LLQ (priority and bandwidth classes) and CBWFQ (bandwidth only)."""
+
+PRIORITY_DELAY_MS = 150.0
+"""Largest delay limit for which an inelastic application goes to a priority class in the
+``llq`` template: ITU-T G.114's bound on one-way delay for interactive voice."""
+
+MIN_RATE_KBPS = 8
+"""IOS's smallest ``priority`` and ``bandwidth`` rate."""
+
+DEFAULT_QUEUE_LIMIT = 64
+"""IOS's default class queue limit, packets."""
+
+DEFAULT_MAX_RESERVED_PCT = 75
+"""IOS's default ``max-reserved-bandwidth``."""
+
+LFI_DELAY_MS = 10
+"""Fragment delay of the LFI candidates: the usual target for voice."""
+
+PRIORITY_LEVELS = ("mean", "peak", "1.25 peak")
+BANDWIDTH_LEVELS = ("1 mean", "1.5 mean", "2 mean", "peak", "fill")
+
+
+@dataclass(frozen=True)
+class Class:
+    """One class of the template: its application and how it is matched and served."""
+
+    app: App
+    match: dict
+    priority: bool
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One policy of the grid at one link speed, with the settings that made it."""
+
+    speed_bps: int
+    priority_level: str
+    bandwidth_level: str
+    queue_limit: str
+    wred: bool
+    lfi: bool
+    policy: dict
+    reserved_kbps: int
+    settings: dict = field(compare=False)
+    """The interface's settings in the scenario: output, bandwidth and LFI."""
+
+    @property
+    def label(self) -> str:
+        """A short description of the settings."""
+        parts = [f"priority {self.priority_level}"] if self.priority_level != "-" else []
+        parts.append(f"bandwidth {self.bandwidth_level}")
+        parts.append(f"queue {self.queue_limit}")
+        parts.append("WRED" if self.wred else "no WRED")
+        if self.lfi:
+            parts.append(f"LFI {LFI_DELAY_MS} ms")
+        return ", ".join(parts)
+
+
+def classes(problem: Problem, template: str) -> list[Class]:
+    """The template's classes for the budgeted applications, in the contracts' order."""
+    if template not in TEMPLATES:
+        raise AdviceError(f"--template {template}: unknown; give one of {', '.join(TEMPLATES)}")
+    made = []
+    for app in problem.budgeted:
+        others = [a for a in problem.apps if a is not app]
+        shared = sorted({d for a in others for d in a.dscps} & set(app.dscps))
+        if not shared:
+            match: dict = {"dscp": list(app.dscps)}
+        else:
+            clash = [
+                a.name
+                for a in others
+                if set(a.server_ports) & set(app.server_ports) or not app.server_ports
+            ]
+            if clash:
+                raise AdviceError(
+                    f"the {template} template classifies by DSCP or by protocol and server "
+                    f"port, and `{app.name}` shares DSCP {shared[0]} and its ports with "
+                    f"`{clash[0]}`: mark the applications differently (traffic[].dscp) so "
+                    "that a class map can tell them apart"
+                )
+            match = {
+                "any": [
+                    {"protocol": protocol, side: port}
+                    for protocol, port in app.server_ports
+                    for side in ("dst_port", "src_port")
+                ]
+            }
+        tight = app.jitter_limited or (
+            app.delay_limit_ms is not None and app.delay_limit_ms <= PRIORITY_DELAY_MS
+        )
+        priority = template == "llq" and not app.elastic and tight
+        made.append(Class(app, match, priority))
+    return made
+
+
+def infeasible(problem: Problem, made: list[Class], speed_bps: int) -> str | None:
+    """Why no policy can work at ``speed_bps``, by arithmetic alone; None if one may."""
+    speed = _kbit(speed_bps)
+    priority = sum(c.app.mean_l2_bps for c in made if c.priority)
+    if priority > speed_bps:
+        return (
+            f"the priority traffic offers {_kbit(priority)} kbit/s with its layer-2 headers, "
+            f"more than the {speed} kbit/s link"
+        )
+    inelastic = sum(c.app.mean_l2_bps for c in made if not c.app.elastic)
+    if inelastic > speed_bps:
+        return (
+            f"the budgeted UDP applications offer {_kbit(inelastic)} kbit/s with their "
+            f"layer-2 headers, more than the {speed} kbit/s link carries"
+        )
+    return None
+
+
+def candidates(problem: Problem, made: list[Class], speed_bps: int, base: dict) -> list[Candidate]:
+    """Every distinct admissible policy of the grid at ``speed_bps``; ``base`` holds the
+    interface's other settings in the scenario (kept as they are)."""
+    speed_kbps = speed_bps // 1000
+    has_priority = any(c.priority for c in made)
+    has_elastic = any(c.app.elastic and not c.priority for c in made)
+    largest = max(app.largest_bytes for app in problem.apps)
+    lfi_options = [False]
+    if problem.interface.l2 == "ppp" and largest * 8 * 1000 / speed_bps > LFI_DELAY_MS:
+        lfi_options.append(True)
+    grid = itertools.product(
+        PRIORITY_LEVELS if has_priority else ("-",),
+        BANDWIDTH_LEVELS,
+        ("default", "delay"),
+        (False, True) if has_elastic else (False,),
+        lfi_options,
+    )
+    found: dict[str, Candidate] = {}
+    for priority_level, bandwidth_level, queue_limit, wred, lfi in grid:
+        policy = _policy(made, speed_kbps, priority_level, bandwidth_level, queue_limit, wred)
+        if policy is None:
+            continue
+        settings = {**base, "output": policy, "bandwidth": f"{speed_kbps}kbps"}
+        if lfi:
+            settings["lfi"] = {"fragment_delay": f"{LFI_DELAY_MS}ms"}
+        key = json.dumps(settings, sort_keys=True)
+        if key in found:
+            continue
+        found[key] = Candidate(
+            speed_bps=speed_bps,
+            priority_level=priority_level,
+            bandwidth_level=bandwidth_level,
+            queue_limit=queue_limit,
+            wred=wred,
+            lfi=lfi,
+            policy=policy,
+            reserved_kbps=_reserved(policy),
+            settings=settings,
+        )
+    return list(found.values())
+
+
+def _policy(
+    made: list[Class],
+    speed_kbps: int,
+    priority_level: str,
+    bandwidth_level: str,
+    queue_limit: str,
+    wred: bool,
+) -> dict | None:
+    priorities = {
+        c.app.name: max(MIN_RATE_KBPS, kbps_ceiling(_priority_bps(c.app, priority_level)))
+        for c in made
+        if c.priority
+    }
+    plain = [c for c in made if not c.priority]
+    for max_reserved, shrink in ((DEFAULT_MAX_RESERVED_PCT, False), (100, False), (100, True)):
+        reservable = speed_kbps * max_reserved // 100 - sum(priorities.values())
+        shares = _bandwidths(plain, bandwidth_level, reservable, shrink=shrink)
+        if shares is not None:
+            break
+    else:
+        return None
+    rows = []
+    for c in made:
+        row: dict = {"name": c.app.name, "match": c.match}
+        if c.priority:
+            row["priority"] = f"{priorities[c.app.name]}kbps"
+        else:
+            kbps = shares[c.app.name]
+            row["bandwidth"] = f"{kbps}kbps"
+            if queue_limit == "delay" and c.app.delay_limit_ms is not None:
+                row["queue_limit"] = _delay_queue_limit(c.app, kbps)
+            if wred and c.app.elastic:
+                row["random_detect"] = {"based_on": "dscp"}
+        rows.append(row)
+    rows.append({"name": "class-default", "fair_queue": True})
+    policy: dict = {"kind": "cbwfq", "classes": rows}
+    if max_reserved != DEFAULT_MAX_RESERVED_PCT:
+        policy["max_reserved"] = f"{max_reserved}%"
+    return policy
+
+
+def _priority_bps(app: App, level: str) -> float:
+    return {"mean": app.mean_l2_bps, "peak": app.peak_l2_bps, "1.25 peak": 1.25 * app.peak_l2_bps}[
+        level
+    ]
+
+
+def _bandwidths(
+    plain: list[Class], level: str, reservable_kbps: int, *, shrink: bool
+) -> dict[str, int] | None:
+    """Each bandwidth class's kbit/s at ``level``, within ``reservable_kbps``: None if they
+    do not fit, unless ``shrink``, which shrinks them in proportion (None if even the
+    smallest rates do not fit)."""
+    if not plain:
+        return {} if reservable_kbps >= 0 else None
+    if len(plain) * MIN_RATE_KBPS > reservable_kbps:
+        return None
+    demand = _demands(plain, level, reservable_kbps * 1000)
+    if level == "fill":
+        total = sum(max(d, 1.0) for d in demand.values())
+        wanted = {n: reservable_kbps * 1000 * max(d, 1.0) / total for n, d in demand.items()}
+    elif level == "peak":
+        wanted = demand
+    else:
+        factor = float(level.split()[0])
+        wanted = {n: factor * d for n, d in demand.items()}
+    kbps = {n: max(MIN_RATE_KBPS, kbps_ceiling(bps)) for n, bps in wanted.items()}
+    if sum(kbps.values()) > reservable_kbps:
+        if not shrink:
+            return None
+        scale = reservable_kbps / sum(kbps.values())
+        kbps = {n: max(MIN_RATE_KBPS, math.floor(k * scale)) for n, k in kbps.items()}
+        while sum(kbps.values()) > reservable_kbps:
+            largest = max(kbps, key=lambda n: (kbps[n], n))
+            kbps[largest] -= 1
+    return kbps
+
+
+def _demands(plain: list[Class], level: str, reservable_bps: float) -> dict[str, float]:
+    """What each class asks for, bit/s with layer-2 headers: an inelastic application its
+    mean (its peak at ``peak``); an elastic one the same, but no more than an equal share of
+    what the inelastic ones leave, since a TCP transfer without an end takes all it is
+    given and its rate on the fast calibration link says nothing of its need."""
+    peak = level == "peak"
+    asked = {c.app.name: c.app.peak_l2_bps if peak else c.app.mean_l2_bps for c in plain}
+    elastic = [c.app.name for c in plain if c.app.elastic]
+    fixed = sum(v for n, v in asked.items() if n not in elastic)
+    share = max(reservable_bps - fixed, 0.0) / len(elastic) if elastic else 0.0
+    return {n: min(v, share) if n in elastic else v for n, v in asked.items()}
+
+
+def _delay_queue_limit(app: App, kbps: int) -> int:
+    """Packets of the application's largest size that leave within its delay limit at
+    ``kbps``: a longer queue could only deliver them late."""
+    assert app.delay_limit_ms is not None
+    packets = math.floor(app.delay_limit_ms / 1000 * kbps * 1000 / (8 * app.largest_bytes))
+    return min(DEFAULT_QUEUE_LIMIT, max(2, packets))
+
+
+def _reserved(policy: dict) -> int:
+    return sum(
+        int(str(row.get("priority") or row.get("bandwidth") or "0kbps").removesuffix("kbps"))
+        for row in policy["classes"]
+    )
+
+
+def _kbit(bps: float) -> str:
+    return f"{bps / 1000:,.1f}".rstrip("0").rstrip(".")

@@ -1,0 +1,163 @@
+"""``qoslab advise``: the cheapest link and the policy that keep every application in its
+budget, checked under overload, as IOS configuration."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+from qoslab.advise import (
+    DEFAULT_SPEEDS_BPS,
+    TEMPLATES,
+    Advice,
+    AdviceError,
+    Executor,
+    advise,
+    parse_speeds,
+    rate_text,
+    rate_words,
+)
+from qoslab.advise.document import check_command, write
+from qoslab.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_RUN_FAILED,
+    add_executor_options,
+    add_override_options,
+    check_executor_options,
+)
+from qoslab.cli.text import visible
+from qoslab.output import folder_name
+from qoslab.scenario import pairs
+
+EXIT_HELP = (
+    "exit status: 0 a link and policy meet the target; 1 none of the candidates does (the\n"
+    "reasons are in the advice), or files could not be written; 2 bad input (a scenario without\n"
+    "budgets, a template that cannot tell its applications apart, candidate speeds below what the\n"
+    "traffic needs, an option); 130 interrupted"
+)
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    command = commands.add_parser(
+        "advise",
+        help="find the cheapest link and a policy that keep every application in its budget",
+        description="Search candidate link speeds, cheapest first, and a template family's "
+        "policies at each (priority and bandwidth per class, queue limits, WRED, LFI), for "
+        "the first that keeps every budgeted application of SCENARIO in contract in at least "
+        "the target share of intervals (lower confidence bound over the replications); "
+        "raise the offered load in steps and compare the order of failure with the declared "
+        "one; write the policy as IOS configuration. Files: DIR/advice.md, advice.html, "
+        "policy.ios, policy.yaml, candidates.csv, speeds.csv, overload.csv and the figures.",
+        epilog=EXIT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    command.add_argument("scenario", type=Path, help="scenario YAML file with measure.budgets")
+    command.add_argument(
+        "--links",
+        metavar="RATES",
+        help="candidate link speeds, e.g. 256kbps,512kbps,1Mbps (default: "
+        + ",".join(rate_text(s) for s in DEFAULT_SPEEDS_BPS)
+        + ")",
+    )
+    command.add_argument(
+        "--template", choices=TEMPLATES, default="llq", help="policy family (default: llq)"
+    )
+    command.add_argument(
+        "--interface",
+        metavar="NODE.PEER",
+        help="the egress to configure (default: the one interface the scenario configures)",
+    )
+    command.add_argument(
+        "--reps", type=int, default=5, metavar="N", help="replications (default: 5, at least 2)"
+    )
+    command.add_argument(
+        "--target",
+        type=_percent,
+        default=95.0,
+        metavar="P%",
+        help="share of intervals each application must be in contract (default: 95%%)",
+    )
+    command.add_argument(
+        "--confidence",
+        type=_percent,
+        default=95.0,
+        metavar="P%",
+        help="confidence level of the lower bound (default: 95%%)",
+    )
+    command.add_argument(
+        "--ios-name",
+        metavar="NAME",
+        help="the interface's IOS name (default: Serial0/0/0 on serial links, "
+        "GigabitEthernet0/0 otherwise)",
+    )
+    add_override_options(command)
+    add_executor_options(command)
+    command.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        metavar="DIR",
+        help="folder of the advice (default: advice/NAME)",
+    )
+    command.set_defaults(main=main)
+
+
+def _percent(text: str) -> float:
+    try:
+        return float(text.strip().removesuffix("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text}: give a percentage, e.g. 95%") from None
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        check_executor_options(args)
+        speeds = parse_speeds(args.links) if args.links else DEFAULT_SPEEDS_BPS
+        advice = advise(
+            args.scenario,
+            speeds=speeds,
+            template=args.template,
+            interface=args.interface,
+            reps=args.reps,
+            target_pct=args.target,
+            confidence=args.confidence / 100,
+            overrides=tuple(pairs(args.set, {})),
+            executor=Executor(args.jobs, args.executor, args.scheduler),
+            ios_interface=args.ios_name,
+        )
+    except (AdviceError, ValueError) as error:
+        print(f"error: {visible(error)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    folder = args.output or Path("advice") / folder_name(advice.problem.name)
+    command = shlex.join(["qoslab", *sys.argv[1:]]) if sys.argv[1:] else "qoslab advise"
+    written = write(advice, folder, command)
+    _print(advice, folder.resolve())
+    print(f"advice written to {visible(written[0].parent)}")
+    return 0 if advice.feasible else EXIT_RUN_FAILED
+
+
+def _print(advice: Advice, folder: Path) -> None:
+    for speed in advice.speeds:
+        verdict = "meets the target" if speed.feasible else f"no: {speed.reason}"
+        print(f"{rate_words(speed.speed_bps):>13}  {visible(verdict)}")
+    rec = advice.recommended
+    if rec is None:
+        print("no candidate link and policy meet the target (see the reasons above)")
+        return
+    print(
+        f"\nrecommended: {rate_words(rec.candidate.speed_bps)} link, {rec.candidate.label}; "
+        f"headroom {rec.headroom:.2f}"
+    )
+    for app in advice.problem.budgeted:
+        print(
+            f"  {app.name:<16} in contract {rec.mean_pct.get(app.name, float('nan')):6.2f} % "
+            f"(lower bound {rec.low_pct.get(app.name, float('nan')):6.2f} %)"
+        )
+    if advice.order_holds is not None:
+        held = "holds" if advice.order_holds else "does NOT hold"
+        print(f"order of failure under overload: {held}")
+    print(f"\n{advice.ios}")
+    print(f"check it with:\n  {check_command(advice, folder)}")
+    print(f"{advice.runs} runs in {advice.elapsed_s:.1f} s")

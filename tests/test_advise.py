@@ -1,0 +1,218 @@
+"""qoslab advise: answers known by arithmetic, the IOS round trip, and bad requests.
+
+The scenario `tests/advise/calls-and-data.yaml` carries three G.729 calls (50 packets a
+second of 60 B IP, 67 B with HDLC's 7 B: 26.8 kbit/s a call), a 64 kbit/s UDP stream of
+500 B packets (64.9 kbit/s with HDLC) and an unbudgeted 400 kbit/s flood.
+"""
+
+from __future__ import annotations
+
+import math
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from qoslab.advise import AdviceError, Executor, advise, parse_speeds
+from qoslab.advise.document import write
+
+HERE = Path(__file__).parent
+SCENARIO = HERE / "advise" / "calls-and-data.yaml"
+SPEEDS = parse_speeds("64kbps,128kbps,192kbps,256kbps,384kbps")
+CALL_L2_BPS = 50 * 67 * 8
+DATA_L2_BPS = 64_000 * 507 / 500
+
+
+@pytest.fixture(scope="module")
+def advice():
+    return advise(SCENARIO, speeds=SPEEDS, reps=3, executor=Executor(jobs=2))
+
+
+def _kbps(text: str) -> int:
+    return int(text.removesuffix("kbps"))
+
+
+def test_speeds_below_the_traffic_are_ruled_out_by_arithmetic(advice):
+    reasons = {s.speed_bps: s.reason for s in advice.speeds}
+    assert "priority traffic offers 80.4 kbit/s" in reasons[64_000]
+    assert "budgeted UDP applications offer 145.3 kbit/s" in reasons[128_000]
+    assert not advice.speeds[0].scores
+    assert not advice.speeds[1].scores
+
+
+def test_the_cheapest_speed_that_carries_the_traffic_is_recommended(advice):
+    # 145.3 kbit/s of budgeted traffic fits 192 kbit/s (with max-reserved-bandwidth 100 %).
+    assert advice.feasible
+    assert advice.recommended.candidate.speed_bps == 192_000
+    assert advice.speeds[-1].speed_bps == 192_000
+
+
+def test_priority_and_bandwidth_are_within_one_step_of_the_arithmetic(advice):
+    classes = {row["name"]: row for row in advice.recommended.candidate.policy["classes"]}
+    priority_bps = _kbps(classes["calls"]["priority"]) * 1000
+    need_bps = 3 * CALL_L2_BPS
+    # One step of the grid is a whole kbit/s (and a level of 1.25 x the peak above it).
+    assert need_bps <= priority_bps < need_bps + 1000
+    data_bps = _kbps(classes["data"]["bandwidth"]) * 1000
+    # The data class is given its offered rate to within 5 %: CBWFQ shares what is not
+    # reserved among the classes by weight, so a guarantee a few per cent below the offered
+    # rate still carries it, and the smaller reservation wins a tie.
+    assert abs(data_bps - DATA_L2_BPS) <= 0.05 * DATA_L2_BPS
+    assert classes["class-default"] == {"name": "class-default", "fair_queue": True}
+
+
+def test_every_application_meets_the_target_by_its_lower_bound(advice):
+    rec = advice.recommended
+    assert rec.reps == 3
+    assert set(rec.low_pct) == {"calls", "data"}
+    assert all(v >= 95.0 for v in rec.low_pct.values())
+    assert rec.meets_target
+    assert rec.margin_pct >= 0
+    assert -math.inf < rec.headroom <= 1
+
+
+def test_the_ios_text_reads_back_into_the_same_policy(advice):
+    classes = {row["name"]: row for row in advice.recommended.candidate.policy["classes"]}
+    assert f"  priority {_kbps(classes['calls']['priority'])}\n" in advice.ios
+    assert f"  bandwidth {_kbps(classes['data']['bandwidth'])}\n" in advice.ios
+    assert " bandwidth 192\n" in advice.ios
+    assert "service-policy output r1-to-r2" in advice.ios
+    assert advice.ios_identical is True
+
+
+def test_the_overload_check_compares_the_declared_order(advice):
+    table = advice.overload
+    assert list(table["app"]) == ["data", "calls"]
+    # Data (declared first) fails once the line carries less than the two classes offer;
+    # the calls, in the priority class, fail no earlier.
+    rows = table.set_index("app")
+    assert rows.loc["data", "first_failure_at"] != "never"
+    assert rows.loc["data", "observed_rank"] <= rows.loc["calls", "observed_rank"]
+    assert advice.order_holds is True
+    shares = advice.overload_shares
+    assert sorted(shares["load_factor"].unique()) == [1.0, 1.25, 1.5, 2.0, 3.0, 4.0]
+    at_one = shares[shares["load_factor"] == 1.0]
+    assert (at_one["in_contract_pct"] >= 95.0).all()
+
+
+def test_the_search_is_deterministic(advice):
+    again = advise(SCENARIO, speeds=SPEEDS, reps=3, executor=Executor(jobs=1))
+    first = [(s.candidate.settings, s.low_pct, s.headroom) for s in advice.speeds[-1].scores]
+    second = [(s.candidate.settings, s.low_pct, s.headroom) for s in again.speeds[-1].scores]
+    assert first == second
+
+
+def test_the_folder_holds_the_page_the_policy_and_the_evidence(advice, tmp_path):
+    written = write(advice, tmp_path / "out", "qoslab advise test")
+    names = {p.name for p in written}
+    assert {"advice.md", "advice.html", "policy.ios", "policy.yaml", "candidates.csv"} <= names
+    assert {"speed.svg", "overload.svg", "speeds.csv", "overload.csv"} <= names
+    page = (tmp_path / "out" / "advice.md").read_text()
+    assert "# Advice for `calls-and-data`: 192 kbit/s with LLQ" in page
+    assert "runs identically (checked)" in page
+    assert (tmp_path / "out" / "policy.ios").read_text() == advice.ios
+
+
+def test_the_command_runs_the_scenario_from_the_ios_text(tmp_path):
+    out = tmp_path / "advice"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "qoslab",
+            "advise",
+            str(SCENARIO),
+            "--links",
+            "128kbps,192kbps",
+            "--reps",
+            "2",
+            "-o",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    check = next(line.strip() for line in done.stdout.splitlines() if "qoslab run" in line)
+    words = shlex.split(check)
+    assert words[:3] == ["qoslab", "run", str(SCENARIO)]
+    assert "policy.ios" in check
+    run = subprocess.run(
+        [sys.executable, "-m", "qoslab", *words[1:], "-o", str(tmp_path / "run")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "calls" in run.stdout
+
+
+def test_nothing_feasible_is_an_answer_with_the_reason(tmp_path):
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "qoslab",
+            "advise",
+            str(SCENARIO),
+            "--links",
+            "192kbps",
+            "--reps",
+            "2",
+            "--set",
+            "measure.budgets[0].end_to_end.jitter=1ms",
+            "-o",
+            str(tmp_path / "a"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "no: at best `calls` is in contract in" in done.stdout
+    assert "no candidate link and policy meet the target" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--links", "64kbps,128kbps"], "every candidate speed is below what the traffic needs"),
+        (["--links", "fast"], "`fast` is not a rate"),
+        (["--reps", "1"], "a confidence bound needs at least 2 replications"),
+        (["--set", "measure.budgets=[]"], "sets no quality budget"),
+        (["--interface", "r1.b"], "no link between `r1` and `b`"),
+        (
+            ["--set", "traffic.data.dst_port=16384", "--set", "traffic.data.dscp=EF"],
+            "`calls` shares DSCP 46 and its ports with `data`",
+        ),
+    ],
+)
+def test_bad_requests_are_refused_with_the_reason(arguments, message, tmp_path):
+    reps = [] if "--reps" in arguments else ["--reps", "2"]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "qoslab",
+            "advise",
+            str(SCENARIO),
+            *arguments,
+            *reps,
+            "-o",
+            str(tmp_path / "a"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2, done.stdout
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_an_unknown_template_is_refused():
+    with pytest.raises(AdviceError, match="unknown; give one of llq, cbwfq"):
+        advise(SCENARIO, speeds=SPEEDS, template="wfq")
