@@ -16,6 +16,7 @@ from qoslab._core import __version__
 from qoslab.advise.advisor import Advice, rate_text, rate_words
 from qoslab.advise.evaluate import Score
 from qoslab.advise.figures import overload_figure, speed_figure
+from qoslab.advise.template import Class
 from qoslab.output import replace_folder
 from qoslab.plot.to_svg import to_svg
 
@@ -97,6 +98,7 @@ def write(advice: Advice, folder: Path, command: str) -> list[Path]:
 def _context(advice: Advice, folder: Path, command: str) -> dict:
     problem = advice.problem
     rec = advice.recommended
+    full = max((s.reps for sp in advice.speeds for s in sp.scores), default=0)
     at_speed = next(
         (s for s in advice.speeds if rec and s.speed_bps == rec.candidate.speed_bps), None
     )
@@ -112,19 +114,19 @@ def _context(advice: Advice, folder: Path, command: str) -> dict:
             {
                 "speed": rate_words(s.speed_bps),
                 "verdict": "meets the target" if s.feasible else "no",
-                "why": _why(s.reason, s.best),
+                "why": _why(s.reason, rec if s.feasible else s.best),
                 "runs": sum(score.reps for score in s.scores),
             }
             for s in advice.speeds
         ],
         "candidates": [
-            _candidate_row(i, s) for i, s in enumerate(at_speed.scores[:SHOWN_CANDIDATES], 1)
+            _candidate_row(i, s, full) for i, s in enumerate(at_speed.scores[:SHOWN_CANDIDATES], 1)
         ]
         if at_speed
         else [],
         "overload": advice.overload.to_dict("records") if advice.overload is not None else None,
         "check": check_command(advice, folder),
-        "reps": max((s.reps for sp in advice.speeds for s in sp.scores), default=0),
+        "reps": full,
     }
 
 
@@ -153,13 +155,20 @@ def _class_rows(advice: Advice) -> list[dict]:
                 "serve": serve,
                 "queue": row.get("queue_limit", "64" if "bandwidth" in row else "-"),
                 "wred": "yes" if "random_detect" in row else "no",
-                "offered": f"{made.app.mean_l2_bps / 1000:.1f} / {made.app.peak_l2_bps / 1000:.1f}",
+                "offered": _offered(made, rec.candidate.speed_bps),
                 "mean": rec.mean_pct.get(made.app.name),
                 "low": rec.low_pct.get(made.app.name),
                 "consumption": rec.consumption.get(made.app.name),
             }
         )
     return rows
+
+
+def _offered(made: Class, speed_bps: int) -> str:
+    app = made.app
+    if app.elastic and app.mean_l2_bps > speed_bps:
+        return "TCP, takes what it is given"
+    return f"{app.mean_l2_bps / 1000:.1f} / {app.peak_l2_bps / 1000:.1f}"
 
 
 def _match_text(match: dict) -> str:
@@ -172,7 +181,7 @@ def _match_text(match: dict) -> str:
     return " or ".join(parts)
 
 
-def _candidate_row(rank: int, score: Score) -> dict:
+def _candidate_row(rank: int, score: Score, full: int) -> dict:
     return {
         "rank": rank,
         "settings": score.candidate.label,
@@ -181,7 +190,11 @@ def _candidate_row(rank: int, score: Score) -> dict:
         "weakest": score.weakest,
         "low": score.low_pct[score.weakest],
         "headroom": score.headroom,
-        "meets": "yes" if score.meets_target else "no",
+        "meets": "yes"
+        if score.meets_target
+        else "no"
+        if score.reps >= full
+        else f"not run further ({score.reps} of {full} replications)",
     }
 
 
@@ -233,7 +246,8 @@ def _speeds_csv(advice: Advice) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["speed_bps", "meets_target", "candidates", "runs", "reason", "best"])
     for s in advice.speeds:
-        best = s.best.candidate.label if s.best else ""
+        chosen = advice.recommended if s.feasible else s.best
+        best = chosen.candidate.label if chosen else ""
         runs = sum(score.reps for score in s.scores)
         writer.writerow([s.speed_bps, s.feasible, len(s.scores), runs, s.reason or "", best])
     return out.getvalue()

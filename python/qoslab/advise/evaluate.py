@@ -178,5 +178,6 @@ def _failed_score(candidate: Candidate, reps: int, message: str, problem: Proble
 
 def ranked(scores: list[Score]) -> list[Score]:
     """Best first: candidates that meet the target (then most headroom, then the smallest
-    reservation), then the others by how near they come. Ties keep the grid's order."""
-    return sorted(scores, key=lambda s: (not s.meets_target, *(-v for v in s.rank_key)))
+    reservation), then the others, those judged on more replications first, by how near
+    they come. Ties keep the grid's order."""
+    return sorted(scores, key=lambda s: (not s.meets_target, -s.reps, *(-v for v in s.rank_key)))

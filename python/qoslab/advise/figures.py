@@ -15,7 +15,8 @@ from qoslab.plot.style import colours, figure, legend, styled
 
 @styled
 def speed_figure(curve: Sequence[tuple[int, Score]], chosen_bps: int, target_pct: float) -> Figure:
-    """In-contract share (lower confidence bound) per application against link speed."""
+    """In-contract share (lower confidence bound) per application against link speed, for
+    the policy scored at each speed."""
     fig = figure(1)
     axis = fig.subplots()
     apps = sorted({app for _, score in curve for app in score.low_pct})
@@ -36,7 +37,7 @@ def speed_figure(curve: Sequence[tuple[int, Score]], chosen_bps: int, target_pct
     axis.minorticks_off()
     axis.set_xlabel("link speed (kbit/s)")
     axis.set_ylabel("in contract, lower bound (%)")
-    axis.set_title("In-contract share against link speed, recommended settings")
+    axis.set_title("In-contract share against link speed, best policy at each speed")
     legend(fig, axis)
     return fig
 

@@ -103,12 +103,14 @@ def same_settings(candidate: Candidate, pool: list[Candidate]) -> Candidate | No
             other.queue_limit,
             other.wred,
             other.lfi,
+            other.tx_ring,
         ) == (
             candidate.priority_level,
             candidate.bandwidth_level,
             candidate.queue_limit,
             candidate.wred,
             candidate.lfi,
+            candidate.tx_ring,
         ):
             return other
     return None

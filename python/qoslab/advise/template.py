@@ -14,11 +14,15 @@ grid of settings for one link speed:
   peak, in whole kbit/s with layer-2 headers (IOS ``priority KBPS``; the policer's burst is
   IOS's default, 200 ms at the rate).
 * **bandwidth** of each other class: 1, 1.5 or 2 x its mean or its one-second peak, with
-  layer-2 headers, or all that may be reserved shared in proportion to the means (IOS
-  ``bandwidth KBPS``).
+  layer-2 headers; all that may be reserved, shared in proportion to the means; or, when the
+  scenario declares an order of failure, 1, 1.5, 2 ... x the mean from the class declared to
+  fail first to the last, so that the later ones keep their rate longer (IOS ``bandwidth
+  KBPS``). A TCP class asks for no more than an equal share of what the UDP classes leave.
 * **queue limit**: IOS's 64 packets, or what drains within the class's delay limit at its
   bandwidth (IOS ``queue-limit``, 2 to 64 packets).
 * **WRED** (IOS ``random-detect dscp-based``) on the TCP classes, or not.
+* **transmit ring**: the scenario's, or one packet (IOS ``tx-ring-limit 1``): a packet of
+  a priority class waits behind at most one frame already handed to the interface.
 * **LFI** (``ppp multilink fragment delay 10``) on a PPP link whose largest frame takes more
   than 10 ms, or not (IOS fragments and interleaves with multilink PPP only).
 
@@ -59,7 +63,11 @@ LFI_DELAY_MS = 10
 """Fragment delay of the LFI candidates: the usual target for voice."""
 
 PRIORITY_LEVELS = ("mean", "peak", "1.25 peak")
-BANDWIDTH_LEVELS = ("1 mean", "1.5 mean", "2 mean", "peak", "fill")
+BANDWIDTH_LEVELS = ("1 mean", "1.5 mean", "2 mean", "peak", "fill", "by order")
+
+ORDER_STEP = 0.5
+"""With the ``by order`` level, how much more of its ask each class gets than the class
+declared to fail just before it."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +89,8 @@ class Candidate:
     queue_limit: str
     wred: bool
     lfi: bool
+    tx_ring: int | None
+    """The transmit ring set by the advice; None keeps the scenario's."""
     policy: dict
     reserved_kbps: int
     settings: dict = field(compare=False)
@@ -95,6 +105,8 @@ class Candidate:
         parts.append("WRED" if self.wred else "no WRED")
         if self.lfi:
             parts.append(f"LFI {LFI_DELAY_MS} ms")
+        if self.tx_ring is not None:
+            parts.append(f"tx-ring-limit {self.tx_ring}")
         return ", ".join(parts)
 
 
@@ -164,21 +176,29 @@ def candidates(problem: Problem, made: list[Class], speed_bps: int, base: dict) 
     lfi_options = [False]
     if problem.interface.l2 == "ppp" and largest * 8 * 1000 / speed_bps > LFI_DELAY_MS:
         lfi_options.append(True)
+    rings: tuple[int | None, ...] = (None,) if base.get("tx_ring") == 1 else (None, 1)
     grid = itertools.product(
         PRIORITY_LEVELS if has_priority else ("-",),
         BANDWIDTH_LEVELS,
         ("default", "delay"),
         (False, True) if has_elastic else (False,),
         lfi_options,
+        rings,
     )
     found: dict[str, Candidate] = {}
-    for priority_level, bandwidth_level, queue_limit, wred, lfi in grid:
-        policy = _policy(made, speed_kbps, priority_level, bandwidth_level, queue_limit, wred)
+    for priority_level, bandwidth_level, queue_limit, wred, lfi, ring in grid:
+        if bandwidth_level == "by order" and not problem.order:
+            continue
+        policy = _policy(
+            made, speed_kbps, priority_level, bandwidth_level, queue_limit, wred, problem.order
+        )
         if policy is None:
             continue
         settings = {**base, "output": policy, "bandwidth": f"{speed_kbps}kbps"}
         if lfi:
             settings["lfi"] = {"fragment_delay": f"{LFI_DELAY_MS}ms"}
+        if ring is not None:
+            settings["tx_ring"] = ring
         key = json.dumps(settings, sort_keys=True)
         if key in found:
             continue
@@ -189,6 +209,7 @@ def candidates(problem: Problem, made: list[Class], speed_bps: int, base: dict) 
             queue_limit=queue_limit,
             wred=wred,
             lfi=lfi,
+            tx_ring=ring,
             policy=policy,
             reserved_kbps=_reserved(policy),
             settings=settings,
@@ -203,6 +224,7 @@ def _policy(
     bandwidth_level: str,
     queue_limit: str,
     wred: bool,
+    order: tuple[str, ...],
 ) -> dict | None:
     priorities = {
         c.app.name: max(MIN_RATE_KBPS, kbps_ceiling(_priority_bps(c.app, priority_level)))
@@ -212,7 +234,7 @@ def _policy(
     plain = [c for c in made if not c.priority]
     for max_reserved, shrink in ((DEFAULT_MAX_RESERVED_PCT, False), (100, False), (100, True)):
         reservable = speed_kbps * max_reserved // 100 - sum(priorities.values())
-        shares = _bandwidths(plain, bandwidth_level, reservable, shrink=shrink)
+        shares = _bandwidths(plain, bandwidth_level, reservable, order, shrink=shrink)
         if shares is not None:
             break
     else:
@@ -244,24 +266,34 @@ def _priority_bps(app: App, level: str) -> float:
 
 
 def _bandwidths(
-    plain: list[Class], level: str, reservable_kbps: int, *, shrink: bool
+    plain: list[Class], level: str, reservable_kbps: int, order: tuple[str, ...], *, shrink: bool
 ) -> dict[str, int] | None:
     """Each bandwidth class's kbit/s at ``level``, within ``reservable_kbps``: None if they
     do not fit, unless ``shrink``, which shrinks them in proportion (None if even the
-    smallest rates do not fit)."""
+    smallest rates do not fit).
+
+    An inelastic application asks for its mean (its peak at ``peak``) times the level's
+    factor; an elastic one the same, but no more than an equal share of what the inelastic
+    ones leave, since a TCP transfer without an end takes all it is given and its rate on
+    the fast calibration link says nothing of its need. ``fill`` shares all that may be
+    reserved in proportion to those asks."""
     if not plain:
         return {} if reservable_kbps >= 0 else None
     if len(plain) * MIN_RATE_KBPS > reservable_kbps:
         return None
-    demand = _demands(plain, level, reservable_kbps * 1000)
+    factor = _factors(plain, level, order)
+    peak = level == "peak"
+    asked = {
+        c.app.name: factor[c.app.name] * (c.app.peak_l2_bps if peak else c.app.mean_l2_bps)
+        for c in plain
+    }
+    elastic = [c.app.name for c in plain if c.app.elastic]
+    fixed = sum(v for n, v in asked.items() if n not in elastic)
+    share = max(reservable_kbps * 1000 - fixed, 0.0) / len(elastic) if elastic else 0.0
+    wanted = {n: min(v, share) if n in elastic else v for n, v in asked.items()}
     if level == "fill":
-        total = sum(max(d, 1.0) for d in demand.values())
-        wanted = {n: reservable_kbps * 1000 * max(d, 1.0) / total for n, d in demand.items()}
-    elif level == "peak":
-        wanted = demand
-    else:
-        factor = float(level.split()[0])
-        wanted = {n: factor * d for n, d in demand.items()}
+        total = sum(max(w, 1.0) for w in wanted.values())
+        wanted = {n: reservable_kbps * 1000 * max(w, 1.0) / total for n, w in wanted.items()}
     kbps = {n: max(MIN_RATE_KBPS, kbps_ceiling(bps)) for n, bps in wanted.items()}
     if sum(kbps.values()) > reservable_kbps:
         if not shrink:
@@ -274,17 +306,15 @@ def _bandwidths(
     return kbps
 
 
-def _demands(plain: list[Class], level: str, reservable_bps: float) -> dict[str, float]:
-    """What each class asks for, bit/s with layer-2 headers: an inelastic application its
-    mean (its peak at ``peak``); an elastic one the same, but no more than an equal share of
-    what the inelastic ones leave, since a TCP transfer without an end takes all it is
-    given and its rate on the fast calibration link says nothing of its need."""
-    peak = level == "peak"
-    asked = {c.app.name: c.app.peak_l2_bps if peak else c.app.mean_l2_bps for c in plain}
-    elastic = [c.app.name for c in plain if c.app.elastic]
-    fixed = sum(v for n, v in asked.items() if n not in elastic)
-    share = max(reservable_bps - fixed, 0.0) / len(elastic) if elastic else 0.0
-    return {n: min(v, share) if n in elastic else v for n, v in asked.items()}
+def _factors(plain: list[Class], level: str, order: tuple[str, ...]) -> dict[str, float]:
+    """Each class's multiple of its ask: the level's, or with ``by order`` 1 for the class
+    declared to fail first and ORDER_STEP more for each later one (classes the order does
+    not name count as failing first)."""
+    if level != "by order":
+        factor = 1.0 if level in ("peak", "fill") else float(level.split()[0])
+        return {c.app.name: factor for c in plain}
+    ranked = sorted(plain, key=lambda c: order.index(c.app.name) if c.app.name in order else -1)
+    return {c.app.name: 1.0 + ORDER_STEP * i for i, c in enumerate(ranked)}
 
 
 def _delay_queue_limit(app: App, kbps: int) -> int:
@@ -303,4 +333,4 @@ def _reserved(policy: dict) -> int:
 
 
 def _kbit(bps: float) -> str:
-    return f"{bps / 1000:,.1f}".rstrip("0").rstrip(".")
+    return f"{bps / 1000:,.1f}"
