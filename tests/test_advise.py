@@ -216,3 +216,23 @@ def test_bad_requests_are_refused_with_the_reason(arguments, message, tmp_path):
 def test_an_unknown_template_is_refused():
     with pytest.raises(AdviceError, match="unknown; give one of llq, cbwfq"):
         advise(SCENARIO, speeds=SPEEDS, template="wfq")
+
+
+def test_a_dask_cluster_gives_the_local_advice():
+    distributed = pytest.importorskip("distributed", reason="needs distributed (qoslab[dask])")
+    speeds = parse_speeds("128kbps,192kbps")
+    local = advise(SCENARIO, speeds=speeds, reps=2, executor=Executor(jobs=2))
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        remote = advise(
+            SCENARIO,
+            speeds=speeds,
+            reps=2,
+            executor=Executor(executor="dask", scheduler=cluster.scheduler_address),
+        )
+    assert remote.recommended.candidate.settings == local.recommended.candidate.settings
+    assert remote.ios == local.ios
+    first = [(s.candidate.settings, s.low_pct, s.headroom) for s in local.speeds[-1].scores]
+    second = [(s.candidate.settings, s.low_pct, s.headroom) for s in remote.speeds[-1].scores]
+    assert first == second

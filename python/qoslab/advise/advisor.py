@@ -219,15 +219,25 @@ def _choose(
     """The recommended candidate at the speed found, with its overload check: with a
     declared order of failure, the first candidate in rank order (of those in contract
     with the replications they had, up to :data:`ORDER_TRIES`) that meets the target with
-    every replication and fails in the declared order; else, or if none does, the best."""
+    every replication and fails in the declared order; else, or if none does, the best.
+    Candidates that differ only in queue limit or WRED behave alike under overload more
+    often than not, so only the best of each priority level, bandwidth level, ring and
+    LFI setting is tried."""
     best = found.scores[0]
     if not problem.order:
         table, shares = _overload(problem, best, executor)
         return best, table, shares, 0
-    pool = [s for s in found.scores if s.margin_pct >= 0 and s.failed is None][:ORDER_TRIES]
+    pool = []
+    shapes = set()
+    for score in found.scores:
+        c = score.candidate
+        shape = (c.priority_level, c.bandwidth_level, c.tx_ring, c.lfi)
+        if score.margin_pct >= 0 and score.failed is None and shape not in shapes:
+            shapes.add(shape)
+            pool.append(score)
     first: tuple[Score, pd.DataFrame | None, pd.DataFrame] | None = None
     examined = 0
-    for score in pool:
+    for score in pool[:ORDER_TRIES]:
         (full,) = evaluator.scores([score.candidate], evaluator.full_reps)
         if not full.meets_target:
             continue

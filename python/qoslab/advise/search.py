@@ -1,16 +1,19 @@
 """The search: link speeds from the cheapest up, and at each speed the template's grid by
-successive halving.
+successive halving, in two stages.
 
-At one speed every candidate is run with one replication; the best third (at least three)
-go on with three times the replications, and so on until they have all the replications
-asked for, where a candidate meets the target only if every budgeted application's lower
-confidence bound does (:mod:`qoslab.advise.evaluate`). Successive halving (Jamieson and
-Talwalkar, "Non-stochastic best arm identification and hyperparameter optimization",
-AISTATS 2016) spends the replications on the candidates that may win; it is deterministic,
-as every run is seeded by the scenario's seed and its replication number. The scan stops at
-the first speed where a candidate meets the target: feasibility grows with the speed, and
-the cheapest link is the one asked for. A speed that arithmetic already rules out (the
-priority traffic, or all the budgeted traffic, above the link's rate) is not run.
+The first stage searches the principal settings (priority rate, bandwidth, transmit ring,
+LFI) with IOS's default queue limits and no WRED; the second tries queue limits and WRED on
+the three best of them. In each stage every candidate is run with one replication; the best
+third (at least three) go on with three times the replications, and so on until they have
+all the replications asked for, where a candidate meets the target only if every budgeted
+application's lower confidence bound does (:mod:`qoslab.advise.evaluate`). Successive
+halving (Jamieson and Talwalkar, "Non-stochastic best arm identification and hyperparameter
+optimization", AISTATS 2016) spends the replications on the candidates that may win; it is
+deterministic, as every run is seeded by the scenario's seed and its replication number.
+The scan stops at the first speed where a candidate meets the target: feasibility grows
+with the speed, and the cheapest link is the one asked for. A speed that arithmetic already
+rules out (the priority traffic, or all the budgeted UDP traffic, above the link's rate) is
+not run.
 """
 
 from __future__ import annotations
@@ -66,21 +69,40 @@ def search_speed(
             [],
         )
     last: dict[int, Score] = {}
-    reps = 1
-    while True:
-        scored = ranked(evaluator.scores(pool, reps))
-        for score in scored:
-            last[id(score.candidate)] = score
-        if reps >= evaluator.full_reps:
-            break
-        keep = max(KEPT_AT_LEAST, math.ceil(len(scored) / ETA))
-        pool = [score.candidate for score in scored[:keep]]
-        reps = min(evaluator.full_reps, reps * ETA)
+    principal = [c for c in pool if c.queue_limit == "default" and not c.wred]
+    _halve(principal, evaluator, last)
+    leaders = {_shape(s.candidate) for s in ranked(list(last.values()))[:KEPT_AT_LEAST]}
+    refined = [c for c in pool if _shape(c) in leaders and id(c) not in last]
+    _halve(refined, evaluator, last)
     scores = ranked(list(last.values()))
     best = scores[0]
     if best.meets_target:
         return SpeedResult(speed_bps, None, scores)
     return SpeedResult(speed_bps, _shortfall(best, problem), scores)
+
+
+def _halve(pool: list[Candidate], evaluator: Evaluator, last: dict[int, Score]) -> None:
+    """Successive halving of ``pool``; each candidate's last score goes into ``last``."""
+    reps = 1
+    while pool:
+        scored = ranked(evaluator.scores(pool, reps))
+        for score in scored:
+            last[id(score.candidate)] = score
+        if reps >= evaluator.full_reps:
+            return
+        keep = max(KEPT_AT_LEAST, math.ceil(len(scored) / ETA))
+        pool = [score.candidate for score in scored[:keep]]
+        reps = min(evaluator.full_reps, reps * ETA)
+
+
+def _shape(candidate: Candidate) -> tuple:
+    """The principal settings of a candidate: all but its queue limits and WRED."""
+    return (
+        candidate.priority_level,
+        candidate.bandwidth_level,
+        candidate.lfi,
+        candidate.tx_ring,
+    )
 
 
 def _shortfall(best: Score, problem: Problem) -> str:

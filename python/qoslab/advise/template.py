@@ -11,8 +11,9 @@ grid of settings for one link speed:
   delay limit of at most :data:`PRIORITY_DELAY_MS` (per hop where its budget gives one,
   else end to end); with ``cbwfq`` every class has a bandwidth.
 * **priority rate** of each priority class: its mean, its one-second peak or 1.25 x that
-  peak, in whole kbit/s with layer-2 headers (IOS ``priority KBPS``; the policer's burst is
-  IOS's default, 200 ms at the rate).
+  peak, in whole kbit/s with layer-2 headers, with the policer's burst at IOS's default
+  (200 ms at the rate); or its mean with a burst of one second at the rate (IOS ``priority
+  KBPS [BURST]``).
 * **bandwidth** of each other class: 1, 1.5 or 2 x its mean or its one-second peak, with
   layer-2 headers; all that may be reserved, shared in proportion to the means; or, when the
   scenario declares an order of failure, 1, 1.5, 2 ... x the mean from the class declared to
@@ -62,7 +63,14 @@ DEFAULT_MAX_RESERVED_PCT = 75
 LFI_DELAY_MS = 10
 """Fragment delay of the LFI candidates: the usual target for voice."""
 
-PRIORITY_LEVELS = ("mean", "peak", "1.25 peak")
+PRIORITY_LEVELS = ("mean", "mean, 1 s burst", "peak", "1.25 peak")
+
+LONG_BURST_S = 1.0
+"""Depth of the policer of the ``mean, 1 s burst`` level, in seconds at the priority rate:
+enough to carry a class's one-second peaks at its mean rate."""
+
+MAX_BURST_BYTES = 2_000_000
+"""IOS's largest ``priority`` burst."""
 BANDWIDTH_LEVELS = ("1 mean", "1.5 mean", "2 mean", "peak", "fill", "by order")
 
 ORDER_STEP = 0.5
@@ -244,6 +252,9 @@ def _policy(
         row: dict = {"name": c.app.name, "match": c.match}
         if c.priority:
             row["priority"] = f"{priorities[c.app.name]}kbps"
+            if priority_level == "mean, 1 s burst":
+                burst = priorities[c.app.name] * 1000 * LONG_BURST_S / 8
+                row["burst"] = f"{min(MAX_BURST_BYTES, round(burst))}B"
         else:
             kbps = shares[c.app.name]
             row["bandwidth"] = f"{kbps}kbps"
@@ -260,9 +271,9 @@ def _policy(
 
 
 def _priority_bps(app: App, level: str) -> float:
-    return {"mean": app.mean_l2_bps, "peak": app.peak_l2_bps, "1.25 peak": 1.25 * app.peak_l2_bps}[
-        level
-    ]
+    if level.startswith("mean"):
+        return app.mean_l2_bps
+    return app.peak_l2_bps if level == "peak" else 1.25 * app.peak_l2_bps
 
 
 def _bandwidths(
