@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import qoslab
 from qoslab.advise import AdviceError, Executor, advise, parse_speeds
 from qoslab.advise.document import write
 
@@ -28,6 +29,13 @@ DATA_L2_BPS = 64_000 * 507 / 500
 @pytest.fixture(scope="module")
 def advice():
     return advise(SCENARIO, speeds=SPEEDS, reps=3, executor=Executor(jobs=2))
+
+
+def _qoslab(*arguments: str) -> subprocess.CompletedProcess:
+    """Run the qoslab command as a user would."""
+    return subprocess.run(
+        [sys.executable, "-m", "qoslab", *arguments], capture_output=True, text=True, check=False
+    )
 
 
 def _kbps(text: str) -> int:
@@ -117,59 +125,41 @@ def test_the_folder_holds_the_page_the_policy_and_the_evidence(advice, tmp_path)
 
 def test_the_command_runs_the_scenario_from_the_ios_text(tmp_path):
     out = tmp_path / "advice"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "qoslab",
-            "advise",
-            str(SCENARIO),
-            "--links",
-            "128kbps,192kbps",
-            "--reps",
-            "2",
-            "-o",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
+    done = _qoslab(
+        "advise",
+        str(SCENARIO),
+        "--links",
+        "128kbps,192kbps",
+        "--reps",
+        "2",
+        "-o",
+        str(out),
     )
     assert done.returncode == 0, done.stderr
     check = next(line.strip() for line in done.stdout.splitlines() if "qoslab run" in line)
     words = shlex.split(check)
     assert words[:3] == ["qoslab", "run", str(SCENARIO)]
     assert "policy.ios" in check
-    run = subprocess.run(
-        [sys.executable, "-m", "qoslab", *words[1:], "-o", str(tmp_path / "run")],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    run = _qoslab(*words[1:], "-o", str(tmp_path / "run"))
     assert run.returncode == 0, run.stderr
-    assert "calls" in run.stdout
+    contracts = qoslab.load(tmp_path / "run").contracts
+    budgeted = contracts[contracts["app"].isin(["calls", "data"])]
+    assert len(budgeted) == 2
+    assert (budgeted["in_contract_pct"] >= 95.0).all()
 
 
 def test_nothing_feasible_is_an_answer_with_the_reason(tmp_path):
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "qoslab",
-            "advise",
-            str(SCENARIO),
-            "--links",
-            "192kbps",
-            "--reps",
-            "2",
-            "--set",
-            "measure.budgets[0].end_to_end.jitter=1ms",
-            "-o",
-            str(tmp_path / "a"),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
+    done = _qoslab(
+        "advise",
+        str(SCENARIO),
+        "--links",
+        "192kbps",
+        "--reps",
+        "2",
+        "--set",
+        "measure.budgets[0].end_to_end.jitter=1ms",
+        "-o",
+        str(tmp_path / "a"),
     )
     assert done.returncode == 1, done.stderr
     assert "no: at best `calls` is in contract in" in done.stdout
@@ -192,21 +182,13 @@ def test_nothing_feasible_is_an_answer_with_the_reason(tmp_path):
 )
 def test_bad_requests_are_refused_with_the_reason(arguments, message, tmp_path):
     reps = [] if "--reps" in arguments else ["--reps", "2"]
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "qoslab",
-            "advise",
-            str(SCENARIO),
-            *arguments,
-            *reps,
-            "-o",
-            str(tmp_path / "a"),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
+    done = _qoslab(
+        "advise",
+        str(SCENARIO),
+        *arguments,
+        *reps,
+        "-o",
+        str(tmp_path / "a"),
     )
     assert done.returncode == 2, done.stdout
     assert message in done.stderr
