@@ -129,6 +129,15 @@ def test_flow_lookup_names_the_known_flows(fifo_results):
         fifo_results.flow("video")
 
 
+def test_rows_are_the_tables_records_with_none_for_a_missing_value(fifo_results):
+    rows = fifo_results.rows("flows")
+    assert [row["flow"] for row in rows] == ["voice", "flood"]
+    assert rows[0] == fifo_results.flow("voice")
+    assert fifo_results.rows("apps") == []
+    with pytest.raises(KeyError, match="no table named 'run'"):
+        fifo_results.rows("run")
+
+
 EXPECTED_TABLES = (
     "flows",
     "classes",

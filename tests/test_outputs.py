@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 import yaml
 
@@ -128,12 +129,12 @@ def test_a_file_added_to_the_destination_during_the_write_is_kept(results, tmp_p
     results.write(out)
     earlier = _snapshot(out)
 
-    def add_a_file_then_write(frame, path, **options):
+    def add_a_file_then_write(table, path, **options):
         (out / "notes.txt").write_text("mine")
-        return to_parquet(frame, path, **options)
+        return write_table(table, path, **options)
 
-    to_parquet = qoslab.results.pd.DataFrame.to_parquet
-    monkeypatch.setattr(qoslab.results.pd.DataFrame, "to_parquet", add_a_file_then_write)
+    write_table = pq.write_table
+    monkeypatch.setattr(pq, "write_table", add_a_file_then_write)
     with pytest.raises(OutputError, match=r"notes\.txt"):
         results.write(out)
     assert _snapshot(out) == {**earlier, "notes.txt": b"mine"}
@@ -208,13 +209,13 @@ def test_a_write_that_stops_midway_keeps_the_earlier_results(
     assert main([*args, "run.duration=2s"]) == 0
     earlier = _snapshot(out)
 
-    def fail_on_ports(frame, path, **options):
+    def fail_on_ports(table, path, **options):
         if Path(path).name == "ports.parquet":
             raise failure
-        return to_parquet(frame, path, **options)
+        return write_table(table, path, **options)
 
-    to_parquet = qoslab.results.pd.DataFrame.to_parquet
-    monkeypatch.setattr(qoslab.results.pd.DataFrame, "to_parquet", fail_on_ports)
+    write_table = pq.write_table
+    monkeypatch.setattr(pq, "write_table", fail_on_ports)
     assert main([*args, "run.duration=1s"]) == status
     err = capsys.readouterr().err
     assert "Traceback" not in err

@@ -19,14 +19,32 @@ returns the measurements as pandas DataFrames.
     sweep = qoslab.load("results/congestion-lab-sweep")
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
 from qoslab import display
 from qoslab._core import RunError, ScenarioError, __version__
-from qoslab.experiment.engine import sweep
-from qoslab.experiment.failure import order_of_failure
-from qoslab.experiment.sweep import Sweep
 from qoslab.load import load
-from qoslab.results import Results
 from qoslab.run import Summary, run, schema, validate
+
+if TYPE_CHECKING:
+    from qoslab.experiment.engine import sweep
+    from qoslab.experiment.failure import order_of_failure
+    from qoslab.experiment.sweep import Sweep
+    from qoslab.results import Results
+
+_LAZY = {
+    "Results": "qoslab.results",
+    "Sweep": "qoslab.experiment.sweep",
+    "order_of_failure": "qoslab.experiment.failure",
+    "sweep": "qoslab.experiment.engine",
+}
+"""Where the names of the API that need pandas are defined: each module is imported when
+one of its names is first asked for, so that a command loads pandas, pyarrow and matplotlib
+only if it uses them. ``run`` and ``load`` are imported here, as their modules (light ones,
+which import the rest when called) share their names."""
 
 __all__ = [
     "Results",
@@ -49,6 +67,19 @@ def _notebook_html(results_or_sweep: Results | Sweep) -> str:
     from qoslab.report.notebook import repr_html
 
     return repr_html(results_or_sweep)
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'qoslab' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
 
 
 display.show_with(_notebook_html)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from qoslab.experiment.store import MANIFEST
-from qoslab.experiment.sweep import Sweep
 from qoslab.output import OutputError
-from qoslab.results import RESULTS_JSON, Results
-from qoslab.trace import TRACE_PARQUET
+
+if TYPE_CHECKING:
+    from qoslab.experiment.sweep import Sweep
+    from qoslab.results import Results
 
 
 def load(directory: str | os.PathLike[str]) -> Results | Sweep:
@@ -19,6 +20,12 @@ def load(directory: str | os.PathLike[str]) -> Results | Sweep:
 
     Raises ``qoslab.output.OutputError`` for a folder that holds neither.
     """
+    # Imported here, so that importing qoslab does not load pandas and pyarrow.
+    from qoslab.experiment.store import MANIFEST
+    from qoslab.experiment.sweep import Sweep
+    from qoslab.results import RESULTS_JSON, Results
+    from qoslab.trace import TRACE_PARQUET
+
     path = Path(directory)
     if (path / MANIFEST).is_file():
         return Sweep.load(path)

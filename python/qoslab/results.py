@@ -1,4 +1,7 @@
-"""The measurements of one run as pandas DataFrames, and their files."""
+"""The measurements of one run as pandas DataFrames, and their files.
+
+pandas loads with the first DataFrame asked for: a run whose tables are only written and
+printed never loads it (``qoslab.tablefiles`` writes them as pandas would)."""
 
 from __future__ import annotations
 
@@ -10,14 +13,15 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
 from qoslab import display
 from qoslab._core import table_schemas
 from qoslab.output import check_folder, replace_folder
+from qoslab.tablefiles import writers
 from qoslab.trace import TRACE_PARQUET
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from qoslab._core import ColumnSchema
 
 SCHEMAS: dict[str, list[ColumnSchema]] = table_schemas()
@@ -65,37 +69,55 @@ class Results:
     measurement, each name ending in its unit (``_ms``, ``_s``, ``_bps``, ``_pct``,
     ``_packets``, ``_bytes``).
 
-    ``trace_path`` is the per-packet trace file of a run that recorded one (else None).
+    Each DataFrame is made when first asked for; :meth:`rows` gives a table's rows without
+    pandas. ``trace_path`` is the per-packet trace file of a run that recorded one (else
+    None).
     """
 
+    flows: pd.DataFrame
+    classes: pd.DataFrame
+    ports: pd.DataFrame
+    apps: pd.DataFrame
+    users: pd.DataFrame
+    probes: pd.DataFrame
+    spurts: pd.DataFrame
+    hops: pd.DataFrame
+    changes: pd.DataFrame
+    contracts: pd.DataFrame
+    dq_intervals: pd.DataFrame
+    voice: pd.DataFrame
+    voice_spurts: pd.DataFrame
+    series: pd.DataFrame
+    class_series: pd.DataFrame
+    delay_distribution: pd.DataFrame
+
     def __init__(self, json_text: str, *, trace_path: Path | None = None) -> None:
-        document = json.loads(json_text)
+        self._document = json.loads(json_text)
         self._json_text = json_text
         self.trace_path = trace_path
-        self._flow_records = {record["flow"]: record for record in document["flows"]}
-        self.run: dict[str, object] = document["run"]
-        self.flows = _table(document, "flows")
-        self.classes = _table(document, "classes")
-        self.ports = _table(document, "ports")
-        self.apps = _table(document, "apps")
-        self.users = _table(document, "users")
-        self.probes = _table(document, "probes")
-        self.spurts = _table(document, "spurts")
-        self.hops = _table(document, "hops")
-        self.changes = _table(document, "changes")
-        self.contracts = _table(document, "contracts")
-        self.dq_intervals = _table(document, "dq_intervals")
-        self.voice = _table(document, "voice")
-        self.voice_spurts = _table(document, "voice_spurts")
-        self.series = _table(document, "series")
-        self.class_series = _table(document, "class_series")
-        self.delay_distribution = _table(document, "delay_distribution")
+        self._flow_records = {record["flow"]: record for record in self._document["flows"]}
+        self.run: dict[str, object] = self._document["run"]
+
+    def __getattr__(self, name: str) -> pd.DataFrame:
+        """A table, made a DataFrame when first asked for (and kept)."""
+        if name not in TABLES or "_document" not in self.__dict__:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        frame = _table(self._document, name)
+        setattr(self, name, frame)
+        return frame
 
     def __repr__(self) -> str:
         return (
             f"<Results {self.run.get('scenario')!r} seed={self.run.get('seed')} "
-            f"flows={len(self.flows)} ports={len(self.ports)}>"
+            f"flows={len(self.rows('flows'))} ports={len(self.rows('ports'))}>"
         )
+
+    def rows(self, table: str) -> list[dict[str, object]]:
+        """The rows of ``table`` as the simulator wrote them, each a dict of column to value
+        (``None`` where the DataFrame holds a missing value), without loading pandas."""
+        if table not in TABLES:
+            raise KeyError(f"no table named {table!r} (tables: {', '.join(TABLES)})")
+        return self._document[table]
 
     def _repr_html_(self) -> str | None:
         """What a notebook shows: the flows table and the key plot (``qoslab.report``)."""
@@ -121,6 +143,8 @@ class Results:
                 "this run recorded no per-packet trace: run with trace=True (--trace) or "
                 "give the scenario a measure.trace section"
             )
+        import pandas as pd
+
         return pd.read_parquet(self.trace_path)
 
     def write(self, directory: str | os.PathLike[str], *, report: str | None = None) -> list[Path]:
@@ -141,9 +165,12 @@ class Results:
         """Each result file's name and the function writing it, ``results.json`` last."""
         files: dict[str, Callable[[Path], None]] = {}
         for table in TABLES:
-            frame: pd.DataFrame = getattr(self, table)
-            files[f"{table}.csv"] = partial(frame.to_csv, index=False)
-            files[f"{table}.parquet"] = partial(frame.to_parquet, index=False)
+            # A table changed through its DataFrame is written as it now is.
+            written = None if table in self.__dict__ else writers(self.rows(table), SCHEMAS[table])
+            if written is None:
+                frame: pd.DataFrame = getattr(self, table)
+                written = partial(frame.to_csv, index=False), partial(frame.to_parquet, index=False)
+            files[f"{table}.csv"], files[f"{table}.parquet"] = written
         if self.trace_path is not None:
             files[TRACE_PARQUET] = partial(_place, self.trace_path)
         if report is not None:
@@ -185,6 +212,8 @@ def with_dtypes(frame: pd.DataFrame, table: str) -> pd.DataFrame:
 def _table(document: dict, table: str) -> pd.DataFrame:
     """A table of the document as a DataFrame; a table that may be empty (a run without
     applications, probes, budgets ...) keeps its columns when it is."""
+    import pandas as pd
+
     records = document[table]
     frame = pd.DataFrame.from_records(records, columns=None if records else columns(table))
     return with_dtypes(frame, table)

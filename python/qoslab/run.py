@@ -11,18 +11,9 @@ import time
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
-
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    Progress,
-    TaskProgressColumn,
-    TextColumn,
-    TimeRemainingColumn,
-)
+from typing import TYPE_CHECKING
 
 from qoslab._core import ScenarioError, Simulation, json_schema, scenario_counts
-from qoslab.results import Results
 from qoslab.scenario import (
     BASE,
     MAX_SEED,
@@ -33,7 +24,12 @@ from qoslab.scenario import (
     pairs,
     scenario_text,
 )
-from qoslab.trace import TRACE_PARQUET, TraceWriter
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+    from qoslab.results import Results
+    from qoslab.trace import TraceWriter
 
 PROGRESS_STEPS = 200
 """How many pieces a run is advanced in, so it can show progress."""
@@ -100,6 +96,9 @@ def run(
     or value, too big a scenario) and ``RunError`` if the simulator finds one of its
     invariants broken or stops the run at its memory guard.
     """
+    # Imported here, so that importing qoslab does not load pandas and pyarrow.
+    from qoslab.results import Results
+
     text, origin = scenario_text(scenario)
     simulation = _build(
         text,
@@ -116,6 +115,8 @@ def run(
         simulation.capture_pcap(pcap)
     if not simulation.traces:
         return Results(_drive(simulation, progress=progress))
+    from qoslab.trace import TRACE_PARQUET, TraceWriter
+
     folder = Path(tempfile.mkdtemp(prefix="qoslab-trace-"))
     try:
         writer = TraceWriter(folder / TRACE_PARQUET, simulation.trace_dictionaries())
@@ -225,6 +226,15 @@ def _drive(simulation: Simulation, *, progress: bool, trace_sink: TraceWriter | 
 
 
 def _progress_bar() -> Progress:
+    from rich.console import Console  # rich only for a run that takes long enough
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
     bar = Progress(
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),

@@ -3,24 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
 
 from qoslab import RunError, ScenarioError, __version__
-from qoslab.cli import (
-    advise,
-    bench,
-    failure,
-    ios,
-    plot,
-    report,
-    reproduce,
-    run,
-    schema,
-    sweep,
-    validate,
-)
 from qoslab.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
@@ -30,11 +18,25 @@ from qoslab.cli.common import (
 from qoslab.cli.text import visible
 from qoslab.output import OutputError
 
-COMMANDS = (run, sweep, report, plot, reproduce, advise, validate, schema, bench, ios, failure)
+COMMANDS = (
+    "run",
+    "sweep",
+    "report",
+    "plot",
+    "reproduce",
+    "advise",
+    "validate",
+    "schema",
+    "bench",
+    "ios",
+    "failure",
+)
+"""The sub-commands in the order the help lists them, each the module of its name."""
 
 
-def parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``qoslab`` command."""
+def parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser of the ``qoslab`` command; given one of :data:`COMMANDS`, a parser
+    of that sub-command alone, so that only its module (and what it imports) is loaded."""
     top = argparse.ArgumentParser(
         prog="qoslab",
         description="A deterministic packet-level laboratory for network queuing and QoS.",
@@ -42,8 +44,8 @@ def parser() -> argparse.ArgumentParser:
     )
     top.add_argument("--version", action="version", version=f"qoslab {__version__}")
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in COMMANDS:
-        command.add_parser(commands)
+    for name in (command,) if command in COMMANDS else COMMANDS:
+        importlib.import_module(f"qoslab.cli.{name}").add_parser(commands)
     return top
 
 
@@ -55,7 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     output folder refused; argparse exits with 2 itself for bad options), 130 when
     interrupted. Messages quoting user text are printed with control characters escaped.
     """
-    args = parser().parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    args = parser(arguments[0] if arguments else None).parse_args(arguments)
     try:
         return args.main(args)
     except (ScenarioError, OutputError) as error:

@@ -8,8 +8,6 @@ import sys
 
 from rich.console import Console
 
-from qoslab.experiment.engine import EXECUTORS
-
 EXIT_RUN_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
@@ -38,6 +36,8 @@ def add_override_options(command: argparse.ArgumentParser) -> None:
 
 def add_executor_options(command: argparse.ArgumentParser) -> None:
     """Add ``--jobs``, ``--executor`` and ``--scheduler``: where a command's runs go."""
+    from qoslab.experiment.engine import EXECUTORS  # pandas only for the commands with runs
+
     command.add_argument(
         "--jobs", type=int, metavar="N", help="runs at once on this machine (default: all cores)"
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 import time
 from pathlib import Path
@@ -23,7 +24,7 @@ from qoslab.cli.common import (
 )
 from qoslab.cli.text import plain, visible
 from qoslab.output import folder_name
-from qoslab.results import check_destination
+from qoslab.results import SCHEMAS, check_destination, columns
 
 FLOW_COLUMNS = {
     "flow": "flow",
@@ -156,14 +157,24 @@ def _headline(run: dict[str, object], wall_s: float) -> Text:
     )
 
 
+def records(results: qoslab.Results, table: str) -> list[dict[str, object]]:
+    """The rows of ``table`` with each missing number as NaN, as in its DataFrame (the lines
+    below read the rows, so that printing them does not load pandas)."""
+    numbers = [column["name"] for column in SCHEMAS[table] if column["type"] == "float"]
+    return [
+        row | {name: math.nan for name in numbers if row[name] is None}
+        for row in results.rows(table)
+    ]
+
+
 def flow_table(results: qoslab.Results) -> Table:
     """The per-flow measurements as a table for the terminal."""
-    columns = [column for column in FLOW_COLUMNS if column in results.flows.columns]
+    shown = [column for column in FLOW_COLUMNS if column in columns("flows")]
     table = Table(box=box.SIMPLE_HEAD)
-    for column in columns:
+    for column in shown:
         table.add_column(FLOW_COLUMNS[column], justify="left" if column == "flow" else "right")
-    for record in results.flows.to_dict("records"):
-        table.add_row(*(plain(_cell(column, record[column])) for column in columns))
+    for record in records(results, "flows"):
+        table.add_row(*(plain(_cell(column, record[column])) for column in shown))
     return table
 
 
@@ -184,17 +195,18 @@ CONTRACT_COLUMNS = {
 def contract_tables(results: qoslab.Results) -> list[tuple[str, Table]]:
     """Per observation point, the applications' budget consumption, time in contract and
     loads over the first ΔQ interval length (all lengths are in the result files)."""
-    contracts = results.contracts
-    if contracts.empty:
+    contracts = records(results, "contracts")
+    if not contracts:
         return []
-    interval_ms = contracts["interval_ms"].iloc[0]
+    interval_ms = contracts[0]["interval_ms"]
     tables = []
-    for point in dict.fromkeys(contracts["point"]):
-        rows = contracts[(contracts["point"] == point) & (contracts["interval_ms"] == interval_ms)]
+    for point in dict.fromkeys(record["point"] for record in contracts):
         table = Table(box=box.SIMPLE_HEAD)
         for column, heading in CONTRACT_COLUMNS.items():
             table.add_column(heading, justify="left" if column == "app" else "right")
-        for record in rows.to_dict("records"):
+        for record in contracts:
+            if record["point"] != point or record["interval_ms"] != interval_ms:
+                continue
             table.add_row(*(plain(_cell(column, record[column])) for column in CONTRACT_COLUMNS))
         title = f"quality budgets at {point}, {interval_ms:g} ms intervals:"
         tables.append((title, table))
@@ -206,19 +218,18 @@ def voice_lines(results: qoslab.Results) -> list[str]:
     the copies of one traffic entry (``voip.1`` ... ``voip.N``), one line with their mean
     and worst."""
     lines = []
-    voice = results.voice
-    if voice.empty:
-        return lines
-    entries = voice["flow"].str.replace(r"\.\d+$", "", regex=True)
-    for entry, calls in voice.groupby(entries, sort=False):
-        first = calls.iloc[0]
+    entries: dict[str, list[dict[str, object]]] = {}
+    for record in records(results, "voice"):
+        entries.setdefault(re.sub(r"\.\d+$", "", str(record["flow"])), []).append(record)
+    for entry, calls in entries.items():
+        first = calls[0]
         setting = f"{first['codec']}, {first['playout']} playout"
-        rated = calls.dropna(subset=["r"])
+        rated = [call for call in calls if not math.isnan(call["r"])]  # type: ignore[arg-type]
         if len(calls) == 1:
             line = f"voice {first['flow']} ({setting})"
         else:
             line = f"voice {entry} ({len(calls)} calls, {setting}, mean and worst)"
-        if rated.empty:
+        if not rated:
             lines.append(line + ": nothing played")
             continue
         if len(calls) == 1:
@@ -228,12 +239,15 @@ def voice_lines(results: qoslab.Results) -> list[str]:
                 f"+ late {first['late_pct']:.2f} %"
             )
             continue
+        r, mos, delay, loss = (
+            [call[column] for call in rated if not math.isnan(call[column])]  # type: ignore[arg-type]
+            for column in ("r", "mos", "mouth_to_ear_ms", "effective_loss_pct")
+        )
         lines.append(
-            line + f": R {rated['r'].mean():.1f} / {rated['r'].min():.1f}, MOS "
-            f"{rated['mos'].mean():.2f} / {rated['mos'].min():.2f}, mouth-to-ear "
-            f"{rated['mouth_to_ear_ms'].mean():.1f} / {rated['mouth_to_ear_ms'].max():.1f} ms, "
-            f"lost + late {rated['effective_loss_pct'].mean():.2f} / "
-            f"{rated['effective_loss_pct'].max():.2f} %"
+            line + f": R {_mean(r):.1f} / {min(r, default=math.nan):.1f}, MOS "
+            f"{_mean(mos):.2f} / {min(mos, default=math.nan):.2f}, mouth-to-ear "
+            f"{_mean(delay):.1f} / {max(delay, default=math.nan):.1f} ms, "
+            f"lost + late {_mean(loss):.2f} / {max(loss, default=math.nan):.2f} %"
         )
     return lines
 
@@ -241,7 +255,7 @@ def voice_lines(results: qoslab.Results) -> list[str]:
 def app_lines(results: qoslab.Results) -> list[str]:
     """One line per application: goodput, transfers, completion time and TCP repairs."""
     lines = []
-    for app in results.apps.to_dict("records"):
+    for app in records(results, "apps"):
         line = f"app {app['app']} ({app['kind']}): goodput {format_rate(app['goodput_bps'])}"
         if app["transfers_started"]:
             line += (
@@ -262,7 +276,7 @@ def probe_lines(results: qoslab.Results) -> list[str]:
     """One line per probe: round trips answered, loss (and its split by direction) and
     round-trip times."""
     lines = []
-    for probe in results.probes.to_dict("records"):
+    for probe in records(results, "probes"):
         line = (
             f"probe {probe['probe']} (DSCP {probe['dscp']}): "
             f"{probe['returned_packets']:,} of {probe['sent_packets']:,} returned"
@@ -281,7 +295,7 @@ def port_lines(results: qoslab.Results) -> list[str]:
     """One line per port that carried traffic or dropped packets, then one per
     replacement of a port's discipline during the run."""
     lines = []
-    for port in results.ports.to_dict("records"):
+    for port in records(results, "ports"):
         busy_pct = port.get("utilisation_pct", 0.0)
         dropped = port.get("dropped_packets", 0)
         if not busy_pct and not dropped:
@@ -293,7 +307,7 @@ def port_lines(results: qoslab.Results) -> list[str]:
         if "dropped_packets" in port:
             line += f", {dropped:,} packets dropped"
         lines.append(line)
-    for change in results.changes.to_dict("records"):
+    for change in records(results, "changes"):
         line = (
             f"port {change['port']} at {change['at_s']:g} s: {change['qdisc']} — {change['cause']}"
         )
@@ -312,6 +326,11 @@ def format_rate(rate_bps: float) -> str:
         if rate_bps >= scale:
             return f"{rate_bps / scale:.4g} {unit}"
     return f"{rate_bps:.4g} bit/s"
+
+
+def _mean(values: list[float]) -> float:
+    """The mean, NaN of none, as pandas gives it."""
+    return sum(values) / len(values) if values else math.nan
 
 
 def _cell(column: str, value: object) -> str:
