@@ -218,3 +218,13 @@ def test_a_dask_cluster_gives_the_local_advice():
     first = [(s.candidate.settings, s.low_pct, s.headroom) for s in local.speeds[-1].scores]
     second = [(s.candidate.settings, s.low_pct, s.headroom) for s in remote.speeds[-1].scores]
     assert first == second
+
+
+def test_a_broken_scenario_is_refused_at_its_place(tmp_path):
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(SCENARIO.read_text().replace("rate: 256kbps", "rate: 0kbps"))
+    done = _qoslab("advise", str(broken), "-o", str(tmp_path / "a"))
+    assert done.returncode == 2
+    assert f"{broken}:" in done.stderr
+    assert "topology.links[1].rate" in done.stderr
+    assert not (tmp_path / "a").exists()

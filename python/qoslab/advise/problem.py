@@ -18,7 +18,7 @@ import pandas as pd
 import yaml
 
 from qoslab.results import Results
-from qoslab.run import run
+from qoslab.run import run, validate
 from qoslab.scenario import scenario_text
 
 PEAK_INTERVAL = "1s"
@@ -128,6 +128,7 @@ def read_problem(
     """The problem posed by ``scenario``: its interface (``NODE.PEER``, or the one interface
     the scenario configures), its applications measured in a calibration run at
     ``calibration_bps``, and the quality target."""
+    validate(scenario, set=[f"{key}={value}" for key, value in overrides])
     text, origin = scenario_text(scenario)
     document = _document(text, origin)
     chosen = _interface(document, interface, origin)
@@ -163,10 +164,9 @@ def read_problem(
 
 
 def _document(text: str, origin: str) -> dict:
-    try:
-        document = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise AdviceError(f"{origin}: not YAML: {error}") from None
+    """The scenario as plain data (already checked by the core, which names the place of a
+    problem)."""
+    document = yaml.safe_load(text)
     if not isinstance(document, dict):
         raise AdviceError(f"{origin}: a scenario is a mapping of sections (docs/scenario.md)")
     return document
