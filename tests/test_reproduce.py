@@ -33,7 +33,8 @@ from qoslab.reproduce.document import as_printed
 from qoslab.reproduce.figures import labelled, traced
 from qoslab.reproduce.judged import value_text
 from qoslab.reproduce.measure import Measurements, where_mask
-from qoslab.reproduce.study import STUDIES, Experiment, load
+from qoslab.reproduce.model import STUDIES, Experiment
+from qoslab.reproduce.study import load
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "studies"
@@ -632,7 +633,7 @@ def test_a_metric_picks_rows_by_lists_and_bounds_and_reduces_them_to_a_rise_or_a
     import numpy as np
 
     from qoslab.reproduce.measure import reduce_rows
-    from qoslab.reproduce.study import Metric
+    from qoslab.reproduce.model import Metric
 
     frame = pd.DataFrame(
         {

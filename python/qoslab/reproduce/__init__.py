@@ -19,8 +19,9 @@ from qoslab.reproduce import document
 from qoslab.reproduce.judged import Judged, judge_all
 from qoslab.reproduce.located import StudyError, read
 from qoslab.reproduce.measure import Measurements
+from qoslab.reproduce.model import STUDIES, Study
 from qoslab.reproduce.run import Ran, Setting, run_study
-from qoslab.reproduce.study import STUDIES, Study, load, names
+from qoslab.reproduce.study import load, names
 
 
 @dataclass(frozen=True)

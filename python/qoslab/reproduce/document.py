@@ -31,8 +31,8 @@ from qoslab.plot.to_svg import to_svg
 from qoslab.reproduce.figures import draw
 from qoslab.reproduce.judged import Judged, estimates_text, number
 from qoslab.reproduce.measure import Measurements, estimate
+from qoslab.reproduce.model import TRIAL_ROWS, WHY_KINDS, Study, Table
 from qoslab.reproduce.run import Ran
-from qoslab.reproduce.study import TRIAL_ROWS, WHY_KINDS, Study, Table
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from qoslab.experiment.sweep import Sweep
 from qoslab.plot import KINDS
 from qoslab.plot.style import category_ticks, colours, figure, legend, panels, styled, tag
 from qoslab.reproduce.measure import REPLICATION, VARIANT, Measurements, point_mask, where_mask
-from qoslab.reproduce.study import Axis, Experiment, Figure
+from qoslab.reproduce.model import Axis, Experiment, Figure
 from qoslab.reproduce.timeline import timeline
 from qoslab.results import Results
 from qoslab.run import run as run_scenario

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from qoslab.analysis.verdict import NOT_MODELLED, REPRODUCED, Estimate, judge
 from qoslab.reproduce.measure import Measurements
-from qoslab.reproduce.study import Published
+from qoslab.reproduce.model import Published
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ def judge_all(measured: Measurements) -> list[Judged]:
             shown = {None: measured.estimate(row.metric, row.at)} if row.metric else {}
             out.append(Judged(row, shown, NOT_MODELLED))
             continue
-        assert row.metric is not None  # a judged value names its metric (study.py)
+        assert row.metric is not None  # a judged value names its metric (checked on load)
         estimates = measured.estimates(row.claim, row.metric, row.at)
         conclusion_estimates = None
         if row.conclusion is not None and row.conclusion_metric is not None:

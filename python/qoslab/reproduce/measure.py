@@ -23,7 +23,7 @@ from qoslab.experiment.failure import order_of_failure
 from qoslab.experiment.sweep import RUN, Sweep
 from qoslab.experiment.task import DONE
 from qoslab.reproduce.located import StudyError
-from qoslab.reproduce.study import Experiment, Metric, Study
+from qoslab.reproduce.model import Experiment, Metric, Study
 
 CONFIDENCE = 0.95
 REPLICATION = "replication"

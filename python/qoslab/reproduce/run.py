@@ -9,7 +9,7 @@ from pathlib import Path
 
 from qoslab.experiment.engine import sweep
 from qoslab.experiment.sweep import Sweep
-from qoslab.reproduce.study import Study
+from qoslab.reproduce.model import Study
 
 
 @dataclass

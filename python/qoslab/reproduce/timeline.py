@@ -17,7 +17,7 @@ from matplotlib.ticker import FuncFormatter
 
 from qoslab.plot.style import colours, figure, panels, styled, tag
 from qoslab.reproduce.measure import REPLICATION, Measurements, point_mask, reduce_rows, where_mask
-from qoslab.reproduce.study import Figure
+from qoslab.reproduce.model import Figure
 
 SPARSE = 60
 """A line with fewer points than this is drawn with a marker at each."""
