@@ -7,16 +7,10 @@ folder (:mod:`qoslab.advise.document`).
 
 from __future__ import annotations
 
-from qoslab.advise.advisor import (
-    DEFAULT_SPEEDS_BPS,
-    Advice,
-    advise,
-    parse_speeds,
-    rate_text,
-    rate_words,
-)
+from qoslab.advise.advisor import DEFAULT_SPEEDS_BPS, Advice, advise
+from qoslab.advise.error import AdviceError
 from qoslab.advise.evaluate import Executor
-from qoslab.advise.problem import AdviceError
+from qoslab.advise.rates import parse_speeds, rate_text, rate_words
 from qoslab.advise.template import TEMPLATES
 
 __all__ = [

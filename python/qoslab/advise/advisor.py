@@ -14,15 +14,16 @@ into the scenario and check that it runs identically.
 from __future__ import annotations
 
 import json
-import re
 import time
 from dataclasses import dataclass
 
 import pandas as pd
 
 from qoslab._core import ios_from_yaml
+from qoslab.advise.error import AdviceError
 from qoslab.advise.evaluate import Evaluator, Executor, Score, ranked
-from qoslab.advise.problem import AdviceError, Problem, read_problem
+from qoslab.advise.problem import Problem, read_problem
+from qoslab.advise.rates import rate_text
 from qoslab.advise.search import SpeedResult, same_settings, search_speed
 from qoslab.advise.template import TEMPLATES, Class, candidates, classes
 from qoslab.experiment.engine import sweep
@@ -58,9 +59,6 @@ declared order."""
 CURVE_SPEEDS_ABOVE = 2
 """Speeds above the recommended one at which its settings are also run (for the picture)."""
 
-_RATE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(bps|kbps|Mbps|Gbps)\s*$")
-_UNITS = {"bps": 1, "kbps": 1_000, "Mbps": 1_000_000, "Gbps": 1_000_000_000}
-
 
 @dataclass
 class Advice:
@@ -95,38 +93,6 @@ class Advice:
         if self.overload is None:
             return None
         return bool((self.overload["fails_before"] == "").all())
-
-
-def parse_speeds(text: str) -> tuple[int, ...]:
-    """``256kbps,512kbps,1Mbps`` as bit/s, smallest first."""
-    speeds = []
-    for part in text.split(","):
-        found = _RATE.match(part)
-        if found is None:
-            raise AdviceError(
-                f"--links: `{part.strip()}` is not a rate; write rates with units, separated "
-                "by commas, e.g. 256kbps,512kbps,1Mbps"
-            )
-        bps = round(float(found[1]) * _UNITS[found[2]])
-        if bps < 8_000:
-            raise AdviceError(f"--links: `{part.strip()}` is below 8 kbit/s, IOS's smallest rate")
-        speeds.append(bps)
-    return tuple(sorted(set(speeds)))
-
-
-def rate_text(bps: int) -> str:
-    """A rate as the scenario writes it."""
-    for unit, size in (("Mbps", 1_000_000), ("kbps", 1_000)):
-        if bps % size == 0:
-            return f"{bps // size}{unit}"
-    return f"{bps}bps"
-
-
-def rate_words(bps: int) -> str:
-    """A rate for people: ``1024 kbit/s``, ``45 Mbit/s``."""
-    if bps >= 10_000_000 and bps % 1_000_000 == 0:
-        return f"{bps // 1_000_000} Mbit/s"
-    return f"{bps / 1000:g} kbit/s"
 
 
 def advise(

@@ -13,9 +13,10 @@ import yaml
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from qoslab._core import __version__
-from qoslab.advise.advisor import Advice, rate_text, rate_words
+from qoslab.advise.advisor import Advice
 from qoslab.advise.evaluate import Score
 from qoslab.advise.figures import overload_figure, speed_figure
+from qoslab.advise.rates import rate_text, rate_words
 from qoslab.advise.template import Class
 from qoslab.output import replace_folder
 from qoslab.plot.to_svg import to_svg

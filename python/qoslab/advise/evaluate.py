@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from qoslab.advise.problem import AdviceError, Problem
+from qoslab.advise.error import AdviceError
+from qoslab.advise.problem import Problem
 from qoslab.advise.template import Candidate
 from qoslab.analysis.summary import summarize
 from qoslab.experiment.engine import sweep

@@ -2,10 +2,12 @@
 their budgets and measured rates, and the quality target.
 
 The applications are read from one calibration run of the scenario as written, with the
-interface's link at the fastest candidate speed and a long FIFO, so that nothing there is
-congested: the ``flows`` table gives each flow's protocol, ports, DSCP and packet size, the
-``hops`` table which flows cross the interface, the ``contracts`` table each application's
-budgets and its offered load with layer-2 framing, and the 1-second ``series`` its peak.
+interface's link at the fastest candidate speed, but at most half the slowest other link's
+(so that the interface stays the bottleneck and nothing is lost before it), and a long FIFO:
+what arrives at the interface is what the applications offer. The ``flows`` table gives
+each flow's protocol, ports, DSCP and packet size, the ``hops`` table which flows cross the
+interface, the ``contracts`` table each application's budgets and its offered load with
+layer-2 framing, and the 1-second ``series`` its peak.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from dataclasses import dataclass
 import pandas as pd
 import yaml
 
+from qoslab.advise.error import AdviceError
+from qoslab.advise.rates import parse_rate
 from qoslab.results import Results
 from qoslab.run import run, validate
 from qoslab.scenario import scenario_text
@@ -31,10 +35,6 @@ CALIBRATION_QUEUE_PACKETS = 1000
 
 KEPT_KEYS = ("tx_ring", "input", "observe")
 """Interface settings the advice leaves as the scenario has them."""
-
-
-class AdviceError(ValueError):
-    """A scenario or request the advisor cannot work from, with the reason and the fix."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +132,7 @@ def read_problem(
     text, origin = scenario_text(scenario)
     document = _document(text, origin)
     chosen = _interface(document, interface, origin)
+    calibration_bps = min(calibration_bps, _slowest_other_link_bps(document, chosen) // 2)
     calibration = _calibrate(scenario, chosen, calibration_bps, overrides, document)
     contracts = calibration.contracts
     if contracts.empty or (
@@ -202,6 +203,18 @@ def _interface(document: dict, given: str | None, origin: str) -> Interface:
         f"{origin}: topology.links: no link between `{node}` and `{peer}`. Name an interface "
         "as NODE.PEER of two linked nodes"
     )
+
+
+def _slowest_other_link_bps(document: dict, interface: Interface) -> int:
+    """The slowest rate of the scenario's other links (a very large number if none gives
+    one)."""
+    links = (document.get("topology") or {}).get("links") or []
+    rates = [
+        parse_rate(link.get("rate"))
+        for index, link in enumerate(links)
+        if isinstance(link, dict) and index != interface.link_index
+    ]
+    return min((r for r in rates if r), default=1 << 62)
 
 
 def _kept_settings(document: dict, interface: Interface) -> dict:

@@ -42,7 +42,8 @@ import json
 import math
 from dataclasses import dataclass, field
 
-from qoslab.advise.problem import AdviceError, App, Problem, kbps_ceiling
+from qoslab.advise.error import AdviceError
+from qoslab.advise.problem import App, Problem, kbps_ceiling
 
 TEMPLATES = ("llq", "cbwfq")
 """The template families: LLQ (priority and bandwidth classes) and CBWFQ (bandwidth only)."""

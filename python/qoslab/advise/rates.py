@@ -1,0 +1,48 @@
+"""Link rates as the advice reads and writes them: ``--links`` lists, the scenario's link
+rates, and rates for people."""
+
+from __future__ import annotations
+
+import re
+
+from qoslab.advise.error import AdviceError
+
+_RATE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(bps|kbps|Mbps|Gbps)\s*$")
+_UNITS = {"bps": 1, "kbps": 1_000, "Mbps": 1_000_000, "Gbps": 1_000_000_000}
+
+
+def parse_rate(text: object) -> int | None:
+    """``512kbps`` as bit/s; None if ``text`` is not a rate with a unit."""
+    found = _RATE.match(str(text))
+    return None if found is None else round(float(found[1]) * _UNITS[found[2]])
+
+
+def parse_speeds(text: str) -> tuple[int, ...]:
+    """``256kbps,512kbps,1Mbps`` as bit/s, smallest first."""
+    speeds = []
+    for part in text.split(","):
+        bps = parse_rate(part)
+        if bps is None:
+            raise AdviceError(
+                f"--links: `{part.strip()}` is not a rate; write rates with units, separated "
+                "by commas, e.g. 256kbps,512kbps,1Mbps"
+            )
+        if bps < 8_000:
+            raise AdviceError(f"--links: `{part.strip()}` is below 8 kbit/s, IOS's smallest rate")
+        speeds.append(bps)
+    return tuple(sorted(set(speeds)))
+
+
+def rate_text(bps: int) -> str:
+    """A rate as the scenario writes it."""
+    for unit, size in (("Mbps", 1_000_000), ("kbps", 1_000)):
+        if bps % size == 0:
+            return f"{bps // size}{unit}"
+    return f"{bps}bps"
+
+
+def rate_words(bps: int) -> str:
+    """A rate for people: ``1024 kbit/s``, ``45 Mbit/s``."""
+    if bps >= 10_000_000 and bps % 1_000_000 == 0:
+        return f"{bps // 1_000_000} Mbit/s"
+    return f"{bps / 1000:g} kbit/s"
