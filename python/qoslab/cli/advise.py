@@ -44,10 +44,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "advise",
         help="find the cheapest link and a policy that keep every application in its budget",
         description="Search candidate link speeds, cheapest first, and a template family's "
-        "policies at each (priority and bandwidth per class, queue limits, WRED, LFI), for "
+        "policies at each (priority rate and burst, bandwidth per class, queue limits, WRED, "
+        "transmit ring, LFI), for "
         "the first that keeps every budgeted application of SCENARIO in contract in at least "
         "the target share of intervals (lower confidence bound over the replications); "
-        "raise the offered load in steps and compare the order of failure with the declared "
+        "slow the line in steps under the same policy, so that the offered load rises against "
+        "it, and compare the order of failure with the declared "
         "one; write the policy as IOS configuration. Files: DIR/advice.md, advice.html, "
         "policy.ios, policy.yaml, candidates.csv, speeds.csv, overload.csv and the figures.",
         epilog=EXIT_HELP,
