@@ -74,7 +74,7 @@ impl Jitter {
         if let (Some(last_send), Some(last_arrival)) = (self.last_send, self.last_arrival) {
             // RFC 3550 §6.4.1: D = (Rj − Ri) − (Sj − Si).
             let d = (received.0 as i128 - last_arrival.0 as i128) - (sent.0 as i128 - last_send.0 as i128);
-            self.rfc3550_ns += ((d.unsigned_abs() as f64) - self.rfc3550_ns) / 16.0;
+            self.rfc3550_ns += (as_f64(d.unsigned_abs()) - self.rfc3550_ns) / 16.0;
 
             let interarrival_ns = received.since(last_arrival);
             let deviation_ns = interarrival_ns.abs_diff(self.reference_ns);
@@ -116,6 +116,16 @@ impl Jitter {
     /// Inter-arrival gaps skipped as silences.
     pub fn gaps(&self) -> u64 {
         self.gaps
+    }
+}
+
+/// `value` as the nearest float, converted from 64 bits when it fits them (the same value,
+/// without the 128-bit conversion routine).
+#[inline]
+fn as_f64(value: u128) -> f64 {
+    match u64::try_from(value) {
+        Ok(small) => small as f64,
+        Err(_) => value as f64,
     }
 }
 

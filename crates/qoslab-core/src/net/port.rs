@@ -274,7 +274,7 @@ impl Port {
     }
 
     /// A packet arrives for transmission.
-    #[inline]
+    #[inline(always)]
     pub fn enqueue(&mut self, mut packet: Packet, env: &mut PortEnv) {
         packet.hop_in = env.now;
         packet.hop_slot = self.observe_slot;
@@ -299,6 +299,7 @@ impl Port {
 
     /// Moves packets from the discipline into the ring while it has room, and starts the
     /// wire if it is idle.
+    #[inline(always)]
     fn service(&mut self, env: &mut PortEnv) {
         while self.ring_has_room() {
             if self.train.is_none() && self.lfi_bandwidth_bps.is_some() {
