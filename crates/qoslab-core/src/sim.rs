@@ -252,11 +252,8 @@ impl Simulation {
         let mut budget = max_events;
         while self.halted.is_none() {
             let next_check = self.events_done + CHECK_EVERY_EVENTS;
-            while let Some(at) = self.events.peek_time() {
-                if at >= until || self.events_done == next_check {
-                    break;
-                }
-                let (at, event) = self.events.pop().expect("peeked");
+            while self.events_done != next_check {
+                let Some((at, event)) = self.events.pop_before(until) else { break };
                 self.now = at;
                 self.dispatch(event);
             }

@@ -172,17 +172,27 @@ impl EventQueue {
     }
 
     /// Removes and returns the earliest pending event.
-    #[inline]
+    #[cfg(test)]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        let from_now_lane = match (self.now_lane.front(), self.heap.first()) {
-            (Some(lane), Some(top)) => lane.key < top.key,
-            (Some(_), None) => true,
-            (None, _) => false,
+        self.pop_before(SimTime::NEVER)
+    }
+
+    /// Removes and returns the earliest pending event if it is due before `until`.
+    #[inline]
+    pub fn pop_before(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
+        let (from_now_lane, key) = match (self.now_lane.front(), self.heap.first()) {
+            (Some(lane), Some(top)) if lane.key < top.key => (true, lane.key),
+            (_, Some(top)) => (false, top.key),
+            (Some(lane), None) => (true, lane.key),
+            (None, None) => return None,
         };
+        if (key >> 64) as u64 >= until.0 {
+            return None;
+        }
         let entry = if from_now_lane {
             self.now_lane.pop_front().expect("checked")
         } else {
-            let top = *self.heap.first()?;
+            let top = self.heap[0];
             if top.lane == NO_LANE {
                 self.pop_heap();
                 top
