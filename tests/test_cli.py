@@ -147,6 +147,7 @@ def test_bench_runs_every_case(capsys):
     assert main(["bench", "--seconds", "1"]) == 0
     rows = {line.split()[1]: line for line in capsys.readouterr().out.splitlines() if "│" in line}
     assert {"fifo", "pq", "wfq", "llq", "wred", "tcp100"} <= set(rows)
+    assert {"flows-1", "flows-10", "flows-100", "flows-1000"} <= set(rows)
 
 
 def test_module_entry_point_runs_a_scenario(run_qoslab, voice_vs_flood, tmp_path):

@@ -69,7 +69,7 @@ pub mod testing {
             QdiscCtx::new(
                 Place { now: SimTime::ZERO, rate_bps: 1_000_000, port: None, ring_has_room: false },
                 &mut self.classes,
-                &mut self.port,
+                Some(&mut self.port),
                 &mut self.observers,
                 &mut self.dropped,
                 &mut self.random_draws,

@@ -128,6 +128,30 @@ impl Simulation {
         let mut events = EventQueue::new();
         // Scheduled first, so it precedes every other event at the same instant.
         events.schedule(run.warmup_end, Event::WarmupEnd);
+        // Sources of one constant interval emit in the order they are scheduled, and so do
+        // the arrivals at the far end of a link with a delay: each such stream is a lane.
+        let mut interval_lanes: Vec<(u64, u32)> = Vec::new();
+        for (i, (source, _)) in sources.iter_enumerated() {
+            let Some(interval_ns) = source.generator.constant_interval_ns() else { continue };
+            if source.send_jitter.is_some() {
+                continue;
+            }
+            let lane = match interval_lanes.iter().find(|(ns, _)| *ns == interval_ns) {
+                Some(&(_, lane)) => lane,
+                None => {
+                    let lane = events.add_lane();
+                    interval_lanes.push((interval_ns, lane));
+                    lane
+                }
+            };
+            events.set_source_lane(i, lane);
+        }
+        for (p, port) in network.ports.iter_enumerated() {
+            if port.config.propagation_ns > 0 {
+                let lane = events.add_lane();
+                events.set_arrival_lane(p, lane);
+            }
+        }
         let mut runnable = Table::with_capacity(sources.len());
         for (i, (source, first)) in sources.into_iter_enumerated() {
             if first < source.stop {
@@ -228,11 +252,8 @@ impl Simulation {
         let mut budget = max_events;
         while self.halted.is_none() {
             let next_check = self.events_done + CHECK_EVERY_EVENTS;
-            while let Some(at) = self.events.peek_time() {
-                if at >= until || self.events_done == next_check {
-                    break;
-                }
-                let (at, event) = self.events.pop().expect("peeked");
+            while self.events_done != next_check {
+                let Some((at, event)) = self.events.pop_before(until) else { break };
                 self.now = at;
                 self.dispatch(event);
             }

@@ -5,7 +5,9 @@ between two routers carries one G.711 voice flow and eight 1500-byte UDP floods 
 1.5 times the link rate between them, with each queuing variant on the bottleneck — FIFO,
 priority queuing (voice in the high band), WFQ, LLQ and FIFO with WRED. Then ``tcp100``:
 100 concurrent TCP connections share a 100 Mbit/s bottleneck (data and ACKs both
-simulated). Each runs several times; the table shows the median wall time.
+simulated). Then ``flows-1`` to ``flows-1000``: the headline link with FIFO shared by 1, 10,
+100 and 1000 floods at the same total load, whose costs per hop side by side show what the
+number of flows adds. Each runs several times; the table shows the median wall time.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ HEADINGS = (
     "wall s",
     "packets/s",
     "packet-hops/s",
+    "ns/hop",
 )
 
 
@@ -87,7 +90,8 @@ def main(args: argparse.Namespace) -> int:
         return 0
     table = Table(title="qoslab bench", title_justify="left")
     for heading in HEADINGS:
-        table.add_column(heading, justify="left" if heading == "case" else "right")
+        case = heading == "case"
+        table.add_column(heading, justify="left" if case else "right", no_wrap=case)
     for variant, scenario, changes in BENCH_CASES:
         overrides = [parse_override(change) for change in changes]
         if args.seconds is not None:
@@ -108,6 +112,7 @@ def main(args: argparse.Namespace) -> int:
             f"{wall_s:.3f}",
             f"{packets / wall_s:,.0f}",
             f"{hops / wall_s:,.0f}",
+            f"{wall_s * NS_PER_S / hops:.1f}",
         )
     stdout_console().print(table)
     return 0

@@ -4,25 +4,29 @@
 //! [2^k, 2^(k+1)) is split into 2^SUB_BITS equal buckets (the layout of HdrHistogram).
 //! With SUB_BITS = 7 every bucket is narrower than 1/128 of its lower edge, so a reported
 //! percentile (the bucket midpoint) is within 0.4 % of the true sample value. Memory is
-//! fixed: (64 − SUB_BITS + 1) × 2^SUB_BITS counters, whatever the run length.
+//! bounded: at most (64 − SUB_BITS + 1) × 2^SUB_BITS counters, whatever the run length.
+//! The counters of a power-of-two range are allocated when a first value falls in it: the
+//! values of one flow span a few ranges, so its counters take a few kilobytes, not 59, and
+//! the counters a thousand flows touch stay close together in the caches.
 
 const SUB_BITS: u32 = 7;
 const SUB_BUCKETS: usize = 1 << SUB_BITS;
 const GROUPS: usize = 64 - SUB_BITS as usize + 1;
 
-/// Memory of one histogram's counters, bytes.
+/// Memory of one histogram's counters at most, bytes.
 pub const HISTOGRAM_BYTES: u64 = (GROUPS * SUB_BUCKETS * std::mem::size_of::<u64>()) as u64;
 
 /// Streaming histogram of `u64` values (nanoseconds).
 #[derive(Clone, Debug)]
 pub struct Histogram {
-    counts: Box<[u64]>,
+    /// Per power-of-two range, its counters once a value fell in it.
+    groups: Box<[Option<Box<[u64; SUB_BUCKETS]>>]>,
     total: u64,
 }
 
 impl Default for Histogram {
     fn default() -> Self {
-        Histogram { counts: vec![0; GROUPS * SUB_BUCKETS].into_boxed_slice(), total: 0 }
+        Histogram { groups: vec![None; GROUPS].into_boxed_slice(), total: 0 }
     }
 }
 
@@ -54,8 +58,18 @@ impl Histogram {
     /// Counts one value.
     #[inline]
     pub fn record(&mut self, value: u64) {
-        self.counts[bucket_of(value)] += 1;
+        let index = bucket_of(value);
+        let group = self.groups[index / SUB_BUCKETS].get_or_insert_with(|| Box::new([0; SUB_BUCKETS]));
+        group[index % SUB_BUCKETS] += 1;
         self.total += 1;
+    }
+
+    /// Every bucket's count, in bucket order.
+    fn counts(&self) -> impl Iterator<Item = u64> + '_ {
+        self.groups.iter().flat_map(|group| {
+            let counts: &[u64] = group.as_deref().map_or(&[0; SUB_BUCKETS], |c| c);
+            counts.iter().copied()
+        })
     }
 
     /// Number of values counted.
@@ -83,7 +97,7 @@ impl Histogram {
         let mut wanted = qs.iter().map(|q| ((q.clamp(0.0, 1.0) * self.total as f64).ceil() as u64).max(1));
         let mut rank = wanted.next();
         let mut seen = 0;
-        for (index, &count) in self.counts.iter().enumerate() {
+        for (index, count) in self.counts().enumerate() {
             seen += count;
             while rank.is_some_and(|r| r <= seen) {
                 let (low, high) = bucket_range(index);
@@ -104,7 +118,7 @@ impl Histogram {
             return None;
         }
         let mut seen = 0;
-        for (index, &count) in self.counts.iter().enumerate() {
+        for (index, count) in self.counts().enumerate() {
             seen += count;
             if seen >= rank {
                 let (low, high) = bucket_range(index);
@@ -164,5 +178,19 @@ mod tests {
             assert!((got - exact).abs() / exact < 0.004, "q={q}: {got} vs {exact}");
         }
         assert_eq!(Histogram::default().quantile(0.5), None);
+    }
+
+    #[test]
+    fn counters_are_allocated_per_range_when_first_used() {
+        let mut h = Histogram::default();
+        assert!(h.groups.iter().all(Option::is_none));
+        for value in 40_000_000..40_001_000u64 {
+            h.record(value);
+        }
+        // 40 ms lies in [2^25, 2^26): one range of 128 counters.
+        assert_eq!(h.groups.iter().filter(|g| g.is_some()).count(), 1);
+        assert_eq!(h.counts().count(), GROUPS * SUB_BUCKETS);
+        assert_eq!(h.counts().sum::<u64>(), 1000);
+        assert_eq!(h.quantile(0.5), h.at_rank(500));
     }
 }

@@ -73,8 +73,8 @@ impl Jitter {
         self.arrivals += 1;
         if let (Some(last_send), Some(last_arrival)) = (self.last_send, self.last_arrival) {
             // RFC 3550 §6.4.1: D = (Rj − Ri) − (Sj − Si).
-            let d = (received.0 as i128 - last_arrival.0 as i128) - (sent.0 as i128 - last_send.0 as i128);
-            self.rfc3550_ns += ((d.unsigned_abs() as f64) - self.rfc3550_ns) / 16.0;
+            self.rfc3550_ns +=
+                (transit_change_ns(sent, received, last_send, last_arrival) - self.rfc3550_ns) / 16.0;
 
             let interarrival_ns = received.since(last_arrival);
             let deviation_ns = interarrival_ns.abs_diff(self.reference_ns);
@@ -116,6 +116,23 @@ impl Jitter {
     /// Inter-arrival gaps skipped as silences.
     pub fn gaps(&self) -> u64 {
         self.gaps
+    }
+}
+
+/// |D|, the change in transit time from the packet sent at `last_send` and received at
+/// `last_arrival` to the one sent at `sent` and received at `received` (RFC 3550 §6.4.1),
+/// as the nearest float: in 64 bits when the gaps allow, which gives the value the 128-bit
+/// difference gives without its conversion routine.
+#[inline]
+fn transit_change_ns(sent: SimTime, received: SimTime, last_send: SimTime, last_arrival: SimTime) -> f64 {
+    let gap = |later: SimTime, earlier: SimTime| i64::try_from(later.0.checked_sub(earlier.0)?).ok();
+    let narrow = gap(received, last_arrival).zip(gap(sent, last_send)).and_then(|(r, s)| r.checked_sub(s));
+    match narrow {
+        Some(d) => d.unsigned_abs() as f64,
+        None => {
+            let d = (received.0 as i128 - last_arrival.0 as i128) - (sent.0 as i128 - last_send.0 as i128);
+            d.unsigned_abs() as f64
+        }
     }
 }
 

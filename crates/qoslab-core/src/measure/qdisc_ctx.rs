@@ -11,6 +11,10 @@
 //! packet stays counted in its class and in the port until the parent really sends it
 //! and counts it with [`QdiscCtx::dequeued`]. So every packet a discipline holds, its
 //! own or one taken from a child, is in exactly one class backlog.
+//!
+//! The port's totals are the sum of its classes'. A discipline of one class has the same
+//! totals as its class, event for event: the port then keeps them in the class alone
+//! (its context has no totals of its own) and copies them out when they are read.
 
 use crate::ids::PortId;
 use crate::measure::trace::{Row, TraceEvent};
@@ -30,7 +34,8 @@ pub struct QdiscCtx<'a> {
     /// The port, for the per-packet trace (None outside a port).
     pub port: Option<PortId>,
     classes: &'a mut [QueueStats],
-    port_stats: &'a mut QueueStats,
+    /// The port's totals; `None` when its one class keeps them.
+    port_stats: Option<&'a mut QueueStats>,
     observers: &'a mut Observers,
     dropped_packets: &'a mut u64,
     /// The port's count of 64-bit random outputs its droppers drew.
@@ -56,12 +61,12 @@ pub struct Place {
 }
 
 impl<'a> QdiscCtx<'a> {
-    /// A context at `place` over the port's class and total counters and the run's flow
-    /// statistics.
+    /// A context at `place` over the port's class and total counters (`None` when its one
+    /// class keeps the totals) and the run's flow statistics.
     pub fn new(
         place: Place,
         classes: &'a mut [QueueStats],
-        port: &'a mut QueueStats,
+        port: Option<&'a mut QueueStats>,
         observers: &'a mut Observers,
         dropped_packets: &'a mut u64,
         random_draws: &'a mut u64,
@@ -85,7 +90,9 @@ impl<'a> QdiscCtx<'a> {
     #[inline]
     pub fn enqueued(&mut self, class: usize, packet: &Packet) {
         self.classes[class].on_enqueue(self.now, packet.size_bytes);
-        self.port_stats.on_enqueue(self.now, packet.size_bytes);
+        if let Some(port) = &mut self.port_stats {
+            port.on_enqueue(self.now, packet.size_bytes);
+        }
     }
 
     /// `packet` left class `class` towards the transmit ring.
@@ -97,7 +104,9 @@ impl<'a> QdiscCtx<'a> {
             return;
         }
         self.classes[class].on_dequeue(self.now, packet.size_bytes);
-        self.port_stats.on_dequeue(self.now, packet.size_bytes);
+        if let Some(port) = &mut self.port_stats {
+            port.on_dequeue(self.now, packet.size_bytes);
+        }
         self.trace(TraceEvent::Dequeue, class, packet, None);
     }
 
@@ -106,7 +115,9 @@ impl<'a> QdiscCtx<'a> {
     #[inline]
     pub fn ecn_marked(&mut self, class: usize) {
         self.classes[class].on_ecn_mark();
-        self.port_stats.on_ecn_mark();
+        if let Some(port) = &mut self.port_stats {
+            port.on_ecn_mark();
+        }
     }
 
     /// Runs `dequeue`, a child discipline's, for a parent that holds the packet it hands
@@ -126,7 +137,9 @@ impl<'a> QdiscCtx<'a> {
     #[inline]
     pub fn drop_arrival(&mut self, class: usize, packet: Packet, reason: DropReason) {
         self.classes[class].on_drop_arrival(self.now, reason, packet.size_bytes);
-        self.port_stats.on_drop_arrival(self.now, reason, packet.size_bytes);
+        if let Some(port) = &mut self.port_stats {
+            port.on_drop_arrival(self.now, reason, packet.size_bytes);
+        }
         self.count_drop(&packet, reason);
         self.trace(TraceEvent::Drop, class, &packet, Some(reason));
     }
@@ -137,7 +150,9 @@ impl<'a> QdiscCtx<'a> {
     #[inline]
     pub fn drop_queued(&mut self, class: usize, packet: Packet, reason: DropReason) {
         self.classes[class].on_drop_queued(self.now, reason, packet.size_bytes);
-        self.port_stats.on_drop_queued(self.now, reason, packet.size_bytes);
+        if let Some(port) = &mut self.port_stats {
+            port.on_drop_queued(self.now, reason, packet.size_bytes);
+        }
         self.count_drop(&packet, reason);
         self.trace(TraceEvent::Drop, class, &packet, Some(reason));
     }
@@ -165,7 +180,11 @@ impl<'a> QdiscCtx<'a> {
         let row = Row {
             event,
             class: trace.class_code(port, class),
-            queue_packets: self.port_stats.backlog_packets as u32,
+            queue_packets: self
+                .port_stats
+                .as_ref()
+                .map_or(self.classes[0].backlog_packets, |p| p.backlog_packets)
+                as u32,
             reason,
         };
         trace.at_port(self.now, packet, port, row);

@@ -207,6 +207,12 @@ impl QueueStats {
         self.dropped.packets(reason)
     }
 
+    /// The same counters without the per-interval series: a port's totals taken from its
+    /// one class.
+    pub fn without_series(&self) -> QueueStats {
+        QueueStats { series: None, dropped: self.dropped.clone(), ..*self }
+    }
+
     /// Checks the backlog identity over the whole run against the packets actually held.
     pub fn check(&self, held_packets: u64) -> Result<(), InvariantError> {
         let expected =

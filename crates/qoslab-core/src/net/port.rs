@@ -126,8 +126,12 @@ pub struct Port {
     pub qdisc: AnyQdisc,
     /// Per-class counters of the discipline.
     pub class_stats: Vec<QueueStats>,
-    /// Totals over the discipline's classes.
+    /// Totals over the discipline's classes (at the end of the run; while `totals_in_class`,
+    /// its one class keeps them during the run).
     pub queue_stats: QueueStats,
+    /// Whether the discipline's one class keeps the port's totals: true from the start for
+    /// a discipline of one class, until a discipline is replaced.
+    totals_in_class: bool,
     /// Wire counters.
     pub wire: WireCounters,
     /// The input policy of this interface: conditions what it receives from the peer.
@@ -163,8 +167,12 @@ pub struct Port {
     /// Whether the link lost a fragment of the packet now arriving in fragments.
     reassembly_broken: bool,
     index: PortId,
-    ring: VecDeque<Packet>,
-    /// The frame being serialized, when it started and at what rate.
+    /// The frames past the discipline, oldest first: the first `propagating` of them on the
+    /// link, the rest in the transmit ring. A frame moves from the ring to the link by
+    /// moving the boundary, not the frame.
+    frames: VecDeque<Packet>,
+    /// How many of `frames` are propagating.
+    propagating: usize,
     /// When the frame at the ring's front started on the wire, and at what rate; None while
     /// the wire is idle.
     on_wire: Option<(SimTime, u64)>,
@@ -173,7 +181,6 @@ pub struct Port {
     last_frame: (u32, u64, u64),
     /// The last busy time counted, ns, its rate and the layer-2 bits it carried.
     last_busy: (u64, u64, f64),
-    propagating: VecDeque<Packet>,
     window_start: SimTime,
 }
 
@@ -203,11 +210,13 @@ impl Port {
         class_stats.series = class_series_ns.map(|length_ns| Box::new(ClassSeries::new(length_ns)));
         let classes = qdisc.class_names().len();
         Port {
-            ring: VecDeque::with_capacity((config.tx_ring_packets as usize).min(RESERVED_PACKETS)),
+            frames: VecDeque::with_capacity((config.tx_ring_packets as usize).min(RESERVED_PACKETS)),
+            propagating: 0,
             config,
             qdisc,
             class_stats: vec![class_stats; classes],
             queue_stats: QueueStats::default(),
+            totals_in_class: classes == 1,
             wire: WireCounters::default(),
             ingress,
             input: InputCounters::default(),
@@ -229,7 +238,6 @@ impl Port {
             wake_at: None,
             last_frame: (0, 0, 0),
             last_busy: (0, 0, 0.0),
-            propagating: VecDeque::new(),
             window_start: SimTime::ZERO,
         }
     }
@@ -254,7 +262,7 @@ impl Port {
         index: PortId,
         ring_has_room: bool,
         rate_bps: u64,
-        counters: (&'a mut [QueueStats], &'a mut QueueStats, &'a mut u64),
+        counters: (&'a mut [QueueStats], Option<&'a mut QueueStats>, &'a mut u64),
         env: &'a mut PortEnv,
     ) -> QdiscCtx<'a> {
         let (class_stats, queue_stats, dropper_draws) = counters;
@@ -262,10 +270,27 @@ impl Port {
         QdiscCtx::new(place, class_stats, queue_stats, env.observers, env.dropped_packets, dropper_draws)
     }
 
+    /// Packets the discipline holds, as its counters have them.
+    #[inline]
+    fn backlog_packets(&self) -> u64 {
+        match self.totals_in_class {
+            true => self.class_stats[0].backlog_packets,
+            false => self.queue_stats.backlog_packets,
+        }
+    }
+
+    /// The port's totals taken from its one class, which kept them so far; from now on
+    /// they are kept apart.
+    fn take_totals_from_class(&mut self) {
+        if std::mem::take(&mut self.totals_in_class) {
+            self.queue_stats = self.class_stats[0].without_series();
+        }
+    }
+
     /// Whether the transmit ring (the frame on the wire included) has a free slot.
     #[inline]
     fn ring_has_room(&self) -> bool {
-        self.ring.len() < self.config.tx_ring_packets as usize
+        self.frames.len() - self.propagating < self.config.tx_ring_packets as usize
     }
 
     /// 64-bit random outputs drawn so far by the port's droppers and its link's loss model.
@@ -274,7 +299,7 @@ impl Port {
     }
 
     /// A packet arrives for transmission.
-    #[inline]
+    #[inline(always)]
     pub fn enqueue(&mut self, mut packet: Packet, env: &mut PortEnv) {
         packet.hop_in = env.now;
         packet.hop_slot = self.observe_slot;
@@ -282,7 +307,7 @@ impl Port {
             env.observers.on_hop_arrival(&packet);
         }
         if let Some(trace) = &mut env.observers.trace {
-            let queue_packets = self.queue_stats.backlog_packets as u32;
+            let queue_packets = self.backlog_packets() as u32;
             let row = Row { event: TraceEvent::Arrival, class: NONE, queue_packets, reason: None };
             trace.at_port(env.now, &packet, self.index, row);
         }
@@ -290,7 +315,11 @@ impl Port {
             self.index,
             self.ring_has_room(),
             self.config.rate_bps,
-            (&mut self.class_stats, &mut self.queue_stats, &mut self.dropper_draws),
+            (
+                &mut self.class_stats,
+                (!self.totals_in_class).then_some(&mut self.queue_stats),
+                &mut self.dropper_draws,
+            ),
             env,
         );
         self.qdisc.enqueue(packet, &mut ctx);
@@ -299,6 +328,7 @@ impl Port {
 
     /// Moves packets from the discipline into the ring while it has room, and starts the
     /// wire if it is idle.
+    #[inline(always)]
     fn service(&mut self, env: &mut PortEnv) {
         while self.ring_has_room() {
             if self.train.is_none() && self.lfi_bandwidth_bps.is_some() {
@@ -308,7 +338,11 @@ impl Port {
                 self.index,
                 false,
                 self.config.rate_bps,
-                (&mut self.class_stats, &mut self.queue_stats, &mut self.dropper_draws),
+                (
+                    &mut self.class_stats,
+                    (!self.totals_in_class).then_some(&mut self.queue_stats),
+                    &mut self.dropper_draws,
+                ),
                 env,
             );
             if let Some(train) = &mut self.train {
@@ -316,12 +350,12 @@ impl Port {
                 // A priority packet goes between two fragments.
                 if lfi.interleave {
                     if let Some(packet) = self.qdisc.dequeue_interleaved(&mut ctx) {
-                        self.ring.push_back(packet);
+                        self.frames.push_back(packet);
                         continue;
                     }
                 }
                 let (frame, last) = train.next_frame(lfi);
-                self.ring.push_back(frame);
+                self.frames.push_back(frame);
                 if last {
                     self.train = None;
                 }
@@ -332,7 +366,7 @@ impl Port {
                     Some(lfi) if lfi.fragments(packet.size_bytes) => {
                         self.train = Some(Train { packet, sent: 0 });
                     }
-                    _ => self.ring.push_back(packet),
+                    _ => self.frames.push_back(packet),
                 },
                 Dequeue::NotBefore(at) => {
                     // One pending wake-up per port, the earliest asked for.
@@ -348,13 +382,13 @@ impl Port {
         // The frame at the ring's front goes on the wire when the wire is idle; it stays in
         // the ring, taking its slot, until its last bit has left.
         if self.on_wire.is_none() {
-            if let Some(packet) = self.ring.front() {
+            if let Some(packet) = self.frames.get(self.propagating) {
                 if let Some(capture) = &mut self.capture {
                     capture.record(packet, self.lfi.as_ref(), env.now);
                 }
                 if let (Some(trace), false) = (&mut env.observers.trace, packet.fragment == Fragment::Leading)
                 {
-                    let queue_packets = self.queue_stats.backlog_packets as u32;
+                    let queue_packets = self.backlog_packets() as u32;
                     let row = Row { event: TraceEvent::Transmit, class: NONE, queue_packets, reason: None };
                     trace.at_port(env.now, packet, self.index, row);
                 }
@@ -373,14 +407,15 @@ impl Port {
     #[inline]
     pub fn transmit_done(&mut self, env: &mut PortEnv) {
         let (started, rate_bps) = self.on_wire.take().expect("TransmitDone with an idle wire");
-        let packet = self.ring.pop_front().expect("the frame on the wire is at the ring's front");
+        let packet = &self.frames[self.propagating];
         // A packet counts as sent with its last fragment.
         if packet.fragment != Fragment::Leading {
             self.wire.sent_packets += 1;
             self.wire.sent_bytes += packet.size_bytes as u64;
         }
+        // The frame at the ring's front starts propagating.
+        self.propagating += 1;
         self.count_busy(started, env.now, rate_bps);
-        self.propagating.push_back(packet);
         env.events.schedule(env.now.after(self.config.propagation_ns), Event::LinkArrival(self.index));
         self.service(env);
     }
@@ -390,7 +425,9 @@ impl Port {
     /// for a fragmented packet, any of its fragments; counted in `link_lost_packets`).
     #[inline]
     pub fn receive(&mut self) -> Option<(Packet, bool)> {
-        let packet = self.propagating.pop_front().expect("LinkArrival with nothing propagating");
+        assert!(self.propagating > 0, "LinkArrival with nothing propagating");
+        let packet = self.frames.pop_front().expect("a propagating frame");
+        self.propagating -= 1;
         let lost = self.link_loss.as_mut().is_some_and(LinkLoss::lose);
         match packet.fragment {
             Fragment::Whole => {}
@@ -433,7 +470,7 @@ impl Port {
     pub fn idle_with_backlog(&self) -> bool {
         self.on_wire.is_none()
             && self.wake_at.is_none()
-            && (self.qdisc.len_packets() > 0 || !self.ring.is_empty() || self.train.is_some())
+            && (self.qdisc.len_packets() > 0 || self.frames.len() > self.propagating || self.train.is_some())
     }
 
     /// A wake-up the discipline asked for arrived: ask it again.
@@ -451,8 +488,7 @@ impl Port {
         let whole_or_last = |p: &Packet| p.fragment != Fragment::Leading;
         (self.qdisc.len_packets()
             + usize::from(self.train.is_some())
-            + self.ring.iter().filter(|p| whole_or_last(p)).count()
-            + self.propagating.iter().filter(|p| whole_or_last(p)).count()) as u64
+            + self.frames.iter().filter(|p| whole_or_last(p)).count()) as u64
     }
 
     /// Starts the measured window.
@@ -520,7 +556,7 @@ impl Port {
             return;
         };
         // The frames waiting in the ring, not the one on the wire.
-        let waiting = self.ring.iter().skip(usize::from(self.on_wire.is_some()));
+        let waiting = self.frames.iter().skip(self.propagating + usize::from(self.on_wire.is_some()));
         if waiting.clone().all(|frame| frame.fragment == Fragment::Whole) {
             lfi.fragment_bytes = Lfi::fragment_bytes_for(bandwidth_bps, lfi.delay_ns);
             self.lfi_bandwidth_bps = None;
@@ -530,6 +566,7 @@ impl Port {
     /// Replaces the discipline by `qdisc`: the packets the old one holds are offered to the
     /// new one in their order of arrival at the port.
     fn install(&mut self, qdisc: AnyQdisc, cause: String, env: &mut PortEnv) {
+        self.take_totals_from_class();
         let mut packets = self.qdisc.take_packets();
         packets.sort_unstable_by_key(|p| (p.hop_in, p.id));
         let bytes = packets.iter().map(|p| p.size_bytes as u64).sum();
@@ -564,7 +601,11 @@ impl Port {
             self.index,
             self.ring_has_room(),
             self.config.rate_bps,
-            (&mut self.class_stats, &mut self.queue_stats, &mut self.dropper_draws),
+            (
+                &mut self.class_stats,
+                (!self.totals_in_class).then_some(&mut self.queue_stats),
+                &mut self.dropper_draws,
+            ),
             env,
         );
         for packet in packets {
@@ -585,7 +626,11 @@ impl Port {
         if let Some((started, rate_bps)) = self.on_wire {
             self.count_busy(started, now, rate_bps);
         }
-        self.queue_stats.close_window(now);
         self.class_stats.iter_mut().for_each(|c| c.close_window(now));
+        if self.totals_in_class {
+            self.take_totals_from_class();
+        } else {
+            self.queue_stats.close_window(now);
+        }
     }
 }

@@ -28,7 +28,7 @@ impl ClassQueue {
 
     /// Offers `packet`, which belongs to class `class`: queues it or drops it, counting
     /// either through `ctx`. Returns whether it was queued.
-    #[inline]
+    #[inline(always)]
     pub fn offer(&mut self, packet: Packet, class: usize, ctx: &mut QdiscCtx) -> bool {
         let full = self.packets.is_full_for(packet.size_bytes);
         let packet = match &mut self.red {
@@ -59,7 +59,7 @@ impl ClassQueue {
     }
 
     /// Removes the oldest packet at `now` (the caller counts it as dequeued).
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self, now: SimTime) -> Option<Packet> {
         let packet = self.packets.pop()?;
         if let Some(red) = &mut self.red {

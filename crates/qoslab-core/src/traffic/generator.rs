@@ -13,23 +13,39 @@ use crate::engine::Rng;
 use crate::time::SimTime;
 use crate::units::Size;
 
-/// Constant-interval emission: packet k at ⌊k · num / den⌋ ns after the origin.
+/// Constant-interval emission: packet k at ⌊k · num / den⌋ ns after the origin. The
+/// offset is carried from one packet to the next as a quotient and a remainder, each step
+/// adding ⌊num / den⌋ and num mod den, which gives the same instants as the division
+/// without making one per packet.
 #[derive(Clone, Debug)]
 pub struct CbrClock {
-    interval_num: u128,
+    /// ⌊num / den⌋, ns.
+    step_ns: u64,
+    /// num mod den.
+    step_remainder: u128,
     interval_den: u128,
     origin: SimTime,
-    k: u64,
+    /// ⌊k · num / den⌋ for the next packet k, ns.
+    offset_ns: u64,
+    /// k · num mod den for the next packet k.
+    remainder: u128,
 }
 
 impl CbrClock {
-    fn at(&self, k: u64) -> SimTime {
-        self.origin.after((k as u128 * self.interval_num / self.interval_den) as u64)
+    /// The next packet's instant; the clock moves on to the one after.
+    #[inline]
+    fn next(&mut self) -> SimTime {
+        let at = self.origin.after(self.offset_ns);
+        self.remainder += self.step_remainder;
+        let carry = self.remainder >= self.interval_den;
+        self.remainder -= if carry { self.interval_den } else { 0 };
+        self.offset_ns = self.offset_ns.wrapping_add(self.step_ns).wrapping_add(u64::from(carry));
+        at
     }
 
     /// Nominal interval, ns (rounded down).
     pub fn interval_ns(&self) -> u64 {
-        (self.interval_num / self.interval_den) as u64
+        self.step_ns
     }
 }
 
@@ -105,16 +121,33 @@ pub(crate) fn check_size(size: Size, at: &str) -> Result<u32, Issue> {
 }
 
 pub(super) fn cbr_clock(interval_num: u128, interval_den: u128) -> CbrClock {
-    CbrClock { interval_num, interval_den, origin: SimTime::ZERO, k: 0 }
+    CbrClock {
+        step_ns: (interval_num / interval_den) as u64,
+        step_remainder: interval_num % interval_den,
+        interval_den,
+        origin: SimTime::ZERO,
+        offset_ns: 0,
+        remainder: 0,
+    }
 }
 
 impl Generator {
+    /// The interval of a constant-interval schedule, ns (rounded down); `None` for the
+    /// others.
+    pub fn constant_interval_ns(&self) -> Option<u64> {
+        match self {
+            Generator::Cbr(clock) => Some(clock.interval_ns()),
+            _ => None,
+        }
+    }
+
     /// Restarts the schedule at `origin`: the next emission is at `origin`.
     fn restart(&mut self, origin: SimTime, rng: &mut Rng) {
         match self {
             Generator::Cbr(clock) => {
                 clock.origin = origin;
-                clock.k = 0;
+                clock.offset_ns = 0;
+                clock.remainder = 0;
             }
             Generator::Poisson { last, first, .. } => {
                 *last = origin;
@@ -154,11 +187,7 @@ impl Generator {
     /// The time of the next emission (called once per emitted packet).
     pub fn next(&mut self, rng: &mut Rng) -> SimTime {
         match self {
-            Generator::Cbr(clock) => {
-                let at = clock.at(clock.k);
-                clock.k += 1;
-                at
-            }
+            Generator::Cbr(clock) => clock.next(),
             Generator::Poisson { mean_gap_ns, last, first } => {
                 if !*first {
                     *last = last.after(rng.exponential_u64(*mean_gap_ns));
@@ -193,6 +222,25 @@ impl OnOffState {
                 return at;
             }
             on_start = self.on_end.after(self.off.sample_ns(rng));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The carried quotient and remainder give ⌊k · num / den⌋ exactly, as the division does.
+    #[test]
+    fn constant_intervals_match_the_division() {
+        for (num, den) in
+            [(12_000_000_000_000u128, 1_500_000), (1_000_000_000_000_000, 7), (20_000_000, 1), (8, 3)]
+        {
+            let mut clock = cbr_clock(num, den);
+            clock.origin = SimTime(5);
+            for k in 0..10_000u128 {
+                assert_eq!(clock.next(), SimTime(5 + (k * num / den) as u64), "{num}/{den}, packet {k}");
+            }
         }
     }
 }
