@@ -17,16 +17,20 @@ const GROUPS: usize = 64 - SUB_BITS as usize + 1;
 pub const HISTOGRAM_BYTES: u64 = (GROUPS * SUB_BUCKETS * std::mem::size_of::<u64>()) as u64;
 
 /// Streaming histogram of `u64` values (nanoseconds).
+///
+/// The table of ranges is held in the histogram itself, the count first, so that counting a
+/// value follows one pointer (to its range's counters), not two.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Histogram {
-    /// Per power-of-two range, its counters once a value fell in it.
-    groups: Box<[Option<Box<[u64; SUB_BUCKETS]>>]>,
     total: u64,
+    /// Per power-of-two range, its counters once a value fell in it.
+    groups: [Option<Box<[u64; SUB_BUCKETS]>>; GROUPS],
 }
 
 impl Default for Histogram {
     fn default() -> Self {
-        Histogram { groups: vec![None; GROUPS].into_boxed_slice(), total: 0 }
+        Histogram { total: 0, groups: [const { None }; GROUPS] }
     }
 }
 

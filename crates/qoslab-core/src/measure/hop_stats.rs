@@ -11,8 +11,10 @@
 use crate::measure::histogram::Histogram;
 use crate::time::SimTime;
 
-/// One flow at one observed hop.
+/// One flow at one observed hop, its counters and its histogram's count in the first 64
+/// bytes.
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct HopStats {
     /// Packets offered to the hop's discipline.
     pub arrived_packets: u64,
@@ -20,8 +22,8 @@ pub struct HopStats {
     pub departed_packets: u64,
     /// Packets the hop dropped (discipline or link).
     pub dropped_packets: u64,
-    delay_sum_ns: u128,
     delay_min_ns: u64,
+    delay_sum_ns: u128,
     delay_max_ns: u64,
     histogram: Histogram,
 }

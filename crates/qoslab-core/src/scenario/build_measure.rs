@@ -460,7 +460,7 @@ pub(super) fn measurement(
     let class_series_ns = series_length_ns(measure)?;
     if let Some(length_ns) = class_series_ns {
         for stats in &mut flow_stats {
-            stats.series = Some(Series::new(length_ns));
+            stats.series = Some(Box::new(Series::new(length_ns)));
         }
     }
     Ok(Measurement { flow_stats, quality, notes, class_series_ns })
