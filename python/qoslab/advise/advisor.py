@@ -3,12 +3,12 @@ application in contract, checked under overload and written as IOS configuration
 
 The steps: read the problem from a calibration run (:mod:`qoslab.advise.problem`); scan the
 candidate link speeds from the cheapest, searching the template's grid at each
-(:mod:`qoslab.advise.search`); run the recommended settings at the speeds around the one
-chosen, for the picture of in-contract share against speed; raise the offered load in
-steps by slowing the line under the same configuration (the interface keeps its QoS
-bandwidth, so the policy's rates stay as configured) and compare the order in which the
-applications fail with the declared one; write the policy as IOS text, read that text back
-into the scenario and check that it runs identically.
+(:mod:`qoslab.advise.search`); at the first feasible speed, raise the offered load in steps
+by slowing the line under the same configuration (the interface keeps its QoS bandwidth, so
+the policy's rates stay as configured) and, with a declared order of failure, recommend the
+best candidate that fails in that order; run the recommended settings at two speeds above,
+for the picture of in-contract share against speed; write the policy as IOS text, read that
+text back into the scenario and check that it runs identically.
 """
 
 from __future__ import annotations
@@ -79,6 +79,7 @@ class Advice:
     """Candidates whose overload check was run to find one that fails in the declared
     order (0 without a declared order)."""
     runs: int
+    """Every run made: the calibration, the search, the overload steps and the IOS check."""
     elapsed_s: float
 
     @property
@@ -174,9 +175,17 @@ def advise(
         ios_interface=name,
         ios_identical=identical,
         order_examined=examined,
-        runs=evaluator.runs + examined * len(OVERLOAD_FACTORS),
+        runs=1 + evaluator.runs + _checks(recommended, examined),
         elapsed_s=time.monotonic() - started,
     )
+
+
+def _checks(recommended: Score | None, examined: int) -> int:
+    """The runs made after the search: the overload steps of each candidate tried and the
+    two runs that compare the IOS text with the YAML policy."""
+    if recommended is None:
+        return 0
+    return max(examined, 1) * len(OVERLOAD_FACTORS) + 2
 
 
 def _choose(
