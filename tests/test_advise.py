@@ -176,7 +176,7 @@ def test_nothing_feasible_is_an_answer_with_the_reason(tmp_path):
         (["--interface", "r1.b"], "no link between `r1` and `b`"),
         (
             ["--set", "traffic.data.dst_port=16384", "--set", "traffic.data.dscp=EF"],
-            "`calls` shares DSCP 46 and its ports with `data`",
+            "`calls` shares DSCP 46 with `data` and its ports with `data`",
         ),
     ],
 )

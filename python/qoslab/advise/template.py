@@ -103,7 +103,8 @@ class Candidate:
     policy: dict
     reserved_kbps: int
     settings: dict = field(compare=False)
-    """The interface's settings in the scenario: output, bandwidth and LFI."""
+    """The interface's settings in the scenario: output, bandwidth, LFI and transmit ring,
+    beside those the advice keeps."""
 
     @property
     def label(self) -> str:
@@ -136,11 +137,12 @@ def classes(problem: Problem, template: str) -> list[Class]:
                 if set(a.server_ports) & set(app.server_ports) or not app.server_ports
             ]
             if clash:
+                mate = next(a.name for a in others if shared[0] in a.dscps)
                 raise AdviceError(
                     f"the {template} template classifies by DSCP or by protocol and server "
-                    f"port, and `{app.name}` shares DSCP {shared[0]} and its ports with "
-                    f"`{clash[0]}`: mark the applications differently (traffic[].dscp) so "
-                    "that a class map can tell them apart"
+                    f"port, and `{app.name}` shares DSCP {shared[0]} with `{mate}` and its "
+                    f"ports with `{clash[0]}`: mark the applications differently "
+                    "(traffic[].dscp) so that a class map can tell them apart"
                 )
             match = {
                 "any": [
