@@ -205,12 +205,11 @@ def _choose(
     pool = []
     shapes = set()
     for score in found.scores:
-        c = score.candidate
-        shape = (c.priority_level, c.bandwidth_level, c.tx_ring, c.lfi)
+        shape = score.candidate.principal
         if score.margin_pct >= 0 and score.failed is None and shape not in shapes:
             shapes.add(shape)
             pool.append(score)
-    first: tuple[Score, pd.DataFrame | None, pd.DataFrame] | None = None
+    first: tuple[Score, pd.DataFrame, pd.DataFrame] | None = None
     examined = 0
     for score in pool[:ORDER_TRIES]:
         (full,) = evaluator.scores([score.candidate], evaluator.full_reps)
@@ -221,7 +220,7 @@ def _choose(
         table, shares = _overload(problem, full, executor)
         if first is None:
             first = (full, table, shares)
-        if table is not None and (table["fails_before"] == "").all():
+        if (table["fails_before"] == "").all():
             return full, table, shares, examined
     assert first is not None
     return (*first, examined)
@@ -268,10 +267,7 @@ def _overload(
     done = sweep(
         problem.scenario,
         vary={interface.rate_key: rates},
-        set=[
-            *(f"{k}={v}" for k, v in problem.overrides),
-            f"{interface.key}={json.dumps(recommended.candidate.settings)}",
-        ],
+        set=problem.assignments(recommended.candidate.pairs(interface)[1]),
         reps=1,
         jobs=executor.jobs,
         executor=executor.executor,
@@ -312,11 +308,7 @@ def _overload(
 
 def _ios(problem: Problem, recommended: Score, name: str) -> str:
     interface = problem.interface
-    settings = [
-        *problem.overrides,
-        (interface.rate_key, f"{recommended.candidate.speed_bps}bps"),
-        (interface.key, json.dumps(recommended.candidate.settings)),
-    ]
+    settings = [*problem.overrides, *recommended.candidate.pairs(interface)]
     return ios_from_yaml(
         problem.text, problem.origin, f"{interface.node}.{interface.peer}", name, settings, None
     )
@@ -325,17 +317,15 @@ def _ios(problem: Problem, recommended: Score, name: str) -> str:
 def _runs_identically(
     problem: Problem, recommended: Score, ios: str, name: str, base: dict
 ) -> bool:
-    """Whether the scenario configured from the IOS text gives the same contracts as from
-    the recommended YAML settings (replication 0)."""
+    """Whether the scenario configured from the IOS text gives the same contracts and flows
+    tables as from the recommended YAML settings (replication 0)."""
     interface = problem.interface
-    rate = f"{interface.rate_key}={recommended.candidate.speed_bps}bps"
-    common = [*(f"{k}={v}" for k, v in problem.overrides), rate]
+    rate, settings = recommended.candidate.pairs(interface)
     imported = {"ios": {"config": ios, "interface": name}}
     if "observe" in base:
         imported["observe"] = base["observe"]
-    from_yaml = run(
-        problem.scenario,
-        set=[*common, f"{interface.key}={json.dumps(recommended.candidate.settings)}"],
+    from_yaml = run(problem.scenario, set=problem.assignments(rate, settings))
+    from_ios = run(
+        problem.scenario, set=problem.assignments(rate, (interface.key, json.dumps(imported)))
     )
-    from_ios = run(problem.scenario, set=[*common, f"{interface.key}={json.dumps(imported)}"])
     return from_yaml.contracts.equals(from_ios.contracts) and from_yaml.flows.equals(from_ios.flows)

@@ -17,7 +17,7 @@ from qoslab.advise.advisor import Advice
 from qoslab.advise.evaluate import Score
 from qoslab.advise.figures import overload_figure, speed_figure
 from qoslab.advise.rates import rate_text, rate_words
-from qoslab.advise.template import Class
+from qoslab.advise.template import DEFAULT_QUEUE_LIMIT, Class
 from qoslab.output import replace_folder
 from qoslab.plot.to_svg import to_svg
 
@@ -84,7 +84,6 @@ def write(advice: Advice, folder: Path, command: str) -> list[Path]:
         files["policy.yaml"] = _policy_yaml(advice)
         assert advice.ios is not None
         files["policy.ios"] = advice.ios
-    context["figures"] = {name: name in files for name in ("speed.svg", "overload.svg")}
     context["svg"] = {n: files[n] for n in ("speed.svg", "overload.svg") if n in files}
     env = environment()
     files["advice.md"] = env.get_template("advice.md.j2").render(context)
@@ -116,7 +115,6 @@ def _context(advice: Advice, folder: Path, command: str) -> dict:
                 "speed": rate_words(s.speed_bps),
                 "verdict": "meets the target" if s.feasible else "no",
                 "why": _why(s.reason, rec if s.feasible else s.best),
-                "runs": sum(score.reps for score in s.scores),
             }
             for s in advice.speeds
         ],
@@ -154,7 +152,7 @@ def _class_rows(advice: Advice) -> list[dict]:
                 "app": made.app.name,
                 "match": _match_text(made.match),
                 "serve": serve,
-                "queue": row.get("queue_limit", "64" if "bandwidth" in row else "-"),
+                "queue": row.get("queue_limit", DEFAULT_QUEUE_LIMIT if "bandwidth" in row else "-"),
                 "wred": "yes" if "random_detect" in row else "no",
                 "offered": _offered(made, rec.candidate.speed_bps),
                 "mean": rec.mean_pct.get(made.app.name),

@@ -14,9 +14,8 @@ budget the worst-served application leaves unused on average (1 when nothing is 
 
 from __future__ import annotations
 
-import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -55,7 +54,12 @@ class Score:
     headroom: float
     meets_target: bool
     failed: str | None = None
-    rank_key: tuple = field(default=(), repr=False)
+
+    @property
+    def rank_key(self) -> tuple:
+        """Higher is better: how far short of the target (0 once it is met), headroom, and
+        the reservation, smaller first."""
+        return (min(self.margin_pct, 0.0), self.headroom, -self.candidate.reserved_kbps)
 
     @property
     def weakest(self) -> str:
@@ -79,8 +83,14 @@ class Evaluator:
         self._run([(c, r) for c in pool for r in range(reps) if not self._has(c, r)])
         return [self._score(c, reps) for c in pool]
 
+    def _key(self, candidate: Candidate) -> tuple[str, str]:
+        """The values the candidate's runs are varied by, and found again by: its link
+        rate and its interface settings."""
+        (_, rate), (_, settings) = candidate.pairs(self.problem.interface)
+        return rate, settings
+
     def _has(self, candidate: Candidate, replication: int) -> bool:
-        key = _key(candidate)
+        key = self._key(candidate)
         return (*key, replication) in self._rows or key in self._failed
 
     def _run(self, pairs: list[tuple[Candidate, int]]) -> None:
@@ -88,9 +98,10 @@ class Evaluator:
             return
         problem = self.problem
         interface = problem.interface
+        keys = [self._key(c) for c, _ in pairs]
         vary = {
-            interface.rate_key: [f"{c.speed_bps}bps" for c, _ in pairs],
-            interface.key: [json.dumps(c.settings) for c, _ in pairs],
+            interface.rate_key: [rate for rate, _ in keys],
+            interface.key: [settings for _, settings in keys],
             "run.replication": [r for _, r in pairs],
         }
         try:
@@ -98,7 +109,7 @@ class Evaluator:
                 problem.scenario,
                 vary=vary,
                 zip=True,
-                set=[f"{k}={v}" for k, v in problem.overrides],
+                set=problem.assignments(),
                 jobs=self.executor.jobs,
                 executor=self.executor.executor,
                 scheduler=self.executor.scheduler,
@@ -121,7 +132,7 @@ class Evaluator:
             self._rows[(str(rate), str(settings), int(replication))] = rows[list(JUDGED_COLUMNS)]
 
     def _score(self, candidate: Candidate, reps: int) -> Score:
-        key = _key(candidate)
+        key = self._key(candidate)
         failed = self._failed.get(key)
         if failed is not None:
             return _failed_score(candidate, reps, failed, self.problem)
@@ -153,12 +164,7 @@ class Evaluator:
             margin_pct=float(margin),
             headroom=float(headroom),
             meets_target=meets,
-            rank_key=(min(margin, 0.0), headroom, -candidate.reserved_kbps),
         )
-
-
-def _key(candidate: Candidate) -> tuple[str, str]:
-    return (f"{candidate.speed_bps}bps", json.dumps(candidate.settings))
 
 
 def _failed_score(candidate: Candidate, reps: int, message: str, problem: Problem) -> Score:
@@ -173,7 +179,6 @@ def _failed_score(candidate: Candidate, reps: int, message: str, problem: Proble
         headroom=-math.inf,
         meets_target=False,
         failed=message,
-        rank_key=(-math.inf, -math.inf, 0),
     )
 
 

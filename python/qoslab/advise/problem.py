@@ -13,7 +13,6 @@ layer-2 framing, and the 1-second ``series`` its peak.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 
 import pandas as pd
@@ -109,6 +108,10 @@ class Problem:
     bandwidth, LFI and scheduled changes."""
     target_pct: float
     confidence: float
+
+    def assignments(self, *pairs: tuple[str, str]) -> list[str]:
+        """The scenario's ``--set`` overrides followed by ``pairs``, as ``KEY=VALUE``."""
+        return [f"{key}={value}" for key, value in (*self.overrides, *pairs)]
 
     @property
     def budgeted(self) -> list[App]:
@@ -267,12 +270,8 @@ def _apps(results: Results, interface: Interface) -> tuple[App, ...]:
         if not members:
             continue
         table = flows.loc[sorted(members)]
-        l2_per_ip = (
-            row["offered_link_pct"] * row["link_bps"] / 100 / row["offered_bps"]
-            if row["offered_bps"] > 0
-            else 1.0
-        )
         mean_l2 = row["offered_link_pct"] * row["link_bps"] / 100
+        l2_per_ip = mean_l2 / row["offered_bps"] if row["offered_bps"] > 0 else 1.0
         apps.append(
             App(
                 name=str(name),
@@ -306,16 +305,7 @@ def _server_ports(flows: pd.DataFrame, app: str, app_of: pd.Series) -> tuple[tup
 
 def _delay_limit(contracts: pd.DataFrame, app: str, interface: Interface) -> float | None:
     rows = contracts[contracts["app"] == app]
+    limits = rows["delay_budget_ms"].dropna()
     here = rows.loc[rows["point"] == interface.port, "delay_budget_ms"].dropna()
-    if not here.empty:
-        return float(here.min())
-    return (
-        None
-        if rows["delay_budget_ms"].dropna().empty
-        else float(rows["delay_budget_ms"].dropna().min())
-    )
-
-
-def kbps_ceiling(bps: float) -> int:
-    """``bps`` in whole kbit/s, rounded up (IOS rates are whole kbit/s)."""
-    return max(1, math.ceil(bps / 1000 - 1e-9))
+    chosen = here if not here.empty else limits
+    return None if chosen.empty else float(chosen.min())

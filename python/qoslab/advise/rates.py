@@ -3,6 +3,7 @@ rates, and rates for people."""
 
 from __future__ import annotations
 
+import math
 import re
 
 from qoslab.advise.error import AdviceError
@@ -46,3 +47,8 @@ def rate_words(bps: int) -> str:
     if bps >= 10_000_000 and bps % 1_000_000 == 0:
         return f"{bps // 1_000_000} Mbit/s"
     return f"{bps / 1000:g} kbit/s"
+
+
+def kbps_ceiling(bps: float) -> int:
+    """``bps`` in whole kbit/s, rounded up (IOS rates are whole kbit/s)."""
+    return max(1, math.ceil(bps / 1000 - 1e-9))

@@ -71,8 +71,8 @@ def search_speed(
     last: dict[int, Score] = {}
     principal = [c for c in pool if c.queue_limit == "default" and not c.wred]
     _halve(principal, evaluator, last)
-    leaders = {_shape(s.candidate) for s in ranked(list(last.values()))[:KEPT_AT_LEAST]}
-    refined = [c for c in pool if _shape(c) in leaders and id(c) not in last]
+    leaders = {s.candidate.principal for s in ranked(list(last.values()))[:KEPT_AT_LEAST]}
+    refined = [c for c in pool if c.principal in leaders and id(c) not in last]
     _halve(refined, evaluator, last)
     scores = ranked(list(last.values()))
     best = scores[0]
@@ -95,16 +95,6 @@ def _halve(pool: list[Candidate], evaluator: Evaluator, last: dict[int, Score]) 
         reps = min(evaluator.full_reps, reps * ETA)
 
 
-def _shape(candidate: Candidate) -> tuple:
-    """The principal settings of a candidate: all but its queue limits and WRED."""
-    return (
-        candidate.priority_level,
-        candidate.bandwidth_level,
-        candidate.lfi,
-        candidate.tx_ring,
-    )
-
-
 def _shortfall(best: Score, problem: Problem) -> str:
     if best.failed is not None:
         return f"the runs failed: {best.failed}"
@@ -118,21 +108,4 @@ def _shortfall(best: Score, problem: Problem) -> str:
 
 def same_settings(candidate: Candidate, pool: list[Candidate]) -> Candidate | None:
     """The candidate of ``pool`` made with the same grid settings as ``candidate``."""
-    for other in pool:
-        if (
-            other.priority_level,
-            other.bandwidth_level,
-            other.queue_limit,
-            other.wred,
-            other.lfi,
-            other.tx_ring,
-        ) == (
-            candidate.priority_level,
-            candidate.bandwidth_level,
-            candidate.queue_limit,
-            candidate.wred,
-            candidate.lfi,
-            candidate.tx_ring,
-        ):
-            return other
-    return None
+    return next((other for other in pool if other.grid_point == candidate.grid_point), None)

@@ -43,7 +43,8 @@ import math
 from dataclasses import dataclass, field
 
 from qoslab.advise.error import AdviceError
-from qoslab.advise.problem import App, Problem, kbps_ceiling
+from qoslab.advise.problem import App, Interface, Problem
+from qoslab.advise.rates import kbps_ceiling
 
 TEMPLATES = ("llq", "cbwfq")
 """The template families: LLQ (priority and bandwidth classes) and CBWFQ (bandwidth only)."""
@@ -107,6 +108,24 @@ class Candidate:
     beside those the advice keeps."""
 
     @property
+    def principal(self) -> tuple:
+        """The settings that shape the policy: all but queue limits and WRED."""
+        return (self.priority_level, self.bandwidth_level, self.lfi, self.tx_ring)
+
+    @property
+    def grid_point(self) -> tuple:
+        """Every grid setting the candidate was made with, whatever the speed."""
+        return (*self.principal, self.queue_limit, self.wred)
+
+    def pairs(self, interface: Interface) -> tuple[tuple[str, str], ...]:
+        """The scenario changes that run this candidate: the link's rate and the interface's
+        settings."""
+        return (
+            (interface.rate_key, f"{self.speed_bps}bps"),
+            (interface.key, json.dumps(self.settings)),
+        )
+
+    @property
     def label(self) -> str:
         """A short description of the settings."""
         parts = [f"priority {self.priority_level}"] if self.priority_level != "-" else []
@@ -122,8 +141,6 @@ class Candidate:
 
 def classes(problem: Problem, template: str) -> list[Class]:
     """The template's classes for the budgeted applications, in the contracts' order."""
-    if template not in TEMPLATES:
-        raise AdviceError(f"--template {template}: unknown; give one of {', '.join(TEMPLATES)}")
     made = []
     for app in problem.budgeted:
         others = [a for a in problem.apps if a is not app]
@@ -200,11 +217,12 @@ def candidates(problem: Problem, made: list[Class], speed_bps: int, base: dict) 
     for priority_level, bandwidth_level, queue_limit, wred, lfi, ring in grid:
         if bandwidth_level == "by order" and not problem.order:
             continue
-        policy = _policy(
+        made_policy = _policy(
             made, speed_kbps, priority_level, bandwidth_level, queue_limit, wred, problem.order
         )
-        if policy is None:
+        if made_policy is None:
             continue
+        policy, reserved_kbps = made_policy
         settings = {**base, "output": policy, "bandwidth": f"{speed_kbps}kbps"}
         if lfi:
             settings["lfi"] = {"fragment_delay": f"{LFI_DELAY_MS}ms"}
@@ -222,7 +240,7 @@ def candidates(problem: Problem, made: list[Class], speed_bps: int, base: dict) 
             lfi=lfi,
             tx_ring=ring,
             policy=policy,
-            reserved_kbps=_reserved(policy),
+            reserved_kbps=reserved_kbps,
             settings=settings,
         )
     return list(found.values())
@@ -236,7 +254,9 @@ def _policy(
     queue_limit: str,
     wred: bool,
     order: tuple[str, ...],
-) -> dict | None:
+) -> tuple[dict, int] | None:
+    """The policy at these grid settings and the kbit/s it reserves; None if IOS would not
+    admit it."""
     priorities = {
         c.app.name: max(MIN_RATE_KBPS, kbps_ceiling(_priority_bps(c.app, priority_level)))
         for c in made
@@ -270,7 +290,7 @@ def _policy(
     policy: dict = {"kind": "cbwfq", "classes": rows}
     if max_reserved != DEFAULT_MAX_RESERVED_PCT:
         policy["max_reserved"] = f"{max_reserved}%"
-    return policy
+    return policy, sum(priorities.values()) + sum(shares.values())
 
 
 def _priority_bps(app: App, level: str) -> float:
@@ -337,13 +357,6 @@ def _delay_queue_limit(app: App, kbps: int) -> int:
     assert app.delay_limit_ms is not None
     packets = math.floor(app.delay_limit_ms / 1000 * kbps * 1000 / (8 * app.largest_bytes))
     return min(DEFAULT_QUEUE_LIMIT, max(2, packets))
-
-
-def _reserved(policy: dict) -> int:
-    return sum(
-        int(str(row.get("priority") or row.get("bandwidth") or "0kbps").removesuffix("kbps"))
-        for row in policy["classes"]
-    )
 
 
 def _kbit(bps: float) -> str:
