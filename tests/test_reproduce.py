@@ -124,8 +124,13 @@ def test_values_are_shown_to_three_figures_and_a_zero_width_is_left_out():
 @pytest.fixture
 def study_copy(tmp_path):
     """A copy of the congestion lab's folder to break."""
-    folder = tmp_path / "congestion-mgmt-lab"
-    shutil.copytree(STUDIES / "congestion-mgmt-lab", folder)
+    return copy_study(tmp_path, "congestion-mgmt-lab")
+
+
+def copy_study(tmp_path: Path, name: str) -> Path:
+    """A copy of the installed study ``name`` under ``tmp_path``."""
+    folder = tmp_path / name
+    shutil.copytree(STUDIES / name, folder)
     return folder
 
 
@@ -193,9 +198,7 @@ def test_study_errors_name_the_place_and_the_fix(study_copy, file, old, new, exp
 @pytest.fixture
 def lmr_copy(tmp_path):
     """A copy of the LMR thesis' folder to break."""
-    folder = tmp_path / "lmr-voip-thesis"
-    shutil.copytree(STUDIES / "lmr-voip-thesis", folder)
-    return folder
+    return copy_study(tmp_path, "lmr-voip-thesis")
 
 
 def test_rules_and_figures_run_along_the_variants(lmr_copy):
@@ -671,9 +674,7 @@ def test_a_metric_picks_rows_by_lists_and_bounds_and_reduces_them_to_a_rise_or_a
 @pytest.fixture
 def janet_copy(tmp_path):
     """A copy of the JANET trial's folder to break."""
-    folder = tmp_path / "janet-qos-trial"
-    shutil.copytree(STUDIES / "janet-qos-trial", folder)
-    return folder
+    return copy_study(tmp_path, "janet-qos-trial")
 
 
 def test_a_timeline_and_an_experiments_quick_setting_are_read(janet_copy):

@@ -382,6 +382,19 @@ def _tolerance(item: Located | None) -> Tolerance:
     return Tolerance(relative=None, absolute=item.number())
 
 
+def _axis_points(item: Located, experiment: Experiment, verb: str) -> tuple[str, tuple[str, ...]]:
+    """The axis ``item`` names and its values in ``experiment``; an error at ``item`` naming
+    the axes there are if the experiment has no such axis."""
+    over = item.text()
+    values = experiment.points(over)
+    if values is None:
+        raise item.error(
+            f"experiment `{experiment.name}` has no axis `{over}`",
+            f"{verb} along one of: {experiment.dimensions()}",
+        )
+    return over, values
+
+
 def _claim(item: Located, tolerance: Tolerance, experiment: Experiment | None) -> Claim:
     """A rule: one of ``value`` (with ``ci``), ``below``, ``above``, ``between``, or, over
     an axis or the variants (``over``), ``order``, ``equal``, ``largest`` or ``smallest``
@@ -398,13 +411,7 @@ def _claim(item: Located, tolerance: Tolerance, experiment: Experiment | None) -
     if kind in ("order", "equal", "largest", "smallest"):
         if "over" not in m or experiment is None:
             raise item.error(f"`{kind}` compares points along an axis: add `over: AXIS`")
-        over = m["over"].text()
-        values = experiment.points(over)
-        if values is None:
-            raise m["over"].error(
-                f"experiment `{experiment.name}` has no axis `{over}`",
-                f"compare along one of: {experiment.dimensions()}",
-            )
+        over, values = _axis_points(m["over"], experiment, "compare")
 
         def point_of(place: Located) -> str:
             point = _scalar(place)
@@ -621,13 +628,7 @@ def _figure(
             raise value.error(f"no metric `{value.value}`")
         chosen.append(value.text())
     experiment = experiments[metrics[chosen[0]].experiment]
-    over = m["over"].text()
-    values = experiment.points(over)
-    if values is None:
-        raise m["over"].error(
-            f"experiment `{experiment.name}` has no axis `{over}`",
-            f"draw along one of: {experiment.dimensions()}",
-        )
+    over, values = _axis_points(m["over"], experiment, "draw")
     points = tuple(_scalar(v) for v in m["points"].sequence()) if "points" in m else None
     for point in points or ():
         if point not in values:
