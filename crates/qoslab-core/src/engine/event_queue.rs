@@ -163,12 +163,19 @@ impl EventQueue {
     /// The time of the earliest pending event.
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        let key = match (self.now_lane.front(), self.heap.first()) {
-            (Some(lane), Some(top)) => lane.key.min(top.key),
-            (Some(first), None) | (None, Some(first)) => first.key,
-            (None, None) => return None,
-        };
-        Some(SimTime((key >> 64) as u64))
+        self.front().map(|(_, key)| SimTime((key >> 64) as u64))
+    }
+
+    /// Where the earliest pending event is (true: the now lane; false: the heap's top) and
+    /// its key.
+    #[inline]
+    fn front(&self) -> Option<(bool, u128)> {
+        match (self.now_lane.front(), self.heap.first()) {
+            (Some(lane), Some(top)) if lane.key < top.key => Some((true, lane.key)),
+            (_, Some(top)) => Some((false, top.key)),
+            (Some(lane), None) => Some((true, lane.key)),
+            (None, None) => None,
+        }
     }
 
     /// Removes and returns the earliest pending event.
@@ -180,12 +187,7 @@ impl EventQueue {
     /// Removes and returns the earliest pending event if it is due before `until`.
     #[inline]
     pub fn pop_before(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
-        let (from_now_lane, key) = match (self.now_lane.front(), self.heap.first()) {
-            (Some(lane), Some(top)) if lane.key < top.key => (true, lane.key),
-            (_, Some(top)) => (false, top.key),
-            (Some(lane), None) => (true, lane.key),
-            (None, None) => return None,
-        };
+        let (from_now_lane, key) = self.front()?;
         if (key >> 64) as u64 >= until.0 {
             return None;
         }

@@ -257,17 +257,19 @@ impl Port {
         ns
     }
 
-    /// The context of this port's discipline: its counters and the run's observers.
+    /// The context of this port's discipline: its counters (the port's totals left out while
+    /// its one class keeps them) and the run's observers.
     fn ctx<'a>(
         index: PortId,
         ring_has_room: bool,
         rate_bps: u64,
-        counters: (&'a mut [QueueStats], Option<&'a mut QueueStats>, &'a mut u64),
+        counters: (&'a mut [QueueStats], &'a mut QueueStats, bool, &'a mut u64),
         env: &'a mut PortEnv,
     ) -> QdiscCtx<'a> {
-        let (class_stats, queue_stats, dropper_draws) = counters;
+        let (class_stats, queue_stats, totals_in_class, dropper_draws) = counters;
         let place = Place { now: env.now, rate_bps, port: Some(index), ring_has_room };
-        QdiscCtx::new(place, class_stats, queue_stats, env.observers, env.dropped_packets, dropper_draws)
+        let totals = (!totals_in_class).then_some(queue_stats);
+        QdiscCtx::new(place, class_stats, totals, env.observers, env.dropped_packets, dropper_draws)
     }
 
     /// Packets the discipline holds, as its counters have them.
@@ -315,11 +317,7 @@ impl Port {
             self.index,
             self.ring_has_room(),
             self.config.rate_bps,
-            (
-                &mut self.class_stats,
-                (!self.totals_in_class).then_some(&mut self.queue_stats),
-                &mut self.dropper_draws,
-            ),
+            (&mut self.class_stats, &mut self.queue_stats, self.totals_in_class, &mut self.dropper_draws),
             env,
         );
         self.qdisc.enqueue(packet, &mut ctx);
@@ -338,11 +336,7 @@ impl Port {
                 self.index,
                 false,
                 self.config.rate_bps,
-                (
-                    &mut self.class_stats,
-                    (!self.totals_in_class).then_some(&mut self.queue_stats),
-                    &mut self.dropper_draws,
-                ),
+                (&mut self.class_stats, &mut self.queue_stats, self.totals_in_class, &mut self.dropper_draws),
                 env,
             );
             if let Some(train) = &mut self.train {
@@ -601,11 +595,7 @@ impl Port {
             self.index,
             self.ring_has_room(),
             self.config.rate_bps,
-            (
-                &mut self.class_stats,
-                (!self.totals_in_class).then_some(&mut self.queue_stats),
-                &mut self.dropper_draws,
-            ),
+            (&mut self.class_stats, &mut self.queue_stats, self.totals_in_class, &mut self.dropper_draws),
             env,
         );
         for packet in packets {
