@@ -115,6 +115,18 @@ const PPM_PER_PERCENT: u64 = 10_000;
 /// The levels of policy maps IOS nests (parent, child, grandchild).
 const MAX_LEVELS: usize = super::translate::MAX_POLICY_LEVELS;
 
+/// Refuses a match that expands to more access-list entries than a list may hold.
+fn check_acl_entries(entries: usize, at: &str) -> Result<(), Issue> {
+    if entries > MAX_ACL_ENTRIES {
+        return Err(Issue::at(
+            at,
+            format!("the match expands to more than {MAX_ACL_ENTRIES} access-list entries"),
+        )
+        .hint("match on fewer combinations of values, e.g. one prefix instead of a list of addresses"));
+    }
+    Ok(())
+}
+
 /// An interface to export: its settings as the scenario resolves them. Key paths of
 /// refusals are relative to the interface entry (`output.classes[1].match`, `input...`,
 /// `lfi...`, `hold_queue`) or name the link value the setting came from (`bandwidth`,
@@ -639,13 +651,7 @@ fn cross(a: &[Entry], b: &[Entry], at: &str) -> Result<Vec<Entry>, Issue> {
                 }
             }
         }
-        if out.len() > MAX_ACL_ENTRIES {
-            return Err(Issue::at(
-                at,
-                format!("the match expands to more than {MAX_ACL_ENTRIES} access-list entries"),
-            )
-            .hint("match on fewer combinations of values, e.g. one prefix instead of a list of addresses"));
-        }
+        check_acl_entries(out.len(), at)?;
     }
     Ok(out)
 }
@@ -827,13 +833,7 @@ impl Matches<'_> {
                 }
             }
         }
-        if lines.len() > MAX_ACL_ENTRIES {
-            return Err(Issue::at(
-                at,
-                format!("the match expands to more than {MAX_ACL_ENTRIES} access-list entries"),
-            )
-            .hint("match on fewer combinations of values"));
-        }
+        check_acl_entries(lines.len(), at)?;
         Ok(lines)
     }
 }
