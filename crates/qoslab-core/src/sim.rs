@@ -94,6 +94,10 @@ pub struct Simulation {
     pub(crate) max_packets_in_flight: u64,
     /// What a packet capture covers, when one is asked for ([`Simulation::capture_pcap`]).
     pub(crate) capture: CapturePlan,
+    /// The event due now that comes next in (time, sequence) order, kept out of the event
+    /// list: a frame's arrival at the end of a link without delay, when nothing else is due
+    /// by then ([`Network::transmit_done`]).
+    next: Option<Event>,
     /// Why the run stopped early, once it has.
     halted: Option<RunError>,
     now: SimTime,
@@ -184,6 +188,7 @@ impl Simulation {
             users: apps.users,
             max_packets_in_flight,
             capture,
+            next: None,
             halted: None,
             now: SimTime::ZERO,
         }
@@ -253,12 +258,18 @@ impl Simulation {
         while self.halted.is_none() {
             let next_check = self.events_done + CHECK_EVERY_EVENTS;
             while self.events_done != next_check {
-                let Some((at, event)) = self.events.pop_before(until) else { break };
-                self.now = at;
+                let event = match self.next.take() {
+                    Some(event) => event,
+                    None => {
+                        let Some((at, event)) = self.events.pop_before(until) else { break };
+                        self.now = at;
+                        event
+                    }
+                };
                 self.dispatch(event);
             }
             self.guard_memory();
-            if self.events.peek_time().is_none_or(|at| at >= until) {
+            if self.next.is_none() && self.events.peek_time().is_none_or(|at| at >= until) {
                 self.now = self.now.max(until);
                 return true;
             }
@@ -382,11 +393,29 @@ impl Simulation {
                 }
                 self.net.emit(packet, source.first_port, &mut env);
             }
-            Event::TransmitDone(p) => self.net.transmit_done(p, &mut env),
+            Event::TransmitDone(p) => {
+                if self.net.transmit_done(p, &mut env) {
+                    self.next = Some(Event::LinkArrival(p));
+                }
+            }
             Event::LinkArrival(p) => {
                 if let Some(packet) = self.net.link_arrival(p, &mut env) {
                     self.sink(packet);
                 }
+            }
+            other => self.dispatch_other(other),
+        }
+    }
+
+    /// The events other than a source's emission and a frame's transmission and arrival:
+    /// out of line, so that the frequent ones are handled in few instructions.
+    #[inline(never)]
+    fn dispatch_other(&mut self, event: Event) {
+        let now = self.now;
+        let mut env = Self::env(now, &mut self.events, &mut self.observers);
+        match event {
+            Event::SourceEmit(_) | Event::TransmitDone(_) | Event::LinkArrival(_) => {
+                unreachable!("handled by dispatch")
             }
             Event::TunnelRelease(line) => {
                 if let Some(packet) = self.net.tunnel_release(line, &mut env) {

@@ -117,14 +117,21 @@ impl EventQueue {
     }
 
     /// Schedules `event` at `at`. Events at equal times keep this call order.
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, at: SimTime, event: Event) {
         let key = (u128::from(at.0) << 64) | u128::from(self.next_seq);
         self.next_seq += 1;
         if at.0 == self.now {
             self.now_lane.push_back(Entry { key, event, lane: NO_LANE });
-            return;
+        } else {
+            self.schedule_later(key, event);
         }
+    }
+
+    /// Schedules `event` with `key`, later than now: in its lane, or in the heap. Out of
+    /// line, so that an event due now costs its caller a few instructions.
+    #[inline(never)]
+    fn schedule_later(&mut self, key: u128, event: Event) {
         let lane = self.lane_of(event);
         if let Some(queue) = self.lanes.get_mut(lane as usize) {
             match queue.back() {
@@ -158,6 +165,13 @@ impl EventQueue {
             hole = parent;
         }
         self.heap[hole] = entry;
+    }
+
+    /// Whether no event is pending at or before `at`: an event scheduled now for `at` would
+    /// then be the next to fire.
+    #[inline(always)]
+    pub fn nothing_due_by(&self, at: SimTime) -> bool {
+        self.now_lane.is_empty() && self.heap.first().is_none_or(|top| (top.key >> 64) as u64 > at.0)
     }
 
     /// The time of the earliest pending event.

@@ -87,7 +87,7 @@ impl<'a> QdiscCtx<'a> {
     }
 
     /// `packet` was accepted into class `class`.
-    #[inline]
+    #[inline(always)]
     pub fn enqueued(&mut self, class: usize, packet: &Packet) {
         self.classes[class].on_enqueue(self.now, packet.size_bytes);
         if let Some(port) = &mut self.port_stats {
@@ -96,7 +96,7 @@ impl<'a> QdiscCtx<'a> {
     }
 
     /// `packet` left class `class` towards the transmit ring.
-    #[inline]
+    #[inline(always)]
     pub fn dequeued(&mut self, class: usize, packet: &Packet) {
         if self.holding {
             debug_assert!(self.held_class.is_none(), "one dequeue hands out one packet");
@@ -173,8 +173,16 @@ impl<'a> QdiscCtx<'a> {
 
     /// Records `event` of `packet` in class `class` in the per-packet trace, if the run has
     /// one and it traces this port and flow.
-    #[inline]
+    #[inline(always)]
     fn trace(&mut self, event: TraceEvent, class: usize, packet: &Packet, reason: Option<DropReason>) {
+        if self.observers.trace.is_some() {
+            self.trace_row(event, class, packet, reason);
+        }
+    }
+
+    /// [`QdiscCtx::trace`] for a run with a trace: out of line, as most runs have none.
+    #[inline(never)]
+    fn trace_row(&mut self, event: TraceEvent, class: usize, packet: &Packet, reason: Option<DropReason>) {
         let Some(trace) = &mut self.observers.trace else { return };
         let Some(port) = self.port.filter(|&port| trace.traces(port, packet)) else { return };
         let row = Row {

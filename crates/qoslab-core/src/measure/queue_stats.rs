@@ -70,7 +70,7 @@ impl QueueStats {
     }
 
     /// A packet of `size_bytes` was accepted.
-    #[inline]
+    #[inline(always)]
     pub fn on_enqueue(&mut self, now: SimTime, size_bytes: u32) {
         self.advance(now);
         self.enqueued_packets += 1;
@@ -79,11 +79,14 @@ impl QueueStats {
         self.backlog_packets += 1;
         self.backlog_bytes += size_bytes as u64;
         self.grew();
-        self.series_backlog(now);
+        if self.series.is_some() {
+            self.series_backlog(now);
+        }
     }
 
-    /// Tells the series, if any, the backlog after a change at `now`.
-    #[inline]
+    /// Tells the series, if any, the backlog after a change at `now`. Out of line: the
+    /// counters of a queue without a series stay a few instructions.
+    #[inline(never)]
     fn series_backlog(&mut self, now: SimTime) {
         if let Some(series) = &mut self.series {
             series.on_backlog(now, self.backlog_packets, self.backlog_bytes);
@@ -91,7 +94,7 @@ impl QueueStats {
     }
 
     /// A packet of `size_bytes` left towards the wire.
-    #[inline]
+    #[inline(always)]
     pub fn on_dequeue(&mut self, now: SimTime, size_bytes: u32) {
         self.advance(now);
         self.dequeued_packets += 1;
@@ -99,6 +102,14 @@ impl QueueStats {
         self.life_dequeued += 1;
         self.backlog_packets -= 1;
         self.backlog_bytes -= size_bytes as u64;
+        if self.series.is_some() {
+            self.series_dequeued(now, size_bytes);
+        }
+    }
+
+    /// Tells the series a packet of `size_bytes` left at `now`, and the backlog after it.
+    #[inline(never)]
+    fn series_dequeued(&mut self, now: SimTime, size_bytes: u32) {
         if let Some(series) = &mut self.series {
             series.on_dequeue(now, size_bytes);
         }

@@ -113,15 +113,18 @@ impl Network {
         self.ports[port].enqueue(packet, &mut Self::port_env(env, &mut self.counts.dropped));
     }
 
-    /// The frame on port `p`'s wire has been sent.
+    /// The frame on port `p`'s wire has been sent. Returns true when its arrival at the far
+    /// end is the next event, left to the caller rather than scheduled
+    /// ([`Port::transmit_done`]).
     #[inline]
-    pub fn transmit_done(&mut self, p: PortId, env: &mut NetEnv) {
+    pub fn transmit_done(&mut self, p: PortId, env: &mut NetEnv) -> bool {
         self.counts.packet_hops += 1;
         let port = &mut self.ports[p];
-        port.transmit_done(&mut Self::port_env(env, &mut self.counts.dropped));
+        let arrives_next = port.transmit_done(&mut Self::port_env(env, &mut self.counts.dropped));
         if port.idle_with_backlog() {
             self.counts.work_conservation_violations += 1;
         }
+        arrives_next
     }
 
     /// Port `p`'s discipline asked to be served again now.

@@ -257,19 +257,24 @@ impl Port {
         ns
     }
 
+    /// Where and when this port's discipline works now.
+    #[inline(always)]
+    fn place(&self, now: SimTime, ring_has_room: bool) -> Place {
+        Place { now, rate_bps: self.config.rate_bps, port: Some(self.index), ring_has_room }
+    }
+
     /// The context of this port's discipline: its counters (the port's totals left out while
     /// its one class keeps them) and the run's observers.
+    #[inline(always)]
     fn ctx<'a>(
-        index: PortId,
-        ring_has_room: bool,
-        rate_bps: u64,
+        place: Place,
         counters: (&'a mut [QueueStats], &'a mut QueueStats, bool, &'a mut u64),
-        env: &'a mut PortEnv,
+        observers: &'a mut Observers,
+        dropped_packets: &'a mut u64,
     ) -> QdiscCtx<'a> {
         let (class_stats, queue_stats, totals_in_class, dropper_draws) = counters;
-        let place = Place { now: env.now, rate_bps, port: Some(index), ring_has_room };
         let totals = (!totals_in_class).then_some(queue_stats);
-        QdiscCtx::new(place, class_stats, totals, env.observers, env.dropped_packets, dropper_draws)
+        QdiscCtx::new(place, class_stats, totals, observers, dropped_packets, dropper_draws)
     }
 
     /// Packets the discipline holds, as its counters have them.
@@ -314,11 +319,10 @@ impl Port {
             trace.at_port(env.now, &packet, self.index, row);
         }
         let mut ctx = Self::ctx(
-            self.index,
-            self.ring_has_room(),
-            self.config.rate_bps,
+            self.place(env.now, self.ring_has_room()),
             (&mut self.class_stats, &mut self.queue_stats, self.totals_in_class, &mut self.dropper_draws),
-            env,
+            env.observers,
+            env.dropped_packets,
         );
         self.qdisc.enqueue(packet, &mut ctx);
         self.service(env);
@@ -328,16 +332,61 @@ impl Port {
     /// wire if it is idle.
     #[inline(always)]
     fn service(&mut self, env: &mut PortEnv) {
+        match self.lfi {
+            None => self.fill_ring(env),
+            Some(_) => self.fill_ring_fragmenting(env),
+        }
+        self.start_wire(env);
+    }
+
+    /// Asks the discipline for packets while the ring has room, on a link without
+    /// fragmentation: one context serves every request.
+    #[inline(always)]
+    fn fill_ring(&mut self, env: &mut PortEnv) {
+        let ring_packets = self.config.tx_ring_packets as usize;
+        if self.frames.len() - self.propagating >= ring_packets {
+            return;
+        }
+        let mut ctx = Self::ctx(
+            self.place(env.now, false),
+            (&mut self.class_stats, &mut self.queue_stats, self.totals_in_class, &mut self.dropper_draws),
+            env.observers,
+            env.dropped_packets,
+        );
+        while self.frames.len() - self.propagating < ring_packets {
+            match self.qdisc.dequeue(&mut ctx) {
+                Dequeue::Packet(packet) => self.frames.push_back(packet),
+                Dequeue::NotBefore(at) => {
+                    Self::wake_at(&mut self.wake_at, self.index, at, env.events);
+                    break;
+                }
+                Dequeue::Empty => break,
+            }
+        }
+    }
+
+    /// Asks the port to be served again at `at`: one pending wake-up per port, the earliest
+    /// asked for.
+    #[inline]
+    fn wake_at(wake_at: &mut Option<SimTime>, index: PortId, at: SimTime, events: &mut EventQueue) {
+        if wake_at.is_none_or(|w| at < w) {
+            *wake_at = Some(at);
+            events.schedule(at, Event::PortWake(index));
+        }
+    }
+
+    /// Fills the ring on a link with fragmentation: a packet larger than the fragment size
+    /// goes in as a train of fragments, with priority packets between them.
+    fn fill_ring_fragmenting(&mut self, env: &mut PortEnv) {
         while self.ring_has_room() {
             if self.train.is_none() && self.lfi_bandwidth_bps.is_some() {
                 self.resize_fragments();
             }
             let mut ctx = Self::ctx(
-                self.index,
-                false,
-                self.config.rate_bps,
+                self.place(env.now, false),
                 (&mut self.class_stats, &mut self.queue_stats, self.totals_in_class, &mut self.dropper_draws),
-                env,
+                env.observers,
+                env.dropped_packets,
             );
             if let Some(train) = &mut self.train {
                 let lfi = self.lfi.as_ref().expect("fragments only with LFI");
@@ -363,18 +412,18 @@ impl Port {
                     _ => self.frames.push_back(packet),
                 },
                 Dequeue::NotBefore(at) => {
-                    // One pending wake-up per port, the earliest asked for.
-                    if self.wake_at.is_none_or(|w| at < w) {
-                        self.wake_at = Some(at);
-                        env.events.schedule(at, Event::PortWake(self.index));
-                    }
+                    Self::wake_at(&mut self.wake_at, self.index, at, env.events);
                     break;
                 }
                 Dequeue::Empty => break,
             }
         }
-        // The frame at the ring's front goes on the wire when the wire is idle; it stays in
-        // the ring, taking its slot, until its last bit has left.
+    }
+
+    /// The frame at the ring's front goes on the wire when the wire is idle; it stays in the
+    /// ring, taking its slot, until its last bit has left.
+    #[inline(always)]
+    fn start_wire(&mut self, env: &mut PortEnv) {
         if self.on_wire.is_none() {
             if let Some(packet) = self.frames.get(self.propagating) {
                 if let Some(capture) = &mut self.capture {
@@ -397,9 +446,12 @@ impl Port {
         }
     }
 
-    /// The frame on the wire finished: it starts propagating, the next one starts.
+    /// The frame on the wire finished: it starts propagating, the next one starts. Returns
+    /// true when the frame reaches the far end now, on a link without delay, and its arrival
+    /// is the next event in (time, sequence) order — no other event is due by now — so that
+    /// the caller handles it next without scheduling it; otherwise the arrival is scheduled.
     #[inline]
-    pub fn transmit_done(&mut self, env: &mut PortEnv) {
+    pub fn transmit_done(&mut self, env: &mut PortEnv) -> bool {
         let (started, rate_bps) = self.on_wire.take().expect("TransmitDone with an idle wire");
         let packet = &self.frames[self.propagating];
         // A packet counts as sent with its last fragment.
@@ -410,8 +462,12 @@ impl Port {
         // The frame at the ring's front starts propagating.
         self.propagating += 1;
         self.count_busy(started, env.now, rate_bps);
-        env.events.schedule(env.now.after(self.config.propagation_ns), Event::LinkArrival(self.index));
+        let arrives_next = self.config.propagation_ns == 0 && env.events.nothing_due_by(env.now);
+        if !arrives_next {
+            env.events.schedule(env.now.after(self.config.propagation_ns), Event::LinkArrival(self.index));
+        }
         self.service(env);
+        arrives_next
     }
 
     /// The oldest propagating frame reaches the peer: the packet it completes, `None` for a
@@ -592,11 +648,10 @@ impl Port {
         let handed_over_packets = packets.len() as u64;
         let dropped_before = *env.dropped_packets;
         let mut ctx = Self::ctx(
-            self.index,
-            self.ring_has_room(),
-            self.config.rate_bps,
+            self.place(env.now, self.ring_has_room()),
             (&mut self.class_stats, &mut self.queue_stats, self.totals_in_class, &mut self.dropper_draws),
-            env,
+            env.observers,
+            env.dropped_packets,
         );
         for packet in packets {
             self.qdisc.enqueue(packet, &mut ctx);
