@@ -441,7 +441,7 @@ impl Port {
                 };
                 let done = env.now.after(self.frame_ns(bytes));
                 self.on_wire = Some((env.now, self.config.rate_bps));
-                env.events.schedule(done, Event::TransmitDone(self.index));
+                env.events.schedule_transmit_done(done, self.index);
             }
         }
     }
