@@ -260,8 +260,10 @@ impl EventQueue {
             if left >= len {
                 break;
             }
-            let right = left + 1;
-            let child = if right < len && self.heap[right].key < self.heap[left].key { right } else { left };
+            // The smaller child, chosen without a branch: which one wins is unpredictable.
+            // When there is no right child, the left is compared with itself.
+            let right = (left + 1).min(len - 1);
+            let child = left + usize::from(self.heap[right].key < self.heap[left].key);
             if entry.key <= self.heap[child].key {
                 break;
             }
