@@ -40,7 +40,7 @@ use crate::measure::trace::{Row, TraceEvent, NONE};
 use crate::measure::{DropCounters, DropReason, Observers, Place, QueueStats};
 use crate::net::pcap::PortCapture;
 use crate::packet::NO_HOP;
-use crate::packet::{Fragment, Packet};
+use crate::packet::{Fragment, Packet, SegmentStore};
 use crate::qdisc::packet_queue::RESERVED_PACKETS;
 use crate::qdisc::{AnyQdisc, Dequeue, Qdisc, QdiscCtx};
 use crate::time::{transmission_ns, SimTime};
@@ -115,6 +115,9 @@ pub struct PortEnv<'a> {
     pub observers: &'a mut Observers,
     /// The run's dropped-packet total.
     pub dropped_packets: &'a mut u64,
+    /// The TCP headers of the segments on the network (read by the trace and the capture,
+    /// released by drops).
+    pub segments: &'a mut SegmentStore,
 }
 
 /// An egress port.
@@ -269,7 +272,15 @@ impl Port {
         let (class_stats, queue_stats, totals_in_class, dropper_draws) = counters;
         let place = Place { now: env.now, rate_bps, port: Some(index), ring_has_room };
         let totals = (!totals_in_class).then_some(queue_stats);
-        QdiscCtx::new(place, class_stats, totals, env.observers, env.dropped_packets, dropper_draws)
+        QdiscCtx::new(
+            place,
+            class_stats,
+            totals,
+            env.observers,
+            env.dropped_packets,
+            env.segments,
+            dropper_draws,
+        )
     }
 
     /// Packets the discipline holds, as its counters have them.
@@ -311,7 +322,7 @@ impl Port {
         if let Some(trace) = &mut env.observers.trace {
             let queue_packets = self.backlog_packets() as u32;
             let row = Row { event: TraceEvent::Arrival, class: NONE, queue_packets, reason: None };
-            trace.at_port(env.now, &packet, self.index, row);
+            trace.at_port(env.now, &packet, env.segments, self.index, row);
         }
         let mut ctx = Self::ctx(
             self.index,
@@ -378,13 +389,13 @@ impl Port {
         if self.on_wire.is_none() {
             if let Some(packet) = self.frames.get(self.propagating) {
                 if let Some(capture) = &mut self.capture {
-                    capture.record(packet, self.lfi.as_ref(), env.now);
+                    capture.record(packet, env.segments, self.lfi.as_ref(), env.now);
                 }
                 if let (Some(trace), false) = (&mut env.observers.trace, packet.fragment == Fragment::Leading)
                 {
                     let queue_packets = self.backlog_packets() as u32;
                     let row = Row { event: TraceEvent::Transmit, class: NONE, queue_packets, reason: None };
-                    trace.at_port(env.now, packet, self.index, row);
+                    trace.at_port(env.now, packet, env.segments, self.index, row);
                 }
                 let bytes = match &self.lfi {
                     None => packet.size_bytes,
@@ -426,6 +437,8 @@ impl Port {
         match packet.fragment {
             Fragment::Whole => {}
             Fragment::Leading => {
+                // A copy of the packet, handle of its segment included: the last fragment
+                // alone carries the packet on, and frees the segment's slot when it leaves.
                 self.reassembly_broken |= lost;
                 return None;
             }

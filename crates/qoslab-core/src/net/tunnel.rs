@@ -37,6 +37,7 @@ use crate::units::{Duration, Size};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::VecDeque;
+use std::num::NonZeroU16;
 
 /// Outer IPv4 header, bytes.
 const OUTER_IP_BYTES: u32 = 20;
@@ -233,7 +234,8 @@ impl Tunnel {
             protocol: self.protocol,
             dscp: if self.copy_dscp { packet.dscp } else { 0 },
             encapsulated: Some(Encapsulated {
-                overhead_bytes: overhead_bytes as u16,
+                overhead_bytes: NonZeroU16::new(overhead_bytes as u16)
+                    .expect("a tunnel adds at least one byte"),
                 inner_dscp: packet.dscp,
             }),
             ..packet
@@ -338,7 +340,7 @@ impl Tunnels {
         match (self.crossing(&packet), packet.encapsulated) {
             (Some(&(ft, template)), Some(outer)) if ft.exit_node == node => {
                 let inner = Packet {
-                    size_bytes: packet.size_bytes - u32::from(outer.overhead_bytes),
+                    size_bytes: packet.size_bytes - u32::from(outer.overhead_bytes.get()),
                     src_addr: template.src_addr,
                     dst_addr: template.dst_addr,
                     src_port: template.src_port,
@@ -439,6 +441,9 @@ mod tests {
         let hidden = tunnel(r#"{"between": ["a", "b"], "kind": "ipsec", "copy_dscp": false}"#).unwrap();
         let outer = hidden.encapsulate(inner, 0);
         assert_eq!((outer.protocol, outer.dscp), (PROTOCOL_ESP, 0));
-        assert_eq!(outer.encapsulated, Some(Encapsulated { overhead_bytes: 60, inner_dscp: 46 }));
+        assert_eq!(
+            outer.encapsulated,
+            Some(Encapsulated { overhead_bytes: NonZeroU16::new(60).expect("above zero"), inner_dscp: 46 })
+        );
     }
 }
