@@ -32,6 +32,7 @@ pub use queue_stats::QueueStats;
 #[cfg(test)]
 pub mod testing {
     use super::{FlowStats, Observers, Place, QdiscCtx, QueueStats};
+    use crate::packet::SegmentStore;
     use crate::time::SimTime;
 
     /// Counters a discipline under test writes into.
@@ -46,6 +47,8 @@ pub mod testing {
         pub dropped: u64,
         /// Random outputs drawn by droppers.
         pub random_draws: u64,
+        /// Segments of the packets under test.
+        pub segments: SegmentStore,
     }
 
     /// A harness for a discipline with `classes` classes.
@@ -60,6 +63,7 @@ pub mod testing {
             },
             dropped: 0,
             random_draws: 0,
+            segments: SegmentStore::new(),
         }
     }
 
@@ -72,6 +76,7 @@ pub mod testing {
                 Some(&mut self.port),
                 &mut self.observers,
                 &mut self.dropped,
+                &mut self.segments,
                 &mut self.random_draws,
             )
         }

@@ -390,3 +390,42 @@ fn base_dir(origin: &str) -> std::path::PathBuf {
         _ => std::path::PathBuf::from("."),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::load;
+
+    /// TCP transfers, one after another on the same endpoints, over a lossy link that
+    /// fragments (LFI) into a short queue, so segments are delivered, tail-dropped, lost by
+    /// the link whole or by a fragment. Throughout a long run every slot of the segment
+    /// store belongs to a packet still on the network (all packets here are segments), and
+    /// the store stays as large as the most segments on the network at once, however long
+    /// the run.
+    #[test]
+    fn segment_slots_are_freed_when_their_packets_leave_and_the_store_does_not_grow() {
+        let text = "name: segments
+run: {duration: 600s, seed: 3}
+topology:
+  nodes: {a: {kind: host}, b: {kind: host}}
+  links: [{between: [a, b], rate: 512kbps, delay: 20ms, l2: ppp, loss: 1%}]
+interfaces:
+  a: {b: {lfi: {fragment_delay: 10ms}, output: {kind: fifo, limit: 20}}}
+traffic:
+  - {name: ftp, from: a, to: b, app: {kind: bulk, size: {exponential: 200kB}, transfers: 0}}
+";
+        let mut sim = load(text, "<test>", &[], None).unwrap_or_else(|e| panic!("{e}"));
+        let mut capacity_at_60s = 0;
+        for step in 1..=60u64 {
+            sim.advance(step * 10_000_000_000);
+            let held = sim.net.packets_held();
+            assert_eq!(sim.net.segments.in_use_segments() as u64, held, "at {} s", step * 10);
+            if step == 6 {
+                capacity_at_60s = sim.net.segments.capacity_segments();
+            }
+        }
+        let t = &sim.net.counts;
+        assert!(t.dropped > 100 && t.delivered > 10_000, "{t:?}");
+        let capacity = sim.net.segments.capacity_segments();
+        assert_eq!(capacity, capacity_at_60s, "slots made by 60 s, then by 600 s");
+    }
+}

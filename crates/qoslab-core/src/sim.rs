@@ -454,7 +454,12 @@ impl Simulation {
     /// `packet` was delivered at its destination: its flow's sink takes it.
     #[inline]
     fn sink(&mut self, packet: Packet) {
-        match self.flows[packet.flow].sink {
+        let sink = self.flows[packet.flow].sink;
+        debug_assert!(
+            packet.segment.is_none() || matches!(sink, Sink::Tcp),
+            "only a TCP sink takes a segment out of the store"
+        );
+        match sink {
             Sink::Counted => {}
             Sink::Echo(echo) => {
                 // The reply keeps the request's creation time, so its delay is the round trip.
@@ -469,7 +474,9 @@ impl Simulation {
             }
             Sink::App(app) => self.apps[app].on_datagram(&packet, self.now),
             Sink::Tcp => {
-                if let Some(segment) = packet.segment {
+                // The packet's life ends here: its segment leaves the store for the endpoint.
+                if let Some(handle) = packet.segment {
+                    let segment = self.net.segments.release(handle);
                     self.deliver_segment(&segment);
                 }
             }
@@ -529,7 +536,8 @@ impl Simulation {
         }
     }
 
-    /// Puts `segment` on the network as a packet from the peer of its destination.
+    /// Puts `segment` on the network as a packet from the peer of its destination; the
+    /// segment waits in the network's store while the packet travels.
     fn send_segment(&mut self, segment: Segment) {
         let from = self.tcp.slots[segment.to_endpoint].endpoint.peer;
         let slot = &self.tcp.slots[from];
@@ -539,7 +547,7 @@ impl Simulation {
             size_bytes: crate::packet::segment::HEADER_BYTES
                 + segment.payload_bytes
                 + segment.sack.option_bytes(),
-            segment: Some(segment),
+            segment: Some(self.net.segments.put(segment)),
             ..slot.template
         };
         let mut env = Self::env(self.now, &mut self.events, &mut self.observers);
@@ -591,6 +599,11 @@ impl Simulation {
                 "packet conservation: created {} != delivered {} + dropped {} + in flight {held}",
                 t.created, t.delivered, t.dropped
             ));
+        }
+        // Every segment in the store belongs to a packet still on the network.
+        let segments = self.net.segments.in_use_segments() as u64;
+        if segments > held {
+            return fail(format!("segment store: {segments} segments kept for {held} packets in flight"));
         }
         for port in &self.net.ports {
             let queued = port.qdisc.len_packets() as u64;

@@ -3,7 +3,8 @@
 //!
 //! Disciplines decide; the context keeps the books. Every call updates the class counters,
 //! the port totals and — for drops — the flow's statistics and the run's drop total used by
-//! the conservation check. A discipline never counts anything itself.
+//! the conservation check, and frees the dropped packet's segment in the run's
+//! [`SegmentStore`]. A discipline never counts anything itself.
 //!
 //! A parent that must know a child's next packet before it lets it go (a shaper over a child
 //! policy waits for credit for that packet's size) takes it from the child through
@@ -19,7 +20,7 @@
 use crate::ids::PortId;
 use crate::measure::trace::{Row, TraceEvent};
 use crate::measure::{DropReason, Observers, QueueStats};
-use crate::packet::Packet;
+use crate::packet::{Packet, SegmentStore};
 use crate::time::SimTime;
 
 /// The context of one `enqueue` or `dequeue` call.
@@ -38,6 +39,8 @@ pub struct QdiscCtx<'a> {
     port_stats: Option<&'a mut QueueStats>,
     observers: &'a mut Observers,
     dropped_packets: &'a mut u64,
+    /// The TCP headers of the segments on the network (read by the trace, freed by drops).
+    segments: &'a mut SegmentStore,
     /// The port's count of 64-bit random outputs its droppers drew.
     random_draws: &'a mut u64,
     /// Inside [`QdiscCtx::dequeue_held`]: a dequeue is noted, not counted.
@@ -62,13 +65,14 @@ pub struct Place {
 
 impl<'a> QdiscCtx<'a> {
     /// A context at `place` over the port's class and total counters (`None` when its one
-    /// class keeps the totals) and the run's flow statistics.
+    /// class keeps the totals), the run's flow statistics, drop total and segments.
     pub fn new(
         place: Place,
         classes: &'a mut [QueueStats],
         port: Option<&'a mut QueueStats>,
         observers: &'a mut Observers,
         dropped_packets: &'a mut u64,
+        segments: &'a mut SegmentStore,
         random_draws: &'a mut u64,
     ) -> Self {
         QdiscCtx {
@@ -80,6 +84,7 @@ impl<'a> QdiscCtx<'a> {
             port_stats: port,
             observers,
             dropped_packets,
+            segments,
             random_draws,
             holding: false,
             held_class: None,
@@ -140,8 +145,7 @@ impl<'a> QdiscCtx<'a> {
         if let Some(port) = &mut self.port_stats {
             port.on_drop_arrival(self.now, reason, packet.size_bytes);
         }
-        self.count_drop(&packet, reason);
-        self.trace(TraceEvent::Drop, class, &packet, Some(reason));
+        self.count_drop(class, packet, reason);
     }
 
     /// `packet`, already queued in class `class`, is discarded without being sent (WFQ's
@@ -153,8 +157,7 @@ impl<'a> QdiscCtx<'a> {
         if let Some(port) = &mut self.port_stats {
             port.on_drop_queued(self.now, reason, packet.size_bytes);
         }
-        self.count_drop(&packet, reason);
-        self.trace(TraceEvent::Drop, class, &packet, Some(reason));
+        self.count_drop(class, packet, reason);
     }
 
     /// A dropper drew `draws` 64-bit random outputs.
@@ -163,11 +166,17 @@ impl<'a> QdiscCtx<'a> {
         *self.random_draws += draws;
     }
 
+    /// `packet` of class `class` leaves the network, dropped for `reason`: counted for the
+    /// run and its flow, traced, and its segment's slot freed.
     #[inline]
-    fn count_drop(&mut self, packet: &Packet, reason: DropReason) {
+    fn count_drop(&mut self, class: usize, packet: Packet, reason: DropReason) {
         *self.dropped_packets += 1;
         if packet.counted {
-            self.observers.on_dropped(packet, reason, self.now);
+            self.observers.on_dropped(&packet, reason, self.now);
+        }
+        self.trace(TraceEvent::Drop, class, &packet, Some(reason));
+        if let Some(segment) = packet.segment {
+            self.segments.release(segment);
         }
     }
 
@@ -195,6 +204,6 @@ impl<'a> QdiscCtx<'a> {
                 as u32,
             reason,
         };
-        trace.at_port(self.now, packet, port, row);
+        trace.at_port(self.now, packet, self.segments, port, row);
     }
 }

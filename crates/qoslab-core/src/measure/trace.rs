@@ -15,12 +15,13 @@
 //! A segment of a simulated TCP connection also gives its sequence and acknowledgement
 //! numbers (RFC 9293 §3.4: byte offsets from the connection's SYN, which is 0), the data a
 //! time-sequence graph of the connection is drawn from, as tcptrace draws one from a
-//! capture.
+//! capture. The trace reads them from the run's [`SegmentStore`], where they wait while
+//! their packet is on the network.
 
 use super::drops::DropReason;
 use crate::ids::{FlowId, NodeId, PortId, Table};
 use crate::packet::segment::flags;
-use crate::packet::Packet;
+use crate::packet::{Packet, SegmentStore};
 use crate::time::SimTime;
 use std::collections::VecDeque;
 
@@ -360,26 +361,43 @@ impl Trace {
         packet.counted && self.ports[port] && self.flows[packet.flow]
     }
 
-    /// Records an event of `packet` at `port` at `now` (if traced).
+    /// Records an event of `packet` (its segment, if any, in `segments`) at `port` at `now`
+    /// (if traced).
     #[inline]
-    pub fn at_port(&mut self, now: SimTime, packet: &Packet, port: PortId, row: Row) {
+    pub fn at_port(
+        &mut self,
+        now: SimTime,
+        packet: &Packet,
+        segments: &SegmentStore,
+        port: PortId,
+        row: Row,
+    ) {
         if self.traces(port, packet) {
             let node = self.port_nodes[port];
-            self.push(now, packet, node, port.0, row);
+            self.push(now, packet, segments, node, port.0, row);
         }
     }
 
-    /// Records the delivery of `packet` at node `node` at `now` (if traced).
+    /// Records the delivery of `packet` (its segment, if any, in `segments`) at node `node`
+    /// at `now` (if traced).
     #[inline]
-    pub fn delivered(&mut self, now: SimTime, packet: &Packet, node: NodeId) {
+    pub fn delivered(&mut self, now: SimTime, packet: &Packet, segments: &SegmentStore, node: NodeId) {
         if packet.counted && self.deliveries && self.flows[packet.flow] {
             let row = Row { event: TraceEvent::Delivery, class: NONE, queue_packets: NONE, reason: None };
-            self.push(now, packet, node, NONE, row);
+            self.push(now, packet, segments, node, NONE, row);
         }
     }
 
     #[inline]
-    fn push(&mut self, now: SimTime, packet: &Packet, node: NodeId, port: u32, row: Row) {
+    fn push(
+        &mut self,
+        now: SimTime,
+        packet: &Packet,
+        segments: &SegmentStore,
+        node: NodeId,
+        port: u32,
+        row: Row,
+    ) {
         if self.stopped {
             return;
         }
@@ -402,8 +420,9 @@ impl Trace {
         c.queue_packets.push(row.queue_packets);
         c.delay_ns.push(now.since(packet.created));
         c.reason.push(row.reason.map_or(NO_REASON, |r| r.index() as u8));
-        c.tcp_seq.push(packet.segment.map_or(NO_TCP, |s| s.seq));
-        c.tcp_ack.push(packet.segment.filter(|s| s.has(flags::ACK)).map_or(NO_TCP, |s| s.ack));
+        let segment = packet.segment.map(|handle| segments.get(handle));
+        c.tcp_seq.push(segment.map_or(NO_TCP, |s| s.seq));
+        c.tcp_ack.push(segment.filter(|s| s.has(flags::ACK)).map_or(NO_TCP, |s| s.ack));
         c.rows += 1;
         if c.rows == self.chunk_rows {
             let fresh = self.spare.pop().unwrap_or_else(|| TraceChunk::new(self.chunk_rows));
@@ -528,21 +547,14 @@ mod tests {
             sack: SackBlocks::default(),
         };
         let mut trace = Trace::new(setup(10, 4));
+        let mut segments = SegmentStore::new();
         // A SYN (sequence 0, no ACK), a data segment acknowledging the peer's SYN, and a
         // packet that is not a segment.
-        trace.at_port(
-            SimTime(1),
-            &Packet { segment: Some(segment(0, 0, flags::SYN)), ..packet(0) },
-            PortId(0),
-            arrival(),
-        );
-        trace.at_port(
-            SimTime(2),
-            &Packet { segment: Some(segment(1001, 1, flags::ACK)), ..packet(1) },
-            PortId(0),
-            arrival(),
-        );
-        trace.at_port(SimTime(3), &packet(2), PortId(0), arrival());
+        let syn = Packet { segment: Some(segments.put(segment(0, 0, flags::SYN))), ..packet(0) };
+        let data = Packet { segment: Some(segments.put(segment(1001, 1, flags::ACK))), ..packet(1) };
+        trace.at_port(SimTime(1), &syn, &segments, PortId(0), arrival());
+        trace.at_port(SimTime(2), &data, &segments, PortId(0), arrival());
+        trace.at_port(SimTime(3), &packet(2), &segments, PortId(0), arrival());
         let c = trace.filling();
         assert_eq!([c.tcp_seq.get(0), c.tcp_seq.get(1), c.tcp_seq.get(2)], [0, 1001, NO_TCP]);
         assert_eq!([c.tcp_ack.get(0), c.tcp_ack.get(1), c.tcp_ack.get(2)], [NO_TCP, 1, NO_TCP]);
@@ -558,10 +570,16 @@ mod tests {
     #[test]
     fn untraced_ports_and_warm_up_packets_give_no_row() {
         let mut trace = Trace::new(setup(10, 4));
-        trace.at_port(SimTime(5), &packet(0), PortId(1), arrival());
-        trace.at_port(SimTime(5), &Packet { counted: false, ..packet(1) }, PortId(0), arrival());
+        trace.at_port(SimTime(5), &packet(0), &SegmentStore::new(), PortId(1), arrival());
+        trace.at_port(
+            SimTime(5),
+            &Packet { counted: false, ..packet(1) },
+            &SegmentStore::new(),
+            PortId(0),
+            arrival(),
+        );
         assert_eq!(trace.rows(), 0);
-        trace.at_port(SimTime(5), &packet(2), PortId(0), arrival());
+        trace.at_port(SimTime(5), &packet(2), &SegmentStore::new(), PortId(0), arrival());
         assert_eq!(trace.filling().packet_id.get(0), 2);
         assert_eq!(trace.filling().delay_ns.get(0), 5);
     }
@@ -571,7 +589,7 @@ mod tests {
         let mut trace = Trace::new(setup(u64::MAX, 8));
         let mut drained = 0;
         for id in 0..1000 {
-            trace.at_port(SimTime(id), &packet(id), PortId(0), arrival());
+            trace.at_port(SimTime(id), &packet(id), &SegmentStore::new(), PortId(0), arrival());
             assert!(trace.filling().max_capacity_rows() <= 8);
             if trace.has_full_chunk() {
                 trace.drain(|chunk| {
@@ -588,7 +606,7 @@ mod tests {
     fn the_cap_stops_recording_with_a_note() {
         let mut trace = Trace::new(setup(3, 8));
         for id in 0..5 {
-            trace.at_port(SimTime(id), &packet(id), PortId(0), arrival());
+            trace.at_port(SimTime(id), &packet(id), &SegmentStore::new(), PortId(0), arrival());
         }
         assert_eq!((trace.rows(), trace.stopped()), (3, true));
         assert!(trace.note().unwrap().starts_with("trace stopped at 3 rows"));

@@ -14,7 +14,8 @@
 //! * **TCP** (RFC 9293 §3.1): for a segment of a simulated connection its ports, the low 32
 //!   bits of its sequence and acknowledgement numbers (counted from an initial sequence
 //!   number of 0, see [`crate::packet::segment`]), its flags, its window (at most 65 535, as
-//!   no window scaling is modelled) and its SACK option (RFC 2018 §3, after two NOPs). For
+//!   no window scaling is modelled) and its SACK option (RFC 2018 §3, after two NOPs), read
+//!   from the run's [`crate::packet::SegmentStore`]. For
 //!   open-loop traffic that says it is TCP: sequence number = the low 32 bits of the
 //!   packet id, acknowledgement 0, flags PSH and ACK, window 65 535. Checksum as for UDP.
 //! * **ICMP** (RFC 792): an echo request, identifier = the flow's row, sequence number =
@@ -24,7 +25,7 @@
 //! The internet checksum is the one's-complement of the one's-complement sum of 16-bit
 //! words (RFC 1071 §1).
 
-use crate::packet::{protocol, Packet};
+use crate::packet::{protocol, Packet, Segment, SegmentStore};
 
 /// Bytes of an IPv4 header without options.
 pub const IPV4_HEADER_BYTES: usize = 20;
@@ -60,17 +61,19 @@ pub fn internet_checksum(bytes: &[u8], sum: u32) -> u16 {
     !ones_complement_sum(bytes, sum)
 }
 
-/// Writes the IPv4 header and the transport header of `packet` (of flow row `flow`) into
-/// `out`; returns how many bytes they take. The packet's size counts them: a packet
-/// smaller than its headers shows only their beginning on the wire.
-pub fn write_headers(packet: &Packet, out: &mut [u8; MAX_HEADER_BYTES]) -> usize {
+/// Writes the IPv4 header and the transport header of `packet` (its segment, if any, in
+/// `segments`) into `out`; returns how many bytes they take. The packet's size counts them:
+/// a packet smaller than its headers shows only their beginning on the wire.
+pub fn write_headers(packet: &Packet, segments: &SegmentStore, out: &mut [u8; MAX_HEADER_BYTES]) -> usize {
     let total_bytes = packet.size_bytes.min(u16::MAX as u32) as u16;
     let transport_bytes = total_bytes.saturating_sub(IPV4_HEADER_BYTES as u16);
     write_ipv4(packet, total_bytes, &mut out[..IPV4_HEADER_BYTES]);
     let rest = &mut out[IPV4_HEADER_BYTES..];
     let header_bytes = match packet.protocol {
         protocol::UDP => write_udp(packet, transport_bytes, rest),
-        protocol::TCP => write_tcp(packet, transport_bytes, rest),
+        protocol::TCP => {
+            write_tcp(packet, packet.segment.map(|handle| segments.get(handle)), transport_bytes, rest)
+        }
         protocol::ICMP => write_icmp(packet, rest),
         _ => 0,
     };
@@ -111,8 +114,8 @@ fn write_udp(packet: &Packet, udp_bytes: u16, out: &mut [u8]) -> usize {
     8
 }
 
-fn write_tcp(packet: &Packet, tcp_bytes: u16, out: &mut [u8]) -> usize {
-    let (seq, ack, flags, window, options) = match &packet.segment {
+fn write_tcp(packet: &Packet, segment: Option<&Segment>, tcp_bytes: u16, out: &mut [u8]) -> usize {
+    let (seq, ack, flags, window, options) = match segment {
         Some(s) => (
             s.seq as u32,
             s.ack as u32,
@@ -131,7 +134,7 @@ fn write_tcp(packet: &Packet, tcp_bytes: u16, out: &mut [u8]) -> usize {
     out[13] = flags;
     out[14..16].copy_from_slice(&window.to_be_bytes());
     out[16..20].fill(0);
-    if let Some(segment) = packet.segment.as_ref().filter(|_| options > 0) {
+    if let Some(segment) = segment.filter(|_| options > 0) {
         let option = &mut out[20..header_bytes];
         option[0] = TCP_OPTION_NOP;
         option[1] = TCP_OPTION_NOP;
@@ -194,7 +197,7 @@ mod tests {
     #[test]
     fn ipv4_header_bytes_and_checksum() {
         let mut out = [0u8; MAX_HEADER_BYTES];
-        let n = write_headers(&voice(), &mut out);
+        let n = write_headers(&voice(), &SegmentStore::new(), &mut out);
         assert_eq!(n, 28);
         // By hand: 0x452c (ToS 11 << 2 = 0x2c) + 0x0096 + 0x0007 + 0x0000 + 0x4011 + 0x0a00 +
         // 0x0001 + 0x0a00 + 0x0002 = 0x99dd; the checksum is its complement, 0x6622.
@@ -211,7 +214,7 @@ mod tests {
     #[test]
     fn udp_header_and_checksum() {
         let mut out = [0u8; MAX_HEADER_BYTES];
-        write_headers(&voice(), &mut out);
+        write_headers(&voice(), &SegmentStore::new(), &mut out);
         assert_eq!(out[20..28], [0xaf, 0x63, 0x13, 0xc4, 0x00, 0x82, 0x27, 0xc0]);
     }
 
@@ -219,7 +222,8 @@ mod tests {
     fn tcp_segment_with_sack_and_checksum() {
         let mut sack_packet = voice();
         sack_packet.protocol = protocol::TCP;
-        sack_packet.segment = Some(Segment {
+        let mut segments = SegmentStore::new();
+        sack_packet.segment = Some(segments.put(Segment {
             to_endpoint: crate::ids::EndpointId(0),
             incarnation: 0,
             seq: (1 << 32) + 1001,
@@ -228,10 +232,10 @@ mod tests {
             flags: crate::packet::segment::flags::ACK,
             window_bytes: 1 << 20,
             sack: SackBlocks::new(501, [(1501, 2001)]),
-        });
+        }));
         sack_packet.size_bytes = 52;
         let mut out = [0u8; MAX_HEADER_BYTES];
-        assert_eq!(write_headers(&sack_packet, &mut out), 52);
+        assert_eq!(write_headers(&sack_packet, &segments, &mut out), 52);
         let tcp = &out[20..52];
         assert_eq!(tcp[4..8], 1001u32.to_be_bytes(), "sequence number wraps at 2^32");
         assert_eq!(tcp[8..12], 501u32.to_be_bytes());
@@ -250,17 +254,17 @@ mod tests {
         let mut tcp = voice();
         tcp.protocol = protocol::TCP;
         let mut out = [0u8; MAX_HEADER_BYTES];
-        assert_eq!(write_headers(&tcp, &mut out), 40);
+        assert_eq!(write_headers(&tcp, &SegmentStore::new(), &mut out), 40);
         assert_eq!(out[24..28], 0x1_0007u32.to_be_bytes());
         assert_eq!(out[33], TCP_PSH | TCP_ACK);
         assert_eq!(ones_complement_sum(&out[20..40], pseudo_header_sum(&tcp, 130)), 0xffff);
         let mut icmp = voice();
         icmp.protocol = protocol::ICMP;
-        assert_eq!(write_headers(&icmp, &mut out), 28);
+        assert_eq!(write_headers(&icmp, &SegmentStore::new(), &mut out), 28);
         assert_eq!(out[20], ICMP_ECHO_REQUEST);
         assert_eq!(ones_complement_sum(&out[20..28], 0), 0xffff);
         let mut gre = voice();
         gre.protocol = 47;
-        assert_eq!(write_headers(&gre, &mut out), 20);
+        assert_eq!(write_headers(&gre, &SegmentStore::new(), &mut out), 20);
     }
 }

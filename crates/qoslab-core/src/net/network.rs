@@ -20,7 +20,7 @@ use crate::engine::{Event, EventQueue};
 use crate::ids::{NodeId, PortId, Table};
 use crate::measure::trace::{Row, TraceEvent, NONE};
 use crate::measure::{DropReason, Observers};
-use crate::packet::{Packet, NO_HOP};
+use crate::packet::{Packet, SegmentStore, NO_HOP};
 use crate::time::SimTime;
 
 /// Packet counts over the whole run (warm-up included).
@@ -62,6 +62,11 @@ pub struct Network {
     warmup_end: SimTime,
     /// What became of the packets so far.
     pub counts: PacketCounts,
+    /// The TCP headers of the segments on the network: taken when the run puts a segment
+    /// on it, released when its packet is dropped (here, by a port's discipline or by the
+    /// link or input policy in [`Network::link_arrival`]) or delivered (by the run, once
+    /// the endpoint has it).
+    pub segments: SegmentStore,
 }
 
 impl Network {
@@ -74,13 +79,31 @@ impl Network {
         tunnels: Tunnels,
         warmup_end: SimTime,
     ) -> Self {
-        Network { nodes, ports, routes, tunnels, warmup_end, counts: PacketCounts::default() }
+        Network {
+            nodes,
+            ports,
+            routes,
+            tunnels,
+            warmup_end,
+            counts: PacketCounts::default(),
+            segments: SegmentStore::new(),
+        }
     }
 
     /// The environment a port works in during the event of `env`.
     #[inline(always)]
-    fn port_env<'a>(env: &'a mut NetEnv, dropped: &'a mut u64) -> PortEnv<'a> {
-        PortEnv { now: env.now, events: env.events, observers: env.observers, dropped_packets: dropped }
+    fn port_env<'a>(
+        env: &'a mut NetEnv,
+        dropped: &'a mut u64,
+        segments: &'a mut SegmentStore,
+    ) -> PortEnv<'a> {
+        PortEnv {
+            now: env.now,
+            events: env.events,
+            observers: env.observers,
+            dropped_packets: dropped,
+            segments,
+        }
     }
 
     /// Puts a new packet on the network at egress port `port` of its source: it takes the
@@ -110,7 +133,8 @@ impl Network {
 
     #[inline(always)]
     fn enqueue(&mut self, port: PortId, packet: Packet, env: &mut NetEnv) {
-        self.ports[port].enqueue(packet, &mut Self::port_env(env, &mut self.counts.dropped));
+        self.ports[port]
+            .enqueue(packet, &mut Self::port_env(env, &mut self.counts.dropped, &mut self.segments));
     }
 
     /// The frame on port `p`'s wire has been sent. Returns true when its arrival at the far
@@ -120,7 +144,8 @@ impl Network {
     pub fn transmit_done(&mut self, p: PortId, env: &mut NetEnv) -> bool {
         self.counts.packet_hops += 1;
         let port = &mut self.ports[p];
-        let arrives_next = port.transmit_done(&mut Self::port_env(env, &mut self.counts.dropped));
+        let arrives_next =
+            port.transmit_done(&mut Self::port_env(env, &mut self.counts.dropped, &mut self.segments));
         if port.idle_with_backlog() {
             self.counts.work_conservation_violations += 1;
         }
@@ -130,7 +155,7 @@ impl Network {
     /// Port `p`'s discipline asked to be served again now.
     pub fn wake(&mut self, p: PortId, env: &mut NetEnv) {
         let port = &mut self.ports[p];
-        port.wake(&mut Self::port_env(env, &mut self.counts.dropped));
+        port.wake(&mut Self::port_env(env, &mut self.counts.dropped, &mut self.segments));
         if port.idle_with_backlog() {
             self.counts.work_conservation_violations += 1;
         }
@@ -138,7 +163,7 @@ impl Network {
 
     /// Port `p` applies the changes scheduled for now; returns when its next is due.
     pub fn change(&mut self, p: PortId, env: &mut NetEnv) -> Option<SimTime> {
-        self.ports[p].apply_changes(&mut Self::port_env(env, &mut self.counts.dropped))
+        self.ports[p].apply_changes(&mut Self::port_env(env, &mut self.counts.dropped, &mut self.segments))
     }
 
     /// The oldest frame propagating on port `p`'s link reaches the far end: the packet it
@@ -192,7 +217,8 @@ impl Network {
         }
     }
 
-    /// Drops `packet` at `port` (its link, or its receiving interface) for `reason`.
+    /// Drops `packet` at `port` (its link, or its receiving interface) for `reason`: it
+    /// leaves the network, and its segment's slot is freed.
     fn drop(
         &mut self,
         packet: &Packet,
@@ -207,7 +233,10 @@ impl Network {
         }
         if let Some(trace) = &mut env.observers.trace {
             let row = Row { event, class: NONE, queue_packets: NONE, reason: Some(reason) };
-            trace.at_port(env.now, packet, port, row);
+            trace.at_port(env.now, packet, &self.segments, port, row);
+        }
+        if let Some(segment) = packet.segment {
+            self.segments.release(segment);
         }
     }
 
@@ -233,7 +262,7 @@ impl Network {
             env.observers.on_received(packet, env.now);
         }
         if let Some(trace) = &mut env.observers.trace {
-            trace.delivered(env.now, packet, node);
+            trace.delivered(env.now, packet, &self.segments, node);
         }
         if env.now >= self.warmup_end {
             env.observers.flows[packet.flow].on_arrival_in_window(packet);

@@ -44,7 +44,7 @@ use crate::ids::{NodeId, PortId};
 use crate::measure::wire_headers::{write_headers, MAX_HEADER_BYTES};
 use crate::net::l2::L2Framing;
 use crate::net::lfi::{Lfi, LONG_SEQUENCE_HEADER_BYTES};
-use crate::packet::{Fragment, Packet};
+use crate::packet::{Fragment, Packet, SegmentStore};
 use crate::time::SimTime;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -248,13 +248,13 @@ impl PortCapture {
     }
 
     /// Writes the record of `packet`'s frame (a whole packet, or a fragment of it on a port
-    /// with `lfi`) starting at `now`.
-    pub fn record(&mut self, packet: &Packet, lfi: Option<&Lfi>, now: SimTime) {
+    /// with `lfi`; its segment, if any, in `segments`) starting at `now`.
+    pub fn record(&mut self, packet: &Packet, segments: &SegmentStore, lfi: Option<&Lfi>, now: SimTime) {
         if self.error.is_some() {
             return;
         }
         let mut headers = [0u8; MAX_HEADER_BYTES];
-        let header_bytes = write_headers(packet, &mut headers);
+        let header_bytes = write_headers(packet, segments, &mut headers);
         let mut link = [0u8; MAX_LINK_HEADER_BYTES];
         let snap = self.snap_bytes as usize;
         self.frame.clear();
@@ -403,7 +403,7 @@ mod tests {
         let big = packet(7, 1500, 0);
         for k in 0..10 {
             let fragment = if k == 9 { Fragment::Last } else { Fragment::Leading };
-            capture.record(&Packet { fragment, ..big }, Some(&lfi), SimTime(k));
+            capture.record(&Packet { fragment, ..big }, &SegmentStore::new(), Some(&lfi), SimTime(k));
         }
         capture.finish().unwrap();
         let bytes = read(&path);
@@ -434,8 +434,8 @@ mod tests {
         let path = dir.join("snap.pcap");
         let link = LinkHeader::for_port(L2Framing::Ethernet, false, NodeId(0), NodeId(1));
         let mut capture = PortCapture::create(&path, link, 64).unwrap();
-        capture.record(&packet(1, 1500, 46), None, SimTime(1));
-        capture.record(&packet(2, 40, 0), None, SimTime(2));
+        capture.record(&packet(1, 1500, 46), &SegmentStore::new(), None, SimTime(1));
+        capture.record(&packet(2, 40, 0), &SegmentStore::new(), None, SimTime(2));
         capture.finish().unwrap();
         let bytes = read(&path);
         let first = &bytes[FILE_HEADER_BYTES..];

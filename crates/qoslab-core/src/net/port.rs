@@ -40,7 +40,7 @@ use crate::measure::trace::{Row, TraceEvent, NONE};
 use crate::measure::{DropCounters, DropReason, Observers, Place, QueueStats};
 use crate::net::pcap::PortCapture;
 use crate::packet::NO_HOP;
-use crate::packet::{Fragment, Packet};
+use crate::packet::{Fragment, Packet, SegmentStore};
 use crate::qdisc::packet_queue::RESERVED_PACKETS;
 use crate::qdisc::{AnyQdisc, Dequeue, Qdisc, QdiscCtx};
 use crate::time::{transmission_ns, SimTime};
@@ -115,6 +115,9 @@ pub struct PortEnv<'a> {
     pub observers: &'a mut Observers,
     /// The run's dropped-packet total.
     pub dropped_packets: &'a mut u64,
+    /// The TCP headers of the segments on the network (read by the trace and the capture,
+    /// released by drops).
+    pub segments: &'a mut SegmentStore,
 }
 
 /// An egress port.
@@ -271,10 +274,11 @@ impl Port {
         counters: (&'a mut [QueueStats], &'a mut QueueStats, bool, &'a mut u64),
         observers: &'a mut Observers,
         dropped_packets: &'a mut u64,
+        segments: &'a mut SegmentStore,
     ) -> QdiscCtx<'a> {
         let (class_stats, queue_stats, totals_in_class, dropper_draws) = counters;
         let totals = (!totals_in_class).then_some(queue_stats);
-        QdiscCtx::new(place, class_stats, totals, observers, dropped_packets, dropper_draws)
+        QdiscCtx::new(place, class_stats, totals, observers, dropped_packets, segments, dropper_draws)
     }
 
     /// Packets the discipline holds, as its counters have them.
@@ -316,13 +320,14 @@ impl Port {
         if let Some(trace) = &mut env.observers.trace {
             let queue_packets = self.backlog_packets() as u32;
             let row = Row { event: TraceEvent::Arrival, class: NONE, queue_packets, reason: None };
-            trace.at_port(env.now, &packet, self.index, row);
+            trace.at_port(env.now, &packet, env.segments, self.index, row);
         }
         let mut ctx = Self::ctx(
             self.place(env.now, self.ring_has_room()),
             (&mut self.class_stats, &mut self.queue_stats, self.totals_in_class, &mut self.dropper_draws),
             env.observers,
             env.dropped_packets,
+            env.segments,
         );
         self.qdisc.enqueue(packet, &mut ctx);
         self.service(env);
@@ -352,6 +357,7 @@ impl Port {
             (&mut self.class_stats, &mut self.queue_stats, self.totals_in_class, &mut self.dropper_draws),
             env.observers,
             env.dropped_packets,
+            env.segments,
         );
         while self.frames.len() - self.propagating < ring_packets {
             match self.qdisc.dequeue(&mut ctx) {
@@ -387,6 +393,7 @@ impl Port {
                 (&mut self.class_stats, &mut self.queue_stats, self.totals_in_class, &mut self.dropper_draws),
                 env.observers,
                 env.dropped_packets,
+                env.segments,
             );
             if let Some(train) = &mut self.train {
                 let lfi = self.lfi.as_ref().expect("fragments only with LFI");
@@ -427,13 +434,13 @@ impl Port {
         if self.on_wire.is_none() {
             if let Some(packet) = self.frames.get(self.propagating) {
                 if let Some(capture) = &mut self.capture {
-                    capture.record(packet, self.lfi.as_ref(), env.now);
+                    capture.record(packet, env.segments, self.lfi.as_ref(), env.now);
                 }
                 if let (Some(trace), false) = (&mut env.observers.trace, packet.fragment == Fragment::Leading)
                 {
                     let queue_packets = self.backlog_packets() as u32;
                     let row = Row { event: TraceEvent::Transmit, class: NONE, queue_packets, reason: None };
-                    trace.at_port(env.now, packet, self.index, row);
+                    trace.at_port(env.now, packet, env.segments, self.index, row);
                 }
                 let bytes = match &self.lfi {
                     None => packet.size_bytes,
@@ -482,6 +489,8 @@ impl Port {
         match packet.fragment {
             Fragment::Whole => {}
             Fragment::Leading => {
+                // A copy of the packet, handle of its segment included: the last fragment
+                // alone carries the packet on, and frees the segment's slot when it leaves.
                 self.reassembly_broken |= lost;
                 return None;
             }
@@ -652,6 +661,7 @@ impl Port {
             (&mut self.class_stats, &mut self.queue_stats, self.totals_in_class, &mut self.dropper_draws),
             env.observers,
             env.dropped_packets,
+            env.segments,
         );
         for packet in packets {
             self.qdisc.enqueue(packet, &mut ctx);

@@ -37,6 +37,7 @@ use crate::units::{Duration, Size};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::VecDeque;
+use std::num::NonZeroU16;
 
 /// Outer IPv4 header, bytes.
 const OUTER_IP_BYTES: u32 = 20;
@@ -155,6 +156,13 @@ impl Tunnel {
                 "gre, pptp and ipsec overheads are built in; use `kind: custom, overhead: 36B` for others",
             ));
         }
+        if let Some(bytes) = spec.overhead.map(|s| s.0).filter(|&bytes| bytes > u64::from(u16::MAX)) {
+            return Err(Issue::at(
+                join_path(at, "overhead"),
+                format!("{bytes} bytes of encapsulation cannot be: an IP packet has at most 65535"),
+            )
+            .hint("write the bytes the encapsulation adds, e.g. `24B`"));
+        }
         let overhead = match spec.kind {
             TunnelKind::Gre => Overhead::Fixed(OUTER_IP_BYTES + 4),
             TunnelKind::Pptp => Overhead::Fixed(OUTER_IP_BYTES + 12 + 2 + 2 + 2 + 2),
@@ -233,7 +241,8 @@ impl Tunnel {
             protocol: self.protocol,
             dscp: if self.copy_dscp { packet.dscp } else { 0 },
             encapsulated: Some(Encapsulated {
-                overhead_bytes: overhead_bytes as u16,
+                overhead_bytes: NonZeroU16::new(overhead_bytes as u16)
+                    .expect("a tunnel adds at least one byte"),
                 inner_dscp: packet.dscp,
             }),
             ..packet
@@ -338,7 +347,7 @@ impl Tunnels {
         match (self.crossing(&packet), packet.encapsulated) {
             (Some(&(ft, template)), Some(outer)) if ft.exit_node == node => {
                 let inner = Packet {
-                    size_bytes: packet.size_bytes - u32::from(outer.overhead_bytes),
+                    size_bytes: packet.size_bytes - u32::from(outer.overhead_bytes.get()),
                     src_addr: template.src_addr,
                     dst_addr: template.dst_addr,
                     src_port: template.src_port,
@@ -426,6 +435,10 @@ mod tests {
             err(r#"{"between": ["a", "b"], "kind": "custom", "overhead": "0B"}"#),
             "topology.tunnels[0].overhead"
         );
+        // An overhead no IP packet could carry, not wrapped round to a small one.
+        let huge = tunnel(r#"{"between": ["a", "b"], "kind": "custom", "overhead": "65536B"}"#).unwrap_err();
+        assert_eq!(huge.key_path, "topology.tunnels[0].overhead");
+        assert!(huge.message.contains("at most 65535"), "{}", huge.message);
     }
 
     /// The outer header hides the inner one; the DSCP is copied or not.
@@ -439,6 +452,9 @@ mod tests {
         let hidden = tunnel(r#"{"between": ["a", "b"], "kind": "ipsec", "copy_dscp": false}"#).unwrap();
         let outer = hidden.encapsulate(inner, 0);
         assert_eq!((outer.protocol, outer.dscp), (PROTOCOL_ESP, 0));
-        assert_eq!(outer.encapsulated, Some(Encapsulated { overhead_bytes: 60, inner_dscp: 46 }));
+        assert_eq!(
+            outer.encapsulated,
+            Some(Encapsulated { overhead_bytes: NonZeroU16::new(60).expect("above zero"), inner_dscp: 46 })
+        );
     }
 }

@@ -3,11 +3,11 @@
 //! segment first.
 //!
 //! A block is stored as two 32-bit offsets from the segment's cumulative acknowledgement,
-//! so the blocks cost every packet 25 bytes of memory instead of 49. On the wire the option
+//! so the blocks cost every segment 25 bytes of memory instead of 49. On the wire the option
 //! takes 2 + 8·n bytes, padded to a multiple of four with NOPs (RFC 2018 §3): 12, 20 or 28
 //! bytes for one, two or three blocks — added to the ACK's size. The SYN's SACK-permitted
-//! option is not counted. The block count is an enum of its four values, so that a packet
-//! without a segment costs no extra byte (`Option<Segment>` uses the count's spare values).
+//! option is not counted. The block count is an enum of its four values, so that an
+//! `Option<Segment>` costs no extra byte (it uses the count's spare values).
 
 /// Most blocks one acknowledgement carries (three fit beside the timestamp option).
 pub const MAX_BLOCKS: usize = 3;
@@ -88,7 +88,7 @@ mod tests {
         assert_eq!(SackBlocks::default().option_bytes(), 0);
     }
 
-    /// A packet that carries no segment pays nothing for the possibility.
+    /// An absent segment pays nothing for the possibility.
     #[test]
     fn an_absent_segment_costs_no_space() {
         use crate::packet::Segment;

@@ -24,7 +24,7 @@ use super::spec::ScenarioSpec;
 use crate::config::error::Issue;
 use crate::measure::histogram::HISTOGRAM_BYTES;
 use crate::measure::FlowStats;
-use crate::packet::Packet;
+use crate::packet::{Packet, Segment};
 use crate::sim::FlowInfo;
 use crate::traffic::Source;
 
@@ -37,8 +37,11 @@ pub const DEFAULT_MAX_EVENTS: u64 = 10_000_000_000;
 /// Events the engine processes per packet crossing one link (measured: about 2.6).
 pub const EVENTS_PER_PACKET_HOP: f64 = 3.0;
 
-/// Memory held per packet in flight: the packet in its queue and its share of events.
-pub const BYTES_PER_PACKET_IN_FLIGHT: u64 = std::mem::size_of::<Packet>() as u64 + 32;
+/// Memory held per packet in flight: the packet in its queue, the slot of its TCP segment
+/// in the segment store (counted for every packet, as all may be segments) and its share of
+/// events.
+pub const BYTES_PER_PACKET_IN_FLIGHT: u64 =
+    std::mem::size_of::<Packet>() as u64 + std::mem::size_of::<Segment>() as u64 + 32;
 
 /// Memory of a flow row besides its histograms (counters, jitter and loss state, its
 /// source or connection).
