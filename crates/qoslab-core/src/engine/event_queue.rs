@@ -22,6 +22,13 @@
 //! An event that would break its lane's order (a later one is already in it) goes to the
 //! heap as usual. Every event keeps its key, and a pop always takes the smallest key, so
 //! the order is exactly the heap's alone.
+//!
+//! **Timers.** The timers of applications and TCP endpoints come in no order, and a run
+//! of many connections has hundreds pending: they have a heap of their own, whose earliest
+//! entry stands in the main heap like a lane's front, so that a frame's events sift
+//! through a heap of a few entries rather than through every timer. A timer that becomes
+//! the earliest gets its representative at once; the one it displaced keeps its own, and
+//! each timer leaves only when its representative does.
 
 use crate::ids::{EndpointId, PortId, SourceId, UserId};
 use crate::time::SimTime;
@@ -64,6 +71,10 @@ struct Entry {
 /// The lane of events that have none.
 pub const NO_LANE: u32 = u32::MAX;
 
+/// In the heap: the entry stands for the earliest timer ([`EventQueue::timers`]). Among the
+/// timers: the entry has such a representative in the heap.
+const TIMER_LANE: u32 = u32::MAX - 1;
+
 /// Pending events, earliest first, ties in scheduling order.
 #[derive(Debug, Default)]
 pub struct EventQueue {
@@ -74,6 +85,10 @@ pub struct EventQueue {
     now_lane: VecDeque<Entry>,
     /// The lanes, each in key order; a non-empty lane's front is also in the heap.
     lanes: Vec<VecDeque<Entry>>,
+    /// The timers of applications and TCP endpoints, a heap of their own: a run of many
+    /// connections has hundreds pending, and each frame's events would otherwise sift
+    /// through them. The earliest timer has a representative in the heap, with its key.
+    timers: Vec<Entry>,
     /// The lane of each source's emissions, by source index.
     source_lanes: Vec<u32>,
     /// The lane of each port's link arrivals, by port index.
@@ -143,6 +158,10 @@ impl EventQueue {
     /// line, so that an event due now costs its caller a few instructions.
     #[inline(never)]
     fn schedule_later(&mut self, key: u128, event: Event) {
+        if let Event::TcpTimer(_) | Event::AppTimer(_) = event {
+            self.schedule_timer(key, event);
+            return;
+        }
         let lane = self.lane_of(event);
         if let Some(queue) = self.lanes.get_mut(lane as usize) {
             match queue.back() {
@@ -164,18 +183,35 @@ impl EventQueue {
     /// Adds `entry` to the heap.
     #[inline]
     fn push_heap(&mut self, entry: Entry) {
-        // Sift up: move parents down until the new key's place is found.
-        let mut hole = self.heap.len();
-        self.heap.push(entry);
-        while hole > 0 {
-            let parent = (hole - 1) / 2;
-            if self.heap[parent].key <= entry.key {
-                break;
-            }
-            self.heap[hole] = self.heap[parent];
-            hole = parent;
+        push(&mut self.heap, entry);
+    }
+
+    /// Adds a timer with `key`. One that becomes the earliest gets a representative in the
+    /// heap; the one it displaces keeps its own.
+    fn schedule_timer(&mut self, key: u128, event: Event) {
+        let earliest = self.timers.first().is_none_or(|first| key < first.key);
+        let lane = if earliest { TIMER_LANE } else { NO_LANE };
+        push(&mut self.timers, Entry { key, event, lane });
+        if earliest {
+            self.push_heap(Entry { key, event, lane: TIMER_LANE });
         }
-        self.heap[hole] = entry;
+    }
+
+    /// Takes the earliest timer, whose representative (with key `key`) has just left the
+    /// heap: every earlier event has fired, so it is the earliest timer. The next one gets
+    /// a representative unless it has one already.
+    fn take_timer(&mut self, key: u128) -> Entry {
+        let entry = self.timers[0];
+        debug_assert_eq!(entry.key, key, "a timer's representative fires with the earliest timer");
+        pop_top(&mut self.timers);
+        if let Some(next) = self.timers.first_mut() {
+            if next.lane != TIMER_LANE {
+                next.lane = TIMER_LANE;
+                let representative = *next;
+                self.push_heap(representative);
+            }
+        }
+        entry
     }
 
     /// Whether no event is pending at or before `at`: an event scheduled now for `at` would
@@ -220,58 +256,80 @@ impl EventQueue {
             self.now_lane.pop_front().expect("checked")
         } else {
             let top = self.heap[0];
-            if top.lane == NO_LANE {
-                self.pop_heap();
-                top
-            } else {
-                // The lane's front leaves; the next one, if any, takes its place in the heap.
-                let queue = &mut self.lanes[top.lane as usize];
-                let entry = queue.pop_front().expect("a lane in the heap holds its front");
-                match queue.front() {
-                    Some(next) => {
-                        let next = Entry { lane: top.lane, ..*next };
-                        self.sift_down(next);
-                    }
-                    None => self.pop_heap(),
+            match top.lane {
+                NO_LANE => {
+                    pop_top(&mut self.heap);
+                    top
                 }
-                entry
+                TIMER_LANE => {
+                    pop_top(&mut self.heap);
+                    self.take_timer(top.key)
+                }
+                lane => {
+                    // The lane's front leaves; the next one, if any, takes its place in the
+                    // heap.
+                    let queue = &mut self.lanes[lane as usize];
+                    let entry = queue.pop_front().expect("a lane in the heap holds its front");
+                    match queue.front() {
+                        Some(next) => sift_down(&mut self.heap, Entry { lane, ..*next }),
+                        None => pop_top(&mut self.heap),
+                    }
+                    entry
+                }
             }
         };
         self.now = (entry.key >> 64) as u64;
         Some((SimTime(self.now), entry.event))
     }
+}
 
-    /// Removes the heap's top.
-    #[inline]
-    fn pop_heap(&mut self) {
-        let last = self.heap.pop().expect("a top to remove");
-        if !self.heap.is_empty() {
-            self.sift_down(last);
+/// Adds `entry` to the min-heap `heap`.
+#[inline]
+fn push(heap: &mut Vec<Entry>, entry: Entry) {
+    // Sift up: move parents down until the new key's place is found.
+    let mut hole = heap.len();
+    heap.push(entry);
+    while hole > 0 {
+        let parent = (hole - 1) / 2;
+        if heap[parent].key <= entry.key {
+            break;
         }
+        heap[hole] = heap[parent];
+        hole = parent;
     }
+    heap[hole] = entry;
+}
 
-    /// Puts `entry` in place of the heap's top and restores the heap order.
-    #[inline]
-    fn sift_down(&mut self, entry: Entry) {
-        let len = self.heap.len();
-        let mut hole = 0;
-        loop {
-            let left = 2 * hole + 1;
-            if left >= len {
-                break;
-            }
-            // The smaller child, chosen without a branch: which one wins is unpredictable.
-            // When there is no right child, the left is compared with itself.
-            let right = (left + 1).min(len - 1);
-            let child = left + usize::from(self.heap[right].key < self.heap[left].key);
-            if entry.key <= self.heap[child].key {
-                break;
-            }
-            self.heap[hole] = self.heap[child];
-            hole = child;
-        }
-        self.heap[hole] = entry;
+/// Removes the top of the min-heap `heap`.
+#[inline]
+fn pop_top(heap: &mut Vec<Entry>) {
+    let last = heap.pop().expect("a top to remove");
+    if !heap.is_empty() {
+        sift_down(heap, last);
     }
+}
+
+/// Puts `entry` in place of the top of the min-heap `heap` and restores its order.
+#[inline]
+fn sift_down(heap: &mut [Entry], entry: Entry) {
+    let len = heap.len();
+    let mut hole = 0;
+    loop {
+        let left = 2 * hole + 1;
+        if left >= len {
+            break;
+        }
+        // The smaller child, chosen without a branch: which one wins is unpredictable.
+        // When there is no right child, the left is compared with itself.
+        let right = (left + 1).min(len - 1);
+        let child = left + usize::from(heap[right].key < heap[left].key);
+        if entry.key <= heap[child].key {
+            break;
+        }
+        heap[hole] = heap[child];
+        hole = child;
+    }
+    heap[hole] = entry;
 }
 
 /// Sets `lanes[index]` to `lane`, growing the table with [`NO_LANE`].
@@ -325,7 +383,7 @@ mod tests {
 
     /// Random schedules, popped as they go (so events due now occur), against a shadow
     /// model sorted by (time, sequence): sources in two lanes, one port's arrivals in a
-    /// third, some of them out of their lane's order.
+    /// third, some of them out of their lane's order, and timers in their own heap.
     #[test]
     fn lanes_keep_the_heap_order() {
         let mut rng = crate::engine::rng::Rng::from_seed_words(11, 0);
@@ -338,9 +396,11 @@ mod tests {
         let mut shadow = std::collections::BTreeMap::new();
         let mut now = 0u64;
         for round in 0..20_000u32 {
-            let event = match rng.next_u64() % 4 {
+            let event = match rng.next_u64() % 6 {
                 0 | 1 => Event::SourceEmit(SourceId(round % 50)),
                 2 => Event::LinkArrival(PortId(round % 5)),
+                3 => Event::TcpTimer(EndpointId(round % 7)),
+                4 => Event::AppTimer(UserId(round % 3)),
                 _ => Event::TransmitDone(PortId(round % 5)),
             };
             let at = now + [0, 0, 1, 7, 100, 1000][(rng.next_u64() % 6) as usize];
