@@ -94,10 +94,6 @@ pub struct Simulation {
     pub(crate) max_packets_in_flight: u64,
     /// What a packet capture covers, when one is asked for ([`Simulation::capture_pcap`]).
     pub(crate) capture: CapturePlan,
-    /// The event due now that comes next in (time, sequence) order, kept out of the event
-    /// list: a frame's arrival at the end of a link without delay, when nothing else is due
-    /// by then ([`Network::transmit_done`]).
-    next: Option<Event>,
     /// Why the run stopped early, once it has.
     halted: Option<RunError>,
     now: SimTime,
@@ -188,7 +184,6 @@ impl Simulation {
             users: apps.users,
             max_packets_in_flight,
             capture,
-            next: None,
             halted: None,
             now: SimTime::ZERO,
         }
@@ -257,19 +252,13 @@ impl Simulation {
         let mut budget = max_events;
         while self.halted.is_none() {
             let next_check = self.events_done + CHECK_EVERY_EVENTS;
-            while self.events_done != next_check {
-                let event = match self.next.take() {
-                    Some(event) => event,
-                    None => {
-                        let Some((at, event)) = self.events.pop_before(until) else { break };
-                        self.now = at;
-                        event
-                    }
-                };
+            while self.events_done < next_check {
+                let Some((at, event)) = self.events.pop_before(until) else { break };
+                self.now = at;
                 self.dispatch(event);
             }
             self.guard_memory();
-            if self.next.is_none() && self.events.peek_time().is_none_or(|at| at >= until) {
+            if self.events.peek_time().is_none_or(|at| at >= until) {
                 self.now = self.now.max(until);
                 return true;
             }
@@ -394,8 +383,13 @@ impl Simulation {
                 self.net.emit(packet, source.first_port, &mut env);
             }
             Event::TransmitDone(p) => {
+                // A frame that reaches the far end now, with nothing else due by then, arrives
+                // as the next event would: handled here, and counted as one.
                 if self.net.transmit_done(p, &mut env) {
-                    self.next = Some(Event::LinkArrival(p));
+                    self.events_done += 1;
+                    if let Some(packet) = self.net.link_arrival(p, &mut env) {
+                        self.sink(packet);
+                    }
                 }
             }
             Event::LinkArrival(p) => {
