@@ -337,15 +337,13 @@ impl Port {
     /// wire if it is idle.
     #[inline(always)]
     fn service(&mut self, env: &mut PortEnv) {
-        match self.lfi {
-            None => self.fill_ring(env),
-            Some(_) => self.fill_ring_fragmenting(env),
-        }
+        self.fill_ring(env);
         self.start_wire(env);
     }
 
-    /// Asks the discipline for packets while the ring has room, on a link without
-    /// fragmentation: one context serves every request.
+    /// Asks the discipline for packets while the ring has room, one context serving every
+    /// request. With fragmentation, a packet larger than the fragment size goes in as a
+    /// train of fragments, with priority packets between them.
     #[inline(always)]
     fn fill_ring(&mut self, env: &mut PortEnv) {
         let ring_packets = self.config.tx_ring_packets as usize;
@@ -360,56 +358,31 @@ impl Port {
             env.segments,
         );
         while self.frames.len() - self.propagating < ring_packets {
-            match self.qdisc.dequeue(&mut ctx) {
-                Dequeue::Packet(packet) => self.frames.push_back(packet),
-                Dequeue::NotBefore(at) => {
-                    Self::wake_at(&mut self.wake_at, self.index, at, env.events);
-                    break;
+            if let Some(lfi) = &mut self.lfi {
+                if self.train.is_none() && self.lfi_bandwidth_bps.is_some() {
+                    // The frames waiting in the ring, not the one on the wire.
+                    let in_ring = self.propagating + usize::from(self.on_wire.is_some());
+                    Self::resize_fragments(
+                        lfi,
+                        &mut self.lfi_bandwidth_bps,
+                        self.frames.iter().skip(in_ring),
+                    );
                 }
-                Dequeue::Empty => break,
-            }
-        }
-    }
-
-    /// Asks the port to be served again at `at`: one pending wake-up per port, the earliest
-    /// asked for.
-    #[inline]
-    fn wake_at(wake_at: &mut Option<SimTime>, index: PortId, at: SimTime, events: &mut EventQueue) {
-        if wake_at.is_none_or(|w| at < w) {
-            *wake_at = Some(at);
-            events.schedule(at, Event::PortWake(index));
-        }
-    }
-
-    /// Fills the ring on a link with fragmentation: a packet larger than the fragment size
-    /// goes in as a train of fragments, with priority packets between them.
-    fn fill_ring_fragmenting(&mut self, env: &mut PortEnv) {
-        while self.ring_has_room() {
-            if self.train.is_none() && self.lfi_bandwidth_bps.is_some() {
-                self.resize_fragments();
-            }
-            let mut ctx = Self::ctx(
-                self.place(env.now, false),
-                (&mut self.class_stats, &mut self.queue_stats, self.totals_in_class, &mut self.dropper_draws),
-                env.observers,
-                env.dropped_packets,
-                env.segments,
-            );
-            if let Some(train) = &mut self.train {
-                let lfi = self.lfi.as_ref().expect("fragments only with LFI");
-                // A priority packet goes between two fragments.
-                if lfi.interleave {
-                    if let Some(packet) = self.qdisc.dequeue_interleaved(&mut ctx) {
-                        self.frames.push_back(packet);
-                        continue;
+                if let Some(train) = &mut self.train {
+                    // A priority packet goes between two fragments.
+                    if lfi.interleave {
+                        if let Some(packet) = self.qdisc.dequeue_interleaved(&mut ctx) {
+                            self.frames.push_back(packet);
+                            continue;
+                        }
                     }
+                    let (frame, last) = train.next_frame(lfi);
+                    self.frames.push_back(frame);
+                    if last {
+                        self.train = None;
+                    }
+                    continue;
                 }
-                let (frame, last) = train.next_frame(lfi);
-                self.frames.push_back(frame);
-                if last {
-                    self.train = None;
-                }
-                continue;
             }
             match self.qdisc.dequeue(&mut ctx) {
                 Dequeue::Packet(packet) => match &self.lfi {
@@ -419,7 +392,11 @@ impl Port {
                     _ => self.frames.push_back(packet),
                 },
                 Dequeue::NotBefore(at) => {
-                    Self::wake_at(&mut self.wake_at, self.index, at, env.events);
+                    // One pending wake-up per port, the earliest asked for.
+                    if self.wake_at.is_none_or(|w| at < w) {
+                        self.wake_at = Some(at);
+                        env.events.schedule(at, Event::PortWake(self.index));
+                    }
                     break;
                 }
                 Dequeue::Empty => break,
@@ -608,17 +585,17 @@ impl Port {
         self.schedule.front().map(|c| c.at)
     }
 
-    /// Applies a pending fragment size once no fragment of the old size waits in the ring
-    /// (between trains: a packet's fragments are all one size).
-    fn resize_fragments(&mut self) {
-        let (Some(lfi), Some(bandwidth_bps)) = (&mut self.lfi, self.lfi_bandwidth_bps) else {
-            return;
-        };
-        // The frames waiting in the ring, not the one on the wire.
-        let waiting = self.frames.iter().skip(self.propagating + usize::from(self.on_wire.is_some()));
-        if waiting.clone().all(|frame| frame.fragment == Fragment::Whole) {
+    /// Applies a pending fragment size, `pending_bps`'s, once no fragment of the old size
+    /// waits in the ring (between trains: a packet's fragments are all one size).
+    fn resize_fragments<'a>(
+        lfi: &mut Lfi,
+        pending_bps: &mut Option<u64>,
+        mut waiting: impl Iterator<Item = &'a Packet>,
+    ) {
+        let Some(bandwidth_bps) = *pending_bps else { return };
+        if waiting.all(|frame| frame.fragment == Fragment::Whole) {
             lfi.fragment_bytes = Lfi::fragment_bytes_for(bandwidth_bps, lfi.delay_ns);
-            self.lfi_bandwidth_bps = None;
+            *pending_bps = None;
         }
     }
 
