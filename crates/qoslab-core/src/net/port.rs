@@ -322,41 +322,41 @@ impl Port {
             let row = Row { event: TraceEvent::Arrival, class: NONE, queue_packets, reason: None };
             trace.at_port(env.now, &packet, env.segments, self.index, row);
         }
-        let mut ctx = Self::ctx(
-            self.place(env.now, self.ring_has_room()),
-            (&mut self.class_stats, &mut self.queue_stats, self.totals_in_class, &mut self.dropper_draws),
-            env.observers,
-            env.dropped_packets,
-            env.segments,
-        );
-        self.qdisc.enqueue(packet, &mut ctx);
-        self.service(env);
+        self.fill_ring(Some(packet), env);
+        self.start_wire(env);
     }
 
     /// Moves packets from the discipline into the ring while it has room, and starts the
     /// wire if it is idle.
     #[inline(always)]
     fn service(&mut self, env: &mut PortEnv) {
-        self.fill_ring(env);
+        self.fill_ring(None, env);
         self.start_wire(env);
     }
 
-    /// Asks the discipline for packets while the ring has room, one context serving every
-    /// request. With fragmentation, a packet larger than the fragment size goes in as a
-    /// train of fragments, with priority packets between them.
+    /// Offers the discipline the `arriving` packet, if any, then asks it for packets while
+    /// the ring has room, one context serving every call. With fragmentation, a packet
+    /// larger than the fragment size goes in as a train of fragments, with priority packets
+    /// between them.
     #[inline(always)]
-    fn fill_ring(&mut self, env: &mut PortEnv) {
+    fn fill_ring(&mut self, arriving: Option<Packet>, env: &mut PortEnv) {
         let ring_packets = self.config.tx_ring_packets as usize;
-        if self.frames.len() - self.propagating >= ring_packets {
+        let ring_has_room = self.frames.len() - self.propagating < ring_packets;
+        if arriving.is_none() && !ring_has_room {
             return;
         }
         let mut ctx = Self::ctx(
-            self.place(env.now, false),
+            self.place(env.now, ring_has_room),
             (&mut self.class_stats, &mut self.queue_stats, self.totals_in_class, &mut self.dropper_draws),
             env.observers,
             env.dropped_packets,
             env.segments,
         );
+        if let Some(packet) = arriving {
+            self.qdisc.enqueue(packet, &mut ctx);
+        }
+        // Only an arrival asks whether the ring has room (LLQ's conditional policer).
+        ctx.ring_has_room = false;
         while self.frames.len() - self.propagating < ring_packets {
             if let Some(lfi) = &mut self.lfi {
                 if self.train.is_none() && self.lfi_bandwidth_bps.is_some() {
