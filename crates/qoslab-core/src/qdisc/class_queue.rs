@@ -31,17 +31,23 @@ impl ClassQueue {
     #[inline(always)]
     pub fn offer(&mut self, packet: Packet, class: usize, ctx: &mut QdiscCtx) -> bool {
         let full = self.packets.is_full_for(packet.size_bytes);
-        let packet = match &mut self.red {
+        match &mut self.red {
             None if full => {
                 ctx.drop_arrival(class, packet, DropReason::TailDrop);
-                return false;
+                false
             }
-            None => packet,
+            // Queued where it is, rather than moved through the dropper's answer.
+            None => self.accept(packet, class, ctx),
             Some(red) => match red.admit(packet, self.packets.len() as u64, full, class, ctx) {
-                Admission::Accept(packet) => packet,
-                Admission::Dropped => return false,
+                Admission::Accept(packet) => self.accept(packet, class, ctx),
+                Admission::Dropped => false,
             },
-        };
+        }
+    }
+
+    /// Queues `packet` of class `class`, counted through `ctx`.
+    #[inline(always)]
+    fn accept(&mut self, packet: Packet, class: usize, ctx: &mut QdiscCtx) -> bool {
         ctx.enqueued(class, &packet);
         self.packets.push(packet);
         true
@@ -61,11 +67,13 @@ impl ClassQueue {
     /// Removes the oldest packet at `now` (the caller counts it as dequeued).
     #[inline(always)]
     pub fn pop(&mut self, now: SimTime) -> Option<Packet> {
-        let packet = self.packets.pop()?;
         if let Some(red) = &mut self.red {
-            red.dequeued(&packet, self.packets.len() as u64, now);
+            // The dropper hears of the departure before it is made, with the backlog after
+            // it, so that the packet leaves the queue straight for the caller.
+            let head = self.packets.head()?;
+            red.dequeued(head, self.packets.len() as u64 - 1, now);
         }
-        Some(packet)
+        self.packets.pop()
     }
 
     /// The size of the oldest packet, bytes.

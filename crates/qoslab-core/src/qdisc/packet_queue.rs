@@ -122,9 +122,14 @@ impl PacketQueue {
     /// Removes the oldest packet.
     #[inline]
     pub fn pop(&mut self) -> Option<Packet> {
-        let packet = self.packets.pop_front()?;
-        self.bytes -= packet.size_bytes as u64;
-        Some(packet)
+        self.bytes -= self.head_size_bytes()? as u64;
+        self.packets.pop_front()
+    }
+
+    /// The oldest packet.
+    #[inline]
+    pub fn head(&self) -> Option<&Packet> {
+        self.packets.front()
     }
 
     /// The size of the oldest packet, bytes.
