@@ -4,9 +4,10 @@
 //! A `Packet` is a small `Copy` value (no heap data), moved between queues by value; the
 //! hot path never allocates per packet. It fills one 64-byte cache line: the TCP header of
 //! a segment, as large as the rest, waits in the run's [`SegmentStore`] and the packet
-//! carries its 4-byte handle; a tunnel's outer-header record packs into 3 bytes. Sizes are
-//! layer-3 (IP header included); layer-2 framing is added by the link at serialization
-//! time.
+//! carries its 4-byte handle; a tunnel's outer header is remembered in 3 bytes (its
+//! overhead, 0 outside a tunnel, and the inner DSCP). Every field sits at its natural
+//! alignment, so that a copy moves whole words. Sizes are layer-3 (IP header included);
+//! layer-2 framing is added by the link at serialization time.
 
 use crate::config::scalar::{parse_scalar, Numbers};
 use crate::ids::{FlowId, NodeId};
@@ -145,8 +146,12 @@ pub struct Packet {
     pub segment: Option<SegmentRef>,
     /// Whole, or which multilink fragment this frame is (set by the link, never by sources).
     pub fragment: Fragment,
-    /// Inside a tunnel: what the outer header added and hides ([`crate::net::tunnel`]).
-    pub encapsulated: Option<Encapsulated>,
+    /// Inside a tunnel: the bytes its outer header and trailer add (a tunnel always adds
+    /// some); 0 outside one ([`crate::net::tunnel`]).
+    pub outer_overhead_bytes: u16,
+    /// Inside a tunnel: the inner packet's DSCP, which the outer header may hide; 0 outside
+    /// one.
+    pub inner_dscp: u8,
 }
 
 impl Packet {
@@ -154,7 +159,14 @@ impl Packet {
     /// crossing.
     #[inline]
     pub fn inner_size_bytes(&self) -> u32 {
-        self.size_bytes - self.encapsulated.map_or(0, |e| u32::from(e.overhead_bytes.get()))
+        self.size_bytes - u32::from(self.outer_overhead_bytes)
+    }
+
+    /// What the outer header of the tunnel it is crossing added and hides, if it is in one.
+    #[inline]
+    pub fn encapsulated(&self) -> Option<Encapsulated> {
+        NonZeroU16::new(self.outer_overhead_bytes)
+            .map(|overhead_bytes| Encapsulated { overhead_bytes, inner_dscp: self.inner_dscp })
     }
 
     /// IP precedence: the top three bits of the DSCP (RFC 2474 class selectors).
@@ -178,22 +190,11 @@ mod tests {
     fn a_packet_is_one_cache_line() {
         assert_eq!(std::mem::size_of::<super::Packet>(), 64);
     }
-
-    /// A packet outside a tunnel pays nothing for the possibility, and the record packs
-    /// into 3 bytes.
-    #[test]
-    fn an_encapsulation_record_takes_three_bytes() {
-        assert_eq!(std::mem::size_of::<Option<super::Encapsulated>>(), 3);
-    }
 }
 
-/// What an encapsulated packet keeps of itself while it travels with an outer header.
-///
-/// Packed (alignment 1) so that it takes 3 bytes instead of 4 and the packet fits one
-/// cache line; its fields are read by copy. A tunnel always adds bytes, so the overhead is
-/// never zero and `Option<Encapsulated>` takes no more room than the record.
+/// What an encapsulated packet keeps of itself while it travels with an outer header
+/// ([`Packet::encapsulated`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[repr(Rust, packed)]
 pub struct Encapsulated {
     /// Bytes the outer header and trailer added.
     pub overhead_bytes: NonZeroU16,
@@ -227,7 +228,8 @@ pub mod testing {
             hop_in: SimTime::ZERO,
             segment: None,
             fragment: super::Fragment::Whole,
-            encapsulated: None,
+            outer_overhead_bytes: 0,
+            inner_dscp: 0,
         }
     }
 }

@@ -292,7 +292,8 @@ mod tests {
             hop_in: SimTime::ZERO,
             segment: None,
             fragment: crate::packet::Fragment::Whole,
-            encapsulated: None,
+            outer_overhead_bytes: 0,
+            inner_dscp: 0,
         }
     }
 

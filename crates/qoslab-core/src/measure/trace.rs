@@ -524,7 +524,8 @@ mod tests {
             hop_in: SimTime(0),
             segment: None,
             fragment: Default::default(),
-            encapsulated: None,
+            outer_overhead_bytes: 0,
+            inner_dscp: 0,
         }
     }
 

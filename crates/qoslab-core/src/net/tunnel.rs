@@ -31,13 +31,12 @@
 
 use crate::config::error::{join_path, Issue};
 use crate::ids::{FlowId, NodeId, PortId, Table};
-use crate::packet::{Encapsulated, Packet};
+use crate::packet::Packet;
 use crate::time::SimTime;
 use crate::units::{Duration, Size};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::VecDeque;
-use std::num::NonZeroU16;
 
 /// Outer IPv4 header, bytes.
 const OUTER_IP_BYTES: u32 = 20;
@@ -240,11 +239,9 @@ impl Tunnel {
             dst_port: 0,
             protocol: self.protocol,
             dscp: if self.copy_dscp { packet.dscp } else { 0 },
-            encapsulated: Some(Encapsulated {
-                overhead_bytes: NonZeroU16::new(overhead_bytes as u16)
-                    .expect("a tunnel adds at least one byte"),
-                inner_dscp: packet.dscp,
-            }),
+            outer_overhead_bytes: u16::try_from(overhead_bytes)
+                .expect("a tunnel's overhead was checked to be at most 65535 bytes"),
+            inner_dscp: packet.dscp,
             ..packet
         }
     }
@@ -331,7 +328,7 @@ impl Tunnels {
     #[inline]
     pub fn on_egress(&mut self, port: PortId, packet: Packet, now: SimTime) -> Passage {
         match self.crossing(&packet) {
-            Some(&(ft, _)) if ft.entry_port == port && packet.encapsulated.is_none() => {
+            Some(&(ft, _)) if ft.entry_port == port && packet.encapsulated().is_none() => {
                 let from = ft.from as usize;
                 let packet = self.tunnels[ft.tunnel as usize].encapsulate(packet, from);
                 self.hold(ft.tunnel, from, packet, Next::Port(port), now)
@@ -344,7 +341,7 @@ impl Tunnels {
     /// its own header given back from its flow's.
     #[inline]
     pub fn on_arrival(&mut self, node: NodeId, packet: Packet, now: SimTime) -> Passage {
-        match (self.crossing(&packet), packet.encapsulated) {
+        match (self.crossing(&packet), packet.encapsulated()) {
             (Some(&(ft, template)), Some(outer)) if ft.exit_node == node => {
                 let inner = Packet {
                     size_bytes: packet.size_bytes - u32::from(outer.overhead_bytes.get()),
@@ -354,7 +351,8 @@ impl Tunnels {
                     dst_port: template.dst_port,
                     protocol: template.protocol,
                     dscp: outer.inner_dscp,
-                    encapsulated: None,
+                    outer_overhead_bytes: 0,
+                    inner_dscp: 0,
                     ..packet
                 };
                 self.hold(ft.tunnel, 1 - ft.from as usize, inner, Next::Node(node), now)
@@ -377,6 +375,8 @@ impl Tunnels {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packet::Encapsulated;
+    use std::num::NonZeroU16;
 
     fn tunnel(json: &str) -> Result<Tunnel, Issue> {
         let spec: TunnelSpec = serde_json::from_str(json).expect("a valid tunnel");
@@ -453,7 +453,7 @@ mod tests {
         let outer = hidden.encapsulate(inner, 0);
         assert_eq!((outer.protocol, outer.dscp), (PROTOCOL_ESP, 0));
         assert_eq!(
-            outer.encapsulated,
+            outer.encapsulated(),
             Some(Encapsulated { overhead_bytes: NonZeroU16::new(60).expect("above zero"), inner_dscp: 46 })
         );
     }

@@ -208,7 +208,8 @@ impl QdiscKind for FqCodel {
             hop_in: SimTime::ZERO,
             segment: None,
             fragment: crate::packet::Fragment::Whole,
-            encapsulated: None,
+            outer_overhead_bytes: 0,
+            inner_dscp: 0,
         };
         let slots = (0..capacity)
             .map(|i| Slot {

@@ -222,7 +222,8 @@ fn template(cx: &Context, flow: &FlowSpec, route: &Route, row: FlowId, default_s
         hop_in: SimTime::ZERO,
         segment: None,
         fragment: crate::packet::Fragment::Whole,
-        encapsulated: None,
+        outer_overhead_bytes: 0,
+        inner_dscp: 0,
     }
 }
 
