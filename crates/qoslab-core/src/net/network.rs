@@ -242,7 +242,7 @@ impl Network {
 
     /// `packet` is at `node`, past the receiving interface and any tunnel end there:
     /// delivered if `node` is its destination, else routed on.
-    #[inline]
+    #[inline(always)]
     fn land(&mut self, node: NodeId, packet: Packet, env: &mut NetEnv) -> Option<Packet> {
         if node == packet.dst_node {
             self.deliver(node, &packet, env);
