@@ -64,7 +64,8 @@ struct Entry {
     key: u128,
     event: Event,
     /// In the heap: the lane this entry is the front of ([`NO_LANE`] for an event of the
-    /// heap's own).
+    /// heap's own, [`TIMER_LANE`] for the earliest timer's representative). Among the
+    /// timers: [`TIMER_LANE`] if it has a representative in the heap, else [`NO_LANE`].
     lane: u32,
 }
 
@@ -383,7 +384,8 @@ mod tests {
 
     /// Random schedules, popped as they go (so events due now occur), against a shadow
     /// model sorted by (time, sequence): sources in two lanes, one port's arrivals in a
-    /// third, some of them out of their lane's order, and timers in their own heap.
+    /// third, some of them out of their lane's order, timers in their own heap, and frames'
+    /// ends of transmission straight into the heap; `nothing_due_by` against the model.
     #[test]
     fn lanes_keep_the_heap_order() {
         let mut rng = crate::engine::rng::Rng::from_seed_words(11, 0);
@@ -404,8 +406,14 @@ mod tests {
                 _ => Event::TransmitDone(PortId(round % 5)),
             };
             let at = now + [0, 0, 1, 7, 100, 1000][(rng.next_u64() % 6) as usize];
-            q.schedule(SimTime(at), event);
+            match event {
+                Event::TransmitDone(port) if at > now => q.schedule_transmit_done(SimTime(at), port),
+                _ => q.schedule(SimTime(at), event),
+            }
             shadow.insert((at, round), event);
+            // Nothing is due by now exactly when the model holds nothing at or before it.
+            let due = shadow.first_key_value().is_some_and(|(&(t, _), _)| t <= now);
+            assert_eq!(q.nothing_due_by(SimTime(now)), !due, "round {round}");
             if rng.next_u64() % 3 > 0 {
                 let ((t, _), expected) = shadow.pop_first().expect("non-empty");
                 assert_eq!(q.pop(), Some((SimTime(t), expected)), "round {round}");
