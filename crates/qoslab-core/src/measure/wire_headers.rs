@@ -15,9 +15,9 @@
 //!   bits of its sequence and acknowledgement numbers (counted from an initial sequence
 //!   number of 0, see [`crate::packet::segment`]), its flags, its window (at most 65 535, as
 //!   no window scaling is modelled) and its SACK option (RFC 2018 §3, after two NOPs), read
-//!   from the run's [`crate::packet::SegmentStore`]. For
-//!   open-loop traffic that says it is TCP: sequence number = the low 32 bits of the
-//!   packet id, acknowledgement 0, flags PSH and ACK, window 65 535. Checksum as for UDP.
+//!   from the run's [`crate::packet::SegmentStore`]. For open-loop traffic that says it is
+//!   TCP: sequence number = the low 32 bits of the packet id, acknowledgement 0, flags PSH
+//!   and ACK, window 65 535. Checksum as for UDP.
 //! * **ICMP** (RFC 792): an echo request, identifier = the flow's row, sequence number =
 //!   the low 16 bits of the packet id, checksum over the message.
 //! * Other protocols (tunnels' GRE and ESP among them) get the IPv4 header only.
