@@ -195,6 +195,21 @@ def test_bad_requests_are_refused_with_the_reason(arguments, message, tmp_path):
     assert "Traceback" not in done.stderr
 
 
+def test_rates_are_read_as_the_scenario_reads_them():
+    # Every spelling the scenario accepts, exactly: a link written `10Mbit/s` is not skipped.
+    from qoslab.advise.rates import parse_rate
+
+    assert parse_speeds("1gbps, 2 Mbit/s,256kbps,1.5Mbps") == (256_000, 1_500_000, 2_000_000, 10**9)
+    assert [parse_rate(t) for t in ("10Mbit/s", "64kb/s", "512", None)] == [
+        10**7,
+        64_000,
+        None,
+        None,
+    ]
+    with pytest.raises(AdviceError, match=r"`512` is not a rate .*has no unit"):
+        parse_speeds("512")
+
+
 def test_an_unknown_template_is_refused():
     with pytest.raises(AdviceError, match="unknown; give one of llq, cbwfq"):
         advise(SCENARIO, speeds=SPEEDS, template="wfq")

@@ -44,6 +44,10 @@ def table_schemas() -> dict[str, list[ColumnSchema]]:
     document: each table's columns in order, with their type as written to JSON and CSV,
     whether a value may be missing, their unit (``""`` for none) and a description."""
 
+def parse_rate_bps(text: str) -> int:
+    """A bit rate as a scenario writes it (``512kbps``, ``2 Mbit/s``) in bit/s; raise
+    ``ValueError`` naming what is wrong and how to write it."""
+
 def parse_override(text: str) -> tuple[str, str]:
     """Split one ``key.path=value`` override; raise ``ScenarioError`` if it has no ``=``."""
 

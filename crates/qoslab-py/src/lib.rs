@@ -60,6 +60,13 @@ fn table_schemas(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(tables)
 }
 
+/// A bit rate as the scenario writes it (`512kbps`, `2 Mbit/s`), in bit/s; `ValueError`
+/// with the reason and the fix otherwise.
+#[pyfunction]
+fn parse_rate_bps(text: &str) -> PyResult<u64> {
+    qoslab_core::parse_rate_bps(text).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+}
+
 /// Splits one `key.path=value` override into its key path and value.
 #[pyfunction]
 fn parse_override(text: &str) -> PyResult<(String, String)> {
@@ -99,6 +106,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("RunError", m.py().get_type::<errors::RunError>())?;
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(parse_override, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_rate_bps, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_counts, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_plan, m)?)?;
     m.add_function(wrap_pyfunction!(table_schemas, m)?)?;

@@ -4,30 +4,31 @@ rates, and rates for people."""
 from __future__ import annotations
 
 import math
-import re
 
+from qoslab._core import parse_rate_bps
 from qoslab.advise.error import AdviceError
-
-_RATE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(bps|kbps|Mbps|Gbps)\s*$")
-_UNITS = {"bps": 1, "kbps": 1_000, "Mbps": 1_000_000, "Gbps": 1_000_000_000}
 
 
 def parse_rate(text: object) -> int | None:
-    """``512kbps`` as bit/s; None if ``text`` is not a rate with a unit."""
-    found = _RATE.match(str(text))
-    return None if found is None else round(float(found[1]) * _UNITS[found[2]])
+    """A scenario's link rate (``512kbps``, ``2 Mbit/s``: the core's reading) as bit/s; None
+    if ``text`` is not a rate."""
+    try:
+        return parse_rate_bps(str(text))
+    except ValueError:
+        return None
 
 
 def parse_speeds(text: str) -> tuple[int, ...]:
     """``256kbps,512kbps,1Mbps`` as bit/s, smallest first."""
     speeds = []
     for part in text.split(","):
-        bps = parse_rate(part)
-        if bps is None:
+        try:
+            bps = parse_rate_bps(part.strip())
+        except ValueError as error:
             raise AdviceError(
-                f"--links: `{part.strip()}` is not a rate; write rates with units, separated "
-                "by commas, e.g. 256kbps,512kbps,1Mbps"
-            )
+                f"--links: `{part.strip()}` is not a rate ({error}); write rates with units, "
+                "separated by commas, e.g. 256kbps,512kbps,1Mbps"
+            ) from None
         if bps < 8_000:
             raise AdviceError(f"--links: `{part.strip()}` is below 8 kbit/s, IOS's smallest rate")
         speeds.append(bps)
