@@ -172,6 +172,22 @@ macro_rules! registry {
         }
 
         impl AnyQdisc {
+            /// [`Qdisc::enqueue`] through a call: every discipline but the inlined FIFO.
+            #[inline(never)]
+            fn enqueue_called(&mut self, packet: Packet, ctx: &mut QdiscCtx) {
+                match self {
+                    $(AnyQdisc::$variant(q) => q.enqueue(packet, ctx),)+
+                }
+            }
+
+            /// [`Qdisc::dequeue`] through a call: every discipline but the inlined FIFO.
+            #[inline(never)]
+            fn dequeue_called(&mut self, ctx: &mut QdiscCtx) -> Dequeue {
+                match self {
+                    $(AnyQdisc::$variant(q) => q.dequeue(ctx),)+
+                }
+            }
+
             /// The scenario `kind` of the discipline.
             pub fn kind(&self) -> &'static str {
                 match self {
@@ -186,16 +202,20 @@ macro_rules! registry {
                     $(AnyQdisc::$variant(q) => q.class_names(),)+
                 }
             }
-            #[inline]
+            // The FIFO, every interface's output queue unless configured otherwise and so
+            // most of a run's hops, is inlined into the port; the others are called.
+            #[inline(always)]
             fn enqueue(&mut self, packet: Packet, ctx: &mut QdiscCtx) {
                 match self {
-                    $(AnyQdisc::$variant(q) => q.enqueue(packet, ctx),)+
+                    AnyQdisc::Fifo(q) => q.enqueue(packet, ctx),
+                    other => other.enqueue_called(packet, ctx),
                 }
             }
-            #[inline]
+            #[inline(always)]
             fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Dequeue {
                 match self {
-                    $(AnyQdisc::$variant(q) => q.dequeue(ctx),)+
+                    AnyQdisc::Fifo(q) => q.dequeue(ctx),
+                    other => other.dequeue_called(ctx),
                 }
             }
             fn len_packets(&self) -> usize {

@@ -38,11 +38,11 @@
 use super::packet_queue::QueueLimit;
 use super::scfq::Scfq;
 use super::shaper_credit::{ShapeSpec, ShaperCredit};
-use super::wfq::{precedence_weight, IOS_WEIGHT_NUMERATOR};
+use super::wfq::{precedence_weights, IOS_WEIGHT_NUMERATOR};
 use super::{Dequeue, Interface, Qdisc, QdiscKind};
 use crate::aqm::{Admission, Red, RedSpec};
 use crate::classify::class_setup::{element_path, ClassNames, Rules};
-use crate::classify::flow_hash::flow_hash;
+use crate::classify::flow_hash::FlowHashMemo;
 use crate::classify::{Classifier, MatchSpec};
 use crate::condition::marker::{Marker, SetSpec};
 use crate::condition::policer::{PoliceSpec, Policer, Verdict};
@@ -160,7 +160,12 @@ pub struct Cbwfq {
     shapers: Vec<Option<ShaperCredit>>,
     scfq: Scfq,
     queue_class: Vec<usize>,
+    /// The flow hashes of the fair-queued class's conversations.
+    flow_hashes: FlowHashMemo,
 }
+
+/// The weights of a fair-queued class's conversations, by IP precedence: flow-based WFQ's.
+const FAIR_QUEUE_WEIGHTS: [u64; 8] = precedence_weights(IOS_WEIGHT_NUMERATOR);
 
 fn fair_queue_count(spec: &FairQueueSpec, at: &str) -> Result<Option<u32>, Issue> {
     match *spec {
@@ -473,6 +478,7 @@ impl QdiscKind for Cbwfq {
             shapers,
             scfq: Scfq::new(queue_class.len()),
             queue_class,
+            flow_hashes: FlowHashMemo::default(),
         })
     }
 }
@@ -535,12 +541,12 @@ impl Qdisc for Cbwfq {
                 self.scfq.push(*queue, packet, *weight);
             }
             ClassKind::FairQueue { first, mask, limit } => {
-                let queue = *first + (flow_hash(&packet) & *mask) as usize;
+                let queue = *first + (self.flow_hashes.hash(&packet) & *mask) as usize;
                 if self.scfq.queue_len(queue) >= *limit {
                     return ctx.drop_arrival(class, packet, DropReason::TailDrop);
                 }
                 ctx.enqueued(class, &packet);
-                self.scfq.push(queue, packet, precedence_weight(IOS_WEIGHT_NUMERATOR, packet.precedence()));
+                self.scfq.push(queue, packet, FAIR_QUEUE_WEIGHTS[packet.precedence() as usize]);
             }
         }
     }

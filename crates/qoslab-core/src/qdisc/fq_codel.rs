@@ -41,7 +41,7 @@
 use super::packet_queue::RESERVED_PACKETS;
 use super::{Dequeue, Interface, Qdisc, QdiscKind};
 use crate::aqm::codel::{Codel, CodelConfig, CodelQueue};
-use crate::classify::flow_hash::flow_hash;
+use crate::classify::flow_hash::FlowHashMemo;
 use crate::config::error::{join_path, Issue};
 use crate::measure::DropReason;
 use crate::measure::QdiscCtx;
@@ -126,6 +126,7 @@ struct Bucket {
 #[derive(Clone, Debug)]
 pub struct FqCodel {
     buckets: Vec<Bucket>,
+    flow_hashes: FlowHashMemo,
     slots: Vec<Slot>,
     free: u32,
     new_flows: VecDeque<u32>,
@@ -220,6 +221,7 @@ impl QdiscKind for FqCodel {
             .collect();
         Ok(FqCodel {
             buckets: vec![empty; flows as usize],
+            flow_hashes: FlowHashMemo::default(),
             slots,
             free: 0,
             new_flows: VecDeque::with_capacity(flows as usize),
@@ -241,8 +243,8 @@ impl QdiscKind for FqCodel {
 impl FqCodel {
     /// The bucket of `packet`.
     #[inline]
-    fn bucket_of(&self, packet: &Packet) -> usize {
-        (flow_hash(packet) % self.buckets.len() as u64) as usize
+    fn bucket_of(&mut self, packet: &Packet) -> usize {
+        (self.flow_hashes.hash(packet) % self.buckets.len() as u64) as usize
     }
 
     /// Removes the head packet of `bucket` with its enqueue time.

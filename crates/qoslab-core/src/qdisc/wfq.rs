@@ -21,7 +21,7 @@
 
 use super::scfq::Scfq;
 use super::{Dequeue, Interface, Qdisc, QdiscKind};
-use crate::classify::flow_hash::flow_hash;
+use crate::classify::flow_hash::FlowHashMemo;
 use crate::config::error::{join_path, Issue};
 use crate::measure::DropReason;
 use crate::measure::QdiscCtx;
@@ -70,9 +70,20 @@ pub struct WfqParams {
 }
 
 /// The weight of a packet of IP precedence `precedence`.
-#[inline]
-pub fn precedence_weight(numerator: u64, precedence: u8) -> u64 {
+pub const fn precedence_weight(numerator: u64, precedence: u8) -> u64 {
     numerator / (precedence as u64 + 1)
+}
+
+/// The weights of precedences 0–7 for `numerator`, worked out once rather than divided
+/// per packet.
+pub const fn precedence_weights(numerator: u64) -> [u64; 8] {
+    let mut weights = [0; 8];
+    let mut precedence = 0;
+    while precedence < 8 {
+        weights[precedence] = precedence_weight(numerator, precedence as u8);
+        precedence += 1;
+    }
+    weights
 }
 
 /// Flow-based weighted fair queuing.
@@ -83,7 +94,9 @@ pub struct Wfq {
     cdt_packets: usize,
     hold_queue_packets: usize,
     cdt_policy: CdtPolicy,
-    weight_numerator: u64,
+    /// The weight of each IP precedence.
+    weights: [u64; 8],
+    flow_hashes: FlowHashMemo,
 }
 
 impl QdiscKind for Wfq {
@@ -124,11 +137,12 @@ impl QdiscKind for Wfq {
             cdt_packets: cdt as usize,
             hold_queue_packets: hold as usize,
             cdt_policy: params.cdt_policy.unwrap_or_default(),
-            weight_numerator: if params.legacy_weights {
+            weights: precedence_weights(if params.legacy_weights {
                 LEGACY_WEIGHT_NUMERATOR
             } else {
                 IOS_WEIGHT_NUMERATOR
-            },
+            }),
+            flow_hashes: FlowHashMemo::default(),
         })
     }
 }
@@ -144,8 +158,8 @@ impl Qdisc for Wfq {
         if self.scfq.len_packets() >= self.hold_queue_packets {
             return ctx.drop_arrival(class, packet, DropReason::TailDrop);
         }
-        let queue = (flow_hash(&packet) & self.queue_mask) as usize;
-        let weight = precedence_weight(self.weight_numerator, packet.precedence());
+        let queue = (self.flow_hashes.hash(&packet) & self.queue_mask) as usize;
+        let weight = self.weights[packet.precedence() as usize];
         if self.scfq.queue_len(queue) >= self.cdt_packets {
             match self.cdt_policy {
                 CdtPolicy::Arrival => return ctx.drop_arrival(class, packet, DropReason::CongestiveDiscard),
