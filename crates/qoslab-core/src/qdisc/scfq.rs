@@ -26,6 +26,7 @@
 
 use crate::packet::Packet;
 use std::cmp::Reverse;
+use std::collections::binary_heap::PeekMut;
 use std::collections::{BinaryHeap, VecDeque};
 
 /// A queued packet with its sequence number and arrival sequence.
@@ -121,28 +122,40 @@ impl Scfq {
     }
 
     /// Removes the packet with the smallest SN among the heads that `eligible` (asked with
-    /// the queue and its head packet, in SN order) accepts; the heads it refuses stay.
+    /// the queue and its head packet, in SN order) accepts; the heads it refuses stay. The
+    /// chosen queue's next packet takes its head's place at the top of the heap: one sift
+    /// rather than a pop and a push.
     #[inline]
     pub fn pop_first(&mut self, mut eligible: impl FnMut(usize, &Packet) -> bool) -> Option<(usize, Packet)> {
-        let mut chosen = None;
-        while let Some(Reverse(key @ (_, seq, queue))) = self.heads.pop() {
-            // A head entry is stale when its packet was dropped from the queue's tail.
-            let Some(head) = self.queues[queue as usize].entries.front().filter(|e| e.seq == seq) else {
-                continue;
-            };
-            if eligible(queue as usize, &head.packet) {
-                chosen = Some(queue);
-                break;
+        let chosen = loop {
+            let Some(mut top) = self.heads.peek_mut() else { break None };
+            let Reverse(key @ (_, seq, queue)) = *top;
+            let q = &mut self.queues[queue as usize];
+            match q.entries.front() {
+                Some(head) if head.seq == seq => {
+                    if eligible(queue as usize, &head.packet) {
+                        let entry = q.entries.pop_front().expect("checked");
+                        match q.entries.front() {
+                            Some(next) => *top = Reverse((next.sn, next.seq, queue)),
+                            None => {
+                                PeekMut::pop(top);
+                            }
+                        }
+                        break Some((queue, entry));
+                    }
+                    PeekMut::pop(top);
+                    self.passed_over.push(Reverse(key));
+                }
+                // A head entry is stale when its packet was dropped from the queue's tail.
+                _ => {
+                    PeekMut::pop(top);
+                }
             }
-            self.passed_over.push(Reverse(key));
+        };
+        if !self.passed_over.is_empty() {
+            self.heads.extend(self.passed_over.drain(..));
         }
-        self.heads.extend(self.passed_over.drain(..));
-        let queue = chosen?;
-        let q = &mut self.queues[queue as usize];
-        let entry = q.entries.pop_front().expect("an eligible head exists");
-        if let Some(next) = q.entries.front() {
-            self.heads.push(Reverse((next.sn, next.seq, queue)));
-        }
+        let (queue, entry) = chosen?;
         self.round_number = self.round_number.max(entry.sn);
         self.len_packets -= 1;
         Some((queue as usize, entry.packet))
