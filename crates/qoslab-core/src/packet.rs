@@ -138,7 +138,9 @@ pub struct Packet {
     pub counted: bool,
     /// The observed hop it is crossing ([`NO_HOP`] if none).
     pub hop_slot: u32,
-    /// When it entered the egress port it is crossing.
+    /// When it entered the egress port it is crossing, where that port needs it: at an
+    /// observed hop, and where a discipline is to be replaced during the run (elsewhere it
+    /// is not written, and keeps an earlier value).
     pub hop_in: SimTime,
     /// The handle of the TCP header, in the run's [`SegmentStore`], of a segment of a
     /// simulated connection (`None` for open-loop traffic, even when its protocol number

@@ -174,16 +174,14 @@ impl Network {
         let port = &mut self.ports[p];
         let node = port.config.peer;
         // A fragment other than the last delivers nothing by itself.
-        let (mut packet, lost) = port.receive()?;
+        let lost = port.receive()?;
+        let mut packet = port.take_received();
         if lost {
             self.drop(&packet, p, TraceEvent::Drop, DropReason::LinkLoss, env);
             return None;
         }
         if packet.hop_slot != NO_HOP {
-            if packet.counted {
-                env.observers.on_hop_departure(&packet, env.now);
-            }
-            packet.hop_slot = NO_HOP;
+            Self::leave_observed_hop(&mut packet, env);
         }
         // The receiving interface is the reverse port; its input policy acts before
         // delivery or routing.
@@ -203,6 +201,17 @@ impl Network {
                 None
             }
         }
+    }
+
+    /// `packet` reaches the far end of an observed hop's link: its departure is counted and
+    /// it leaves the hop. Out of line, so that the common path writes nothing into the
+    /// packet before it is copied on.
+    #[inline(never)]
+    fn leave_observed_hop(packet: &mut Packet, env: &mut NetEnv) {
+        if packet.counted {
+            env.observers.on_hop_departure(packet, env.now);
+        }
+        packet.hop_slot = NO_HOP;
     }
 
     /// The oldest packet held at tunnel end `line` is processed: into its egress port, or

@@ -150,6 +150,12 @@ pub struct Port {
     pub dropper_draws: u64,
     /// The slot of this port among the observed hops ([`NO_HOP`] if not observed).
     pub observe_slot: u32,
+    /// Whether arriving packets are stamped with the time they arrive (`hop_in`): at an
+    /// observed hop, whose delay is measured, and where a discipline is to be replaced,
+    /// which hands its packets over in their order of arrival. Nowhere else is the stamp
+    /// read, and writing a field of a packet just before it is copied into the discipline
+    /// stalls the copy (the copy's wide loads wait for the narrow store).
+    stamps_arrivals: bool,
     /// Changes still to come (rate, bandwidth, discipline), in time order.
     pub schedule: VecDeque<PortChange>,
     /// When the current discipline was installed.
@@ -212,6 +218,7 @@ impl Port {
         let mut class_stats = QueueStats::default();
         class_stats.series = class_series_ns.map(|length_ns| Box::new(ClassSeries::new(length_ns)));
         let classes = qdisc.class_names().len();
+        let stamps_arrivals = observe_slot != NO_HOP || schedule.iter().any(|c| c.discipline.is_some());
         Port {
             frames: VecDeque::with_capacity((config.tx_ring_packets as usize).min(RESERVED_PACKETS)),
             propagating: 0,
@@ -227,6 +234,7 @@ impl Port {
             link_lost_packets: 0,
             dropper_draws: 0,
             observe_slot,
+            stamps_arrivals,
             schedule,
             since: SimTime::ZERO,
             retired: Vec::new(),
@@ -312,17 +320,23 @@ impl Port {
     /// A packet arrives for transmission.
     #[inline(always)]
     pub fn enqueue(&mut self, mut packet: Packet, env: &mut PortEnv) {
-        packet.hop_in = env.now;
-        packet.hop_slot = self.observe_slot;
-        if self.observe_slot != NO_HOP && packet.counted {
-            env.observers.on_hop_arrival(&packet);
+        // A packet is in no observed hop between ports (the link arrival took it out).
+        debug_assert_eq!(packet.hop_slot, NO_HOP);
+        if self.stamps_arrivals {
+            packet.hop_in = env.now;
+            if self.observe_slot != NO_HOP {
+                packet.hop_slot = self.observe_slot;
+                if packet.counted {
+                    env.observers.on_hop_arrival(&packet);
+                }
+            }
         }
         if let Some(trace) = &mut env.observers.trace {
             let queue_packets = self.backlog_packets() as u32;
             let row = Row { event: TraceEvent::Arrival, class: NONE, queue_packets, reason: None };
             trace.at_port(env.now, &packet, env.segments, self.index, row);
         }
-        self.fill_ring(Some(packet), env);
+        self.fill_ring(env, true, move |qdisc, ctx| qdisc.enqueue(packet, ctx));
         self.start_wire(env);
     }
 
@@ -330,19 +344,26 @@ impl Port {
     /// wire if it is idle.
     #[inline(always)]
     fn service(&mut self, env: &mut PortEnv) {
-        self.fill_ring(None, env);
+        self.fill_ring(env, false, |_, _| {});
         self.start_wire(env);
     }
 
-    /// Offers the discipline the `arriving` packet, if any, then asks it for packets while
-    /// the ring has room, one context serving every call. With fragmentation, a packet
-    /// larger than the fragment size goes in as a train of fragments, with priority packets
-    /// between them.
+    /// Lets `offer` give the discipline the arriving packet, when `arriving`, then asks it
+    /// for packets while the ring has room, one context serving every call. With
+    /// fragmentation, a packet larger than the fragment size goes in as a train of
+    /// fragments, with priority packets between them. (The arriving packet comes inside
+    /// `offer` rather than as an `Option<Packet>`: an option's tag sits in a field of the
+    /// packet, and copying the packet out of it stalled on reading that field back.)
     #[inline(always)]
-    fn fill_ring(&mut self, arriving: Option<Packet>, env: &mut PortEnv) {
+    fn fill_ring(
+        &mut self,
+        env: &mut PortEnv,
+        arriving: bool,
+        offer: impl FnOnce(&mut AnyQdisc, &mut QdiscCtx),
+    ) {
         let ring_packets = self.config.tx_ring_packets as usize;
         let ring_has_room = self.frames.len() - self.propagating < ring_packets;
-        if arriving.is_none() && !ring_has_room {
+        if !arriving && !ring_has_room {
             return;
         }
         let mut ctx = Self::ctx(
@@ -352,9 +373,7 @@ impl Port {
             env.dropped_packets,
             env.segments,
         );
-        if let Some(packet) = arriving {
-            self.qdisc.enqueue(packet, &mut ctx);
-        }
+        offer(&mut self.qdisc, &mut ctx);
         // Only an arrival asks whether the ring has room (LLQ's conditional policer).
         ctx.ring_has_room = false;
         while self.frames.len() - self.propagating < ring_packets {
@@ -454,31 +473,44 @@ impl Port {
         arrives_next
     }
 
-    /// The oldest propagating frame reaches the peer: the packet it completes, `None` for a
-    /// fragment that is not the last, or the packet and `true` when the link lost it (or,
-    /// for a fragmented packet, any of its fragments; counted in `link_lost_packets`).
+    /// The oldest propagating frame reaches the peer. Returns `None` for a fragment that is
+    /// not the last (it delivers nothing by itself and is discarded here); otherwise the
+    /// frame completes a packet, which [`Port::take_received`] then hands over, and the
+    /// answer is whether the link lost it (or, for a fragmented packet, any of its
+    /// fragments; counted in `link_lost_packets`).
+    ///
+    /// The frame is looked at where it is and taken in one piece afterwards: a packet
+    /// returned with its loss as `Option<(Packet, bool)>` was copied through pieces that
+    /// stalled the copies after it.
     #[inline]
-    pub fn receive(&mut self) -> Option<(Packet, bool)> {
+    pub fn receive(&mut self) -> Option<bool> {
         assert!(self.propagating > 0, "LinkArrival with nothing propagating");
-        let packet = self.frames.pop_front().expect("a propagating frame");
         self.propagating -= 1;
         let lost = self.link_loss.as_mut().is_some_and(LinkLoss::lose);
-        match packet.fragment {
-            Fragment::Whole => {}
+        let front = self.frames.front_mut().expect("a propagating frame");
+        let lost = match front.fragment {
+            Fragment::Whole => lost,
             Fragment::Leading => {
                 // A copy of the packet, handle of its segment included: the last fragment
                 // alone carries the packet on, and frees the segment's slot when it leaves.
                 self.reassembly_broken |= lost;
+                self.frames.pop_front();
                 return None;
             }
             Fragment::Last => {
-                let lost = lost || std::mem::take(&mut self.reassembly_broken);
-                self.link_lost_packets += lost as u64;
-                return Some((Packet { fragment: Fragment::Whole, ..packet }, lost));
+                front.fragment = Fragment::Whole;
+                lost || std::mem::take(&mut self.reassembly_broken)
             }
-        }
+        };
         self.link_lost_packets += lost as u64;
-        Some((packet, lost))
+        Some(lost)
+    }
+
+    /// The packet whose arrival [`Port::receive`] has just reported (whole again if it came
+    /// in fragments).
+    #[inline]
+    pub fn take_received(&mut self) -> Packet {
+        self.frames.pop_front().expect("a received frame")
     }
 
     /// Applies the input policy to `packet`, received on this interface at `now`; returns
