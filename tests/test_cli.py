@@ -150,6 +150,13 @@ def test_bench_runs_every_case(capsys):
     assert {"flows-1", "flows-10", "flows-100", "flows-1000"} <= set(rows)
 
 
+def test_bench_runs_the_cases_asked_for(capsys):
+    cases = ["--case", "wfq", "--case", "flows-10"]
+    assert main(["bench", "--seconds", "1", "--repeat", "1", *cases]) == 0
+    rows = [line.split()[1] for line in capsys.readouterr().out.splitlines() if "│" in line]
+    assert rows == ["wfq", "flows-10"]
+
+
 def test_module_entry_point_runs_a_scenario(run_qoslab, voice_vs_flood, tmp_path):
     result = run_qoslab("run", voice_vs_flood, "-o", tmp_path / "out", cwd=tmp_path)
     assert result.returncode == 0, result.stderr

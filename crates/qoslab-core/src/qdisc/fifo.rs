@@ -58,12 +58,13 @@ impl Qdisc for Fifo {
         vec!["fifo".to_owned()]
     }
 
-    #[inline]
+    // Inlined into the port (through `AnyQdisc`): FIFO is most ports' discipline.
+    #[inline(always)]
     fn enqueue(&mut self, packet: Packet, ctx: &mut QdiscCtx) {
         self.queue.offer(packet, 0, ctx);
     }
 
-    #[inline]
+    #[inline(always)]
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Dequeue {
         match self.queue.pop(ctx.now) {
             Some(packet) => {
