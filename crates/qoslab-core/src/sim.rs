@@ -388,13 +388,13 @@ impl Simulation {
                 if self.net.transmit_done(p, &mut env) {
                     self.events_done += 1;
                     if let Some(packet) = self.net.link_arrival(p, &mut env) {
-                        self.sink(packet);
+                        self.sink(&packet);
                     }
                 }
             }
             Event::LinkArrival(p) => {
                 if let Some(packet) = self.net.link_arrival(p, &mut env) {
-                    self.sink(packet);
+                    self.sink(&packet);
                 }
             }
             other => self.dispatch_other(other),
@@ -413,7 +413,7 @@ impl Simulation {
             }
             Event::TunnelRelease(line) => {
                 if let Some(packet) = self.net.tunnel_release(line, &mut env) {
-                    self.sink(packet);
+                    self.sink(&packet);
                 }
             }
             Event::PortChange(p) => {
@@ -447,7 +447,7 @@ impl Simulation {
 
     /// `packet` was delivered at its destination: its flow's sink takes it.
     #[inline]
-    fn sink(&mut self, packet: Packet) {
+    fn sink(&mut self, packet: &Packet) {
         let sink = self.flows[packet.flow].sink;
         debug_assert!(
             packet.segment.is_none() || matches!(sink, Sink::Tcp),
@@ -466,7 +466,7 @@ impl Simulation {
                 let mut env = Self::env(self.now, &mut self.events, &mut self.observers);
                 self.net.emit(reply, echo.first_port, &mut env);
             }
-            Sink::App(app) => self.apps[app].on_datagram(&packet, self.now),
+            Sink::App(app) => self.apps[app].on_datagram(packet, self.now),
             Sink::Tcp => {
                 // The packet's life ends here: its segment leaves the store for the endpoint.
                 if let Some(handle) = packet.segment {

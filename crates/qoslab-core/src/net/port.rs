@@ -336,7 +336,12 @@ impl Port {
             let row = Row { event: TraceEvent::Arrival, class: NONE, queue_packets, reason: None };
             trace.at_port(env.now, &packet, env.segments, self.index, row);
         }
-        self.fill_ring(env, true, move |qdisc, ctx| qdisc.enqueue(packet, ctx));
+        self.fill_ring(
+            env,
+            true,
+            #[inline(always)]
+            move |qdisc, ctx| qdisc.enqueue(packet, ctx),
+        );
         self.start_wire(env);
     }
 
@@ -536,9 +541,10 @@ impl Port {
     /// Whether the wire is idle while the discipline or ring still holds packets — a
     /// work-conservation violation unless the discipline is deliberately holding them back.
     pub fn idle_with_backlog(&self) -> bool {
+        // The discipline, asked through a call, last.
         self.on_wire.is_none()
             && self.wake_at.is_none()
-            && (self.qdisc.len_packets() > 0 || self.frames.len() > self.propagating || self.train.is_some())
+            && (self.frames.len() > self.propagating || self.train.is_some() || self.qdisc.len_packets() > 0)
     }
 
     /// A wake-up the discipline asked for arrived: ask it again.
