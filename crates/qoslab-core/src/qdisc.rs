@@ -172,6 +172,15 @@ macro_rules! registry {
         }
 
         impl AnyQdisc {
+            /// Whether a dequeue now would surely hand out nothing and change nothing: said
+            /// of an empty FIFO, whose dequeue then touches no state, so that the port need
+            /// not ask it. Other disciplines are always asked (some keep rounds or credit
+            /// even when empty).
+            #[inline(always)]
+            pub fn surely_empty(&self) -> bool {
+                matches!(self, AnyQdisc::Fifo(q) if q.is_empty())
+            }
+
             /// [`Qdisc::enqueue`] through a call: every discipline but the inlined FIFO.
             #[inline(never)]
             fn enqueue_called(&mut self, packet: Packet, ctx: &mut QdiscCtx) {

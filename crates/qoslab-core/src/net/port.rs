@@ -368,7 +368,9 @@ impl Port {
     ) {
         let ring_packets = self.config.tx_ring_packets as usize;
         let ring_has_room = self.frames.len() - self.propagating < ring_packets;
-        if !arriving && !ring_has_room {
+        // Without an arrival, nothing to do when the ring is full or nothing waits for it
+        // (with fragmentation, the fragment size may still have to change here).
+        if !arriving && (!ring_has_room || self.lfi.is_none() && self.qdisc.surely_empty()) {
             return;
         }
         let mut ctx = Self::ctx(
@@ -407,6 +409,9 @@ impl Port {
                     }
                     continue;
                 }
+            }
+            if self.qdisc.surely_empty() {
+                break;
             }
             match self.qdisc.dequeue(&mut ctx) {
                 Dequeue::Packet(packet) => match &self.lfi {

@@ -53,6 +53,14 @@ impl QdiscKind for Fifo {
     }
 }
 
+impl Fifo {
+    /// Whether nothing is queued.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+}
+
 impl Qdisc for Fifo {
     fn class_names(&self) -> Vec<String> {
         vec!["fifo".to_owned()]
