@@ -97,9 +97,32 @@ mod tests {
     use super::*;
     use crate::measure::DropReason;
     use crate::qdisc::testing::{harness, packet, INTERFACE};
+    use crate::qdisc::{AnyQdisc, PolicySpec};
 
     fn fifo(limit: Option<QueueLimit>) -> Fifo {
         Fifo::build(&FifoParams { limit, random_detect: None }, "p", INTERFACE, &|_| None).unwrap()
+    }
+
+    #[test]
+    fn an_empty_fifo_is_surely_empty_and_asking_it_changes_nothing() {
+        // With a WRED dropper, whose average and count are state: a dequeue of the empty
+        // queue leaves the discipline as it was, so the port may skip it.
+        let red = serde_json::from_value(serde_json::json!({})).unwrap();
+        let params = FifoParams { limit: None, random_detect: Some(red) };
+        let mut q = AnyQdisc::Fifo(Fifo::build(&params, "p", INTERFACE, &|_| None).unwrap());
+        let mut h = harness(1);
+        assert!(q.surely_empty());
+        for id in 0..3 {
+            q.enqueue(packet(id, 1500, 0), &mut h.ctx());
+            assert!(!q.surely_empty());
+        }
+        while let Dequeue::Packet(_) = q.dequeue(&mut h.ctx()) {}
+        assert!(q.surely_empty());
+        let before = format!("{q:?}");
+        assert_eq!(q.dequeue(&mut h.ctx()), Dequeue::Empty);
+        assert_eq!(format!("{q:?}"), before);
+        let wfq = PolicySpec::Wfq(serde_json::from_value(serde_json::json!({})).unwrap());
+        assert!(!wfq.build("w", INTERFACE, &|_| None).unwrap().surely_empty(), "only a FIFO is known empty");
     }
 
     #[test]
