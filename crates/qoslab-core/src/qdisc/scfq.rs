@@ -127,8 +127,8 @@ impl Scfq {
     /// rather than a pop and a push.
     #[inline]
     pub fn pop_first(&mut self, mut eligible: impl FnMut(usize, &Packet) -> bool) -> Option<(usize, Packet)> {
-        let chosen = loop {
-            let Some(mut top) = self.heads.peek_mut() else { break None };
+        loop {
+            let Some(mut top) = self.heads.peek_mut() else { break };
             let Reverse(key @ (_, seq, queue)) = *top;
             let q = &mut self.queues[queue as usize];
             match q.entries.front() {
@@ -136,12 +136,18 @@ impl Scfq {
                     if eligible(queue as usize, &head.packet) {
                         let entry = q.entries.pop_front().expect("checked");
                         match q.entries.front() {
-                            Some(next) => *top = Reverse((next.sn, next.seq, queue)),
+                            Some(next) => {
+                                *top = Reverse((next.sn, next.seq, queue));
+                                drop(top);
+                            }
                             None => {
                                 PeekMut::pop(top);
                             }
                         }
-                        break Some((queue, entry));
+                        self.round_number = self.round_number.max(entry.sn);
+                        self.len_packets -= 1;
+                        self.put_back_passed_over();
+                        return Some((queue as usize, entry.packet));
                     }
                     PeekMut::pop(top);
                     self.passed_over.push(Reverse(key));
@@ -151,14 +157,17 @@ impl Scfq {
                     PeekMut::pop(top);
                 }
             }
-        };
+        }
+        self.put_back_passed_over();
+        None
+    }
+
+    /// Puts the heads [`Scfq::pop_first`] passed over back in the heap.
+    #[inline]
+    fn put_back_passed_over(&mut self) {
         if !self.passed_over.is_empty() {
             self.heads.extend(self.passed_over.drain(..));
         }
-        let (queue, entry) = chosen?;
-        self.round_number = self.round_number.max(entry.sn);
-        self.len_packets -= 1;
-        Some((queue as usize, entry.packet))
     }
 
     /// The queue whose last packet has the highest SN in the system, with that SN.
