@@ -1,7 +1,8 @@
 //! The per-packet trace (`measure.trace`): a hand-computed trace through one FIFO port, a
 //! drop with its reason, conservation at every traced port against the flow rows, the row
-//! cap and its note, the validation of its names, and the sequence and acknowledgement
-//! numbers of a TCP transfer's segments.
+//! cap and its note, the validation of its names, the sequence and acknowledgement
+//! numbers of a TCP transfer's segments, and the order in which a replaced discipline
+//! hands over its packets.
 
 use crate::common::{flow, two_hosts};
 use qoslab_core::trace::{TraceChunk, TraceEvent, NONE, NO_TCP};
@@ -277,4 +278,51 @@ fn a_tcp_transfer_gives_its_sequence_and_acknowledgement_numbers() {
     assert_eq!(acks.first(), Some(&Some(1)), "the SYN-ACK acknowledges the SYN");
     assert_eq!(acks.last(), Some(&Some(3002)), "the last acknowledges the FIN");
     assert!(acks.windows(2).all(|w| w[0] <= w[1]), "cumulative: {acks:?}");
+}
+
+/// A discipline replaced during the run hands its packets to the new one in their order of
+/// arrival at the port, not of creation. Two floods meet at `r`: `far`'s packets cross a
+/// 50 ms link, so each reaches `r` after packets `near` created later (ids and arrival order
+/// disagree). At 3 s the FIFO on `r->d` (holding hundreds) is replaced by another; the
+/// packets it held then leave in the order they arrived at `r->d`.
+#[test]
+fn a_replaced_discipline_hands_over_in_order_of_arrival() {
+    let text = "name: handover
+run: {duration: 4s, seed: 1}
+topology:
+  nodes: {far: {kind: host}, near: {kind: host}, r: {kind: router}, d: {kind: host}}
+  links:
+    - {between: [far, r], rate: 10Mbps, delay: 50ms, l2: none}
+    - {between: [near, r], rate: 10Mbps, l2: none}
+    - {between: [r, d], rate: 1Mbps, l2: none}
+interfaces:
+  r: {d: {output: {kind: fifo, limit: 1000}, changes: [{at: 3s, output: {kind: fifo, limit: 1000}}]}}
+traffic:
+  - {name: far, from: far, to: d, pattern: {kind: cbr, rate: 1Mbps, size: 1000B}}
+  - {name: near, from: near, to: d, pattern: {kind: cbr, rate: 1Mbps, size: 1000B}}
+measure: {trace: {points: [r->d]}}
+";
+    let (rows, results) = run_traced(text, &[]);
+    let handed = results.changes.iter().find(|c| c.port == "r->d").expect("a change").handed_over_packets;
+    assert!(handed > 300, "{handed}");
+    let arrived: HashMap<u64, u64> =
+        rows.iter().filter(|r| r.event == "arrival").map(|r| (r.packet_id, r.time_ns)).collect();
+    // The packets transmitted after the change that arrived before it: those handed over.
+    let change_ns = 3_000_000_000;
+    let handed_over: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.event == "transmit" && r.time_ns > change_ns && arrived[&r.packet_id] < change_ns)
+        .collect();
+    assert!(handed_over.len() > 100, "{}", handed_over.len());
+    for pair in handed_over.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        assert!(
+            arrived[&a.packet_id] <= arrived[&b.packet_id],
+            "{} left before {}",
+            a.packet_id,
+            b.packet_id
+        );
+    }
+    // And the ids alone would have given another order.
+    assert!(handed_over.windows(2).any(|p| p[0].packet_id > p[1].packet_id));
 }
