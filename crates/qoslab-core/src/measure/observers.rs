@@ -9,7 +9,7 @@ use super::invariant::InvariantError;
 use super::quality::Quality;
 use super::trace::Trace;
 use crate::ids::{FlowId, Table};
-use crate::packet::Packet;
+use crate::packet::{Packet, SegmentStore};
 use crate::time::SimTime;
 
 /// The run's observers.
@@ -42,12 +42,28 @@ impl Observers {
         }
     }
 
-    /// A counted packet was dropped at `now` for `reason`.
+    /// `packet` leaves the network at `now`, dropped for `reason` (after its trace row, which
+    /// may read its segment): counted in the run's `dropped_packets` and, if it is counted,
+    /// against its flow; its TCP segment's slot in `segments`, if any, is freed. Every drop,
+    /// by a discipline, a link or an input policy, ends a packet's life here.
     #[inline]
-    pub fn on_dropped(&mut self, packet: &Packet, reason: DropReason, now: SimTime) {
-        self.flows[packet.flow].on_dropped(packet, reason, now);
-        if let Some(quality) = &mut self.quality {
-            quality.on_dropped(packet, now);
+    pub fn on_dropped(
+        &mut self,
+        packet: &Packet,
+        reason: DropReason,
+        now: SimTime,
+        dropped_packets: &mut u64,
+        segments: &mut SegmentStore,
+    ) {
+        *dropped_packets += 1;
+        if packet.counted {
+            self.flows[packet.flow].on_dropped(packet, reason, now);
+            if let Some(quality) = &mut self.quality {
+                quality.on_dropped(packet, now);
+            }
+        }
+        if let Some(segment) = packet.segment {
+            segments.release(segment);
         }
     }
 

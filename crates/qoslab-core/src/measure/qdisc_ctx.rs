@@ -170,14 +170,8 @@ impl<'a> QdiscCtx<'a> {
     /// run and its flow, traced, and its segment's slot freed.
     #[inline]
     fn count_drop(&mut self, class: usize, packet: Packet, reason: DropReason) {
-        *self.dropped_packets += 1;
-        if packet.counted {
-            self.observers.on_dropped(&packet, reason, self.now);
-        }
         self.trace(TraceEvent::Drop, class, &packet, Some(reason));
-        if let Some(segment) = packet.segment {
-            self.segments.release(segment);
-        }
+        self.observers.on_dropped(&packet, reason, self.now, self.dropped_packets, self.segments);
     }
 
     /// Records `event` of `packet` in class `class` in the per-packet trace, if the run has

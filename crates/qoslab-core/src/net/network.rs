@@ -236,17 +236,11 @@ impl Network {
         reason: DropReason,
         env: &mut NetEnv,
     ) {
-        self.counts.dropped += 1;
-        if packet.counted {
-            env.observers.on_dropped(packet, reason, env.now);
-        }
         if let Some(trace) = &mut env.observers.trace {
             let row = Row { event, class: NONE, queue_packets: NONE, reason: Some(reason) };
             trace.at_port(env.now, packet, &self.segments, port, row);
         }
-        if let Some(segment) = packet.segment {
-            self.segments.release(segment);
-        }
+        env.observers.on_dropped(packet, reason, env.now, &mut self.counts.dropped, &mut self.segments);
     }
 
     /// `packet` is at `node`, past the receiving interface and any tunnel end there:

@@ -338,7 +338,6 @@ impl Port {
         }
         self.fill_ring(
             env,
-            true,
             #[inline(always)]
             move |qdisc, ctx| qdisc.enqueue(packet, ctx),
         );
@@ -346,33 +345,27 @@ impl Port {
     }
 
     /// Moves packets from the discipline into the ring while it has room, and starts the
-    /// wire if it is idle.
+    /// wire if it is idle. Nothing is asked when the ring is full or nothing waits for it
+    /// (with fragmentation, the fragment size may still have to change in the ring's
+    /// filling).
     #[inline(always)]
     fn service(&mut self, env: &mut PortEnv) {
-        self.fill_ring(env, false, |_, _| {});
+        if self.ring_has_room() && (self.lfi.is_some() || !self.qdisc.surely_empty()) {
+            self.fill_ring(env, |_, _| {});
+        }
         self.start_wire(env);
     }
 
-    /// Lets `offer` give the discipline the arriving packet, when `arriving`, then asks it
-    /// for packets while the ring has room, one context serving every call. With
-    /// fragmentation, a packet larger than the fragment size goes in as a train of
-    /// fragments, with priority packets between them. (The arriving packet comes inside
-    /// `offer` rather than as an `Option<Packet>`: an option's tag sits in a field of the
-    /// packet, and copying the packet out of it stalled on reading that field back.)
+    /// Lets `offer` give the discipline the arriving packet, if any, then asks it for
+    /// packets while the ring has room, one context serving every call. With fragmentation,
+    /// a packet larger than the fragment size goes in as a train of fragments, with priority
+    /// packets between them. (The arriving packet comes inside `offer` rather than as an
+    /// `Option<Packet>`: an option's tag sits in a field of the packet, and copying the
+    /// packet out of it stalled on reading that field back.)
     #[inline(always)]
-    fn fill_ring(
-        &mut self,
-        env: &mut PortEnv,
-        arriving: bool,
-        offer: impl FnOnce(&mut AnyQdisc, &mut QdiscCtx),
-    ) {
+    fn fill_ring(&mut self, env: &mut PortEnv, offer: impl FnOnce(&mut AnyQdisc, &mut QdiscCtx)) {
         let ring_packets = self.config.tx_ring_packets as usize;
-        let ring_has_room = self.frames.len() - self.propagating < ring_packets;
-        // Without an arrival, nothing to do when the ring is full or nothing waits for it
-        // (with fragmentation, the fragment size may still have to change here).
-        if !arriving && (!ring_has_room || self.lfi.is_none() && self.qdisc.surely_empty()) {
-            return;
-        }
+        let ring_has_room = self.ring_has_room();
         let mut ctx = Self::ctx(
             self.place(env.now, ring_has_room),
             (&mut self.class_stats, &mut self.queue_stats, self.totals_in_class, &mut self.dropper_draws),
