@@ -181,6 +181,16 @@ macro_rules! registry {
                 matches!(self, AnyQdisc::Fifo(q) if q.is_empty())
             }
 
+            /// Lets an arriving packet straight through an empty FIFO that would hand it out
+            /// at once ([`fifo::Fifo::pass_through`]); false for any other discipline.
+            #[inline(always)]
+            pub fn pass_through(&mut self, packet: &Packet, ctx: &mut QdiscCtx) -> bool {
+                match self {
+                    AnyQdisc::Fifo(q) => q.pass_through(packet, ctx),
+                    _ => false,
+                }
+            }
+
             /// [`Qdisc::enqueue`] through a call: every discipline but the inlined FIFO.
             #[inline(never)]
             fn enqueue_called(&mut self, packet: Packet, ctx: &mut QdiscCtx) {

@@ -17,6 +17,11 @@
 //! Serialization time = (IP size + L2 overhead) × 8 / rate, rounded up to the nanosecond.
 //! Frames arrive at the peer one propagation delay after their last bit left, in order.
 //!
+//! **Straight through.** A packet that finds the discipline an empty FIFO (without a
+//! dropper, with room for it) and the ring with room goes straight to the ring, counted as
+//! enqueued and dequeued at once — what a trip through the queue would count — as Linux
+//! lets a packet bypass an empty work-conserving qdisc (`TCQ_F_CAN_BYPASS`).
+//!
 //! **Fragmentation.** With `lfi`, large packets leave as multilink fragments with priority
 //! packets between them; see [`super::lfi`].
 //!
@@ -335,6 +340,21 @@ impl Port {
             let queue_packets = self.backlog_packets() as u32;
             let row = Row { event: TraceEvent::Arrival, class: NONE, queue_packets, reason: None };
             trace.at_port(env.now, &packet, env.segments, self.index, row);
+        }
+        if self.lfi.is_none() && self.ring_has_room() && self.qdisc.surely_empty() {
+            // An empty FIFO with room for the packet would hand it out at once.
+            let mut ctx = Self::ctx(
+                self.place(env.now, true),
+                (&mut self.class_stats, &mut self.queue_stats, self.totals_in_class, &mut self.dropper_draws),
+                env.observers,
+                env.dropped_packets,
+                env.segments,
+            );
+            if self.qdisc.pass_through(&packet, &mut ctx) {
+                self.frames.push_back(packet);
+                self.start_wire(env);
+                return;
+            }
         }
         self.fill_ring(
             env,

@@ -59,6 +59,22 @@ impl Fifo {
     pub fn is_empty(&self) -> bool {
         self.queue.is_empty()
     }
+
+    /// Lets `packet` through if it would leave at once, as Linux lets a packet bypass an
+    /// empty work-conserving queue (`TCQ_F_CAN_BYPASS`, `net/core/dev.c`): when the queue
+    /// is empty, has no dropper and has room for it. It is then counted as enqueued and
+    /// dequeued at once, exactly as a pass through the queue would count it, and the caller
+    /// hands it on. Returns whether it was let through.
+    #[inline(always)]
+    pub fn pass_through(&mut self, packet: &Packet, ctx: &mut QdiscCtx) -> bool {
+        let passes =
+            self.queue.is_empty() && !self.queue.has_dropper() && !self.queue.is_full_for(packet.size_bytes);
+        if passes {
+            ctx.enqueued(0, packet);
+            ctx.dequeued(0, packet);
+        }
+        passes
+    }
 }
 
 impl Qdisc for Fifo {
@@ -123,6 +139,33 @@ mod tests {
         assert_eq!(format!("{q:?}"), before);
         let wfq = PolicySpec::Wfq(serde_json::from_value(serde_json::json!({})).unwrap());
         assert!(!wfq.build("w", INTERFACE, &|_| None).unwrap().surely_empty(), "only a FIFO is known empty");
+    }
+
+    #[test]
+    fn a_packet_passes_an_empty_fifo_counted_as_a_trip_through_it() {
+        // The same arrival, through the queue and let through: the same counters.
+        let mut through = harness(1);
+        let mut q = fifo(None);
+        q.enqueue(packet(0, 700, 0), &mut through.ctx());
+        assert!(matches!(q.dequeue(&mut through.ctx()), Dequeue::Packet(p) if p.id == 0));
+        let mut passed = harness(1);
+        assert!(q.pass_through(&packet(0, 700, 0), &mut passed.ctx()));
+        assert!(q.is_empty(), "a packet let through is not queued");
+        assert_eq!(format!("{:?}", passed.classes), format!("{:?}", through.classes));
+        assert_eq!(format!("{:?}", passed.port), format!("{:?}", through.port));
+        assert_eq!(passed.classes[0].dequeued_packets, 1);
+
+        // Not let through: a packet behind others, one a byte limit would refuse, any
+        // packet of a queue with a dropper (its average must see every arrival).
+        let mut h = harness(1);
+        q.enqueue(packet(1, 700, 0), &mut h.ctx());
+        assert!(!q.pass_through(&packet(2, 700, 0), &mut h.ctx()));
+        assert!(!fifo(Some(QueueLimit::Bytes(500))).pass_through(&packet(3, 700, 0), &mut h.ctx()));
+        let red = serde_json::from_value(serde_json::json!({})).unwrap();
+        let params = FifoParams { limit: None, random_detect: Some(red) };
+        let mut wred = Fifo::build(&params, "p", INTERFACE, &|_| None).unwrap();
+        assert!(!wred.pass_through(&packet(4, 700, 0), &mut h.ctx()));
+        assert_eq!(h.classes[0].enqueued_packets, 1, "refusals count nothing");
     }
 
     #[test]
