@@ -117,6 +117,18 @@ impl<'a> QdiscCtx<'a> {
 
     /// A packet of class `class` was marked CE instead of being dropped (RFC 3168); the
     /// discipline has already rewritten its ECN field.
+    /// A packet of class `class` was enqueued and handed out at once: counted as
+    /// [`QdiscCtx::enqueued`] then [`QdiscCtx::dequeued`] would count it.
+    #[inline(always)]
+    pub fn passed_through(&mut self, class: usize, packet: &Packet) {
+        debug_assert!(!self.holding, "a packet let through is handed out, not held");
+        self.classes[class].on_pass_through(self.now, packet.size_bytes);
+        if let Some(port) = &mut self.port_stats {
+            port.on_pass_through(self.now, packet.size_bytes);
+        }
+        self.trace(TraceEvent::Dequeue, class, packet, None);
+    }
+
     #[inline]
     pub fn ecn_marked(&mut self, class: usize) {
         self.classes[class].on_ecn_mark();
