@@ -25,7 +25,6 @@
 //! can be dropped (WFQ's congestive discard); its stale heap entry is skipped when met.
 
 use crate::packet::Packet;
-use std::cmp::Reverse;
 use std::collections::binary_heap::PeekMut;
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -43,13 +42,53 @@ struct Queue {
     entries: VecDeque<Entry>,
 }
 
+/// A queue's head in the heap: its packet's SN and arrival sequence as one key, `SN << 64 |
+/// seq`, ordered by the key alone (arrival sequences are unique), smallest first — one
+/// 128-bit comparison where a tuple would compare field by field.
+#[derive(Copy, Clone, Debug)]
+struct Head {
+    key: u128,
+    queue: u32,
+}
+
+impl Head {
+    fn new(sn: u64, seq: u64, queue: usize) -> Self {
+        Head { key: (u128::from(sn) << 64) | u128::from(seq), queue: queue as u32 }
+    }
+
+    fn seq(self) -> u64 {
+        self.key as u64
+    }
+}
+
+impl PartialEq for Head {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+
+impl Eq for Head {}
+
+impl Ord for Head {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        // Reversed: the standard heap is a max-heap.
+        other.key.cmp(&self.key)
+    }
+}
+
+impl PartialOrd for Head {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
 /// A self-clocked fair queuing scheduler over a fixed set of queues.
 #[derive(Clone, Debug)]
 pub struct Scfq {
     queues: Vec<Queue>,
-    heads: BinaryHeap<Reverse<(u64, u64, u32)>>,
+    heads: BinaryHeap<Head>,
     /// Heads passed over by [`Scfq::pop_first`], put back before it returns.
-    passed_over: Vec<Reverse<(u64, u64, u32)>>,
+    passed_over: Vec<Head>,
     round_number: u64,
     next_seq: u64,
     len_packets: usize,
@@ -108,7 +147,7 @@ impl Scfq {
         self.next_seq += 1;
         let q = &mut self.queues[queue];
         if q.entries.is_empty() {
-            self.heads.push(Reverse((sn, seq, queue as u32)));
+            self.heads.push(Head::new(sn, seq, queue));
         }
         q.entries.push_back(Entry { packet, sn, seq });
         self.len_packets += 1;
@@ -129,7 +168,8 @@ impl Scfq {
     pub fn pop_first(&mut self, mut eligible: impl FnMut(usize, &Packet) -> bool) -> Option<(usize, Packet)> {
         loop {
             let Some(mut top) = self.heads.peek_mut() else { break };
-            let Reverse(key @ (_, seq, queue)) = *top;
+            let head_of_heap = *top;
+            let (seq, queue) = (head_of_heap.seq(), head_of_heap.queue);
             let q = &mut self.queues[queue as usize];
             match q.entries.front() {
                 Some(head) if head.seq == seq => {
@@ -137,7 +177,7 @@ impl Scfq {
                         let entry = q.entries.pop_front().expect("checked");
                         match q.entries.front() {
                             Some(next) => {
-                                *top = Reverse((next.sn, next.seq, queue));
+                                *top = Head::new(next.sn, next.seq, queue as usize);
                                 drop(top);
                             }
                             None => {
@@ -150,7 +190,7 @@ impl Scfq {
                         return Some((queue as usize, entry.packet));
                     }
                     PeekMut::pop(top);
-                    self.passed_over.push(Reverse(key));
+                    self.passed_over.push(head_of_heap);
                 }
                 // A head entry is stale when its packet was dropped from the queue's tail.
                 _ => {
