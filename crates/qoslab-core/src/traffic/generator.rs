@@ -184,8 +184,19 @@ impl Generator {
         }
     }
 
-    /// The time of the next emission (called once per emitted packet).
+    /// The time of the next emission (called once per emitted packet). A constant interval,
+    /// the common pattern, is worked out inline; the others through a call.
+    #[inline(always)]
     pub fn next(&mut self, rng: &mut Rng) -> SimTime {
+        match self {
+            Generator::Cbr(clock) => clock.next(),
+            other => other.next_called(rng),
+        }
+    }
+
+    /// [`Generator::next`] of a pattern other than a constant interval.
+    #[inline(never)]
+    fn next_called(&mut self, rng: &mut Rng) -> SimTime {
         match self {
             Generator::Cbr(clock) => clock.next(),
             Generator::Poisson { mean_gap_ns, last, first } => {
