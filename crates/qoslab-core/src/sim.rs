@@ -445,14 +445,23 @@ impl Simulation {
         }
     }
 
-    /// `packet` was delivered at its destination: its flow's sink takes it.
-    #[inline]
+    /// `packet` was delivered at its destination: its flow's sink takes it. A sink that only
+    /// counts (the delivery did) is seen to inline; the others are called.
+    #[inline(always)]
     fn sink(&mut self, packet: &Packet) {
         let sink = self.flows[packet.flow].sink;
         debug_assert!(
             packet.segment.is_none() || matches!(sink, Sink::Tcp),
             "only a TCP sink takes a segment out of the store"
         );
+        if sink != Sink::Counted {
+            self.sink_called(sink, packet);
+        }
+    }
+
+    /// [`Simulation::sink`] for a sink that acts on the packet.
+    #[inline(never)]
+    fn sink_called(&mut self, sink: Sink, packet: &Packet) {
         match sink {
             Sink::Counted => {}
             Sink::Echo(echo) => {
