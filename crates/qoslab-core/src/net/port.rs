@@ -126,6 +126,23 @@ pub struct PortEnv<'a> {
 }
 
 /// An egress port.
+/// The context of port `$port`'s discipline during the event of `$env`: the port's counters
+/// (its totals left out while its one class keeps them) and the run's observers. A macro, so
+/// that it borrows the port field by field and leaves its discipline, ring and wire free.
+macro_rules! qdisc_ctx {
+    ($port:expr, $env:expr, $ring_has_room:expr) => {
+        QdiscCtx::new(
+            $port.place($env.now, $ring_has_room),
+            &mut $port.class_stats,
+            (!$port.totals_in_class).then_some(&mut $port.queue_stats),
+            $env.observers,
+            $env.dropped_packets,
+            $env.segments,
+            &mut $port.dropper_draws,
+        )
+    };
+}
+
 #[derive(Debug)]
 pub struct Port {
     /// Static facts.
@@ -279,21 +296,6 @@ impl Port {
         Place { now, rate_bps: self.config.rate_bps, port: Some(self.index), ring_has_room }
     }
 
-    /// The context of this port's discipline: its counters (the port's totals left out while
-    /// its one class keeps them) and the run's observers.
-    #[inline(always)]
-    fn ctx<'a>(
-        place: Place,
-        counters: (&'a mut [QueueStats], &'a mut QueueStats, bool, &'a mut u64),
-        observers: &'a mut Observers,
-        dropped_packets: &'a mut u64,
-        segments: &'a mut SegmentStore,
-    ) -> QdiscCtx<'a> {
-        let (class_stats, queue_stats, totals_in_class, dropper_draws) = counters;
-        let totals = (!totals_in_class).then_some(queue_stats);
-        QdiscCtx::new(place, class_stats, totals, observers, dropped_packets, segments, dropper_draws)
-    }
-
     /// Packets the discipline holds, as its counters have them.
     #[inline]
     fn backlog_packets(&self) -> u64 {
@@ -343,13 +345,7 @@ impl Port {
         }
         if self.lfi.is_none() && self.ring_has_room() && self.qdisc.surely_empty() {
             // An empty FIFO with room for the packet would hand it out at once.
-            let mut ctx = Self::ctx(
-                self.place(env.now, true),
-                (&mut self.class_stats, &mut self.queue_stats, self.totals_in_class, &mut self.dropper_draws),
-                env.observers,
-                env.dropped_packets,
-                env.segments,
-            );
+            let mut ctx = qdisc_ctx!(self, env, true);
             if self.qdisc.pass_through(&packet, &mut ctx) {
                 self.frames.push_back(packet);
                 self.start_wire(env);
@@ -386,13 +382,7 @@ impl Port {
     fn fill_ring(&mut self, env: &mut PortEnv, offer: impl FnOnce(&mut AnyQdisc, &mut QdiscCtx)) {
         let ring_packets = self.config.tx_ring_packets as usize;
         let ring_has_room = self.ring_has_room();
-        let mut ctx = Self::ctx(
-            self.place(env.now, ring_has_room),
-            (&mut self.class_stats, &mut self.queue_stats, self.totals_in_class, &mut self.dropper_draws),
-            env.observers,
-            env.dropped_packets,
-            env.segments,
-        );
+        let mut ctx = qdisc_ctx!(self, env, ring_has_room);
         offer(&mut self.qdisc, &mut ctx);
         // Only an arrival asks whether the ring has room (LLQ's conditional policer).
         ctx.ring_has_room = false;
@@ -689,13 +679,7 @@ impl Port {
         self.since = env.now;
         let handed_over_packets = packets.len() as u64;
         let dropped_before = *env.dropped_packets;
-        let mut ctx = Self::ctx(
-            self.place(env.now, self.ring_has_room()),
-            (&mut self.class_stats, &mut self.queue_stats, self.totals_in_class, &mut self.dropper_draws),
-            env.observers,
-            env.dropped_packets,
-            env.segments,
-        );
+        let mut ctx = qdisc_ctx!(self, env, self.ring_has_room());
         for packet in packets {
             self.qdisc.enqueue(packet, &mut ctx);
         }
