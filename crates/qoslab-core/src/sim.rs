@@ -446,7 +446,8 @@ impl Simulation {
     }
 
     /// `packet` was delivered at its destination: its flow's sink takes it. A sink that only
-    /// counts (the delivery did) is seen to inline; the others are called.
+    /// counts (the delivery has counted the packet) costs one test here; the others are
+    /// called.
     #[inline(always)]
     fn sink(&mut self, packet: &Packet) {
         let sink = self.flows[packet.flow].sink;

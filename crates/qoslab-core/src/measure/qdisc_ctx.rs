@@ -115,8 +115,6 @@ impl<'a> QdiscCtx<'a> {
         self.trace(TraceEvent::Dequeue, class, packet, None);
     }
 
-    /// A packet of class `class` was marked CE instead of being dropped (RFC 3168); the
-    /// discipline has already rewritten its ECN field.
     /// A packet of class `class` was enqueued and handed out at once: counted as
     /// [`QdiscCtx::enqueued`] then [`QdiscCtx::dequeued`] would count it.
     #[inline(always)]
@@ -129,6 +127,8 @@ impl<'a> QdiscCtx<'a> {
         self.trace(TraceEvent::Dequeue, class, packet, None);
     }
 
+    /// A packet of class `class` was marked CE instead of being dropped (RFC 3168); the
+    /// discipline has already rewritten its ECN field.
     #[inline]
     pub fn ecn_marked(&mut self, class: usize) {
         self.classes[class].on_ecn_mark();

@@ -125,7 +125,6 @@ pub struct PortEnv<'a> {
     pub segments: &'a mut SegmentStore,
 }
 
-/// An egress port.
 /// The context of port `$port`'s discipline during the event of `$env`: the port's counters
 /// (its totals left out while its one class keeps them) and the run's observers. A macro, so
 /// that it borrows the port field by field and leaves its discipline, ring and wire free.
@@ -143,6 +142,7 @@ macro_rules! qdisc_ctx {
     };
 }
 
+/// An egress port.
 #[derive(Debug)]
 pub struct Port {
     /// Static facts.

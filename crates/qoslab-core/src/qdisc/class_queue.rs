@@ -76,13 +76,13 @@ impl ClassQueue {
         self.packets.pop()
     }
 
-    /// The size of the oldest packet, bytes.
     /// Whether a packet of `size_bytes` would exceed the limit.
     #[inline]
     pub fn is_full_for(&self, size_bytes: u32) -> bool {
         self.packets.is_full_for(size_bytes)
     }
 
+    /// The size of the oldest packet, bytes.
     #[inline]
     pub fn head_size_bytes(&self) -> Option<u32> {
         self.packets.head_size_bytes()
