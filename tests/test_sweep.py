@@ -285,8 +285,19 @@ def test_a_killed_sweep_resumes_to_the_same_summary(swept, tmp_path):
     # 2 rates times 25 replications: runs of a few milliseconds each, so many that the kill,
     # sent once 3 are stored, lands well before the last (with 12 runs, a busy machine's
     # delay in seeing the third sometimes let the sweep end first).
-    runs = 2 * 25
-    command = [sys.executable, "-m", "qoslab", "sweep", str(swept), "--reps", "25", "--jobs", "2"]
+    reps = 25
+    runs = 2 * reps
+    command = [
+        sys.executable,
+        "-m",
+        "qoslab",
+        "sweep",
+        str(swept),
+        "--reps",
+        str(reps),
+        "--jobs",
+        "2",
+    ]
     subprocess.run([*command, "-o", str(whole), "--quiet"], check=True, capture_output=True)
 
     process = subprocess.Popen(

@@ -455,36 +455,36 @@ impl Simulation {
             packet.segment.is_none() || matches!(sink, Sink::Tcp),
             "only a TCP sink takes a segment out of the store"
         );
-        if sink != Sink::Counted {
-            self.sink_called(sink, packet);
+        match sink {
+            Sink::Counted => {}
+            Sink::Echo(echo) => self.echo(echo, packet),
+            Sink::App(app) => self.apps[app].on_datagram(packet, self.now),
+            Sink::Tcp => self.segment_arrived(packet),
         }
     }
 
-    /// [`Simulation::sink`] for a sink that acts on the packet.
+    /// `packet`, a TCP segment, reached its endpoint: its life ends here, and its segment
+    /// leaves the store for the endpoint.
     #[inline(never)]
-    fn sink_called(&mut self, sink: Sink, packet: &Packet) {
-        match sink {
-            Sink::Counted => {}
-            Sink::Echo(echo) => {
-                // The reply keeps the request's creation time, so its delay is the round trip.
-                let reply = Packet {
-                    created: packet.created,
-                    counted: packet.counted,
-                    size_bytes: packet.size_bytes,
-                    ..self.flows[echo.flow].template
-                };
-                let mut env = Self::env(self.now, &mut self.events, &mut self.observers);
-                self.net.emit(reply, echo.first_port, &mut env);
-            }
-            Sink::App(app) => self.apps[app].on_datagram(packet, self.now),
-            Sink::Tcp => {
-                // The packet's life ends here: its segment leaves the store for the endpoint.
-                if let Some(handle) = packet.segment {
-                    let segment = self.net.segments.release(handle);
-                    self.deliver_segment(&segment);
-                }
-            }
+    fn segment_arrived(&mut self, packet: &Packet) {
+        if let Some(handle) = packet.segment {
+            let segment = self.net.segments.release(handle);
+            self.deliver_segment(&segment);
         }
+    }
+
+    /// Sends the reply to `request` that `echo` asks for. The reply keeps the request's
+    /// creation time, so its delay is the round trip.
+    #[inline(never)]
+    fn echo(&mut self, echo: Echo, request: &Packet) {
+        let reply = Packet {
+            created: request.created,
+            counted: request.counted,
+            size_bytes: request.size_bytes,
+            ..self.flows[echo.flow].template
+        };
+        let mut env = Self::env(self.now, &mut self.events, &mut self.observers);
+        self.net.emit(reply, echo.first_port, &mut env);
     }
 
     /// Does what application `app` asked for after acting for its user `user`: sets the

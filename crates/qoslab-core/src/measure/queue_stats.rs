@@ -63,22 +63,33 @@ impl QueueStats {
         self.last_change = now;
     }
 
-    #[inline]
-    fn grew(&mut self) {
+    /// Counts a packet of `size_bytes` in: enqueued, in the backlog and in its maxima.
+    #[inline(always)]
+    fn count_in(&mut self, size_bytes: u32) {
+        self.enqueued_packets += 1;
+        self.enqueued_bytes += size_bytes as u64;
+        self.life_enqueued += 1;
+        self.backlog_packets += 1;
+        self.backlog_bytes += size_bytes as u64;
         self.max_backlog_packets = self.max_backlog_packets.max(self.backlog_packets);
         self.max_backlog_bytes = self.max_backlog_bytes.max(self.backlog_bytes);
+    }
+
+    /// Counts a packet of `size_bytes` out: dequeued, and out of the backlog.
+    #[inline(always)]
+    fn count_out(&mut self, size_bytes: u32) {
+        self.dequeued_packets += 1;
+        self.dequeued_bytes += size_bytes as u64;
+        self.life_dequeued += 1;
+        self.backlog_packets -= 1;
+        self.backlog_bytes -= size_bytes as u64;
     }
 
     /// A packet of `size_bytes` was accepted.
     #[inline(always)]
     pub fn on_enqueue(&mut self, now: SimTime, size_bytes: u32) {
         self.advance(now);
-        self.enqueued_packets += 1;
-        self.enqueued_bytes += size_bytes as u64;
-        self.life_enqueued += 1;
-        self.backlog_packets += 1;
-        self.backlog_bytes += size_bytes as u64;
-        self.grew();
+        self.count_in(size_bytes);
         if self.series.is_some() {
             self.series_backlog(now);
         }
@@ -94,16 +105,10 @@ impl QueueStats {
             self.on_dequeue(now, size_bytes);
             return;
         }
+        // The dequeue's advance would add nothing: no time passes between the two.
         self.advance(now);
-        let bytes = size_bytes as u64;
-        self.enqueued_packets += 1;
-        self.enqueued_bytes += bytes;
-        self.dequeued_packets += 1;
-        self.dequeued_bytes += bytes;
-        self.life_enqueued += 1;
-        self.life_dequeued += 1;
-        self.max_backlog_packets = self.max_backlog_packets.max(self.backlog_packets + 1);
-        self.max_backlog_bytes = self.max_backlog_bytes.max(self.backlog_bytes + bytes);
+        self.count_in(size_bytes);
+        self.count_out(size_bytes);
     }
 
     /// Tells the series, if any, the backlog after a change at `now`. Out of line: the
@@ -119,11 +124,7 @@ impl QueueStats {
     #[inline(always)]
     pub fn on_dequeue(&mut self, now: SimTime, size_bytes: u32) {
         self.advance(now);
-        self.dequeued_packets += 1;
-        self.dequeued_bytes += size_bytes as u64;
-        self.life_dequeued += 1;
-        self.backlog_packets -= 1;
-        self.backlog_bytes -= size_bytes as u64;
+        self.count_out(size_bytes);
         if self.series.is_some() {
             self.series_dequeued(now, size_bytes);
         }

@@ -185,7 +185,8 @@ impl Generator {
     }
 
     /// The time of the next emission (called once per emitted packet). A constant interval,
-    /// the common pattern, is worked out inline; the others through a call.
+    /// the common pattern, is worked out inline; the others through a call (a match of
+    /// every pattern inline here cost 1–3 % on the benchmarks).
     #[inline(always)]
     pub fn next(&mut self, rng: &mut Rng) -> SimTime {
         match self {
@@ -194,7 +195,8 @@ impl Generator {
         }
     }
 
-    /// [`Generator::next`] of a pattern other than a constant interval.
+    /// [`Generator::next`] out of line, for any pattern (called for all but a constant
+    /// interval, as [`crate::qdisc::AnyQdisc`]'s `enqueue_called` is for all but the FIFO).
     #[inline(never)]
     fn next_called(&mut self, rng: &mut Rng) -> SimTime {
         match self {
