@@ -16,6 +16,7 @@ pub mod playout;
 pub mod qdisc_ctx;
 pub mod quality;
 pub mod queue_stats;
+pub mod receipts;
 pub mod series;
 pub mod spec;
 pub mod trace;
@@ -56,11 +57,7 @@ pub mod testing {
         Harness {
             classes: vec![QueueStats::default(); classes],
             port: QueueStats::default(),
-            observers: Observers {
-                flows: vec![FlowStats::new(0, u64::MAX)].into(),
-                quality: None,
-                trace: None,
-            },
+            observers: Observers::new(vec![FlowStats::new(0, u64::MAX)].into(), None, None),
             dropped: 0,
             random_draws: 0,
             segments: SegmentStore::new(),

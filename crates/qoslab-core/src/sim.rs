@@ -79,6 +79,9 @@ pub struct Simulation {
     pub(crate) net: Network,
     pub(crate) sources: Table<SourceId, Source>,
     pub(crate) flows: Table<FlowId, FlowInfo>,
+    /// Each flow's sink, apart from its row: a delivery reads a few bytes, not a line of a
+    /// row it has no other use for.
+    sinks: Table<FlowId, Sink>,
     pub(crate) observers: Observers,
     pub(crate) events: EventQueue,
     /// Events processed so far.
@@ -152,13 +155,19 @@ impl Simulation {
                 events.set_arrival_lane(p, lane);
             }
         }
-        let mut runnable = Table::with_capacity(sources.len());
-        for (i, (source, first)) in sources.into_iter_enumerated() {
-            if first < source.stop {
-                events.schedule(first, Event::SourceEmit(i));
-            }
-            runnable.push(source);
+        // First emissions scheduled in time order (the sources' order on ties, the order
+        // they fire in anyway): those of one interval then enter its lane in order, not the
+        // heap.
+        let mut firsts: Vec<(SimTime, SourceId)> = sources
+            .iter_enumerated()
+            .filter(|(_, (source, first))| *first < source.stop)
+            .map(|(i, &(_, first))| (first, i))
+            .collect();
+        firsts.sort_unstable();
+        for (first, i) in firsts {
+            events.schedule(first, Event::SourceEmit(i));
         }
+        let runnable: Table<SourceId, Source> = sources.into_iter().map(|(source, _)| source).collect();
         for (p, port) in network.ports.iter_enumerated() {
             if let Some(first) = port.schedule.front() {
                 events.schedule(first.at, Event::PortChange(p));
@@ -173,6 +182,7 @@ impl Simulation {
             run,
             net: network,
             sources: runnable,
+            sinks: flows.iter().map(|f| f.sink).collect(),
             flows,
             observers,
             events,
@@ -450,7 +460,7 @@ impl Simulation {
     /// called.
     #[inline(always)]
     fn sink(&mut self, packet: &Packet) {
-        let sink = self.flows[packet.flow].sink;
+        let sink = self.sinks[packet.flow];
         debug_assert!(
             packet.segment.is_none() || matches!(sink, Sink::Tcp),
             "only a TCP sink takes a segment out of the store"

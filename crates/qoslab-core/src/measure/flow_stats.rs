@@ -9,8 +9,10 @@
 use super::drops::{DropCounters, DropReason};
 use super::histogram::Histogram;
 use super::jitter::Jitter;
+use super::receipts::Receipt;
 use super::series::Series;
 use super::voice::VoiceStats;
+use crate::engine::prefetch::prefetch;
 use crate::measure::hop_stats::HopStats;
 use crate::packet::Packet;
 use crate::packet::NO_HOP;
@@ -89,31 +91,50 @@ impl FlowStats {
         }
     }
 
-    /// `packet` reached its destination at `now`.
+    /// A packet was delivered: counted as received if it was created in the measured
+    /// window, as an arrival if it came in the window.
     #[inline]
-    pub fn on_received(&mut self, packet: &Packet, now: SimTime) {
-        let delay_ns = now.since(packet.created);
+    pub fn on_receipt(&mut self, receipt: &Receipt) {
+        if receipt.in_window {
+            self.arrived_in_window_packets += 1;
+            self.arrived_in_window_bytes += receipt.size_bytes as u64;
+        }
+        if !receipt.counted {
+            return;
+        }
+        let (created, now) = (receipt.created, receipt.delivered);
+        let delay_ns = receipt.delay_ns();
         self.received_packets += 1;
-        self.received_bytes += packet.size_bytes as u64;
-        self.ce_received_packets += (packet.ecn == crate::packet::CE) as u64;
+        self.received_bytes += receipt.size_bytes as u64;
+        self.ce_received_packets += receipt.ce as u64;
         self.delay_sum_ns += delay_ns as u128;
         self.delay_min_ns = self.delay_min_ns.min(delay_ns);
         self.delay_max_ns = self.delay_max_ns.max(delay_ns);
         self.delay_histogram.record(delay_ns);
-        self.jitter.record(packet.created, now);
+        self.jitter.record(created, now);
         if let Some(voice) = &mut self.voice {
-            voice.on_received(packet.created, now);
+            voice.on_received(created, now);
         }
         if let Some(series) = &mut self.series {
-            series.on_delivered(packet.created, now, packet.size_bytes, self.jitter.rfc3550_ns());
+            series.on_delivered(created, now, receipt.size_bytes, self.jitter.rfc3550_ns());
         }
     }
 
-    /// `packet` arrived during the measured window (counted or not).
+    /// Requests the cache lines [`Self::on_receipt`] of a packet delayed by `delay_ns`
+    /// touches, but its histogram counter (see [`crate::measure::receipts`]).
     #[inline]
-    pub fn on_arrival_in_window(&mut self, packet: &Packet) {
-        self.arrived_in_window_packets += 1;
-        self.arrived_in_window_bytes += packet.size_bytes as u64;
+    pub fn prefetch_receipt_lines(&self, delay_ns: u64) {
+        prefetch(self);
+        prefetch(&self.arrived_in_window_bytes);
+        prefetch(&self.jitter);
+        self.delay_histogram.prefetch_slot(delay_ns);
+    }
+
+    /// Requests the histogram counter a packet delayed by `delay_ns` will count in, if its
+    /// range has counters already.
+    #[inline]
+    pub fn prefetch_histogram_counter(&self, delay_ns: u64) {
+        self.delay_histogram.prefetch_counter(delay_ns);
     }
 
     /// `packet` was dropped for `reason` at `now` (its bytes as its source sent them, even

@@ -9,6 +9,8 @@
 //! values of one flow span a few ranges, so its counters take a few kilobytes, not 59, and
 //! the counters a thousand flows touch stay close together in the caches.
 
+use crate::engine::prefetch::prefetch;
+
 const SUB_BITS: u32 = 7;
 const SUB_BUCKETS: usize = 1 << SUB_BITS;
 const GROUPS: usize = 64 - SUB_BITS as usize + 1;
@@ -66,6 +68,22 @@ impl Histogram {
         let group = self.groups[index / SUB_BUCKETS].get_or_insert_with(|| Box::new([0; SUB_BUCKETS]));
         group[index % SUB_BUCKETS] += 1;
         self.total += 1;
+    }
+
+    /// Requests the cache lines of the count and of the pointer to `value`'s counters.
+    #[inline]
+    pub fn prefetch_slot(&self, value: u64) {
+        prefetch(&self.total);
+        prefetch(&self.groups[bucket_of(value) / SUB_BUCKETS]);
+    }
+
+    /// Requests the cache line of `value`'s counter, if its range has counters.
+    #[inline]
+    pub fn prefetch_counter(&self, value: u64) {
+        let index = bucket_of(value);
+        if let Some(group) = &self.groups[index / SUB_BUCKETS] {
+            prefetch(&group[index % SUB_BUCKETS]);
+        }
     }
 
     /// Every bucket's count, in bucket order.

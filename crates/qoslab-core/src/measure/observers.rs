@@ -7,6 +7,7 @@ use super::drops::DropReason;
 use super::flow_stats::FlowStats;
 use super::invariant::InvariantError;
 use super::quality::Quality;
+use super::receipts::{Receipt, Receipts, DEFER_FROM_FLOWS};
 use super::trace::Trace;
 use crate::ids::{FlowId, Table};
 use crate::packet::{Packet, SegmentStore};
@@ -21,9 +22,24 @@ pub struct Observers {
     pub quality: Option<Box<Quality>>,
     /// The per-packet trace, when the run records one.
     pub trace: Option<Box<Trace>>,
+    /// Deliveries not counted against their flows yet, when counting them is deferred.
+    receipts: Option<Box<Receipts>>,
 }
 
 impl Observers {
+    /// The observers of a run: deliveries are counted a few deliveries late when the flows
+    /// are many and none counts what a listener hears or per-interval series (see
+    /// [`crate::measure::receipts`]).
+    pub fn new(
+        flows: Table<FlowId, FlowStats>,
+        quality: Option<Box<Quality>>,
+        trace: Option<Box<Trace>>,
+    ) -> Self {
+        let deferred =
+            flows.len() >= DEFER_FROM_FLOWS && flows.iter().all(|f| f.voice.is_none() && f.series.is_none());
+        Observers { flows, quality, trace, receipts: deferred.then(Box::default) }
+    }
+
     /// A counted packet was created.
     #[inline]
     pub fn on_sent(&mut self, packet: &Packet) {
@@ -33,12 +49,19 @@ impl Observers {
         }
     }
 
-    /// A counted packet reached its destination at `now`.
+    /// `packet` reached its destination at `now`, counted against its flow if it was created
+    /// in the measured window (`in_window` is then true) and as an arrival if `in_window`.
     #[inline]
-    pub fn on_received(&mut self, packet: &Packet, now: SimTime) {
-        self.flows[packet.flow].on_received(packet, now);
-        if let Some(quality) = &mut self.quality {
-            quality.on_received(packet, now);
+    pub fn on_delivered(&mut self, packet: &Packet, now: SimTime, in_window: bool) {
+        let receipt = Receipt::of(packet, now, in_window);
+        match &mut self.receipts {
+            Some(receipts) => receipts.push(receipt, &mut self.flows),
+            None => self.flows[packet.flow].on_receipt(&receipt),
+        }
+        if packet.counted {
+            if let Some(quality) = &mut self.quality {
+                quality.on_received(packet, now);
+            }
         }
     }
 
@@ -106,6 +129,9 @@ impl Observers {
 
     /// The run ended at `end`: open intervals are closed.
     pub fn finish(&mut self, end: SimTime) {
+        if let Some(receipts) = &mut self.receipts {
+            receipts.flush(&mut self.flows);
+        }
         for stats in &mut self.flows {
             if let Some(series) = &mut stats.series {
                 series.finish();

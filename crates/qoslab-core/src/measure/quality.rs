@@ -215,6 +215,7 @@ impl Quality {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::receipts::Receipt;
 
     fn packet(flow: u32, created: u64) -> Packet {
         let mut packet = crate::packet::testing::packet(0, 100, 0);
@@ -236,7 +237,7 @@ mod tests {
             let p = packet(flow, created);
             flows[p.flow].on_sent(&p);
             quality.on_sent(&p);
-            flows[p.flow].on_received(&p, SimTime(created + 5));
+            flows[p.flow].on_receipt(&Receipt::of(&p, SimTime(created + 5), true));
             quality.on_received(&p, SimTime(created + 5));
         }
         quality.finish(SimTime(10_000));

@@ -261,14 +261,12 @@ impl Network {
     #[inline]
     fn deliver(&mut self, node: NodeId, packet: &Packet, env: &mut NetEnv) {
         self.counts.delivered += 1;
-        if packet.counted {
-            env.observers.on_received(packet, env.now);
+        let in_window = env.now >= self.warmup_end;
+        if packet.counted || in_window {
+            env.observers.on_delivered(packet, env.now, in_window);
         }
         if let Some(trace) = &mut env.observers.trace {
             trace.delivered(env.now, packet, &self.segments, node);
-        }
-        if env.now >= self.warmup_end {
-            env.observers.flows[packet.flow].on_arrival_in_window(packet);
         }
     }
 

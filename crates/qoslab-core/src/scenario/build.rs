@@ -92,7 +92,7 @@ pub fn build(
         network,
         sources: traffic.sources,
         flows: traffic.flows,
-        observers: Observers { flows: measured.flow_stats, quality: measured.quality, trace },
+        observers: Observers::new(measured.flow_stats, measured.quality, trace),
         apps: traffic.apps,
         max_packets_in_flight: limits.max_packets_in_flight(structures_bytes),
         capture: interfaces.capture,
