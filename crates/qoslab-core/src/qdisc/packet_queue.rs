@@ -126,6 +126,17 @@ impl PacketQueue {
         self.packets.pop_front()
     }
 
+    /// Removes the oldest packet of a queue that holds one: copied from the front, then
+    /// popped, like a received frame (see `Port::take_received`), so that the packet leaves
+    /// without the option's tag written into its last byte.
+    #[inline]
+    pub fn take(&mut self) -> Packet {
+        let packet = *self.packets.front().expect("the caller checked that the queue holds a packet");
+        self.packets.pop_front();
+        self.bytes -= packet.size_bytes as u64;
+        packet
+    }
+
     /// The oldest packet.
     #[inline]
     pub fn head(&self) -> Option<&Packet> {

@@ -158,7 +158,8 @@ impl Qdisc for Prio {
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Dequeue {
         // Strict priority: the first non-empty band in priority order.
         for (band, queue) in self.bands.iter_mut().enumerate() {
-            if let Some(packet) = queue.pop() {
+            if !queue.is_empty() {
+                let packet = queue.take();
                 ctx.dequeued(band, &packet);
                 return Dequeue::Packet(packet);
             }
