@@ -15,6 +15,7 @@ use crate::time::SimTime;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use std::borrow::Cow;
+use std::collections::VecDeque;
 use std::num::NonZeroU16;
 
 pub mod sack;
@@ -183,6 +184,18 @@ impl Packet {
     pub fn ecn_capable(&self) -> bool {
         self.ecn != 0
     }
+}
+
+/// Takes the oldest packet out of `queue`, which holds one: copied from the front, then
+/// popped. Taken out as an `Option<Packet>` and tested, the copy would end with a one-byte
+/// write of the option's tag (kept in the niche of `counted`), and the next copy of the
+/// packet, reading across that byte, would wait for the write to reach the cache instead of
+/// taking it from the store buffer.
+#[inline(always)]
+pub fn take_oldest(queue: &mut VecDeque<Packet>) -> Packet {
+    let packet = *queue.front().expect("the caller checked that the queue holds a packet");
+    queue.pop_front();
+    packet
 }
 
 #[cfg(test)]

@@ -28,8 +28,8 @@ use crate::packet::{Packet, CE};
 use crate::time::SimTime;
 
 /// Flow rows from which deliveries are counted through the ring: 256 flows' statistics,
-/// with a delay range or two of histogram counters each, take about half a megabyte — the
-/// second-level cache of a current server core.
+/// with a delay range or two of histogram counters each, take about half a megabyte, half
+/// the second-level cache of a current server core.
 pub const DEFER_FROM_FLOWS: usize = 256;
 
 /// Receipts held before they are counted (a power of two).

@@ -45,7 +45,7 @@ use crate::measure::trace::{Row, TraceEvent, NONE};
 use crate::measure::{DropCounters, DropReason, Observers, Place, QueueStats};
 use crate::net::pcap::PortCapture;
 use crate::packet::NO_HOP;
-use crate::packet::{Fragment, Packet, SegmentStore};
+use crate::packet::{take_oldest, Fragment, Packet, SegmentStore};
 use crate::qdisc::packet_queue::RESERVED_PACKETS;
 use crate::qdisc::{AnyQdisc, Dequeue, Qdisc, QdiscCtx};
 use crate::time::{transmission_ns, SimTime};
@@ -523,13 +523,7 @@ impl Port {
     /// in fragments).
     #[inline]
     pub fn take_received(&mut self) -> Packet {
-        // Copied from the front, then popped: taken out as an `Option<Packet>` and tested, the
-        // copy would end with a one-byte write of the option's tag (kept in the niche of
-        // `counted`), and the next copy of the packet, reading across that byte, would wait
-        // for the write to reach the cache instead of taking it from the store buffer.
-        let packet = *self.frames.front().expect("a received frame");
-        self.frames.pop_front();
-        packet
+        take_oldest(&mut self.frames)
     }
 
     /// Applies the input policy to `packet`, received on this interface at `now`; returns

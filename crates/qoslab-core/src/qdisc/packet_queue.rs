@@ -2,7 +2,7 @@
 //! limit it enforces.
 
 use crate::config::scalar::{parse_scalar, Numbers};
-use crate::packet::Packet;
+use crate::packet::{take_oldest, Packet};
 use crate::units::{parse_size_bytes, UnitError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
@@ -126,13 +126,11 @@ impl PacketQueue {
         self.packets.pop_front()
     }
 
-    /// Removes the oldest packet of a queue that holds one: copied from the front, then
-    /// popped, like a received frame (see `Port::take_received`), so that the packet leaves
-    /// without the option's tag written into its last byte.
+    /// Removes the oldest packet of a queue that holds one, without an option on the way
+    /// (see [`take_oldest`]).
     #[inline]
     pub fn take(&mut self) -> Packet {
-        let packet = *self.packets.front().expect("the caller checked that the queue holds a packet");
-        self.packets.pop_front();
+        let packet = take_oldest(&mut self.packets);
         self.bytes -= packet.size_bytes as u64;
         packet
     }
