@@ -1,5 +1,5 @@
 //! The discrete-event engine: the future event list, the seeded random streams, and the
-//! hint that brings what an event will need into the cache.
+//! hint that asks the processor for a cache line ahead of its use.
 //!
 //! The run loop itself lives in [`crate::sim`], which owns the network and dispatches each
 //! event to it.
