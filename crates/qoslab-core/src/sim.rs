@@ -79,8 +79,9 @@ pub struct Simulation {
     pub(crate) net: Network,
     pub(crate) sources: Table<SourceId, Source>,
     pub(crate) flows: Table<FlowId, FlowInfo>,
-    /// Each flow's sink, apart from its row: a delivery reads a few bytes, not a line of a
-    /// row it has no other use for.
+    /// Each flow's sink, copied from its row when the run is built: a delivery reads a few
+    /// bytes of this dense table, not a line of a 136-byte row it has no other use for
+    /// (reading the row instead made 1000 flows 3.6 % slower).
     sinks: Table<FlowId, Sink>,
     pub(crate) observers: Observers,
     pub(crate) events: EventQueue,
