@@ -129,6 +129,13 @@ impl Simulation {
     /// Assembles a simulation and schedules its first events.
     pub(crate) fn new(parts: Parts) -> Self {
         let Parts { run, network, sources, flows, observers, apps, max_packets_in_flight, capture } = parts;
+        // Sources numbered in the order of their first emissions (the flows' order on ties,
+        // the order they fire in anyway): those of one interval keep that order, so their
+        // emissions walk the table from one source to the next, and the processor's
+        // prefetcher brings each source's lines in before it emits.
+        let mut sources: Vec<(Source, SimTime)> = sources.into_iter().collect();
+        sources.sort_by_key(|&(_, first)| first);
+        let sources: Table<SourceId, (Source, SimTime)> = sources.into_iter().collect();
         let mut events = EventQueue::new();
         // Scheduled first, so it precedes every other event at the same instant.
         events.schedule(run.warmup_end, Event::WarmupEnd);
@@ -156,17 +163,12 @@ impl Simulation {
                 events.set_arrival_lane(p, lane);
             }
         }
-        // First emissions scheduled in time order (the sources' order on ties, the order
-        // they fire in anyway): those of one interval then enter its lane in order, not the
-        // heap.
-        let mut firsts: Vec<(SimTime, SourceId)> = sources
-            .iter_enumerated()
-            .filter(|(_, (source, first))| *first < source.stop)
-            .map(|(i, &(_, first))| (first, i))
-            .collect();
-        firsts.sort_unstable();
-        for (first, i) in firsts {
-            events.schedule(first, Event::SourceEmit(i));
+        // First emissions scheduled in time order, the sources' order: those of one interval
+        // then enter its lane in order, not the heap.
+        for (i, (source, first)) in sources.iter_enumerated() {
+            if *first < source.stop {
+                events.schedule(*first, Event::SourceEmit(i));
+            }
         }
         let runnable: Table<SourceId, Source> = sources.into_iter().map(|(source, _)| source).collect();
         for (p, port) in network.ports.iter_enumerated() {
