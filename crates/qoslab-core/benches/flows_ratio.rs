@@ -32,6 +32,7 @@ fn run_once(name: &str) -> (f64, u64) {
     (loop_s, sim.finish().expect("run").run.packet_hops)
 }
 
+/// The middle of `values` (the upper middle of an even count).
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
