@@ -128,14 +128,13 @@ pub const CHECK_EVERY_EVENTS: u64 = 1 << 16;
 impl Simulation {
     /// Assembles a simulation and schedules its first events.
     pub(crate) fn new(parts: Parts) -> Self {
-        let Parts { run, network, sources, flows, observers, apps, max_packets_in_flight, capture } = parts;
+        let Parts { run, network, mut sources, flows, observers, apps, max_packets_in_flight, capture } =
+            parts;
         // Sources numbered in the order of their first emissions (the flows' order on ties,
         // the order they fire in anyway): those of one interval keep that order, so their
         // emissions walk the table from one source to the next, and the processor's
         // prefetcher brings each source's lines in before it emits.
-        let mut sources: Vec<(Source, SimTime)> = sources.into_iter().collect();
-        sources.sort_by_key(|&(_, first)| first);
-        let sources: Table<SourceId, (Source, SimTime)> = sources.into_iter().collect();
+        sources.raw.sort_by_key(|&(_, first)| first);
         let mut events = EventQueue::new();
         // Scheduled first, so it precedes every other event at the same instant.
         events.schedule(run.warmup_end, Event::WarmupEnd);

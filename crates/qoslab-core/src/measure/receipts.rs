@@ -3,15 +3,16 @@
 //!
 //! Counting a delivery updates its flow's statistics: counters, delay sums, jitter state and
 //! one counter of a delay histogram — six cache lines of that flow, the last found through a
-//! pointer read from the fifth. With a few flows these lines stay in the caches. With
-//! hundreds, the statistics outgrow the second-level cache, and each delivery waited for its
-//! lines one after another. Here a delivery is written into a ring of `DEPTH` receipts and
-//! counted when `DEPTH` later deliveries have come; on the way its lines are requested with
-//! prefetch instructions — the flow's own lines when it enters the ring, the histogram
-//! counter (whose address needs the histogram's pointer, by then in the cache)
-//! `COUNTER_AHEAD` deliveries before it is counted. The waits overlap with the rest of the
-//! simulation instead of stalling it: the software pipelining of linked structures (Luk
-//! and Mowry, "Compiler-based prefetching for recursive data structures", ASPLOS 1996).
+//! pointer read from the fifth. With a few flows these lines stay in the first-level cache.
+//! With hundreds, the lines deliveries touch outgrow it (not the second level: at 1000 flows
+//! cachegrind counts a quarter of a second-level miss per packet), and each delivery waited
+//! for its lines one after another. Here a delivery is written into a ring of `DEPTH`
+//! receipts and counted when `DEPTH` later deliveries have come; on the way its lines are
+//! requested with prefetch instructions — the flow's own lines when it enters the ring,
+//! the histogram counter (whose address needs the histogram's pointer, by then in the
+//! cache) `COUNTER_AHEAD` deliveries before it is counted. The waits overlap with the rest
+//! of the simulation instead of stalling it: the software pipelining of linked structures
+//! (Luk and Mowry, "Compiler-based prefetching for recursive data structures", ASPLOS 1996).
 //!
 //! Deliveries are counted in the order they happened, so each flow sees its own in the same
 //! order as when counted at once. What counting a delivery changes (received counts, delay,
@@ -20,16 +21,16 @@
 //! ended, and the end counts what is left in the ring first. Deliveries are counted at once
 //! when a flow counts what a listener hears or per-interval series (whose counting follows
 //! sends and losses in order), and when the flows are fewer than [`DEFER_FROM_FLOWS`]: their
-//! statistics stay in the caches, and the ring would only add its own work.
+//! statistics stay in the first-level cache, and the ring would only add its own work.
 
 use super::flow_stats::FlowStats;
 use crate::ids::{FlowId, Table};
 use crate::packet::{Packet, CE};
 use crate::time::SimTime;
 
-/// Flow rows from which deliveries are counted through the ring: 256 flows' statistics,
-/// with a delay range or two of histogram counters each, take about half a megabyte, half
-/// the second-level cache of a current server core.
+/// Flow rows from which deliveries are counted through the ring: the six lines a delivery
+/// touches in each of 256 flows take 96 kB, twice the first-level data cache of a current
+/// server core.
 pub const DEFER_FROM_FLOWS: usize = 256;
 
 /// Receipts held before they are counted (a power of two).
