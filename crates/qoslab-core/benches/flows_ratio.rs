@@ -81,6 +81,12 @@ fn main() {
             hops[k] = case_hops;
         }
     }
+    // The spread case stands for the one flow's arrivals only while it makes its hops.
+    assert_eq!(
+        hops[2], hops[0],
+        "flows-1000-spread should make the hops of flows-1: has flows.yaml's load or packet size \
+         changed? SPREAD_PERIOD_NS is the period of one of its 1000 flows"
+    );
     let best = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
     let bests = ns_per_hop.each_ref().map(|v| best(v));
     let medians = ns_per_hop.map(median);
