@@ -28,8 +28,8 @@
 //! when one interval is in use), and the heap holds only the events of no lane (the ends of
 //! transmission, mostly), so each of its sifts is short. Whether the next event is an
 //! emission or a frame's end is then decided by one comparison, where the events' heap
-//! decided it again inside each sift, at random when the sources' phases are. On the
-//! benchmark scenarios every case gained 3–6 %, 1000 randomly phased flows 9 %.
+//! decided it again inside each sift, at random when the sources' phases are. The headline
+//! benchmark's cases gained 2–4 % (benches/README.md, round 8).
 //!
 //! **Timers.** The timers of applications and TCP endpoints come in no order, and a run
 //! of many connections has hundreds pending: they have a heap of their own, whose earliest
