@@ -482,12 +482,12 @@ mod tests {
                 at = t.0;
             }
         }
-        let capacities = (q.heap.capacity(), q.lanes[0].capacity());
+        let capacities = (q.heap.capacity(), q.fronts.capacity(), q.lanes[0].capacity());
         for k in 0..100u64 {
             q.schedule(SimTime(at + k + 1), Event::SourceEmit(SourceId(0)));
             q.schedule(SimTime(at + k + 1), Event::TransmitDone(PortId(0)));
         }
-        assert_eq!((q.heap.capacity(), q.lanes[0].capacity()), capacities);
+        assert_eq!((q.heap.capacity(), q.fronts.capacity(), q.lanes[0].capacity()), capacities);
         assert_eq!((q.heap.len(), q.fronts.len()), (100, 1), "the lane takes one entry among the fronts");
     }
 }
