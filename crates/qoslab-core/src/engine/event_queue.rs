@@ -33,10 +33,10 @@
 //!
 //! **Timers.** The timers of applications and TCP endpoints come in no order, and a run
 //! of many connections has hundreds pending: they have a heap of their own, whose earliest
-//! entry stands in the main heap like a lane's front, so that a frame's events sift
-//! through a heap of a few entries rather than through every timer. A timer that becomes
-//! the earliest gets its representative at once; the one it displaced keeps its own, and
-//! each timer leaves only when its representative does.
+//! entry has a representative in the events' heap, with its key, so that a frame's events
+//! sift through a heap of a few entries rather than through every timer. A timer that
+//! becomes the earliest gets its representative at once; the one it displaced keeps its
+//! own, and each timer leaves only when its representative does.
 
 use crate::ids::{EndpointId, PortId, SourceId, UserId};
 use crate::time::SimTime;
