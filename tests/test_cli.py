@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 import qoslab
 from qoslab.cli import main
+from qoslab.cli.run import wall_time
 
 BAD_SCENARIO = """\
 name: typo
@@ -36,6 +38,16 @@ def test_run_prints_the_flow_table_and_bottleneck(voice_vs_flood, tmp_path, caps
     assert ["voice", "3,000"] in [row[:2] for row in table_rows]
     assert "flood" in [row[0] for row in table_rows if row]
     assert "port r1->r2 (fifo, 128 kbit/s)" in out
+    headline = out.splitlines()[0]
+    assert re.search(r"4,290 packets in (\d+\.\d ms|\d+\.\d\d s)$", headline), headline
+
+
+@pytest.mark.parametrize(
+    ("wall_s", "shown"),
+    [(0.0042, "4.2 ms"), (0.9994, "999.4 ms"), (1.0, "1.00 s"), (83.456, "83.46 s")],
+)
+def test_a_runs_wall_time_is_shown_in_milliseconds_under_a_second(wall_s, shown):
+    assert wall_time(wall_s) == shown
 
 
 def test_run_writes_the_result_files_to_the_output_directory(voice_vs_flood, tmp_path):

@@ -153,8 +153,14 @@ def _headline(run: dict[str, object], wall_s: float) -> Text:
     return Text.assemble(
         (visible(run["scenario"]), "bold"),
         f"  seed {run['seed']}, {run['duration_s']:g} s measured after "
-        f"{run['warmup_s']:g} s warm-up, {run['created_packets']:,} packets in {wall_s:.2f} s",
+        f"{run['warmup_s']:g} s warm-up, {run['created_packets']:,} packets in {wall_time(wall_s)}",
     )
+
+
+def wall_time(wall_s: float) -> str:
+    """A run's wall time as people read it: milliseconds under a second (a short run's
+    ``0.00 s`` would say nothing), seconds from there."""
+    return f"{wall_s * 1e3:.1f} ms" if wall_s < 1 else f"{wall_s:.2f} s"
 
 
 def records(results: qoslab.Results, table: str) -> list[dict[str, object]]:
