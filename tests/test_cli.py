@@ -11,6 +11,7 @@ import pytest
 import qoslab
 from qoslab.cli import main
 from qoslab.cli.run import wall_time
+from qoslab.cli.text import counted
 
 BAD_SCENARIO = """\
 name: typo
@@ -48,6 +49,13 @@ def test_run_prints_the_flow_table_and_bottleneck(voice_vs_flood, tmp_path, caps
 )
 def test_a_runs_wall_time_is_shown_in_milliseconds_under_a_second(wall_s, shown):
     assert wall_time(wall_s) == shown
+
+
+@pytest.mark.parametrize(
+    ("number", "shown"), [(0, "0 errors"), (1, "1 error"), (2, "2 errors"), (1977, "1,977 errors")]
+)
+def test_counts_are_singular_only_for_one(number, shown):
+    assert counted(number, "error") == shown
 
 
 def test_run_writes_the_result_files_to_the_output_directory(voice_vs_flood, tmp_path):
@@ -239,6 +247,7 @@ def test_ios_check_lists_warnings_and_fails_on_errors(tmp_path, capsys):
     out = capsys.readouterr().out
     assert f"{damaged}:1:1: warning: `hostname R1` is not modelled" in out
     assert f"{damaged}:4:3: error: unknown command `phonty` (did you mean `priority`?)" in out
+    assert out.endswith(f"{damaged}: 1 error, 1 line not modelled\n")
     assert main(["ios", "check", str(IOS_DIR / "congestion-lab-cq.txt")]) == 0
 
 

@@ -340,8 +340,12 @@ def test_a_study_figure_can_be_one_of_qoslabs_plots(study_copy, tmp_path):
 def test_the_command_lists_reproduces_and_refuses(tmp_path, capsys):
     assert main(["reproduce", "--list"]) == 0
     listing = capsys.readouterr().out
+    lines = listing.splitlines()
     for name in catalogue():
-        assert name in listing
+        assert name in lines
+    assert "\\x" not in listing, "a description's line breaks printed as escapes"
+    assert lines[1].startswith("    ")
+    assert len(lines[1].split()) > 5
     assert main(["reproduce", "nope", "-o", str(tmp_path)]) == 2
     assert "no study `nope`" in capsys.readouterr().err
     assert main(["reproduce", "-o", str(tmp_path)]) == 2

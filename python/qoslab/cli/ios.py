@@ -27,7 +27,7 @@ from qoslab.cli.common import (
     add_override_options,
     add_variant_option,
 )
-from qoslab.cli.text import visible
+from qoslab.cli.text import counted, visible
 from qoslab.scenario import pairs, scenario_text
 
 
@@ -105,7 +105,7 @@ def main_check(args: argparse.Namespace) -> int:
         print(text)
     errors = sum(1 for finding in findings if finding[0] == "error")
     warnings = len(findings) - errors
-    print(f"{shown}: {errors} errors, {warnings} lines not modelled")
+    print(f"{shown}: {counted(errors, 'error')}, {counted(warnings, 'line')} not modelled")
     return EXIT_BAD_INPUT if errors else 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+import textwrap
 from pathlib import Path
 
 from rich import box
@@ -19,7 +20,7 @@ from qoslab.cli.common import (
     check_executor_options,
     stdout_console,
 )
-from qoslab.cli.text import plain, visible
+from qoslab.cli.text import counted, plain, visible
 from qoslab.reproduce import Setting, StudyError, catalogue, names, reproduce, write_index
 
 EXIT_HELP = (
@@ -84,7 +85,16 @@ def main(args: argparse.Namespace) -> int:
         installed = set(names())
         for name, what in catalogue().items():
             state = "" if name in installed else "  (not reproduced yet)"
-            console.print(plain(f"{name}{state}\n    {' '.join(what.split())}"))
+            console.print(plain(f"{name}{state}"))
+            indent = "    "
+            description = textwrap.fill(
+                " ".join(what.split()),
+                width=max(min(console.width, 100), 40),
+                initial_indent=indent,
+                subsequent_indent=indent,
+            )
+            for line in description.splitlines():
+                console.print(plain(line), soft_wrap=True)
         return 0
     if args.all == (args.study is not None):
         print("error: give one STUDY, or --all (see --list)", file=sys.stderr)
@@ -124,7 +134,8 @@ def main(args: argparse.Namespace) -> int:
         failed = sum(len(s.failures) for s in result.ran.sweeps.values())
         if failed:
             print(
-                f"error: {failed} runs of {name} failed; their values are missing", file=sys.stderr
+                f"error: {counted(failed, 'run')} of {name} failed; their values are missing",
+                file=sys.stderr,
             )
             status = EXIT_RUN_FAILED
         if result.written.unexplained:

@@ -22,7 +22,7 @@ from qoslab.cli.common import (
     add_variant_option,
     stdout_console,
 )
-from qoslab.cli.text import plain, visible
+from qoslab.cli.text import counted, plain, visible
 from qoslab.output import folder_name
 from qoslab.results import SCHEMAS, check_destination, columns
 
@@ -273,7 +273,8 @@ def app_lines(results: qoslab.Results) -> list[str]:
         jain = app["jain_index"]
         if app["users"] > 1 and jain is not None and not math.isnan(jain):
             line += f", {app['users']} users (Jain {jain:.3f})"
-        line += f", {app['retransmitted_segments']:,} retransmissions, {app['timeouts']:,} timeouts"
+        line += f", {counted(app['retransmitted_segments'], 'retransmission')}"
+        line += f", {counted(app['timeouts'], 'timeout')}"
         lines.append(line)
     return lines
 
@@ -311,7 +312,7 @@ def port_lines(results: qoslab.Results) -> list[str]:
             line += f" ({port['qdisc']}, {format_rate(port['rate_bps'])})"
         line += f": {busy_pct:.1f} % busy"
         if "dropped_packets" in port:
-            line += f", {dropped:,} packets dropped"
+            line += f", {counted(dropped, 'packet')} dropped"
         lines.append(line)
     for change in records(results, "changes"):
         line = (

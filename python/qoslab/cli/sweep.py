@@ -23,7 +23,7 @@ from qoslab.cli.common import (
     check_executor_options,
     stdout_console,
 )
-from qoslab.cli.text import plain, visible
+from qoslab.cli.text import counted, plain, visible
 from qoslab.experiment.plan import parse_vary
 from qoslab.output import folder_name
 
@@ -146,8 +146,8 @@ def main(args: argparse.Namespace) -> int:
     console.print(
         plain(
             f"{sweep.manifest['scenario_name']}: {done} of {len(index)} runs done "
-            f"({_count(len(index) // replications, 'point')}, "
-            f"{_count(replications, 'replication')} each)"
+            f"({counted(len(index) // replications, 'point')}, "
+            f"{counted(replications, 'replication')} each)"
         )
     )
     if "flows" in sweep.summary.names:
@@ -173,7 +173,3 @@ def flow_summary_table(summary: pd.DataFrame, metrics: list[str]) -> Table:
         labels = keys if isinstance(keys, tuple) else (keys,)
         table.add_row(*(plain(str(label)) for label in labels), *(cell or "-" for cell in cells))
     return table
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

@@ -29,6 +29,12 @@ def plain(text: object) -> Text:
     return Text(visible(text))
 
 
+def counted(number: int, noun: str) -> str:
+    """``number`` and ``noun``, plural unless the number is one: ``1 error``, ``2 errors``,
+    ``1,977 packets`` (thousands separated, as the tables print them)."""
+    return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"
+
+
 def _escape(match: re.Match[str]) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

@@ -11,7 +11,7 @@ from qoslab.cli.common import (
     add_override_options,
     add_variant_option,
 )
-from qoslab.cli.text import visible
+from qoslab.cli.text import counted, visible
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -38,7 +38,8 @@ def main(args: argparse.Namespace) -> int:
         max_events=args.max_events,
     )
     print(
-        f"{visible(args.file)}: valid ({summary.nodes} nodes, {summary.links} links, "
-        f"{summary.flows} flows, {summary.simulated_s:g} s to simulate)"
+        f"{visible(args.file)}: valid ({counted(summary.nodes, 'node')}, "
+        f"{counted(summary.links, 'link')}, {counted(summary.flows, 'flow')}, "
+        f"{summary.simulated_s:g} s to simulate)"
     )
     return 0
