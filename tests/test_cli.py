@@ -267,6 +267,23 @@ def test_run_notes_the_configuration_lines_it_does_not_model(capsys, tmp_path):
     assert "qoslab ios check" in out
 
 
+def test_one_line_not_modelled_is_one_line(capsys, tmp_path):
+    (tmp_path / "r1.txt").write_text("hostname R1\ninterface Serial0\n fair-queue\n")
+    scenario = tmp_path / "one.yaml"
+    scenario.write_text(
+        "name: one\nrun: {duration: 1s}\ntopology:\n"
+        "  nodes: {a: {kind: host}, r1: {kind: router}, b: {kind: host}}\n"
+        "  links:\n"
+        "    - {between: [a, r1], rate: 10Mbps}\n"
+        "    - {between: [r1, b], rate: 128kbps, l2: hdlc}\n"
+        "interfaces: {r1: {b: {ios: {config: r1.txt, interface: Serial0}}}}\n"
+        "traffic:\n"
+        "  - {name: f, from: a, to: b, pattern: {kind: cbr, rate_pps: 10, size: 100B}}\n"
+    )
+    assert main(["run", str(scenario), "-o", str(tmp_path / "out")]) == 0
+    assert "r1.txt: 1 line not modelled (`qoslab ios check" in capsys.readouterr().out
+
+
 def test_ios_from_yaml_writes_the_interface_and_it_runs_as_its_yaml(tmp_path, capsys):
     """`qoslab ios from-yaml` on the congestion lab's LLQ policy: access lists, class maps,
     the policy map and the serial interface with the lab's 1544 kbit/s bandwidth; the

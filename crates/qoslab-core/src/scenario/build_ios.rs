@@ -159,7 +159,8 @@ pub(super) fn ios_interface(
         } else {
             format!("qoslab ios check {origin}")
         };
-        format!("{origin}: {unmodelled} lines not modelled (`{check}` lists them)")
+        let lines = if unmodelled == 1 { "line" } else { "lines" };
+        format!("{origin}: {unmodelled} {lines} not modelled (`{check}` lists them)")
     });
     Ok(IosInterface {
         note,
