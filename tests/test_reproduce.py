@@ -34,6 +34,7 @@ from qoslab.reproduce.figures import labelled, traced
 from qoslab.reproduce.judged import value_text
 from qoslab.reproduce.measure import Measurements, where_mask
 from qoslab.reproduce.model import STUDIES, Experiment
+from qoslab.reproduce.run import Ran
 from qoslab.reproduce.study import load
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -335,6 +336,13 @@ def test_a_study_figure_can_be_one_of_qoslabs_plots(study_copy, tmp_path):
     edit(study_copy / "study.yaml", "plot: delay_cdf", "plot: delay_pdf")
     with pytest.raises(StudyError, match="qoslab has no plot `delay_pdf` — use one of bars"):
         load(study_copy)
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"), [(0.04, "under 0.1 s"), (0.42, "0.4 s"), (9.9, "9.9 s"), (55.4, "55 s")]
+)
+def test_the_time_of_a_studys_runs_is_shown_to_a_tenth_under_ten_seconds(seconds, shown):
+    assert Ran(sweeps={}, replications={}, seconds=seconds).took == shown
 
 
 def test_the_command_lists_reproduces_and_refuses(tmp_path, capsys):

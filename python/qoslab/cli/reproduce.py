@@ -169,9 +169,7 @@ def _summary(result: object) -> Table:
     study = result.study
     table = Table(
         box=box.SIMPLE_HEAD,
-        title=plain(
-            f"{study.name}: {len(result.judged)} values, {result.ran.seconds:.0f} s of runs"
-        ),
+        title=plain(f"{study.name}: {len(result.judged)} values, {result.ran.took} of runs"),
     )
     for verdict in VERDICTS:
         table.add_column(verdict, justify="right")

@@ -87,7 +87,7 @@ def write(
         "study": study,
         "command": command,
         "version": version,
-        "seconds": ran.seconds,
+        "took": ran.took,
         "replications": ran.replications,
         "counts": tally,
         "total": len(judged),

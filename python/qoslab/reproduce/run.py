@@ -37,6 +37,15 @@ class Ran:
     seconds: float
     warnings: list[str] = field(default_factory=list)
 
+    @property
+    def took(self) -> str:
+        """The wall time as the documents print it: to a tenth of a second under 10 s (quick
+        runs, and runs found done in a ``--runs`` folder, take less than one), whole seconds
+        above."""
+        if self.seconds < 0.05:
+            return "under 0.1 s"
+        return f"{self.seconds:.1f} s" if self.seconds < 10 else f"{self.seconds:.0f} s"
+
 
 def run_study(study: Study, setting: Setting) -> Ran:
     """Runs every experiment of ``study`` as ``setting`` says."""
