@@ -328,3 +328,28 @@ def test_ios_from_yaml_takes_overrides_a_variant_and_a_name(capsys):
     assert "priority-list 1 default low\n" in out
     assert "interface Serial0/1/1\n" in out
     assert "priority-group 1\n" in out
+
+
+HELP_COMMANDS = ["", "run", "sweep", "report", "plot", "reproduce", "advise", "validate"]
+HELP_COMMANDS += [
+    "schema",
+    "bench",
+    "ios",
+    "ios check",
+    "ios explain",
+    "ios to-yaml",
+    "ios from-yaml",
+]
+HELP_COMMANDS += ["order-of-failure"]
+
+
+@pytest.mark.parametrize("command", HELP_COMMANDS)
+def test_every_help_is_wrapped_to_the_terminal_and_shows_its_percent_signs_once(
+    command, capsys, monkeypatch
+):
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit):
+        main([*command.split(), "--help"])
+    lines = capsys.readouterr().out.splitlines()
+    assert not [line for line in lines if "%%" in line]
+    assert not [line for line in lines if len(line) > 90]

@@ -32,9 +32,9 @@ from qoslab.output import folder_name
 from qoslab.scenario import pairs
 
 EXIT_HELP = (
-    "exit status: 0 a link and policy meet the target; 1 none of the candidates does (the\n"
-    "reasons are in the advice), or files could not be written; 2 bad input (a scenario without\n"
-    "budgets, a template that cannot tell its applications apart, candidate speeds below what the\n"
+    "exit status: 0 a link and policy meet the target; 1 none of the candidates does (the "
+    "reasons are in the advice), or files could not be written; 2 bad input (a scenario without "
+    "budgets, a template that cannot tell its applications apart, candidate speeds below what the "
     "traffic needs, an option); 130 interrupted"
 )
 
@@ -53,7 +53,6 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "one; write the policy as IOS configuration. Files: DIR/advice.md, advice.html, "
         "policy.ios, policy.yaml, candidates.csv, speeds.csv, overload.csv and the figures.",
         epilog=EXIT_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     command.add_argument("scenario", type=Path, help="scenario YAML file with measure.budgets")
     command.add_argument(

@@ -48,8 +48,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     command = commands.add_parser(
         "bench",
         help="measure simulation speed on the built-in congested-link scenario",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=__doc__.replace("``", ""),
         epilog=EXIT_STATUS_HELP,
     )
     command.add_argument(

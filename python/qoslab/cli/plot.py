@@ -33,7 +33,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "plot",
         help="draw a plot of a run's or a sweep's results as SVG or PNG",
         description="Draw one plot of the results folder of qoslab run or qoslab sweep. "
-        "KIND is one of: bars (a metric's mean per point of a sweep, with 95 %% confidence "
+        "KIND is one of: bars (a metric's mean per point of a sweep, with 95 % confidence "
         "intervals), series (per-interval values of each flow), delay_cdf (delay "
         "distribution per flow), queue (backlog and drops per class over time), dq_scatter "
         "(ΔQ budget consumption per application), loads (offered, transported and "

@@ -24,8 +24,8 @@ from qoslab.cli.text import counted, plain, visible
 from qoslab.reproduce import Setting, StudyError, catalogue, names, reproduce, write_index
 
 EXIT_HELP = (
-    "exit status: 0 done; 1 a run failed, a published value has no explanation of why it is\n"
-    "not reproduced, or files could not be written; 2 bad input (an unknown study, a study\n"
+    "exit status: 0 done; 1 a run failed, a published value has no explanation of why it is "
+    "not reproduced, or files could not be written; 2 bad input (an unknown study, a study "
     "file refused, an option); 130 interrupted"
 )
 
@@ -44,7 +44,6 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "DIR/STUDY.md, DIR/STUDY.html and DIR/STUDY/ (figures, verdicts.csv). The index "
         "DIR/README.md is written with --all, and updated when DIR already holds one.",
         epilog=EXIT_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     command.add_argument("study", nargs="?", metavar="STUDY", help="short name of the study")
     command.add_argument("--list", action="store_true", help="list the studies and exit")

@@ -31,9 +31,9 @@ SHOWN_METRICS = ("loss_pct", "delay_mean_ms", "delay_p99_ms", "jitter_rfc3550_ms
 """The flow metrics printed by default."""
 
 EXIT_HELP = (
-    "exit status: 0 every run done; 1 one or more runs failed (recorded in runs.csv, the\n"
-    "others done) or files could not be written; 2 bad input (a scenario, grid point,\n"
-    "option or output folder refused, an unreachable cluster); 130 interrupted (finished\n"
+    "exit status: 0 every run done; 1 one or more runs failed (recorded in runs.csv, the "
+    "others done) or files could not be written; 2 bad input (a scenario, grid point, "
+    "option or output folder refused, an unreachable cluster); 130 interrupted (finished "
     "runs are kept: --resume goes on)"
 )
 
@@ -46,12 +46,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "the --vary lists (or, with --zip, the lists side by side), for every --variant and "
         "each of --reps replications — on local cores or a Dask cluster. Each run is stored "
         "in the output folder as it finishes; --resume runs only what is missing. Prints "
-        "each flow's mean and 95 %% confidence interval per point; the folder holds the "
+        "each flow's mean and 95 % confidence interval per point; the folder holds the "
         "summary of every table (summary/*.csv), the index of runs (runs.csv) and each "
         "run's results (runs/*.json). Settings not given here come from the scenario's "
         "sweep: section.",
         epilog=EXIT_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     command.add_argument("scenario", metavar="SCENARIO", help="scenario file (YAML)")
     command.add_argument(
