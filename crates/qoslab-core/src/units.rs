@@ -28,8 +28,8 @@ pub enum UnitError {
     #[error("`{number}` is not a number")]
     NotANumber { number: String },
     /// More than the base unit's 64-bit count holds.
-    #[error("`{number}` is too large")]
-    TooLarge { number: String },
+    #[error("`{number}` is too large: a value holds at most {} {base_unit}", u64::MAX)]
+    TooLarge { number: String, base_unit: &'static str },
     /// More decimals than an exact scale can hold.
     #[error("`{number}` has too many decimals")]
     TooManyDecimals { number: String },
@@ -62,7 +62,7 @@ fn split_number(text: &str) -> Result<(&str, &str), UnitError> {
 
 /// `number × multiplier` for a decimal string, exactly, or an error if it is fractional.
 fn scale_decimal(number: &str, multiplier: u64, base_unit: &'static str) -> Result<u64, UnitError> {
-    let too_large = || UnitError::TooLarge { number: number.to_owned() };
+    let too_large = || UnitError::TooLarge { number: number.to_owned(), base_unit };
     let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
     if whole.is_empty() && fraction.is_empty() || fraction.contains('.') {
         return Err(UnitError::NotANumber { number: number.to_owned() });
@@ -235,6 +235,10 @@ mod tests {
         assert!(parse_duration_ns("0.5ns").is_err());
         assert!(parse_duration_ns("-1s").unwrap_err().to_string().contains("negative"));
         assert!(parse_duration_ns("1.2.3s").is_err());
+        // 2^64 ns is about 584 years: 10^8 h is beyond it, and the error says what fits.
+        let error = parse_duration_ns("100000000h").unwrap_err().to_string();
+        assert_eq!(error, "`100000000` is too large: a value holds at most 18446744073709551615 nanoseconds");
+        assert_eq!(parse_duration_ns("5000000h"), Ok(18_000_000_000_000_000_000));
     }
 
     #[test]
