@@ -160,7 +160,8 @@ def _headline(run: dict[str, object], wall_s: float) -> Text:
 def wall_time(wall_s: float) -> str:
     """A run's wall time as people read it: milliseconds under a second (a short run's
     ``0.00 s`` would say nothing), seconds from there."""
-    return f"{wall_s * 1e3:.1f} ms" if wall_s < 1 else f"{wall_s:.2f} s"
+    wall_ms = wall_s * 1e3
+    return f"{wall_ms:.1f} ms" if wall_ms < 999.95 else f"{wall_s:.2f} s"
 
 
 def records(results: qoslab.Results, table: str) -> list[dict[str, object]]:
