@@ -339,7 +339,8 @@ def test_a_study_figure_can_be_one_of_qoslabs_plots(study_copy, tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("seconds", "shown"), [(0.04, "under 0.1 s"), (0.42, "0.4 s"), (9.9, "9.9 s"), (55.4, "55 s")]
+    ("seconds", "shown"),
+    [(0.04, "under 0.1 s"), (0.42, "0.4 s"), (9.9, "9.9 s"), (9.96, "10 s"), (55.4, "55 s")],
 )
 def test_the_time_of_a_studys_runs_is_shown_to_a_tenth_under_ten_seconds(seconds, shown):
     assert Ran(sweeps={}, replications={}, seconds=seconds).took == shown

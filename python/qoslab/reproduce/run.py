@@ -44,7 +44,7 @@ class Ran:
         above."""
         if self.seconds < 0.05:
             return "under 0.1 s"
-        return f"{self.seconds:.1f} s" if self.seconds < 10 else f"{self.seconds:.0f} s"
+        return f"{self.seconds:.1f} s" if self.seconds < 9.95 else f"{self.seconds:.0f} s"
 
 
 def run_study(study: Study, setting: Setting) -> Ran:
