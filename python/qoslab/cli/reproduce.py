@@ -82,17 +82,15 @@ def main(args: argparse.Namespace) -> int:
     console = stdout_console()
     if args.list:
         installed = set(names())
+        # Each description under its study's name, indented; `plain` would escape a line
+        # break, so each wrapped line is printed on its own.
+        wrap = textwrap.TextWrapper(
+            width=max(min(console.width, 100), 40), initial_indent="    ", subsequent_indent="    "
+        )
         for name, what in catalogue().items():
             state = "" if name in installed else "  (not reproduced yet)"
             console.print(plain(f"{name}{state}"))
-            indent = "    "
-            description = textwrap.fill(
-                " ".join(what.split()),
-                width=max(min(console.width, 100), 40),
-                initial_indent=indent,
-                subsequent_indent=indent,
-            )
-            for line in description.splitlines():
+            for line in wrap.wrap(" ".join(what.split())):
                 console.print(plain(line), soft_wrap=True)
         return 0
     if args.all == (args.study is not None):
