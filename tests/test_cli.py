@@ -62,6 +62,7 @@ def test_run_writes_the_result_files_to_the_output_directory(voice_vs_flood, tmp
     out = tmp_path / "fifo"
     assert main(["run", str(voice_vs_flood), "-o", str(out)]) == 0
     assert sorted(path.name for path in out.iterdir()) == [
+        ".qoslab-written",
         "apps.csv",
         "apps.parquet",
         "changes.csv",

@@ -17,10 +17,13 @@ import pytest
 import yaml
 
 import qoslab
-from qoslab import output
 from qoslab.cli import main
-from qoslab.output import STAGING_PREFIX, OutputError, folder_name
+from qoslab.output import STAGING_PREFIX, OutputError, folder_name, replace
+from qoslab.output.ledger import NAME as LEDGER
 from qoslab.results import RESULT_FILES
+
+FOLDER = sorted([*RESULT_FILES, LEDGER])
+"""What a results folder holds: the result files and the ledger of what was written."""
 
 KILLS = 24
 """Runs killed with SIGKILL in the kill test: a third at any moment of the process, a third
@@ -74,7 +77,7 @@ def test_write_gives_exactly_the_result_files_and_no_staging_folder(results, tmp
     written = results.write(tmp_path / "out")
     assert [path.name for path in written] == list(RESULT_FILES)
     assert written[-1].name == "results.json"
-    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == sorted(RESULT_FILES)
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == FOLDER
     assert [path.name for path in tmp_path.iterdir()] == ["out"]
 
 
@@ -86,18 +89,20 @@ def test_write_replaces_earlier_results_as_a_whole(results, tmp_path):
     results.write(out)
     assert (out / "results.json").read_text() == results.to_json()
     assert (out / "flows.parquet").read_bytes() != b"from an earlier run"
-    assert sorted(path.name for path in out.iterdir()) == sorted(RESULT_FILES)
+    assert sorted(path.name for path in out.iterdir()) == FOLDER
     assert [path.name for path in tmp_path.iterdir()] == ["out"]
 
 
-def test_write_creates_missing_parents_and_follows_a_symlinked_folder(results, tmp_path):
+def test_write_creates_missing_parents_and_refuses_a_symlinked_folder(results, tmp_path):
     real = tmp_path / "real"
     results.write(real)
+    before = _snapshot(real)
     link = tmp_path / "link"
     link.symlink_to(real)
-    results.write(link)
+    with pytest.raises(OutputError, match=r"link: is a symbolic link \(to .*real\)"):
+        results.write(link)
     assert link.is_symlink()
-    assert (real / "results.json").read_text() == results.to_json()
+    assert _snapshot(real) == before
     results.write(tmp_path / "a" / "b" / "c")
     assert (tmp_path / "a" / "b" / "c" / "results.json").is_file()
 
@@ -165,7 +170,7 @@ def test_the_fallback_without_an_exchange_also_replaces_the_folder(results, tmp_
     out = tmp_path / "out"
     out.mkdir()
     (out / "results.json").write_text("{}")
-    monkeypatch.setattr(output, "_exchange", lambda first, second: False)
+    monkeypatch.setattr(replace, "_exchange", lambda parent, first, second: False)
     results.write(out)
     assert (out / "results.json").read_text() == results.to_json()
     assert [path.name for path in tmp_path.iterdir()] == ["out"]
@@ -257,7 +262,7 @@ def _is_complete_run(folder: Path, seed: int, scratch: Path) -> bool:
     """Whether ``folder`` holds exactly the result files of one run with ``seed``, each
     identical to what that run's ``results.json`` gives."""
     files = _snapshot(folder)
-    if sorted(files) != sorted(RESULT_FILES):
+    if sorted(files) != FOLDER:
         return False
     text = files["results.json"].decode()
     if json.loads(text)["run"]["seed"] != seed:

@@ -249,7 +249,10 @@ def test_cli_report_refuses_a_folder_without_results(tmp_path, capsys):
 def test_cli_report_refuses_unreadable_results(tmp_path, capsys):
     (tmp_path / "results.json").write_text("{not json")
     assert main(["report", str(tmp_path), "-o", str(tmp_path / "report.html")]) == 2
-    assert f"error: {tmp_path}: its results cannot be read" in capsys.readouterr().err
+    assert (
+        f"error: {tmp_path / 'results.json'}: is not valid JSON (Expecting property name "
+        "enclosed in double quotes at line 1 column 2). The folder is damaged"
+    ) in capsys.readouterr().err
 
 
 def test_cli_report_refuses_an_output_in_a_missing_folder(voice_vs_flood, tmp_path, capsys):

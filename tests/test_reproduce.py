@@ -28,7 +28,7 @@ from qoslab.analysis.verdict import (
 )
 from qoslab.cli import main
 from qoslab.plot import tcp_sequence
-from qoslab.reproduce import Setting, StudyError, catalogue, names, reproduce
+from qoslab.reproduce import Setting, StudyError, catalogue, names, reproduce, write_index
 from qoslab.reproduce.document import as_printed
 from qoslab.reproduce.figures import labelled, traced
 from qoslab.reproduce.judged import value_text
@@ -736,7 +736,10 @@ def test_timeline_share_window_and_quick_errors_name_the_place(janet_copy, old, 
 
 
 def test_reproducing_one_study_into_a_folder_with_an_index_updates_its_line(tmp_path, capsys):
-    (tmp_path / "README.md").write_text("an index\n")
+    write_index({}, tmp_path, "qoslab reproduce --all")
+    assert (
+        "congestion-mgmt-lab](congestion-mgmt-lab.md)" not in (tmp_path / "README.md").read_text()
+    )
     status = main(["reproduce", "congestion-mgmt-lab", "--quick", "--quiet", "-o", str(tmp_path)])
     assert status in (0, 1)
     index = (tmp_path / "README.md").read_text()

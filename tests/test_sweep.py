@@ -19,6 +19,8 @@ from qoslab.experiment.plan import make_plan, parse_vary
 from qoslab.experiment.store import Store
 from qoslab.experiment.sweep import table_rows
 from qoslab.output import OutputError
+from qoslab.output.ledger import NAME as LEDGER
+from qoslab.readback import ReadError
 from qoslab.results import TABLES
 
 SWEEP_YAML = """\
@@ -128,8 +130,8 @@ def test_a_table_is_read_alone_and_only_when_asked_for(swept):
     assert '\n  "flows": [' in stored  # the layout the core writes
     compact = json.dumps(document)  # another layout: decoded whole
     for table in ("flows", "contracts", "delay_distribution"):
-        assert table_rows(stored, table) == document[table]
-        assert table_rows(compact, table) == document[table]
+        assert table_rows(stored, table, Path("run.json")) == document[table]
+        assert table_rows(compact, table, Path("run.json")) == document[table]
     runs = sweep.runs
     assert "flows" in runs
     assert "voice" not in runs
@@ -267,7 +269,7 @@ def test_the_folder_of_a_sweep_is_not_taken_lightly(swept, tmp_path):
     with pytest.raises(OutputError, match=r"notes\.txt.*not part of a sweep"):
         qoslab.sweep(swept, reps=1, out=foreign, progress=False)
     assert isinstance(qoslab.load(out), qoslab.Sweep)
-    with pytest.raises(OutputError, match="neither"):
+    with pytest.raises(ReadError, match="neither"):
         qoslab.load(foreign)
 
 
@@ -275,7 +277,7 @@ def _files(folder: Path) -> dict[str, bytes]:
     return {
         str(path.relative_to(folder)): path.read_bytes()
         for path in sorted(folder.rglob("*"))
-        if path.is_file() and path.name not in ("manifest.json", ".lock")
+        if path.is_file() and path.name not in ("manifest.json", ".lock", LEDGER)
     }
 
 

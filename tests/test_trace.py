@@ -9,6 +9,7 @@ import pytest
 import qoslab
 from conftest import small_scenario
 from qoslab.cli import main
+from qoslab.output.ledger import NAME as LEDGER
 from qoslab.results import RESULT_FILES
 from qoslab.trace import SCHEMA, TRACE_PARQUET
 
@@ -147,7 +148,7 @@ def test_cli_trace_option_and_a_later_run_without_it(voice_vs_flood, tmp_path):
     assert len(trace) > 0
     pd.testing.assert_frame_equal(qoslab.load(out).trace(), trace)  # read back with the run
     assert main(args) == 0
-    assert sorted(path.name for path in out.iterdir()) == sorted(RESULT_FILES)
+    assert sorted(path.name for path in out.iterdir()) == sorted([*RESULT_FILES, LEDGER])
     with pytest.raises(LookupError, match="recorded no per-packet trace"):
         qoslab.load(out).trace()
 

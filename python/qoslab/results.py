@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 from qoslab import display
 from qoslab._core import table_schemas
 from qoslab.output import check_folder, replace_folder
+from qoslab.readback import DAMAGED, ReadError, parse_json
+from qoslab.resultsdoc import check_document
 from qoslab.tablefiles import writers
 from qoslab.trace import TRACE_PARQUET
 
@@ -91,12 +93,22 @@ class Results:
     class_series: pd.DataFrame
     delay_distribution: pd.DataFrame
 
-    def __init__(self, json_text: str, *, trace_path: Path | None = None) -> None:
-        self._document = json.loads(json_text)
+    def __init__(
+        self, json_text: str, *, trace_path: Path | None = None, _document: dict | None = None
+    ) -> None:
+        self._document = json.loads(json_text) if _document is None else _document
         self._json_text = json_text
         self.trace_path = trace_path
         self._flow_records = {record["flow"]: record for record in self._document["flows"]}
         self.run: dict[str, object] = self._document["run"]
+
+    @classmethod
+    def read(cls, json_text: str, shown: Path, *, trace_path: Path | None = None) -> Results:
+        """The results document ``json_text`` read back from the file ``shown``, checked
+        against the core's schemas first: ``qoslab.readback.ReadError`` names the file and
+        what in it is wrong."""
+        document = check_document(parse_json(json_text, shown), shown)
+        return cls(json_text, trace_path=trace_path, _document=document)
 
     def __getattr__(self, name: str) -> pd.DataFrame:
         """A table, made a DataFrame when first asked for (and kept)."""
@@ -144,8 +156,14 @@ class Results:
                 "give the scenario a measure.trace section"
             )
         import pandas as pd
+        import pyarrow
 
-        return pd.read_parquet(self.trace_path)
+        try:
+            return pd.read_parquet(self.trace_path)
+        except (OSError, pyarrow.ArrowException) as error:
+            raise ReadError(
+                self.trace_path, f"is not a readable trace ({error})", DAMAGED
+            ) from None
 
     def write(self, directory: str | os.PathLike[str], *, report: str | None = None) -> list[Path]:
         """Write each table as CSV and Parquet, the per-packet trace (``trace.parquet``,

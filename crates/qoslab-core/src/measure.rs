@@ -15,6 +15,7 @@ pub mod observers;
 pub mod playout;
 pub mod qdisc_ctx;
 pub mod quality;
+pub mod quantile;
 pub mod queue_stats;
 pub mod receipts;
 pub mod series;

@@ -17,6 +17,7 @@ from qoslab.cli.common import (
 )
 from qoslab.cli.text import visible
 from qoslab.output import OutputError
+from qoslab.readback import ReadError
 
 COMMANDS = (
     "run",
@@ -61,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser(arguments[0] if arguments else None).parse_args(arguments)
     try:
         return args.main(args)
-    except (ScenarioError, OutputError) as error:
+    except (ScenarioError, OutputError, ReadError) as error:
         print(f"error: {visible(error)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except RunError as error:

@@ -28,6 +28,7 @@ from qoslab.cli.common import (
     add_variant_option,
 )
 from qoslab.cli.text import counted, visible
+from qoslab.output import write_file
 from qoslab.scenario import pairs, scenario_text
 
 
@@ -147,6 +148,6 @@ def main_from_yaml(args: argparse.Namespace) -> int:
     if args.output is None:
         print(config, end="")
         return 0
-    args.output.write_text(config, encoding="utf-8")
+    write_file(args.output, config.encode())
     print(f"IOS configuration written to {visible(args.output)}")
     return 0

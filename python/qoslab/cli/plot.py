@@ -6,11 +6,13 @@ from __future__ import annotations
 import argparse
 import inspect
 import sys
+from functools import partial
 from pathlib import Path
 
 import qoslab
 from qoslab.cli.common import EXIT_BAD_INPUT, EXIT_STATUS_HELP
 from qoslab.cli.text import visible
+from qoslab.output import check_file, write_file
 
 FORMATS = (".svg", ".png")
 PNG_DPI = 150
@@ -112,6 +114,7 @@ def main(args: argparse.Namespace) -> int:
     if needs_metric and "metric" not in given:
         print(f"error: {args.kind} needs --metric", file=sys.stderr)
         return EXIT_BAD_INPUT
+    check_file(output)
     source = qoslab.load(args.results)
     try:
         figure = function(source, **given)
@@ -119,9 +122,9 @@ def main(args: argparse.Namespace) -> int:
         print(f"error: {visible(error)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if output.suffix.lower() == ".svg":
-        output.write_text(to_svg(figure), encoding="utf-8")
+        write_file(output, to_svg(figure).encode())
     else:
-        figure.savefig(output, format="png", dpi=PNG_DPI)
+        write_file(output, partial(figure.savefig, format="png", dpi=PNG_DPI))
     print(f"plot written to {visible(output)}")
     return 0
 

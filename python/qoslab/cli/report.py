@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import qoslab
-from qoslab.cli.common import EXIT_BAD_INPUT, EXIT_STATUS_HELP
+from qoslab.cli.common import EXIT_STATUS_HELP
 from qoslab.cli.text import visible
-from qoslab.output import OutputError, replace_file
+from qoslab.output import check_file, write_file
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -43,25 +42,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     output: Path = args.output
-    if output.is_dir():
-        raise OutputError(f"{output}: is a folder. Give the name of the HTML file to write")
-    if not output.parent.is_dir():
-        raise OutputError(
-            f"{output}: the folder {output.parent} does not exist. Create it or give another file"
-        )
-    try:
-        from qoslab.report import render  # Jinja2 and matplotlib only when asked
+    check_file(output)
+    from qoslab.report import render  # Jinja2 and matplotlib only when asked
 
-        html = render(qoslab.load(args.folder), source=args.scenario)
-    except OutputError:
-        raise
-    except (ValueError, KeyError) as error:
-        print(
-            f"error: {visible(args.folder)}: its results cannot be read ({visible(error)}). "
-            "Give a folder that qoslab run or qoslab sweep wrote, or run it again",
-            file=sys.stderr,
-        )
-        return EXIT_BAD_INPUT
-    replace_file(output, html.encode("utf-8"))
+    html = render(qoslab.load(args.folder), source=args.scenario)
+    write_file(output, html.encode("utf-8"))
     print(f"report written to {visible(output)}")
     return 0

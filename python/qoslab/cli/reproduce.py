@@ -21,7 +21,15 @@ from qoslab.cli.common import (
     stdout_console,
 )
 from qoslab.cli.text import counted, plain, visible
-from qoslab.reproduce import Setting, StudyError, catalogue, names, reproduce, write_index
+from qoslab.reproduce import (
+    Setting,
+    StudyError,
+    catalogue,
+    has_index,
+    names,
+    reproduce,
+    write_index,
+)
 
 EXIT_HELP = (
     "exit status: 0 done; 1 a run failed, a published value has no explanation of why it is "
@@ -42,7 +50,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "claim (reproduced; same conclusion, different magnitude; differs; not modelled), "
         "the study's figures redrawn, and the reason for every value not reproduced: "
         "DIR/STUDY.md, DIR/STUDY.html and DIR/STUDY/ (figures, verdicts.csv). The index "
-        "DIR/README.md is written with --all, and updated when DIR already holds one.",
+        "DIR/README.md is written with --all, and updated when DIR already holds one that a "
+        "reproduction wrote (a README.md of any other kind is never replaced).",
         epilog=EXIT_HELP,
     )
     command.add_argument("study", nargs="?", metavar="STUDY", help="short name of the study")
@@ -106,6 +115,9 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     studies = names() if args.all else [args.study]
     command = _command(args)
+    # The index is written with --all, and kept up to date in a folder that holds one a
+    # reproduction wrote: a README.md of another kind is left alone.
+    index = args.all or has_index(args.output)
     done = {}
     status = 0
     for name in studies:
@@ -119,7 +131,7 @@ def main(args: argparse.Namespace) -> int:
             progress=False if args.quiet else None,
         )
         try:
-            result = reproduce(name, args.output, setting, command)
+            result = reproduce(name, args.output, setting, command, index=index)
         except (StudyError, ValueError) as error:
             print(f"error: {visible(error)}", file=sys.stderr)
             return EXIT_BAD_INPUT
@@ -143,7 +155,7 @@ def main(args: argparse.Namespace) -> int:
             )
             status = EXIT_RUN_FAILED
         console.print(plain(f"written: {result.written.markdown}, {result.written.html}"))
-    if args.all or (args.output / "README.md").is_file():
+    if index:
         # One study reproduced into a folder that holds the index (docs/studies): its line
         # is brought up to date, the others' read from their verdicts there.
         console.print(plain(f"index: {write_index(done, args.output, command)}"))

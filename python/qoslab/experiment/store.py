@@ -5,27 +5,51 @@
     DIR/runs/<key>.error.json a failed run: its status and error message
     DIR/runs.csv              one row per run: its settings, status and error
     DIR/summary/<table>.csv   per table, row and metric: n, mean, SD, 95 % CI, min, max
+    DIR/.qoslab-written       the ledger of the files the sweeps wrote here
+    DIR/.lock                 held by the sweep writing the folder
 
-Every file is written whole through a staging file and a rename (``output.replace_file``),
-so a sweep killed at any moment leaves each run's file complete or absent; staging files of
-ended processes are removed when the folder is next opened. A run's file is named by its key
-(``task.run_key``), so a resumed sweep finds the runs it has and does the others. One sweep at
-a time may write a folder: the writer holds an exclusive ``flock`` on ``DIR/.lock``, which
-the system releases when the process ends however it ends.
+The folder is written through the guarded writer (``qoslab.output``): no symbolic link in it
+is followed (a ``runs``, ``summary`` or ``.lock`` entry that is a link stops the sweep before
+any run), every file is written whole through a staging file and a rename, so a sweep killed
+at any moment leaves each run's file complete or absent, and a file is replaced or deleted
+only when the folder's ledger records it as the sweeps wrote it (in a folder written before
+ledgers were kept: a regular file of a sweep's names). Staging files of ended processes are
+removed when the folder is next opened. A run's file is named by its key
+(``task.run_key``), so a resumed sweep finds the runs it has and does the others; a run file
+that no longer reads as a results document is run again when it is the sweep's own, and
+stops the sweep with its name otherwise. One sweep at a time may write a folder: the writer
+holds an exclusive ``flock`` on ``DIR/.lock``, which the system releases when the process
+ends however it ends.
+
+Reading goes through ``qoslab.readback``: every file is opened without following a link and
+checked, and whatever is wrong raises its ``ReadError`` naming the file.
 """
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
+import re
 from pathlib import Path
 
 import pandas as pd
 
 from qoslab.experiment.task import DONE, VERDICTS, Outcome
-from qoslab.output import OutputError, remove_stale_files, replace_file
+from qoslab.output import Folder, OutputError
+from qoslab.output.ledger import NAME as LEDGER
+from qoslab.output.staging import is_staging
+from qoslab.readback import (
+    DAMAGED,
+    ReadError,
+    exists,
+    expect,
+    open_folder,
+    parse_json,
+    read_json,
+    read_text,
+)
+from qoslab.resultsdoc import check_document, schemas
 
 MANIFEST = "manifest.json"
 RUNS = "runs"
@@ -35,18 +59,43 @@ LOCK = ".lock"
 RESULT_SUFFIX = ".json"
 ERROR_SUFFIX = ".error.json"
 
-OWN_ENTRIES = (MANIFEST, RUNS, INDEX, SUMMARY, LOCK)
+OWN_ENTRIES = (MANIFEST, RUNS, INDEX, SUMMARY, LOCK, LEDGER)
 """What a sweep's folder may hold."""
 
 FORMAT = 1
 """Version of the folder's layout, recorded in the manifest."""
 
+KEY = re.compile(r"[0-9a-f]{64}")
+"""A run's key: 64 hex digits (``task.run_key``)."""
+
+MAX_FAILURE_BYTES = 1 << 20
+"""Largest failure record read back: a status and one error message."""
+
+
+def _sweep_file(name: str) -> bool:
+    """Whether ``name`` (relative to the folder) is named as a sweep's file: what a folder
+    written before ledgers were kept may have its sweeps replace or delete."""
+    if name in (MANIFEST, INDEX):
+        return True
+    folder, _, file = name.partition("/")
+    if folder == SUMMARY:
+        return file.removesuffix(".csv") in schemas()
+    if folder == RUNS:
+        key = file.removesuffix(ERROR_SUFFIX).removesuffix(RESULT_SUFFIX)
+        return KEY.fullmatch(key) is not None
+    return False
+
 
 class Store:
     """A sweep's folder, opened for writing (:meth:`create`) or reading (:meth:`open`)."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, descriptor: int, folder: Folder | None = None) -> None:
         self.directory = directory
+        self._fd = descriptor
+        self._folder = folder
+        self._runs_fd: int | None = None
+        self._runs: Folder | None = None
+        self._summary: Folder | None = None
         self._lock: int | None = None
 
     @classmethod
@@ -55,32 +104,37 @@ class Store:
 
         Without ``resume`` the folder must be new or hold no sweep yet; with it, it may also
         hold an earlier sweep, whose finished runs are kept. Raises ``OutputError`` for a
-        file, a folder holding anything but a sweep's files, or a folder another sweep is
-        writing.
+        file, a link, a folder holding anything but a sweep's files, a folder that cannot be
+        written, or a folder another sweep is writing.
         """
         path = Path(directory)
-        if path.exists() and not path.is_dir():
-            raise OutputError(f"{path}: is a file, not a folder. Give a folder for the sweep")
-        if path.is_dir():
-            foreign = sorted({entry.name for entry in path.iterdir()} - set(OWN_ENTRIES))
+        folder = Folder.open(path, create=True, legacy=_sweep_file)
+        try:
+            foreign = sorted(
+                name for name in folder.names() if name not in OWN_ENTRIES and not is_staging(name)
+            )
             if foreign:
                 raise OutputError(
                     f"{path}: holds {foreign[0]!r}, which is not part of a sweep. Give a new "
                     "or empty folder for the sweep"
                 )
-        path.mkdir(parents=True, exist_ok=True)
-        store = cls(path)
-        store._take_lock()
+            store = cls(path, folder.fd, folder)
+            store._take_lock()
+        except BaseException:
+            folder.close()
+            raise
         try:
-            if (path / MANIFEST).exists() and not resume:
+            if exists(folder.fd, MANIFEST) and not resume:
                 raise OutputError(
                     f"{path}: holds a sweep already. Add --resume to finish it with its runs "
                     "kept, or give another folder (or remove this one to start again)"
                 )
-            for folder in (path / RUNS, path / SUMMARY):
-                folder.mkdir(exist_ok=True)
-            for folder in (path, path / RUNS, path / SUMMARY):
-                remove_stale_files(folder)
+            folder.check_room(0, "the sweep")
+            store._runs = folder.folder(RUNS)
+            store._summary = folder.folder(SUMMARY)
+            store._runs_fd = store._runs.fd
+            for part in (folder, store._runs, store._summary):
+                part.remove_stale(set())
         except BaseException:
             store.close()
             raise
@@ -88,20 +142,46 @@ class Store:
 
     @classmethod
     def open(cls, directory: str | os.PathLike[str]) -> Store:
-        """Open the sweep in ``directory`` to read it; ``OutputError`` if there is none."""
+        """Open the sweep in ``directory`` to read it; ``ReadError`` if it holds none or
+        its manifest does not read as one."""
         path = Path(directory)
-        if not (path / MANIFEST).is_file():
-            raise OutputError(f"{path}: holds no sweep (no {MANIFEST}). Give a sweep's folder")
-        return cls(path)
+        descriptor = open_folder(path)
+        store = cls(path, descriptor)
+        try:
+            if not exists(descriptor, MANIFEST):
+                raise ReadError(path, f"holds no sweep (no {MANIFEST})", "Give a sweep's folder")
+            store.manifest()
+            if exists(descriptor, RUNS):
+                store._runs_fd = _open_runs(descriptor, path)
+        except BaseException:
+            store.close()
+            raise
+        return store
 
     def close(self) -> None:
         """Release the folder for other sweeps."""
         if self._lock is not None:
             os.close(self._lock)
             self._lock = None
+        for part in (self._runs, self._summary, self._folder):
+            if part is not None:
+                part.close()
+        if self._folder is None:
+            for descriptor in (self._runs_fd, self._fd):
+                if descriptor is not None and descriptor >= 0:
+                    os.close(descriptor)
+        self._runs_fd = None
+        self._fd = -1
 
     def _take_lock(self) -> None:
-        descriptor = os.open(self.directory / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+        try:
+            descriptor = os.open(LOCK, flags, 0o644, dir_fd=self._fd)
+        except OSError as error:
+            raise OutputError(
+                f"{self.directory / LOCK}: cannot be opened ({error.strerror or error}); a "
+                "sweep's lock must be a plain file of its own: move it away"
+            ) from None
         try:
             fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -113,21 +193,40 @@ class Store:
         self._lock = descriptor
 
     def manifest(self) -> dict:
-        """The manifest, as written."""
-        return json.loads((self.directory / MANIFEST).read_text(encoding="utf-8"))
+        """The manifest, as written (checked to hold a plan and runs)."""
+        shown = self.directory / MANIFEST
+        manifest = read_json(self._fd, MANIFEST, shown)
+        check_manifest(manifest, shown)
+        return manifest  # type: ignore[return-value]
 
     def write_manifest(self, manifest: dict) -> None:
-        replace_file(self.directory / MANIFEST, _json_bytes(manifest))
+        self._writer().write(MANIFEST, _json_bytes(manifest))
 
     def kept(self, keys: list[str]) -> set[str]:
         """Those of ``keys`` that need not run again: finished, or failed with a verdict
-        the simulator would give again."""
+        the simulator would give again. A run file that no longer reads as a results
+        document is removed to be run again when it is the sweep's own; otherwise a
+        ``ReadError`` names it."""
         kept = set()
+        runs = self._runs
+        assert runs is not None, "open for writing"
         for key in keys:
-            if self.result_path(key).is_file():
+            name = f"{key}{RESULT_SUFFIX}"
+            if exists(runs.fd, name):
+                try:
+                    self.results_document(key)
+                except ReadError as error:
+                    if not runs.remove(name):
+                        raise ReadError(
+                            error.path,
+                            str(error).removeprefix(f"{error.path}: ").rstrip("."),
+                            "It is not a file this sweep wrote, so it is not replaced: move it "
+                            "away and resume again to run it once more",
+                        ) from None
+                    continue
                 kept.add(key)
                 continue
-            failure = self.failure(key)
+            failure = self.failure(key, tolerant=True)
             if failure is not None and failure["status"] in VERDICTS:
                 kept.add(key)
         return kept
@@ -135,42 +234,133 @@ class Store:
     def save(self, outcome: Outcome, identity: dict) -> None:
         """Record what came of a run: its results, or its failure with ``identity`` (the
         run's variant, settings, seed and replication)."""
-        error_path = self.directory / RUNS / f"{outcome.key}{ERROR_SUFFIX}"
+        runs = self._runs
+        assert runs is not None, "open for writing"
         if outcome.status == DONE:
-            replace_file(self.result_path(outcome.key), outcome.text.encode())
-            error_path.unlink(missing_ok=True)
+            runs.write(f"{outcome.key}{RESULT_SUFFIX}", outcome.text.encode())
+            runs.remove(f"{outcome.key}{ERROR_SUFFIX}")
         else:
             record = {"status": outcome.status, "error": outcome.text, **identity}
-            replace_file(error_path, _json_bytes(record))
+            runs.write(f"{outcome.key}{ERROR_SUFFIX}", _json_bytes(record))
 
     def result_path(self, key: str) -> Path:
         return self.directory / RUNS / f"{key}{RESULT_SUFFIX}"
 
     def result_text(self, key: str) -> str | None:
-        """A finished run's results document, or ``None``."""
-        with contextlib.suppress(FileNotFoundError):
-            return self.result_path(key).read_text(encoding="utf-8")
-        return None
+        """A finished run's results document as text, or ``None``."""
+        name = f"{key}{RESULT_SUFFIX}"
+        if self._runs_fd is None or not exists(self._runs_fd, name):
+            return None
+        return read_text(self._runs_fd, name, self.result_path(key))
 
-    def failure(self, key: str) -> dict | None:
-        """A failed run's record, or ``None``."""
-        path = self.directory / RUNS / f"{key}{ERROR_SUFFIX}"
-        with contextlib.suppress(FileNotFoundError):
-            return json.loads(path.read_text(encoding="utf-8"))
-        return None
+    def results_document(self, key: str) -> dict | None:
+        """A finished run's results document, checked against the core's schemas, or
+        ``None``."""
+        text = self.result_text(key)
+        if text is None:
+            return None
+        shown = self.result_path(key)
+        return check_document(parse_json(text, shown), shown)
+
+    def failure(self, key: str, *, tolerant: bool = False) -> dict | None:
+        """A failed run's record, or ``None``. A record that does not read is a
+        ``ReadError``, or with ``tolerant`` taken as no record (the run is done again)."""
+        name = f"{key}{ERROR_SUFFIX}"
+        if self._runs_fd is None or not exists(self._runs_fd, name):
+            return None
+        shown = self.directory / RUNS / name
+        try:
+            record = read_json(self._runs_fd, name, shown, limit_bytes=MAX_FAILURE_BYTES)
+            expect(isinstance(record, dict), shown, "is not a failure record")
+            assert isinstance(record, dict)
+            expect(
+                isinstance(record.get("status"), str) and isinstance(record.get("error"), str),
+                shown,
+                "has no status and error",
+            )
+        except ReadError:
+            if tolerant:
+                return None
+            raise
+        return record
 
     def write_index(self, frame: pd.DataFrame) -> None:
-        replace_file(self.directory / INDEX, frame.to_csv(index=False).encode())
+        self._writer().write(INDEX, frame.to_csv(index=False).encode())
 
     def write_summary(self, tables: dict[str, pd.DataFrame]) -> None:
-        """Make ``summary/`` hold one CSV file per table of ``tables`` and nothing else (a
-        table an earlier grid had but this one has not is removed)."""
-        folder = self.directory / SUMMARY
+        """Make ``summary/`` hold one CSV file per table of ``tables``: an earlier grid's
+        table that this one has not is removed when it is the sweep's own file; any other
+        file there stays."""
+        summary = self._summary
+        assert summary is not None, "open for writing"
         for table, frame in tables.items():
-            replace_file(folder / f"{table}.csv", frame.to_csv(index=False).encode())
-        for path in folder.glob("*.csv"):
-            if path.stem not in tables:
-                path.unlink()
+            summary.write(f"{table}.csv", frame.to_csv(index=False).encode())
+        for name in summary.names():
+            if name.endswith(".csv") and name.removesuffix(".csv") not in tables:
+                summary.remove(name)
+
+    def _writer(self) -> Folder:
+        assert self._folder is not None, "open for writing"
+        return self._folder
+
+
+def check_manifest(manifest: object, shown: Path) -> None:
+    """Raise a ``ReadError`` unless ``manifest`` has what reading a sweep needs: a plan
+    with its varied keys, variants and replications, and runs each with a key, a variant,
+    settings and a replication."""
+    expect(isinstance(manifest, dict), shown, "is not a sweep's manifest (no JSON object)")
+    assert isinstance(manifest, dict)
+    plan = manifest.get("plan")
+    expect(isinstance(plan, dict), shown, "has no plan")
+    assert isinstance(plan, dict)
+    vary = plan.get("vary")
+    expect(
+        isinstance(vary, list)
+        and all(
+            isinstance(axis, dict)
+            and isinstance(axis.get("key"), str)
+            and isinstance(axis.get("values"), list)
+            for axis in vary
+        ),
+        shown,
+        "plan.vary is not a list of keys with values",
+    )
+    expect(
+        isinstance(plan.get("variants"), list)
+        and all(v is None or isinstance(v, str) for v in plan["variants"]),
+        shown,
+        "plan.variants is not a list of names",
+    )
+    expect(type(plan.get("replications")) is int, shown, "plan.replications is not a number")
+    keys = [axis["key"] for axis in vary]
+    runs = manifest.get("runs")
+    expect(isinstance(runs, list), shown, "has no list of runs")
+    for number, run in enumerate(runs):  # type: ignore[arg-type]
+        ok = (
+            isinstance(run, dict)
+            and isinstance(run.get("key"), str)
+            and KEY.fullmatch(run["key"]) is not None
+            and (run.get("variant") is None or isinstance(run.get("variant"), str))
+            and type(run.get("replication")) is int
+            and isinstance(run.get("settings"), list)
+            and [
+                pair[0] if isinstance(pair, list) and len(pair) == 2 else None
+                for pair in run["settings"]
+            ]
+            == keys
+            and all(isinstance(pair[1], str) for pair in run["settings"])
+        )
+        expect(ok, shown, f"run {number} lacks a key, variant, replication or the plan's settings")
+    for field in ("scenario_name", "qoslab_version"):
+        expect(isinstance(manifest.get(field, ""), str), shown, f"{field} is not text")
+
+
+def _open_runs(descriptor: int, path: Path) -> int:
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    try:
+        return os.open(RUNS, flags, dir_fd=descriptor)
+    except OSError:
+        raise ReadError(path / RUNS, "is not a folder (a link or a file)", DAMAGED) from None
 
 
 def _json_bytes(document: dict) -> bytes:

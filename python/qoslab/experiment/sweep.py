@@ -12,6 +12,7 @@ sort by the grid rather than alphabetically.
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -21,10 +22,12 @@ import pandas as pd
 
 from qoslab import display
 from qoslab.analysis import summarize, thesis_table
-from qoslab.experiment.store import Store
+from qoslab.experiment.store import RESULT_SUFFIX, RUNS, Store
 from qoslab.experiment.task import DONE
+from qoslab.readback import DAMAGED, ReadError, parse_json
 from qoslab.results import TABLES, Results, with_dtypes
 from qoslab.results import columns as result_columns
+from qoslab.resultsdoc import check_rows
 from qoslab.scenario import BASE
 
 VARIANT = "variant"
@@ -85,19 +88,26 @@ class Tables:
 _DECODER = json.JSONDecoder()
 
 
-def table_rows(text: str, table: str) -> list[dict]:
-    """The rows of the table ``table`` of a run's results document. The core writes the
-    document with each top-level key on its own line, indented by two spaces (a JSON string
-    holds no line break, so only a top-level key can match): the table is found by its key
-    and decoded alone, a fraction of the document. A document laid out otherwise is decoded
-    whole."""
+def table_rows(text: str, table: str, shown: Path) -> list[dict]:
+    """The rows of the table ``table`` of a run's results document (read from the file
+    ``shown``), checked against the table's schema. The core writes the document with each
+    top-level key on its own line, indented by two spaces (a JSON string holds no line
+    break, so only a top-level key can match): the table is found by its key and decoded
+    alone, a fraction of the document. A document laid out otherwise is decoded whole."""
     marker = f'\n  "{table}": '
     at = text.find(marker)
+    rows: object = None
     if at >= 0:
-        rows, _ = _DECODER.raw_decode(text, at + len(marker))
-        if isinstance(rows, list):
-            return rows
-    return json.loads(text)[table]
+        try:
+            rows, _ = _DECODER.raw_decode(text, at + len(marker))
+        except (ValueError, RecursionError):
+            rows = None
+    if not isinstance(rows, list):
+        document = parse_json(text, shown)
+        if not isinstance(document, dict) or table not in document:
+            raise ReadError(shown, f"has no table {table!r}", DAMAGED)
+        rows = document[table]
+    return check_rows(rows, table, shown)
 
 
 class Sweep:
@@ -118,9 +128,17 @@ class Sweep:
 
     @classmethod
     def load(cls, directory: str | Path) -> Sweep:
-        """The sweep written in ``directory``."""
+        """The sweep written in ``directory``; ``qoslab.readback.ReadError`` names the file
+        of it that does not read."""
         store = Store.open(directory)
-        return cls(store.manifest(), store.result_text, store.failure, Path(directory))
+        sweep = cls(store.manifest(), store.result_text, store.failure, Path(directory))
+        weakref.finalize(sweep, store.close)
+        return sweep
+
+    def _shown(self, key: str) -> Path:
+        """Where the run ``key``'s results are, for messages."""
+        where = self.directory if self.directory is not None else Path("<sweep in memory>")
+        return where / RUNS / f"{key}{RESULT_SUFFIX}"
 
     def __repr__(self) -> str:
         done = int((self.index["status"] == DONE).sum())
@@ -196,7 +214,7 @@ class Sweep:
             text = self._read_result(run["key"])
             if text is None:
                 continue
-            records = table_rows(text, table)
+            records = table_rows(text, table, self._shown(run["key"]))
             prefixes.append(self._prefix(run))
             if records and columns is None:
                 columns = list(records[0])
@@ -249,7 +267,7 @@ class Sweep:
                 text = self._read_result(run["key"])
                 if text is None:
                     raise KeyError(f"the run {run['key']} did not finish (see Sweep.failures)")
-                return Results(text)
+                return Results.read(text, self._shown(run["key"]))
         raise KeyError(
             f"no run with {wanted or 'no settings'}, variant {variant}, replication {replication}"
         )

@@ -34,10 +34,15 @@ class Reproduction:
     written: document.Written
 
 
-def reproduce(name: str | Path, folder: str | Path, setting: Setting, command: str) -> Reproduction:
+def reproduce(
+    name: str | Path, folder: str | Path, setting: Setting, command: str, *, index: bool = False
+) -> Reproduction:
     """Reproduces the study ``name`` (installed, or a folder) into ``folder``; ``command``
-    is the command line shown at the top of the documents."""
+    is the command line shown at the top of the documents. The folder is checked before the
+    runs (with ``index``, for the index too): ``qoslab.output.OutputError`` if a document
+    could not be written there."""
     study = load(name)
+    document.check(study.name, Path(folder), index=index)
     ran = run_study(study, setting)
     measured = Measurements(study, ran.sweeps)
     judged = judge_all(measured)
@@ -49,6 +54,12 @@ def catalogue() -> dict[str, str]:
     """The five source studies by short name, with what each is, reproduced or not."""
     doc = read(STUDIES / "catalogue.yaml", "studies/catalogue.yaml")
     return {name: item.text() for name, item in doc.mapping().items()}
+
+
+def has_index(folder: str | Path) -> bool:
+    """Whether ``folder`` holds an index a reproduction wrote, which each reproduction
+    into the folder updates."""
+    return document.has_index(Path(folder))
 
 
 def write_index(done: dict[str, Reproduction], folder: str | Path, command: str) -> Path:
@@ -63,6 +74,7 @@ __all__ = [
     "Setting",
     "StudyError",
     "catalogue",
+    "has_index",
     "names",
     "reproduce",
     "write_index",

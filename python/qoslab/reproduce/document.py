@@ -4,7 +4,10 @@ not reproduced, and the assumptions made — as Markdown (for the repository) an
 self-contained HTML page (figures inline), plus the verdicts as CSV.
 
 Written into a folder as ``<study>.md``, ``<study>.html`` and ``<study>/`` (the figures as
-SVG and ``verdicts.csv``); every file is replaced in one step.
+SVG and ``verdicts.csv``), with the index ``README.md``, through the guarded writer
+(``qoslab.output``): every file is replaced in one step, and only when the folder's ledger
+records it as a reproduction wrote it, so a ``README.md`` or a page of the same name that is
+not a reproduction's is never replaced. The folder is checked before the runs start.
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ from qoslab.analysis.verdict import (
     VERDICTS,
     counts,
 )
-from qoslab.output import replace_file
+from qoslab.output import Folder, OutputError
 from qoslab.plot.to_svg import to_svg
+from qoslab.readback import ReadError, exists, read_text
 from qoslab.reproduce.figures import draw
 from qoslab.reproduce.judged import Judged, estimates_text, number
 from qoslab.reproduce.measure import Measurements, estimate
@@ -62,6 +66,32 @@ def cell(text: object) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
+INDEX = "README.md"
+"""The index of a folder of reproductions."""
+
+
+def check(name: str, folder: Path, *, index: bool) -> None:
+    """Refuse, before the runs, a ``folder`` that the documents of the study ``name`` (and
+    the index, with ``index``) could not be written into."""
+    with Folder.open(folder, create=True) as out:
+        out.check_room(0, "the documents")
+        names = [f"{name}.md", f"{name}.html", *([INDEX] if index else [])]
+        for entry in names:
+            out.check_replaceable(entry)
+        if out.mode(name) is not None:
+            with out.folder(name, create=False) as assets:
+                assets.check_replaceable("verdicts.csv")
+
+
+def has_index(folder: Path) -> bool:
+    """Whether ``folder`` holds an index that a reproduction wrote (and may update)."""
+    try:
+        with Folder.open(folder, create=False) as out:
+            return out.mode(INDEX) is not None and out.owns(INDEX)
+    except OutputError:
+        return False
+
+
 def write(
     study: Study,
     measured: Measurements,
@@ -72,14 +102,25 @@ def write(
     version: str,
 ) -> Written:
     """Writes the documents of ``study`` into ``folder``."""
-    folder.mkdir(parents=True, exist_ok=True)
-    assets = folder / study.name
-    assets.mkdir(exist_ok=True)
+    with Folder.open(folder, create=True) as out, out.folder(study.name) as assets:
+        return _write(study, measured, judged, ran, out, assets, command, version)
+
+
+def _write(
+    study: Study,
+    measured: Measurements,
+    judged: list[Judged],
+    ran: Ran,
+    out: Folder,
+    assets: Folder,
+    command: str,
+    version: str,
+) -> Written:
     by_id = {j.row.id: j for j in judged}
     figures = []
     for spec in study.figures:
         svg = to_svg(draw(spec, measured))
-        replace_file(assets / f"{spec.name}.svg", svg.encode())
+        assets.write(f"{spec.name}.svg", svg.encode())
         figures.append({"spec": spec, "file": f"{study.name}/{spec.name}.svg", "svg": svg})
     tally = counts([j.verdict for j in judged])
     unexplained = [j.row.id for j in judged if not j.explained]
@@ -101,12 +142,13 @@ def write(
     }
     env = environment()
     env.filters["cell"] = cell
-    markdown = folder / f"{study.name}.md"
-    html = folder / f"{study.name}.html"
-    replace_file(markdown, env.get_template("study.md.j2").render(context).encode())
-    replace_file(html, env.get_template("study.html.j2").render(context).encode())
-    verdicts = assets / "verdicts.csv"
-    replace_file(verdicts, _verdicts_csv(judged).encode())
+    markdown = out.write(
+        f"{study.name}.md", env.get_template("study.md.j2").render(context).encode()
+    )
+    html = out.write(
+        f"{study.name}.html", env.get_template("study.html.j2").render(context).encode()
+    )
+    verdicts = assets.write("verdicts.csv", _verdicts_csv(judged).encode())
     return Written(markdown, html, verdicts, tally, unexplained)
 
 
@@ -264,12 +306,18 @@ def _verdicts_csv(judged: list[Judged]) -> str:
 
 def counts_in(folder: Path, name: str) -> dict[str, int] | None:
     """The verdict counts of the reproduction of ``name`` written in ``folder`` earlier, if
-    there is one."""
-    path = folder / name / "verdicts.csv"
-    if not path.is_file():
+    there is one that reads."""
+    try:
+        with Folder.open(folder / name, create=False, ledger=False) as assets:
+            if not exists(assets.fd, "verdicts.csv"):
+                return None
+            text = read_text(assets.fd, "verdicts.csv", folder / name / "verdicts.csv")
+    except (OutputError, ReadError):
         return None
-    with path.open(newline="", encoding="utf-8") as file:
-        return counts([row["verdict"] for row in csv.DictReader(file)])
+    rows = csv.DictReader(io.StringIO(text, newline=""))
+    if "verdict" not in (rows.fieldnames or []):
+        return None
+    return counts([row["verdict"] for row in rows if row["verdict"] in VERDICTS])
 
 
 def index(
@@ -291,6 +339,5 @@ def index(
     text = env.get_template("index.md.j2").render(
         rows=rows, verdicts=VERDICTS, command=command, version=version
     )
-    path = folder / "README.md"
-    replace_file(path, text.encode())
-    return path
+    with Folder.open(folder, create=True) as out:
+        return out.write(INDEX, text.encode())

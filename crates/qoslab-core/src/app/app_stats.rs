@@ -10,6 +10,7 @@
 //! delivered bytes, (Σx)² / (n·Σx²) (Jain, Chiu & Hawe, DEC-TR-301, 1984).
 
 use crate::measure::histogram::Histogram;
+use crate::measure::quantile::Quantile;
 use crate::time::SimTime;
 
 /// Streaming statistics of one application.
@@ -82,7 +83,7 @@ impl AppStats {
     }
 
     /// Completion-time quantile `q`, ns.
-    pub fn completion_quantile_ns(&self, q: f64) -> Option<f64> {
+    pub fn completion_quantile_ns(&self, q: Quantile) -> Option<f64> {
         self.completion.quantile(q)
     }
 

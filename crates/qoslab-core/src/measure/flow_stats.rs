@@ -9,6 +9,7 @@
 use super::drops::{DropCounters, DropReason};
 use super::histogram::Histogram;
 use super::jitter::Jitter;
+use super::quantile::Quantile;
 use super::receipts::Receipt;
 use super::series::Series;
 use super::voice::VoiceStats;
@@ -170,14 +171,14 @@ impl FlowStats {
 
     /// One-way delays at the ascending quantiles `qs`, ns, as [`Self::delay_quantile_ns`]
     /// gives each; empty when no packet arrived.
-    pub fn delay_quantiles_ns(&self, qs: &[f64]) -> Vec<f64> {
+    pub fn delay_quantiles_ns(&self, qs: &[Quantile]) -> Vec<f64> {
         let (low, high) = (self.delay_min_ns as f64, self.delay_max_ns as f64);
         self.delay_histogram.quantiles(qs).into_iter().map(|d| d.clamp(low, high)).collect()
     }
 
     /// One-way delay quantile, ns (within 0.4 %, see [`Histogram`]), never outside the
     /// observed minimum and maximum.
-    pub fn delay_quantile_ns(&self, q: f64) -> Option<f64> {
+    pub fn delay_quantile_ns(&self, q: Quantile) -> Option<f64> {
         let estimate = self.delay_histogram.quantile(q)?;
         Some(estimate.clamp(self.delay_min_ns as f64, self.delay_max_ns as f64))
     }

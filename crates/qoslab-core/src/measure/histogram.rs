@@ -10,6 +10,7 @@
 //! the counters a thousand flows touch stay close together in the caches.
 
 use crate::engine::prefetch::prefetch;
+use crate::measure::quantile::Quantile;
 
 const SUB_BITS: u32 = 7;
 const SUB_BUCKETS: usize = 1 << SUB_BITS;
@@ -99,24 +100,23 @@ impl Histogram {
         self.total
     }
 
-    /// The `q`-quantile (0 ≤ q ≤ 1) as the midpoint of the bucket holding the value of
-    /// rank ⌈q·n⌉ (nearest-rank definition), or `None` when empty.
-    pub fn quantile(&self, q: f64) -> Option<f64> {
+    /// The `q`-quantile as the midpoint of the bucket holding the value of rank ⌈q·n⌉
+    /// (nearest-rank definition, computed exactly: [`Quantile`]), or `None` when empty.
+    pub fn quantile(&self, q: Quantile) -> Option<f64> {
         if self.total == 0 {
             return None;
         }
-        let rank = ((q.clamp(0.0, 1.0) * self.total as f64).ceil() as u64).max(1);
-        self.at_rank(rank)
+        self.at_rank(q.rank(self.total))
     }
 
     /// The `q`-quantiles of ascending `qs`, as [`Histogram::quantile`] gives each, in one
     /// pass over the buckets; empty when no value was counted.
-    pub fn quantiles(&self, qs: &[f64]) -> Vec<f64> {
+    pub fn quantiles(&self, qs: &[Quantile]) -> Vec<f64> {
         if self.total == 0 {
             return Vec::new();
         }
         let mut values = Vec::with_capacity(qs.len());
-        let mut wanted = qs.iter().map(|q| ((q.clamp(0.0, 1.0) * self.total as f64).ceil() as u64).max(1));
+        let mut wanted = qs.iter().map(|q| q.rank(self.total));
         let mut rank = wanted.next();
         let mut seen = 0;
         for (index, count) in self.counts().enumerate() {
@@ -161,7 +161,10 @@ mod tests {
         for value in (1..=5000u64).map(|v| v * v % 100_003) {
             h.record(value);
         }
-        let qs: Vec<f64> = (0..100).map(|i| f64::from(i) / 100.0).chain([0.995, 0.999, 1.0]).collect();
+        let qs: Vec<Quantile> = (0..100)
+            .map(Quantile::percent)
+            .chain([Quantile::new(995, 1000), Quantile::new(999, 1000), Quantile::MAX])
+            .collect();
         let each: Vec<f64> = qs.iter().map(|&q| h.quantile(q).unwrap()).collect();
         assert_eq!(h.quantiles(&qs), each);
         assert!(Histogram::default().quantiles(&qs).is_empty());
@@ -195,11 +198,11 @@ mod tests {
         for v in 1..=10_000u64 {
             h.record(v * 1_000);
         }
-        for (q, exact) in [(0.5, 5_000_000.0), (0.95, 9_500_000.0), (0.99, 9_900_000.0)] {
-            let got = h.quantile(q).unwrap();
-            assert!((got - exact).abs() / exact < 0.004, "q={q}: {got} vs {exact}");
+        for (percent, exact) in [(50, 5_000_000.0), (95, 9_500_000.0), (99, 9_900_000.0)] {
+            let got = h.quantile(Quantile::percent(percent)).unwrap();
+            assert!((got - exact).abs() / exact < 0.004, "q={percent} %: {got} vs {exact}");
         }
-        assert_eq!(Histogram::default().quantile(0.5), None);
+        assert_eq!(Histogram::default().quantile(Quantile::MEDIAN), None);
     }
 
     #[test]
@@ -213,6 +216,6 @@ mod tests {
         assert_eq!(h.groups.iter().filter(|g| g.is_some()).count(), 1);
         assert_eq!(h.counts().count(), GROUPS * SUB_BUCKETS);
         assert_eq!(h.counts().sum::<u64>(), 1000);
-        assert_eq!(h.quantile(0.5), h.at_rank(500));
+        assert_eq!(h.quantile(Quantile::MEDIAN), h.at_rank(500));
     }
 }

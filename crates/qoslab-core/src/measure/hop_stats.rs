@@ -9,6 +9,7 @@
 //! window, as the flow rows do.
 
 use crate::measure::histogram::Histogram;
+use crate::measure::quantile::Quantile;
 use crate::time::SimTime;
 
 /// One flow at one observed hop, its counters and its histogram's count in the first 64
@@ -59,7 +60,7 @@ impl HopStats {
     }
 
     /// Delay quantile `q`, ns.
-    pub fn delay_quantile_ns(&self, q: f64) -> Option<f64> {
+    pub fn delay_quantile_ns(&self, q: Quantile) -> Option<f64> {
         self.histogram.quantile(q)
     }
 }

@@ -8,6 +8,7 @@
 //! average).
 
 use super::histogram::Histogram;
+use super::quantile::Quantile;
 use crate::time::SimTime;
 
 /// IPDV distribution of one stream.
@@ -56,15 +57,15 @@ impl Ipdv {
         self.negative.count() + self.non_negative.count()
     }
 
-    /// IPDV quantile `q` (0–1), ns, within the observed range.
-    pub fn quantile_ns(&self, q: f64) -> Option<f64> {
+    /// IPDV quantile `q`, ns, within the observed range.
+    pub fn quantile_ns(&self, q: Quantile) -> Option<f64> {
         let pairs = self.pairs();
         if pairs == 0 {
             return None;
         }
         // Nearest rank over both halves: the negative values come first, largest magnitude
         // first.
-        let rank = ((q.clamp(0.0, 1.0) * pairs as f64).ceil() as u64).max(1);
+        let rank = q.rank(pairs);
         let negatives = self.negative.count();
         let value = if rank <= negatives {
             -self.negative.at_rank(negatives - rank + 1)?
@@ -96,10 +97,10 @@ mod tests {
         }
         assert_eq!(ipdv.pairs(), 3);
         assert_eq!(ipdv.range_ns(), Some((-9 * MS as i64, 4 * MS as i64)));
-        let median = ipdv.quantile_ns(0.5).unwrap();
+        let median = ipdv.quantile_ns(Quantile::MEDIAN).unwrap();
         assert!((median + 2e6).abs() < 0.01 * 2e6, "median {median}");
-        assert!((ipdv.quantile_ns(1.0).unwrap() - 4e6).abs() < 0.01 * 4e6);
-        assert!((ipdv.quantile_ns(0.0).unwrap() + 9e6).abs() < 0.01 * 9e6);
+        assert!((ipdv.quantile_ns(Quantile::MAX).unwrap() - 4e6).abs() < 0.01 * 4e6);
+        assert!((ipdv.quantile_ns(Quantile::MIN).unwrap() + 9e6).abs() < 0.01 * 9e6);
     }
 
     /// Constant delay: every IPDV is 0.
@@ -110,6 +111,6 @@ mod tests {
             ipdv.record(SimTime(k * 20 * MS), 7 * MS);
         }
         assert_eq!(ipdv.pairs(), 49);
-        assert_eq!(ipdv.quantile_ns(0.99), Some(0.0));
+        assert_eq!(ipdv.quantile_ns(Quantile::percent(99)), Some(0.0));
     }
 }

@@ -121,6 +121,7 @@ impl Receipts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::quantile::Quantile;
 
     fn receipt(flow: usize, created_ns: u64, delivered_ns: u64) -> Receipt {
         Receipt {
@@ -144,7 +145,7 @@ mod tests {
             stats.arrived_in_window_bytes,
             stats.delay_min_ns(),
             stats.delay_max_ns(),
-            stats.delay_quantiles_ns(&[0.1, 0.5, 0.9]),
+            stats.delay_quantiles_ns(&[Quantile::percent(10), Quantile::MEDIAN, Quantile::percent(90)]),
             stats.jitter.rfc3550_ns(),
             stats.jitter.mean_deviation_ns(),
         )

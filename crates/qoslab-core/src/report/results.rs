@@ -12,6 +12,7 @@ use super::schema::record;
 use crate::classify::matcher::format_ipv4;
 use crate::ids::{EndpointId, NodeId};
 use crate::measure::drops::DropReason;
+use crate::measure::quantile::Quantile;
 use crate::measure::queue_stats::QueueStats;
 use crate::packet::Protocol;
 use crate::packet::NO_HOP;
@@ -808,9 +809,9 @@ fn build_results(sim: &Snapshot) -> Results {
                 ),
                 delay_min_ms: s.delay_min_ns().map(|d| ms(d as f64)),
                 delay_mean_ms: s.delay_mean_ns().map(ms),
-                delay_p50_ms: s.delay_quantile_ns(0.50).map(ms),
-                delay_p95_ms: s.delay_quantile_ns(0.95).map(ms),
-                delay_p99_ms: s.delay_quantile_ns(0.99).map(ms),
+                delay_p50_ms: s.delay_quantile_ns(Quantile::percent(50)).map(ms),
+                delay_p95_ms: s.delay_quantile_ns(Quantile::percent(95)).map(ms),
+                delay_p99_ms: s.delay_quantile_ns(Quantile::percent(99)).map(ms),
                 delay_max_ms: s.delay_max_ns().map(|d| ms(d as f64)),
                 jitter_rfc3550_ms: (s.received_packets > 1).then(|| ms(s.jitter.rfc3550_ns())),
                 jitter_avg_ms: (s.received_packets > 1).then(|| ms(s.jitter.mean_deviation_ns())),
@@ -909,8 +910,8 @@ fn build_results(sim: &Snapshot) -> Results {
                 transfers_started: stats.started,
                 transfers_completed: stats.completed,
                 completion_mean_s: stats.completion_mean_ns().map(|ns| ns / 1e9),
-                completion_p50_s: stats.completion_quantile_ns(0.50).map(|ns| ns / 1e9),
-                completion_p95_s: stats.completion_quantile_ns(0.95).map(|ns| ns / 1e9),
+                completion_p50_s: stats.completion_quantile_ns(Quantile::percent(50)).map(|ns| ns / 1e9),
+                completion_p95_s: stats.completion_quantile_ns(Quantile::percent(95)).map(|ns| ns / 1e9),
                 delivered_bytes: stats.delivered_bytes,
                 goodput_bps: bps(stats.delivered_bytes, window_ns),
                 jain_index: stats.jain_index(),
@@ -1001,9 +1002,9 @@ fn build_results(sim: &Snapshot) -> Results {
                 dropped_packets: hop.dropped_packets,
                 delay_min_ms: range.map(|(min, _)| ms(min as f64)),
                 delay_mean_ms: hop.delay_mean_ns().map(ms),
-                delay_p50_ms: hop.delay_quantile_ns(0.50).map(ms),
-                delay_p95_ms: hop.delay_quantile_ns(0.95).map(ms),
-                delay_p99_ms: hop.delay_quantile_ns(0.99).map(ms),
+                delay_p50_ms: hop.delay_quantile_ns(Quantile::percent(50)).map(ms),
+                delay_p95_ms: hop.delay_quantile_ns(Quantile::percent(95)).map(ms),
+                delay_p99_ms: hop.delay_quantile_ns(Quantile::percent(99)).map(ms),
                 delay_max_ms: range.map(|(_, max)| ms(max as f64)),
             });
         }

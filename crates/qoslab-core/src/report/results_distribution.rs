@@ -13,9 +13,11 @@ use super::results::ms;
 use super::schema::record;
 use crate::ids::{FlowId, Table};
 use crate::measure::flow_stats::FlowStats;
+use crate::measure::quantile::Quantile;
 
 /// The tail quantiles after the hundredths.
-const TAIL_QUANTILES: [f64; 4] = [0.995, 0.999, 0.9999, 1.0];
+const TAIL_QUANTILES: [Quantile; 4] =
+    [Quantile::new(995, 1000), Quantile::new(999, 1000), Quantile::new(9999, 10_000), Quantile::MAX];
 
 record! {
     /// One quantile of one flow's one-way delay.
@@ -33,8 +35,8 @@ record! {
 }
 
 /// The quantiles of every row: the hundredths from 0 to 0.99 and the tail.
-pub fn quantiles() -> Vec<f64> {
-    (0..100).map(|i| f64::from(i) / 100.0).chain(TAIL_QUANTILES).collect()
+pub fn quantiles() -> Vec<Quantile> {
+    (0..100).map(Quantile::percent).chain(TAIL_QUANTILES).collect()
 }
 
 /// The rows of flows `names` with statistics `stats` (flows that received nothing have none).
@@ -55,7 +57,7 @@ pub fn delay_distribution_records<'a>(
             };
             rows.push(DelayQuantileRecord {
                 flow: name.to_owned(),
-                quantile,
+                quantile: quantile.value(),
                 delay_ms: ms(exact.unwrap_or(delay_ns)),
             });
         }

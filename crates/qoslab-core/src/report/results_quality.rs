@@ -9,6 +9,7 @@ use crate::ids::{FlowId, Table};
 use crate::measure::dq::{Budget, DqSummary};
 use crate::measure::playout::PlayoutPolicy;
 use crate::measure::quality::Quality;
+use crate::measure::quantile::Quantile;
 use crate::measure::FlowStats;
 use crate::sim::FlowInfo;
 
@@ -494,9 +495,9 @@ pub(crate) fn voice_records(
             jitter_rfc3550_ms: (s.received_packets > 1).then(|| ms(s.jitter.rfc3550_ns())),
             ipdv_pairs: ipdv.pairs(),
             ipdv_min_ms: range.map(|(min, _)| ms(min as f64)),
-            ipdv_p50_ms: ipdv.quantile_ns(0.50).map(ms),
-            ipdv_p95_ms: ipdv.quantile_ns(0.95).map(ms),
-            ipdv_p99_ms: ipdv.quantile_ns(0.99).map(ms),
+            ipdv_p50_ms: ipdv.quantile_ns(Quantile::percent(50)).map(ms),
+            ipdv_p95_ms: ipdv.quantile_ns(Quantile::percent(95)).map(ms),
+            ipdv_p99_ms: ipdv.quantile_ns(Quantile::percent(99)).map(ms),
             ipdv_max_ms: range.map(|(_, max)| ms(max as f64)),
         });
         for (k, spurt) in voice.spurts.iter().enumerate() {

@@ -113,12 +113,14 @@ pub struct TraceParams {
     pub headers: Option<Size>,
 }
 
-/// A loaded trace: (offset from the start ns, payload bytes) per row.
+/// A loaded trace: (time from the flow's start ns, payload bytes) per row, as the file
+/// gives them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Trace {
     /// The rows.
     pub rows: Vec<(u64, u64)>,
-    /// Time from the first row to the same row of the next repetition, ns.
+    /// Time from a row to the same row of the next repetition, ns: the last row's time plus
+    /// the mean gap between rows.
     pub period_ns: u64,
 }
 
@@ -139,15 +141,14 @@ impl Trace {
         Trace::from_rows(parse_rows(text.as_bytes(), origin, "size_bytes", "bytes")?, origin)
     }
 
-    fn from_rows(mut rows: Vec<(u64, u64)>, origin: &str) -> Result<Trace, TraceError> {
+    fn from_rows(rows: Vec<(u64, u64)>, origin: &str) -> Result<Trace, TraceError> {
         if rows.iter().all(|&(_, b)| b == 0) {
             return Err(TraceError::whole(origin, TraceProblem::NothingToSend));
         }
-        let span_ns = rows.last().expect("a row").0 - rows[0].0;
+        let last_ns = rows.last().expect("a row").0;
+        let span_ns = last_ns - rows[0].0;
         let gap_ns = if rows.len() > 1 { span_ns / (rows.len() as u64 - 1) } else { 1_000_000_000 };
-        let period_ns = (span_ns + gap_ns.max(1)).max(1);
-        let first = rows[0].0;
-        rows.iter_mut().for_each(|row| row.0 -= first);
+        let period_ns = last_ns.saturating_add(gap_ns.max(1));
         Ok(Trace { rows, period_ns })
     }
 
@@ -283,16 +284,17 @@ mod tests {
     fn rows_times_sizes_and_the_loop() {
         let trace =
             Trace::parse("time_s,size_bytes\n# a comment\n0.5,100\n0.54,0\n0.58,3000\n", "t.csv").unwrap();
-        // Offsets from the first row; the period adds the mean gap (40 ms) to the span.
-        assert_eq!(trace.rows, vec![(0, 100), (40_000_000, 0), (80_000_000, 3000)]);
-        assert_eq!(trace.period_ns, 120_000_000);
-        assert!((trace.mean_rate_bps() - 3100.0 * 8.0 / 0.12).abs() < 1e-6);
+        // Each row keeps its own time from the start; the period is the last row's time plus
+        // the mean gap between rows (40 ms).
+        assert_eq!(trace.rows, vec![(500_000_000, 100), (540_000_000, 0), (580_000_000, 3000)]);
+        assert_eq!(trace.period_ns, 620_000_000);
+        assert!((trace.mean_rate_bps() - 3100.0 * 8.0 / 0.62).abs() < 1e-6);
         let mut cursor = TraceCursor::new(Arc::new(trace.clone()), true);
         cursor.restart(SimTime(1_000_000_000));
         let rows: Vec<(u64, u64)> = (0..4).map(|_| cursor.next_frame()).map(|(t, b)| (t.0, b)).collect();
         assert_eq!(
             rows,
-            vec![(1_000_000_000, 100), (1_040_000_000, 0), (1_080_000_000, 3000), (1_120_000_000, 100)]
+            vec![(1_500_000_000, 100), (1_540_000_000, 0), (1_580_000_000, 3000), (2_120_000_000, 100)]
         );
         let mut once = TraceCursor::new(Arc::new(trace), false);
         once.restart(SimTime::ZERO);

@@ -1,7 +1,7 @@
 //! The studies' open-loop traffic: video (VBR, frame-rate steps), trace-driven video and the
 //! shipped synthetic MPEG-4 trace, stepped ramps, bursts, alarms and OSPF hellos.
 
-use crate::common::{flow, run_yaml};
+use crate::common::{flow, run_with_deliveries, run_yaml};
 
 /// One open 100 Mbit/s link (no framing) between two hosts, `flows` on it, for `duration`.
 fn on_open_link(flows: &str, duration: &str) -> qoslab_core::Results {
@@ -71,6 +71,37 @@ fn a_trace_is_replayed_and_repeated() {
     std::fs::remove_file(&path).ok();
     let row = flow(&results, "replay");
     assert_eq!((row.sent_packets, row.sent_bytes), (10, 2 * (128 + 1500 + 1500 + 84 + 78)));
+}
+
+/// Each row leaves at the flow's start plus its own time, the first row included: rows at
+/// 0.25 s and 0.30 s are sent at 250 and 300 ms, not at 0 and 50 ms; looped, they come again
+/// one period later, the last row's time plus the mean gap (0.30 + 0.05 = 0.35 s), at 600
+/// and 650 ms. A flow starting at 1 s sends them 1 s later still.
+#[test]
+fn a_trace_row_leaves_at_its_own_time() {
+    let path = std::env::temp_dir().join(format!("qoslab-trace-late-{}.csv", std::process::id()));
+    std::fs::write(&path, "time_s,size_bytes\n0.25,100\n0.30,100\n").unwrap();
+    let text = format!(
+        "name: late-trace
+run: {{duration: 2s, seed: 7}}
+topology:
+  nodes: {{a: {{kind: host}}, b: {{kind: host}}}}
+  links: [{{between: [a, b], rate: 100Mbps, l2: none}}]
+traffic:
+  - {{name: once, from: a, to: b, pattern: {{kind: trace, file: '{file}'}}}}
+  - {{name: looped, from: a, to: b, stop: 0.7s, pattern: {{kind: trace, file: '{file}', loop: true}}}}
+  - {{name: later, from: a, to: b, start: 1s, pattern: {{kind: trace, file: '{file}'}}}}
+",
+        file = path.display()
+    );
+    let (deliveries, _) = run_with_deliveries(&text);
+    std::fs::remove_file(&path).ok();
+    let sent = |name: &str| -> Vec<u64> {
+        deliveries.iter().filter(|d| d.flow == name).map(|d| d.created_ns / 1_000_000).collect()
+    };
+    assert_eq!(sent("once"), vec![250, 300]);
+    assert_eq!(sent("looped"), vec![250, 300, 600, 650]);
+    assert_eq!(sent("later"), vec![1250, 1300]);
 }
 
 /// The shipped synthetic MPEG-4 trace has the DiffServ measurements' figures: mean

@@ -1,0 +1,93 @@
+"""The record a folder keeps of the files qoslab wrote into it, so that a writer replaces or
+deletes only its own files.
+
+The ledger is the file ``.qoslab-written`` at the top of the folder: one JSON line per file
+written, ``{"name": ..., "size": ..., "sha256": ...}`` with the file's path relative to the
+folder, its size in bytes and the SHA-256 of its contents. A line is appended before the file
+is renamed into place, so a file in place always has its line (a line whose rename never
+happened names contents no file has, and is harmless). A file is the writer's own when a line
+names it with its present size and contents: a file of the same name that somebody else put
+there, or edited since, is not, and is neither replaced nor deleted. Contents rather than
+inode numbers identify a file, so a folder of documents kept in version control (the studies'
+pages) is still known after a fresh clone, with its ledger committed beside it.
+
+Lines that do not parse (the end of a line cut by a crash) are skipped. The ledger only grows
+while the folder is written; a folder replaced as a whole starts a new one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+
+NAME = ".qoslab-written"
+"""The ledger's file name, at the top of the folder it describes."""
+
+
+class Ledger:
+    """The ledger of the folder open as descriptor ``folder`` (read when made)."""
+
+    def __init__(self, folder: int) -> None:
+        self._folder = folder
+        self._known: dict[str, set[tuple[int, str]]] = {}
+        self.exists = False
+        try:
+            descriptor = os.open(NAME, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=folder)
+        except FileNotFoundError:
+            return
+        self.exists = True
+        with os.fdopen(descriptor, "rb") as file:
+            for line in file:
+                entry = _parse(line)
+                if entry is not None:
+                    self._known.setdefault(entry[0], set()).add(entry[1:])
+
+    def note(self, name: str, size_bytes: int, sha256: str) -> None:
+        """Record that the file ``name`` (relative to the folder) will hold ``size_bytes``
+        bytes with this SHA-256."""
+        line = json.dumps({"name": name, "size": size_bytes, "sha256": sha256}) + "\n"
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+        descriptor = os.open(NAME, flags, 0o644, dir_fd=self._folder)
+        try:
+            os.write(descriptor, line.encode())
+        finally:
+            os.close(descriptor)
+        self.exists = True
+        self._known.setdefault(name, set()).add((size_bytes, sha256))
+
+    def owns(self, folder: int, entry: str, name: str) -> bool:
+        """Whether ``entry`` of the folder open as ``folder`` is a regular file this ledger
+        records under ``name`` with its present size and contents."""
+        recorded = self._known.get(name)
+        if not recorded:
+            return False
+        try:
+            descriptor = os.open(entry, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+        except OSError:
+            return False
+        with os.fdopen(descriptor, "rb") as file:
+            facts = os.fstat(file.fileno())
+            if not stat.S_ISREG(facts.st_mode):
+                return False
+            if all(size != facts.st_size for size, _ in recorded):
+                return False
+            return (facts.st_size, file_sha256(file)) in recorded
+
+
+def file_sha256(file) -> str:
+    """The SHA-256 of an open binary file, read from its start."""
+    file.seek(0)
+    return hashlib.file_digest(file, "sha256").hexdigest()
+
+
+def _parse(line: bytes) -> tuple[str, int, str] | None:
+    try:
+        entry = json.loads(line)
+        name, size, digest = entry["name"], entry["size"], entry["sha256"]
+    except (ValueError, TypeError, KeyError):
+        return None
+    if isinstance(name, str) and isinstance(size, int) and isinstance(digest, str):
+        return name, size, digest
+    return None

@@ -1,0 +1,179 @@
+"""A folder replaced as a whole, in one step: a run's results, an advice, a packet capture.
+
+The new files are written into a staging folder beside the destination, each flushed to disk
+and recorded in the staging folder's own ledger; the staging folder then takes the
+destination's place in one rename. Where the destination exists, Linux's ``renameat2(2)`` with
+``RENAME_EXCHANGE`` swaps the two folders atomically, so a reader, or a process killed at any
+moment, sees either the old complete folder or the new complete one. Elsewhere (no
+``renameat2``, or a file system without the exchange) the old folder is first renamed aside, so
+a process killed between the two renames leaves no folder at the destination. The old folder
+is then emptied of its writer's files and removed; staging folders left behind by killed
+processes are removed by the next write into the same parent folder.
+
+A destination is replaced only when it is a folder (not a link to one) holding nothing but
+its writer's files (``folder.Folder.owns``): a folder with other entries is refused rather
+than swapped away. All renames are made relative to the parent folder's descriptor.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import os
+import stat
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+
+from qoslab.output import staging
+from qoslab.output.errors import OutputError
+from qoslab.output.folder import Folder, foreign_message
+from qoslab.output.ledger import NAME as LEDGER_NAME
+
+RENAME_EXCHANGE = 2
+"""``renameat2``'s flag, from ``<linux/fs.h>``."""
+
+NO_EXCHANGE = {errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP}
+"""``renameat2`` errors meaning the kernel or file system cannot exchange."""
+
+ROOM_MARGIN_BYTES = 16 << 20
+"""Free space asked for beyond a write's own estimate: what the file system and the ledger
+need, and the files too small to estimate."""
+
+
+def check_folder(
+    directory: str | os.PathLike[str], names: Iterable[str], *, size_bytes: int = 0
+) -> Path:
+    """Refuse, with an :class:`OutputError`, a destination that a folder of the files
+    ``names`` could not replace, or whose disk cannot take ``size_bytes`` more; return it as
+    given. Called before a long piece of work, so that nothing is lost at its end."""
+    given = Path(directory)
+    _refuse_current_folder(given)
+    legacy = set(names).__contains__
+    with Folder.open(given.parent, create=True, ledger=False) as parent:
+        _check_destination(parent, given, legacy)
+        parent.check_room(size_bytes + ROOM_MARGIN_BYTES, "the results")
+    return given
+
+
+def replace_folder(
+    directory: str | os.PathLike[str],
+    files: Mapping[str, Callable[[Path], None]],
+    *,
+    known: Iterable[str] = (),
+) -> list[Path]:
+    """Make ``directory`` hold exactly ``files`` (name → function writing that file at the
+    path it is given), in one step, in the order given; return the paths of the files at
+    their destination. In a folder written before ledgers were kept, files named in ``known``
+    (those a write may or may not produce) are taken as the writer's."""
+    given = Path(directory)
+    _refuse_current_folder(given)
+    legacy = {*files, *known}.__contains__
+    with Folder.open(given.parent, create=True, ledger=False) as parent:
+        parent.remove_stale({*files, *known, LEDGER_NAME})
+        _check_destination(parent, given, legacy)
+        entry = _new_folder(parent)
+        try:
+            with parent.folder(entry, create=False, own_ledger=True) as new:
+                for name, write in files.items():
+                    new.write_with(name, write)
+            _check_destination(parent, given, legacy)
+            old = _swap_in(parent, entry, given.name)
+        except BaseException:
+            _remove_folder(parent, entry, legacy)
+            raise
+        if old is not None:
+            _remove_folder(parent, old, legacy)
+        with contextlib.suppress(OSError):
+            os.fsync(parent.fd)
+    return [given / name for name in files]
+
+
+def _new_folder(parent: Folder) -> str:
+    """The name of a new staging folder made in ``parent``."""
+    while True:
+        entry = staging.name()
+        try:
+            os.mkdir(entry, 0o777, dir_fd=parent.fd)
+        except FileExistsError:
+            continue
+        return entry
+
+
+def _check_destination(parent: Folder, given: Path, legacy: Callable[[str], bool]) -> None:
+    """Refuse a destination that is not absent or a folder of its writer's files alone."""
+    mode = parent.mode(given.name)
+    if mode is None:
+        return
+    if stat.S_ISLNK(mode) or not stat.S_ISDIR(mode):
+        if stat.S_ISREG(mode):
+            raise OutputError(f"{given}: is a file, not a folder. Give a folder for the results")
+        raise OutputError(foreign_message(given, mode))
+    with parent.folder(given.name, create=False, own_ledger=True, legacy=legacy) as existing:
+        for name in sorted(existing.names()):
+            if name == LEDGER_NAME or existing.owns(name):
+                continue
+            raise OutputError(
+                f"{given}: holds {name!r}, which is not a result file qoslab wrote. Results "
+                "replace their folder as a whole and never remove other files: give a new or "
+                "empty folder, or one holding only earlier results"
+            )
+
+
+def _swap_in(parent: Folder, new: str, target: str) -> str | None:
+    """Put the folder ``new`` in the place of ``target``, both in ``parent``; return where
+    the old folder went."""
+    if parent.mode(target) is None:
+        os.rename(new, target, src_dir_fd=parent.fd, dst_dir_fd=parent.fd)
+        return None
+    if _exchange(parent.fd, new, target):
+        return new
+    aside = staging.name()
+    os.rename(target, aside, src_dir_fd=parent.fd, dst_dir_fd=parent.fd)
+    os.rename(new, target, src_dir_fd=parent.fd, dst_dir_fd=parent.fd)
+    return aside
+
+
+def _exchange(parent: int, first: str, second: str) -> bool:
+    """Swap two entries of the folder open as ``parent`` atomically with ``renameat2``;
+    False where that is unavailable."""
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):
+        return False
+    renameat2.argtypes = [
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_uint,
+    ]
+    if renameat2(parent, os.fsencode(first), parent, os.fsencode(second), RENAME_EXCHANGE):
+        code = ctypes.get_errno()
+        if code in NO_EXCHANGE:
+            return False
+        raise OSError(code, os.strerror(code), second)
+    return True
+
+
+def _remove_folder(parent: Folder, entry: str, legacy: Callable[[str], bool]) -> None:
+    """Delete the writer's files in the folder ``entry`` of ``parent``, then the ledger and
+    the folder if that emptied it."""
+    with contextlib.suppress(OSError):
+        with parent.folder(entry, create=False, own_ledger=True, legacy=legacy) as folder:
+            for name in folder.names():
+                if name != LEDGER_NAME:
+                    folder.remove(name)
+            if folder.names() == [LEDGER_NAME]:
+                os.unlink(LEDGER_NAME, dir_fd=folder.fd)
+        os.rmdir(entry, dir_fd=parent.fd)
+
+
+def _refuse_current_folder(given: Path) -> None:
+    target = given.resolve()
+    cwd = Path.cwd().resolve()
+    if target == cwd or target in cwd.parents:
+        raise OutputError(
+            f"{given}: is the current folder or holds it. Results replace their folder as a "
+            "whole: give a folder of their own, e.g. results/NAME"
+        )
