@@ -104,8 +104,10 @@ def test_cli_pcap_folder_that_cannot_be_made(voice_vs_flood: Path, tmp_path: Pat
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     status = main(["run", str(voice_vs_flood), "-o", str(tmp_path / "out"), "--pcap", str(blocker)])
-    assert status != 0
-    assert "cannot create the pcap folder" in capsys.readouterr().err
+    assert status == 2
+    assert f"error: {blocker}: is a file, not a folder. Give a folder" in capsys.readouterr().err
+    assert blocker.read_text() == "not a folder"
+    assert not (tmp_path / "out").exists(), "refused before the run"
 
 
 def test_capture_asked_for_after_the_run_advanced(voice_vs_flood: Path, tmp_path: Path) -> None:

@@ -162,6 +162,15 @@ class Simulation:
     def traces(self) -> bool:
         """Whether the run records a per-packet trace."""
 
+    @property
+    def capture_bytes_bound(self) -> int:
+        """The most the packet capture can write, bytes (the traffic's estimate per port,
+        within ``measure.pcap.max_bytes``)."""
+
+    @property
+    def trace_rows_bound(self) -> int:
+        """The most rows the per-packet trace can record (0 without a trace)."""
+
     def trace_dictionaries(self) -> dict[str, list[str]]:
         """The names the trace's index columns ``event``, ``reason``, ``node``, ``port`` and
         ``flow`` stand for, each a list in index order."""

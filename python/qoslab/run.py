@@ -3,24 +3,23 @@ and the JSON Schema of the scenario format (``qoslab.schema``)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import shutil
 import tempfile
 import time
 import weakref
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from qoslab._core import ScenarioError, Simulation, json_schema, scenario_counts
+from qoslab.memory import default_max_memory
 from qoslab.scenario import (
     BASE,
     MAX_SEED,
     Assignments,
     Scenario,
     check_limits,
-    default_max_memory,
     pairs,
     scenario_text,
 )
@@ -28,6 +27,7 @@ from qoslab.scenario import (
 if TYPE_CHECKING:
     from rich.progress import Progress
 
+    from qoslab.output import NewFolder
     from qoslab.results import Results
     from qoslab.trace import TraceWriter
 
@@ -38,6 +38,10 @@ PROGRESS_DELAY_S = 1.0
 """Wall time a run may take before its progress bar appears."""
 
 NS_PER_S = 1_000_000_000
+
+TRACE_ROW_BYTES = 64
+"""Disk a row of the per-packet trace may take at most, bytes: its columns uncompressed
+(Parquet's compression makes them far smaller)."""
 
 
 def run(
@@ -75,7 +79,8 @@ def run(
     second of wall time. Interrupting a run
     (Ctrl-C) raises ``KeyboardInterrupt`` within a fraction of a second.
 
-    ``max_memory`` (bytes; default: half the machine's physical memory) and ``max_events``
+    ``max_memory`` (bytes; default: half the memory this process can get, the least of the
+    physical memory, its address-space limit and its control group's limit) and ``max_events``
     bound what a run may take: a scenario whose structures or estimated events exceed them
     is refused with a ``ScenarioError`` naming the entry responsible, and a run whose
     packets in flight outgrow the memory stops with a ``RunError``.
@@ -111,24 +116,59 @@ def run(
         max_events=max_events,
         trace=trace,
     )
-    if pcap is not None:
-        simulation.capture_pcap(pcap)
-    if not simulation.traces:
-        return Results(_drive(simulation, progress=progress))
+    with contextlib.ExitStack() as cleanup:
+        capture = None
+        if pcap is not None:
+            capture = cleanup.enter_context(_capture_folder(pcap, simulation))
+            simulation.capture_pcap(capture.path())
+        if not simulation.traces:
+            results = Results(_drive(simulation, progress=progress))
+        else:
+            results = _traced(simulation, progress=progress)
+        if capture is not None:
+            capture.commit()
+        return results
+
+
+def _capture_folder(pcap: str | os.PathLike[str], simulation: Simulation) -> NewFolder:
+    """The folder the packet capture is written into, to take the place of ``pcap`` as a
+    whole at the end of the run; refused before the run when it cannot be written or the
+    capture could outgrow its disk."""
+    from qoslab.output import NewFolder, check_folder
+
+    check_folder(pcap, _pcap_file, size_bytes=simulation.capture_bytes_bound)
+    return NewFolder(pcap, _pcap_file)
+
+
+def _pcap_file(name: str) -> bool:
+    return name.endswith(".pcap")
+
+
+def _traced(simulation: Simulation, *, progress: bool) -> Results:
+    """Run ``simulation``, writing its per-packet trace into a staging folder of the
+    temporary folder, which the results keep until they are gone. Staging folders of
+    traced runs whose process ended (killed, even by SIGKILL) are removed first."""
+    from qoslab.output import Folder
+    from qoslab.results import Results
     from qoslab.trace import TRACE_PARQUET, TraceWriter
 
-    folder = Path(tempfile.mkdtemp(prefix="qoslab-trace-"))
+    with Folder.open(tempfile.gettempdir(), create=False, ledger=False) as temporary:
+        temporary.remove_stale(lambda name: name == TRACE_PARQUET)
+        rows = simulation.trace_rows_bound
+        temporary.check_room(rows * TRACE_ROW_BYTES, "the per-packet trace")
+        folder = temporary.staging_folder()
     try:
-        writer = TraceWriter(folder / TRACE_PARQUET, simulation.trace_dictionaries())
+        path = folder.writable_path(TRACE_PARQUET)
+        writer = TraceWriter(path, simulation.trace_dictionaries())
         try:
             text = _drive(simulation, progress=progress, trace_sink=writer)
         finally:
             writer.close()
     except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
+        folder.close()
         raise
-    results = Results(text, trace_path=writer.path)
-    weakref.finalize(results, shutil.rmtree, folder, ignore_errors=True)
+    results = Results(text, trace_path=folder.path / TRACE_PARQUET)
+    weakref.finalize(results, folder.close)
     return results
 
 

@@ -21,9 +21,6 @@ Scenario = str | os.PathLike[str] | Mapping[str, object]
 Assignments = Mapping[str, object] | Iterable[str] | None
 """Overrides: ``{"key.path": value}`` or ``["key.path=value", ...]``."""
 
-MEMORY_SHARE = 0.5
-"""Share of the machine's physical memory a run may use unless told otherwise."""
-
 BASE = "base"
 """The variant name meaning the scenario as written."""
 
@@ -39,15 +36,6 @@ def check_limits(seed: int | None, max_memory: int | None, max_events: int | Non
             raise ScenarioError(
                 f"{name} {value}: out of range. Use a whole number from 1 to {MAX_SEED}"
             )
-
-
-def default_max_memory() -> int:
-    """The memory a run may use by default: ``MEMORY_SHARE`` of the physical memory."""
-    try:
-        physical = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        physical = 8 << 30  # a platform without sysconf: assume a modest machine
-    return max(int(physical * MEMORY_SHARE), 1)
 
 
 def pairs(assignments: Assignments, keywords: Mapping[str, object]) -> list[tuple[str, str]]:

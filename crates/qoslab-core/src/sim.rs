@@ -31,6 +31,10 @@ use crate::traffic::Source;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+/// The most rows of the per-packet trace one event records: a packet arriving at an idle
+/// port is traced as it arrives, is dequeued and starts on the wire, and may be delivered.
+pub const TRACE_ROWS_PER_EVENT: u64 = 4;
+
 /// Rows a trace records unless `measure.trace.max_rows` says otherwise.
 pub const DEFAULT_TRACE_ROWS: u64 = 10_000_000;
 
@@ -98,6 +102,8 @@ pub struct Simulation {
     pub(crate) max_packets_in_flight: u64,
     /// What a packet capture covers, when one is asked for ([`Simulation::capture_pcap`]).
     pub(crate) capture: CapturePlan,
+    /// The events the run is estimated to take.
+    estimated_events: u64,
     /// Why the run stopped early, once it has.
     halted: Option<RunError>,
     now: SimTime,
@@ -128,8 +134,17 @@ pub const CHECK_EVERY_EVENTS: u64 = 1 << 16;
 impl Simulation {
     /// Assembles a simulation and schedules its first events.
     pub(crate) fn new(parts: Parts) -> Self {
-        let Parts { run, network, mut sources, flows, observers, apps, max_packets_in_flight, capture } =
-            parts;
+        let Parts {
+            run,
+            network,
+            mut sources,
+            flows,
+            observers,
+            apps,
+            max_packets_in_flight,
+            capture,
+            estimated_events,
+        } = parts;
         // Sources numbered in the order of their first emissions (the flows' order on ties,
         // the order they fire in anyway): those of one interval keep that order, so their
         // emissions walk the table from one source to the next, and the processor's
@@ -196,6 +211,7 @@ impl Simulation {
             users: apps.users,
             max_packets_in_flight,
             capture,
+            estimated_events,
             halted: None,
             now: SimTime::ZERO,
         }
@@ -236,7 +252,9 @@ impl Simulation {
             }
             let config = &port.config;
             let link = LinkHeader::for_port(config.l2_framing, port.lfi.is_some(), config.node, config.peer);
-            port.capture = Some(Box::new(PortCapture::create(&path, link, self.capture.snap_bytes)?));
+            let limit_bytes = self.capture.file_limit_bytes();
+            port.capture =
+                Some(Box::new(PortCapture::create(&path, link, self.capture.snap_bytes, limit_bytes)?));
             paths.push(path);
         }
         Ok(paths)
@@ -298,6 +316,20 @@ impl Simulation {
     /// Whether the run records a per-packet trace.
     pub fn traces(&self) -> bool {
         self.observers.trace.is_some()
+    }
+
+    /// The most the packet capture can write, bytes: the scenario's traffic estimated per
+    /// port, within `measure.pcap.max_bytes` (see `net::pcap`).
+    pub fn capture_bytes_bound(&self) -> u64 {
+        self.capture.estimated_bytes
+    }
+
+    /// The most rows the per-packet trace can record: its row limit, or fewer when the run's
+    /// estimated events are fewer (an event records at most [`TRACE_ROWS_PER_EVENT`] rows);
+    /// 0 without a trace.
+    pub fn trace_rows_bound(&self) -> u64 {
+        let events_rows = self.estimated_events.saturating_mul(TRACE_ROWS_PER_EVENT);
+        self.observers.trace.as_ref().map_or(0, |trace| trace.max_rows().min(events_rows))
     }
 
     /// Records a per-packet trace of every flow at every port, with deliveries, up to the
@@ -578,10 +610,13 @@ impl Simulation {
         if let Some(error) = self.halted.take() {
             return Err(error);
         }
-        for capture in self.net.ports.iter_mut().filter_map(|p| p.capture.as_mut()) {
-            capture
-                .finish()
-                .map_err(|message| RunError { message: format!("packet capture failed: {message}") })?;
+        for port in self.net.ports.iter_mut() {
+            if let Some(capture) = port.capture.as_mut() {
+                capture
+                    .finish()
+                    .map_err(|message| RunError { message: format!("packet capture failed: {message}") })?;
+                self.run.notes.extend(capture.note(&port.config.name));
+            }
         }
         self.now = self.run.end;
         let end = self.run.end;

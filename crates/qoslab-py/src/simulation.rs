@@ -86,7 +86,8 @@ impl Simulation {
     }
 
     /// Captures the frames of the ports `measure.pcap` names (every port without it) into
-    /// one pcap file per port in `folder` (created if need be); returns the files' paths.
+    /// one pcap file per port in `folder` (created if need be; files of the same names are
+    /// replaced, so give a new folder of your own); returns the files' paths.
     /// Raises `OSError` when the folder or a file cannot be created, `RuntimeError` once
     /// the run has advanced.
     fn capture_pcap(&mut self, folder: std::path::PathBuf) -> PyResult<Vec<std::path::PathBuf>> {
@@ -98,6 +99,19 @@ impl Simulation {
     #[getter]
     fn traces(&self) -> PyResult<bool> {
         Ok(self.core()?.traces())
+    }
+
+    /// The most the packet capture can write, bytes (the traffic's estimate per port,
+    /// within `measure.pcap.max_bytes`).
+    #[getter]
+    fn capture_bytes_bound(&self) -> PyResult<u64> {
+        Ok(self.core()?.capture_bytes_bound())
+    }
+
+    /// The most rows the per-packet trace can record (0 without a trace).
+    #[getter]
+    fn trace_rows_bound(&self) -> PyResult<u64> {
+        Ok(self.core()?.trace_rows_bound())
     }
 
     /// The names the trace's index columns stand for: `event`, `reason`, `node`, `port`

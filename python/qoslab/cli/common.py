@@ -102,7 +102,8 @@ def add_limit_options(command: argparse.ArgumentParser) -> None:
         "--max-memory",
         type=memory_size,
         metavar="SIZE",
-        help="memory a run may take, e.g. 8GB (default: half the physical memory); a scenario "
+        help="memory a run may take, e.g. 8GB (default: half the memory this process can get: "
+        "physical memory, ulimit -v and its container's limit, whichever is least); a scenario "
         "that needs more is refused, a run whose queues outgrow it is stopped",
     )
     command.add_argument(

@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 import qoslab
+from qoslab._core import scenario_counts
 from qoslab.cli.common import (
     EXIT_RUN_FAILED,
     EXIT_STATUS_HELP,
@@ -25,6 +26,7 @@ from qoslab.cli.common import (
 from qoslab.cli.text import counted, plain, visible
 from qoslab.output import folder_name
 from qoslab.results import SCHEMAS, check_destination, columns
+from qoslab.scenario import pairs, scenario_text
 
 FLOW_COLUMNS = {
     "flow": "flow",
@@ -96,8 +98,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    if args.output is not None:
-        check_destination(args.output)
+    # The folder is checked before the run, so that a long run is not lost to a folder that
+    # cannot take its results.
+    check_destination(args.output or _default_folder(args))
     started_s = time.perf_counter()
     try:
         results = qoslab.run(
@@ -147,6 +150,13 @@ def main(args: argparse.Namespace) -> int:
     if args.pcap is not None:
         console.print(plain(f"packet capture written to {args.pcap}"))
     return 0
+
+
+def _default_folder(args: argparse.Namespace) -> Path:
+    """``results/<scenario name made safe>``, the name read as the run will read it."""
+    text, origin = scenario_text(args.scenario)
+    name = scenario_counts(text, origin, pairs(args.set, {}), args.variant)[0]
+    return Path("results") / folder_name(name)
 
 
 def _headline(run: dict[str, object], wall_s: float) -> Text:

@@ -24,7 +24,8 @@ from qoslab.experiment.progress import SweepProgress
 from qoslab.experiment.store import FORMAT, Store
 from qoslab.experiment.sweep import Sweep
 from qoslab.experiment.task import DONE, Task, run_key
-from qoslab.scenario import Assignments, Scenario, check_limits, default_max_memory, scenario_text
+from qoslab.memory import default_max_memory
+from qoslab.scenario import Assignments, Scenario, check_limits, scenario_text
 from qoslab.scenario import pairs as override_pairs
 
 EXECUTORS = ("local", "dask")
@@ -74,9 +75,9 @@ def sweep(
     as it finishes, and ``resume=True`` keeps the runs an earlier sweep there finished;
     without it the runs are kept in memory. ``progress`` draws a bar on stderr (default:
     when stderr is a terminal). ``max_memory`` is the memory of one run (default: half the
-    physical memory shared among the local jobs); ``warn`` receives warnings (default:
-    printed to stderr); ``command`` is recorded in the manifest. ``use_section=False``
-    ignores the scenario's ``sweep:`` section.
+    memory this process can get, ``qoslab.memory``, shared among the local jobs); ``warn``
+    receives warnings (default: printed to stderr); ``command`` is recorded in the manifest.
+    ``use_section=False`` ignores the scenario's ``sweep:`` section.
 
     Raises ``ScenarioError`` (with the place) for a grid point that cannot be loaded,
     ``ValueError`` for a bad argument, ``OutputError`` for a folder refused; runs that fail

@@ -18,12 +18,13 @@ from qoslab.output.errors import OutputError
 from qoslab.output.folder import Folder
 from qoslab.output.named_file import check_file, write_file
 from qoslab.output.names import folder_name
-from qoslab.output.replace import check_folder, replace_folder
+from qoslab.output.replace import NewFolder, check_folder, replace_folder
 from qoslab.output.staging import PREFIX as STAGING_PREFIX
 
 __all__ = [
     "STAGING_PREFIX",
     "Folder",
+    "NewFolder",
     "OutputError",
     "check_file",
     "check_folder",

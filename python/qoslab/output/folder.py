@@ -96,7 +96,7 @@ class Folder:
             known = Ledger(descriptor) if ledger else None
         except OSError as error:
             os.close(descriptor)
-            raise _refused(given / LEDGER_NAME, error) from None
+            raise refused(given / LEDGER_NAME, error) from None
         return cls(descriptor, given, known, legacy=legacy)
 
     def folder(
@@ -119,7 +119,7 @@ class Folder:
                 ledger, prefix = Ledger(descriptor), ""
             except OSError as error:
                 os.close(descriptor)
-                raise _refused(self.path / name / LEDGER_NAME, error) from None
+                raise refused(self.path / name / LEDGER_NAME, error) from None
         else:
             ledger, prefix = self.ledger, f"{self.prefix}{name}/"
         accepted = legacy if legacy is not None else self._legacy
@@ -167,7 +167,7 @@ class Folder:
         except FileNotFoundError:
             return None
         except OSError as error:
-            raise _refused(self.path / name, error) from None
+            raise refused(self.path / name, error) from None
         with os.fdopen(descriptor, "rb") as file:
             if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
                 raise OutputError(f"{self.path / name}: is not a regular file")
@@ -182,7 +182,7 @@ class Folder:
         try:
             descriptor = os.open(staged, FILE_FLAGS, 0o644, dir_fd=self.fd)
         except OSError as error:
-            raise _refused(self.path, error) from None
+            raise refused(self.path, error) from None
         try:
             with os.fdopen(descriptor, "wb") as file:
                 file.write(data)
@@ -205,19 +205,16 @@ class Folder:
             self.adopt(private, name)
         return self.path / name
 
-    def adopt(self, source: Folder, name: str, *, as_name: str | None = None) -> None:
+    def adopt(self, source: Folder, name: str) -> None:
         """Move the regular file ``name`` of the folder ``source`` (on the same file
-        system) here as ``as_name`` (default: the same name), recording it in the ledger."""
-        target = as_name or name
-        self.check_replaceable(target)
-        descriptor = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=source.fd)
-        with os.fdopen(descriptor, "rb") as file:
-            facts = os.fstat(file.fileno())
-            if not stat.S_ISREG(facts.st_mode):
-                raise OutputError(f"{source.path / name}: is not a regular file")
-            os.fsync(file.fileno())
-            self._note(target, facts.st_size, file_sha256(file))
-        os.replace(name, target, src_dir_fd=source.fd, dst_dir_fd=self.fd)
+        system) here under the same name, recording it in the ledger."""
+        self.check_replaceable(name)
+        self._note(name, *_fingerprint(source, name))
+        os.replace(name, name, src_dir_fd=source.fd, dst_dir_fd=self.fd)
+
+    def record(self, name: str) -> None:
+        """Record in the ledger the regular file ``name`` that another writer made here."""
+        self._note(name, *_fingerprint(self, name))
 
     def remove(self, name: str) -> bool:
         """Delete ``name`` if it is the writer's own file; return whether it was."""
@@ -238,7 +235,7 @@ class Folder:
             except FileExistsError:
                 continue
             except OSError as error:
-                raise _refused(self.path, error) from None
+                raise refused(self.path, error) from None
             break
         descriptor = _open_folder(self.fd, entry, self.path / entry)
         return _Staging(descriptor, self.path / entry, self, entry)
@@ -250,7 +247,7 @@ class Folder:
         through_descriptor = PROC_FDS / str(self.fd)
         return (through_descriptor if through_descriptor.is_dir() else self.path) / name
 
-    def remove_stale(self, removable: set[str]) -> None:
+    def remove_stale(self, removable: Callable[[str], bool]) -> None:
         """Remove the staging entries of ended processes (``staging.remove_stale``)."""
         staging.remove_stale(self.fd, removable)
 
@@ -262,7 +259,7 @@ class Folder:
             os.close(os.open(probe, FILE_FLAGS, 0o644, dir_fd=self.fd))
             os.unlink(probe, dir_fd=self.fd)
         except OSError as error:
-            raise _refused(self.path, error) from None
+            raise refused(self.path, error) from None
         facts = os.fstatvfs(self.fd)
         free_bytes = facts.f_bavail * facts.f_frsize
         if free_bytes < size_bytes:
@@ -304,6 +301,17 @@ class _Staging(Folder):
             os.rmdir(self._entry, dir_fd=self._parent.fd)
 
 
+def _fingerprint(folder: Folder, name: str) -> tuple[int, str]:
+    """The size and SHA-256 of the regular file ``name`` of ``folder``, flushed to disk."""
+    descriptor = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=folder.fd)
+    with os.fdopen(descriptor, "rb") as file:
+        facts = os.fstat(file.fileno())
+        if not stat.S_ISREG(facts.st_mode):
+            raise OutputError(f"{folder.path / name}: is not a regular file")
+        os.fsync(file.fileno())
+        return facts.st_size, file_sha256(file)
+
+
 def foreign_message(path: Path, mode: int) -> str:
     """Why the entry at ``path`` (of type ``mode``) is not replaced."""
     if stat.S_ISLNK(mode):
@@ -341,7 +349,7 @@ def _open_parent(given: Path, parent_path: Path, *, create: bool) -> int:
             f"{given}: a part of {parent_path} is a file, not a folder. Give a path of folders"
         ) from None
     except OSError as error:
-        raise _refused(given, error) from None
+        raise refused(given, error) from None
 
 
 def _open_folder(parent: int, entry: str, shown: Path) -> int:
@@ -359,10 +367,10 @@ def _open_folder(parent: int, entry: str, shown: Path) -> int:
                     "writes through a link: give the folder itself, or another name"
                 ) from None
             raise OutputError(f"{shown}: is a file, not a folder. Give a folder") from None
-        raise _refused(shown, error) from None
+        raise refused(shown, error) from None
 
 
-def _refused(path: Path, error: OSError) -> OutputError:
+def refused(path: Path, error: OSError) -> OutputError:
     """An OS error met writing at ``path``, said with the user's path and the fix."""
     reasons = {
         errno.EACCES: "cannot be written: permission denied. Give a folder you can write",

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from qoslab.output import staging
 from qoslab.output.errors import OutputError
-from qoslab.output.folder import Folder, foreign_message
+from qoslab.output.folder import Folder, foreign_message, refused
 from qoslab.output.ledger import NAME as LEDGER_NAME
 
 RENAME_EXCHANGE = 2
@@ -42,18 +42,87 @@ need, and the files too small to estimate."""
 
 
 def check_folder(
-    directory: str | os.PathLike[str], names: Iterable[str], *, size_bytes: int = 0
+    directory: str | os.PathLike[str],
+    names: Iterable[str] | Callable[[str], bool],
+    *,
+    size_bytes: int = 0,
 ) -> Path:
     """Refuse, with an :class:`OutputError`, a destination that a folder of the files
-    ``names`` could not replace, or whose disk cannot take ``size_bytes`` more; return it as
-    given. Called before a long piece of work, so that nothing is lost at its end."""
+    ``names`` (or of the names it accepts) could not replace, or whose disk cannot take
+    ``size_bytes`` more; return it as given. Called before a long piece of work, so that
+    nothing is lost at its end."""
     given = Path(directory)
     _refuse_current_folder(given)
-    legacy = set(names).__contains__
     with Folder.open(given.parent, create=True, ledger=False) as parent:
-        _check_destination(parent, given, legacy)
-        parent.check_room(size_bytes + ROOM_MARGIN_BYTES, "the results")
+        _check_destination(parent, given, _accepting(names))
+        parent.check_room(size_bytes + ROOM_MARGIN_BYTES, f"{given}")
     return given
+
+
+class NewFolder:
+    """A folder being made to take the place of ``directory`` as a whole (see the module's
+    description): write into :attr:`folder`, or let another writer (the simulator's packet
+    capture) write into :meth:`path`, then :meth:`commit`; leaving a ``with`` block on an
+    exception, or :meth:`abandon`, removes it. ``names`` are the names its writer gives,
+    taken as the writer's in a folder written before ledgers were kept."""
+
+    def __init__(
+        self, directory: str | os.PathLike[str], names: Iterable[str] | Callable[[str], bool]
+    ) -> None:
+        self.given = Path(directory)
+        _refuse_current_folder(self.given)
+        self._legacy = _accepting(names)
+        self._parent = Folder.open(self.given.parent, create=True, ledger=False)
+        try:
+            self._parent.remove_stale(lambda name: name == LEDGER_NAME or self._legacy(name))
+            _check_destination(self._parent, self.given, self._legacy)
+            self._entry = _new_folder(self._parent)
+            self.folder = self._parent.folder(self._entry, create=False, own_ledger=True)
+        except BaseException:
+            self._parent.close()
+            raise
+
+    def __enter__(self) -> NewFolder:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if kind is not None:
+            self.abandon()
+
+    def path(self) -> Path:
+        """A path by which another writer can create files in the new folder."""
+        return self.folder.writable_path("")
+
+    def commit(self) -> list[str]:
+        """Record the files another writer put in the folder, put it in the destination's
+        place and remove the old folder; return the names of its files."""
+        try:
+            for name in sorted(self.folder.names()):
+                if name != LEDGER_NAME and not self.folder.owns(name):
+                    self.folder.record(name)
+            names = sorted(name for name in self.folder.names() if name != LEDGER_NAME)
+            self.folder.close()
+            _check_destination(self._parent, self.given, self._legacy)
+            old = _swap_in(self._parent, self._entry, self.given.name)
+        except BaseException:
+            self.abandon()
+            raise
+        try:
+            if old is not None:
+                _remove_folder(self._parent, old, self._legacy)
+            with contextlib.suppress(OSError):
+                os.fsync(self._parent.fd)
+        finally:
+            self._parent.close()
+        return names
+
+    def abandon(self) -> None:
+        """Remove the new folder and what was written into it."""
+        if self._parent.fd < 0:
+            return
+        self.folder.close()
+        _remove_folder(self._parent, self._entry, lambda _name: True, ledger=False)
+        self._parent.close()
 
 
 def replace_folder(
@@ -66,27 +135,15 @@ def replace_folder(
     path it is given), in one step, in the order given; return the paths of the files at
     their destination. In a folder written before ledgers were kept, files named in ``known``
     (those a write may or may not produce) are taken as the writer's."""
-    given = Path(directory)
-    _refuse_current_folder(given)
-    legacy = {*files, *known}.__contains__
-    with Folder.open(given.parent, create=True, ledger=False) as parent:
-        parent.remove_stale({*files, *known, LEDGER_NAME})
-        _check_destination(parent, given, legacy)
-        entry = _new_folder(parent)
-        try:
-            with parent.folder(entry, create=False, own_ledger=True) as new:
-                for name, write in files.items():
-                    new.write_with(name, write)
-            _check_destination(parent, given, legacy)
-            old = _swap_in(parent, entry, given.name)
-        except BaseException:
-            _remove_folder(parent, entry, legacy)
-            raise
-        if old is not None:
-            _remove_folder(parent, old, legacy)
-        with contextlib.suppress(OSError):
-            os.fsync(parent.fd)
-    return [given / name for name in files]
+    with NewFolder(directory, {*files, *known}) as new:
+        for name, write in files.items():
+            new.folder.write_with(name, write)
+        new.commit()
+    return [new.given / name for name in files]
+
+
+def _accepting(names: Iterable[str] | Callable[[str], bool]) -> Callable[[str], bool]:
+    return names if callable(names) else set(names).__contains__
 
 
 def _new_folder(parent: Folder) -> str:
@@ -97,6 +154,8 @@ def _new_folder(parent: Folder) -> str:
             os.mkdir(entry, 0o777, dir_fd=parent.fd)
         except FileExistsError:
             continue
+        except OSError as error:
+            raise refused(parent.path, error) from None
         return entry
 
 
@@ -107,7 +166,7 @@ def _check_destination(parent: Folder, given: Path, legacy: Callable[[str], bool
         return
     if stat.S_ISLNK(mode) or not stat.S_ISDIR(mode):
         if stat.S_ISREG(mode):
-            raise OutputError(f"{given}: is a file, not a folder. Give a folder for the results")
+            raise OutputError(f"{given}: is a file, not a folder. Give a folder")
         raise OutputError(foreign_message(given, mode))
     with parent.folder(given.name, create=False, own_ledger=True, legacy=legacy) as existing:
         for name in sorted(existing.names()):
@@ -156,11 +215,14 @@ def _exchange(parent: int, first: str, second: str) -> bool:
     return True
 
 
-def _remove_folder(parent: Folder, entry: str, legacy: Callable[[str], bool]) -> None:
-    """Delete the writer's files in the folder ``entry`` of ``parent``, then the ledger and
-    the folder if that emptied it."""
+def _remove_folder(
+    parent: Folder, entry: str, legacy: Callable[[str], bool], *, ledger: bool = True
+) -> None:
+    """Delete the writer's files in the folder ``entry`` of ``parent`` (with ``ledger``
+    false, every regular file: a staging folder of this process), then the ledger and the
+    folder if that emptied it."""
     with contextlib.suppress(OSError):
-        with parent.folder(entry, create=False, own_ledger=True, legacy=legacy) as folder:
+        with parent.folder(entry, create=False, own_ledger=ledger, legacy=legacy) as folder:
             for name in folder.names():
                 if name != LEDGER_NAME:
                     folder.remove(name)

@@ -14,6 +14,7 @@ import contextlib
 import os
 import secrets
 import stat
+from collections.abc import Callable
 
 PREFIX = ".qoslab-partial-"
 """Start of every staging entry's name."""
@@ -35,10 +36,10 @@ def is_staging(entry: str) -> bool:
     return _pid(entry) is not None
 
 
-def remove_stale(folder: int, removable: set[str]) -> None:
+def remove_stale(folder: int, removable: Callable[[str], bool]) -> None:
     """Remove, in the folder open as descriptor ``folder``, the staging files and folders of
     processes that have ended. A staging folder is emptied of the regular files named in
-    ``removable`` (the names its writer gives) and of staging entries, then removed if that
+    ``removable`` accepts (the names its writer gives) and of staging entries, then removed if that
     emptied it; what else it holds stays, and so does the folder."""
     if os.name != "posix":
         return
@@ -54,7 +55,7 @@ def remove_stale(folder: int, removable: set[str]) -> None:
             _empty_and_remove(folder, entry, removable)
 
 
-def _empty_and_remove(parent: int, entry: str, removable: set[str]) -> None:
+def _empty_and_remove(parent: int, entry: str, removable: Callable[[str], bool]) -> None:
     """Delete in the folder ``entry`` of ``parent`` the regular files named in
     ``removable`` and the staging entries (a staging folder emptied the same way), then the
     folder if that emptied it."""
@@ -64,7 +65,7 @@ def _empty_and_remove(parent: int, entry: str, removable: set[str]) -> None:
         return
     try:
         for child in names(inner):
-            if child not in removable and not is_staging(child):
+            if not removable(child) and not is_staging(child):
                 continue
             with contextlib.suppress(OSError):
                 mode = os.stat(child, dir_fd=inner, follow_symlinks=False).st_mode

@@ -5,7 +5,7 @@
 
 use crate::config::tagged::kind_enum;
 use crate::traffic::codec::Codec;
-use crate::units::{Duration, Percent};
+use crate::units::{Duration, Percent, Size};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -61,6 +61,9 @@ pub struct PcapSpec {
     /// Bytes of each frame written, link header included (default 128; at most 262144).
     /// The record keeps the frame's whole length.
     pub snap_length: Option<u32>,
+    /// The most the capture's files may hold together (default 1 GiB); each port's file
+    /// stops, with a note, when it would pass its equal share.
+    pub max_bytes: Option<Size>,
 }
 
 /// What the per-packet trace records.

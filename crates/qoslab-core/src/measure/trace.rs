@@ -309,6 +309,11 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// The most rows it records.
+    pub fn max_rows(&self) -> u64 {
+        self.max_rows
+    }
+
     /// A recorder for `setup`.
     pub fn new(setup: TraceSetup) -> Self {
         let mut trace = Trace {

@@ -39,6 +39,12 @@
 //! cut at the snapshot length (default 128 bytes: every header written fits in 86 bytes, the
 //! rest would be zeros); their original length stays the whole frame's. Frames are built in
 //! one buffer reused for every record and written through a buffered writer.
+//!
+//! **How large** — the files of one capture hold at most `measure.pcap.max_bytes` together
+//! (default [`DEFAULT_MAX_CAPTURE_BYTES`]): each port's file takes an equal share, and once its
+//! next record would pass it the file ends there, the time it stopped noted in the run's
+//! notes, as a capture tool with a file size limit does. Before the run, the traffic's
+//! estimate per port bounds what the files can hold, so that the disk can be checked first.
 
 use crate::ids::{NodeId, PortId};
 use crate::measure::wire_headers::{write_headers, MAX_HEADER_BYTES};
@@ -58,6 +64,8 @@ pub const DEFAULT_SNAP_BYTES: u32 = 128;
 pub const MAX_SNAP_BYTES: u32 = 262_144;
 /// Bytes of the file header.
 pub const FILE_HEADER_BYTES: usize = 24;
+/// Default of `measure.pcap.max_bytes`, the most a capture's files hold together: 1 GiB.
+pub const DEFAULT_MAX_CAPTURE_BYTES: u64 = 1 << 30;
 /// Bytes of a record header.
 pub const RECORD_HEADER_BYTES: usize = 16;
 
@@ -176,7 +184,26 @@ pub struct CapturePlan {
     pub ports: Vec<PortId>,
     /// Bytes of each frame written.
     pub snap_bytes: u32,
+    /// The most the files may hold together, bytes.
+    pub max_bytes: u64,
+    /// The most the files can hold for the traffic of the scenario, bytes (estimated before
+    /// the run, within `max_bytes`).
+    pub estimated_bytes: u64,
 }
+
+impl CapturePlan {
+    /// The most each port's file may hold: an equal share of `max_bytes`, at least the
+    /// file header and one whole record.
+    pub fn file_limit_bytes(&self) -> u64 {
+        let least = (FILE_HEADER_BYTES + RECORD_HEADER_BYTES) as u64 + u64::from(self.snap_bytes);
+        (self.max_bytes / self.ports.len().max(1) as u64).max(least)
+    }
+}
+
+/// The most link header bytes a captured frame has before its IP packet: a link header,
+/// and on a multilink fragment its header and the inner protocol field.
+pub const MAX_FRAME_HEADER_BYTES: u32 =
+    (MAX_LINK_HEADER_BYTES + LONG_SEQUENCE_HEADER_BYTES as usize + PPP_IPV4.len()) as u32;
 
 /// Why a packet capture cannot start or was not written whole; an I/O failure names the
 /// path and carries the system's error.
@@ -209,6 +236,12 @@ pub struct PortCapture {
     frame: Vec<u8>,
     /// Records written.
     records: u64,
+    /// Bytes written, the file header included.
+    written_bytes: u64,
+    /// The most the file may hold, bytes.
+    limit_bytes: u64,
+    /// When the file reached its limit and stopped, if it did.
+    stopped_at: Option<SimTime>,
     /// Next multilink sequence number.
     multilink_sequence: u32,
     /// Bytes of the fragmented packet (inner protocol field included) the fragments sent so
@@ -225,8 +258,14 @@ impl std::fmt::Debug for PortCapture {
 }
 
 impl PortCapture {
-    /// Creates the file at `path` and writes its file header.
-    pub fn create(path: &Path, link: LinkHeader, snap_bytes: u32) -> Result<Self, CaptureError> {
+    /// Creates the file at `path`, to hold at most `limit_bytes`, and writes its file
+    /// header.
+    pub fn create(
+        path: &Path,
+        link: LinkHeader,
+        snap_bytes: u32,
+        limit_bytes: u64,
+    ) -> Result<Self, CaptureError> {
         let file =
             File::create(path).map_err(|source| CaptureError::Create { path: path.to_owned(), source })?;
         let mut capture = PortCapture {
@@ -236,6 +275,9 @@ impl PortCapture {
             snap_bytes,
             frame: Vec::with_capacity(snap_bytes as usize),
             records: 0,
+            written_bytes: FILE_HEADER_BYTES as u64,
+            limit_bytes,
+            stopped_at: None,
             multilink_sequence: 0,
             fragment_offset: 0,
             error: None,
@@ -250,7 +292,7 @@ impl PortCapture {
     /// Writes the record of `packet`'s frame (a whole packet, or a fragment of it on a port
     /// with `lfi`; its segment, if any, in `segments`) starting at `now`.
     pub fn record(&mut self, packet: &Packet, segments: &SegmentStore, lfi: Option<&Lfi>, now: SimTime) {
-        if self.error.is_some() {
+        if self.error.is_some() || self.stopped_at.is_some() {
             return;
         }
         let mut headers = [0u8; MAX_HEADER_BYTES];
@@ -288,10 +330,18 @@ impl PortCapture {
             }
         };
         self.frame.truncate(snap);
+        let record_bytes = (RECORD_HEADER_BYTES + self.frame.len()) as u64;
+        if self.written_bytes + record_bytes > self.limit_bytes {
+            self.stopped_at = Some(now);
+            return;
+        }
         let header = record_header(now, self.frame.len() as u32, frame_bytes);
         let written = self.file.write_all(&header).and_then(|()| self.file.write_all(&self.frame));
         match written {
-            Ok(()) => self.records += 1,
+            Ok(()) => {
+                self.records += 1;
+                self.written_bytes += record_bytes;
+            }
             Err(error) => self.error = Some(error),
         }
     }
@@ -322,6 +372,19 @@ impl PortCapture {
     fn push_zeros(&mut self, count: usize) {
         let room = (self.snap_bytes as usize).saturating_sub(self.frame.len());
         self.frame.resize(self.frame.len() + count.min(room), 0);
+    }
+
+    /// The note saying when the file reached its limit and stopped, if it did.
+    pub fn note(&self, port: &str) -> Option<String> {
+        self.stopped_at.map(|at| {
+            format!(
+                "the packet capture of {port} stopped at {:.6} s, its file full at its share of \
+                 measure.pcap.max_bytes ({} bytes, {} records): raise max_bytes or capture fewer ports",
+                at.0 as f64 / 1e9,
+                self.written_bytes,
+                self.records
+            )
+        })
     }
 
     /// Flushes the file; the first error met while writing it, if any, naming the file.
@@ -399,7 +462,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("frag.pcap");
         let lfi = Lfi { fragment_bytes: 160, delay_ns: 10_000_000, header_bytes: 4, interleave: true };
-        let mut capture = PortCapture::create(&path, LinkHeader::Ppp, 1000).unwrap();
+        let mut capture = PortCapture::create(&path, LinkHeader::Ppp, 1000, u64::MAX).unwrap();
         let big = packet(7, 1500, 0);
         for k in 0..10 {
             let fragment = if k == 9 { Fragment::Last } else { Fragment::Leading };
@@ -433,7 +496,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("snap.pcap");
         let link = LinkHeader::for_port(L2Framing::Ethernet, false, NodeId(0), NodeId(1));
-        let mut capture = PortCapture::create(&path, link, 64).unwrap();
+        let mut capture = PortCapture::create(&path, link, 64, u64::MAX).unwrap();
         capture.record(&packet(1, 1500, 46), &SegmentStore::new(), None, SimTime(1));
         capture.record(&packet(2, 40, 0), &SegmentStore::new(), None, SimTime(2));
         capture.finish().unwrap();
@@ -447,11 +510,32 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// A file limited to its header and three 40-byte records (16 + 40 bytes each, raw
+    /// link) takes three and stops at the fourth, noting when; nothing is written after.
+    #[test]
+    fn a_file_stops_at_its_limit_with_a_note() {
+        let dir = std::env::temp_dir().join(format!("qoslab-pcap-limit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("limit.pcap");
+        let limit = (FILE_HEADER_BYTES + 3 * (RECORD_HEADER_BYTES + 40)) as u64;
+        let mut capture = PortCapture::create(&path, LinkHeader::Raw, 128, limit).unwrap();
+        for k in 0..6 {
+            capture.record(&packet(k, 40, 0), &SegmentStore::new(), None, SimTime(1_000_000_000 * (k + 1)));
+        }
+        capture.finish().unwrap();
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), limit);
+        let note = capture.note("r1->r2").unwrap();
+        assert!(note.starts_with("the packet capture of r1->r2 stopped at 4.000000 s"), "{note}");
+        assert!(note.contains("(192 bytes, 3 records)"), "{note}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn an_unwritable_place_is_named() {
-        let error = PortCapture::create(Path::new("/nonexistent-folder/x.pcap"), LinkHeader::Raw, 128)
-            .unwrap_err()
-            .to_string();
+        let error =
+            PortCapture::create(Path::new("/nonexistent-folder/x.pcap"), LinkHeader::Raw, 128, u64::MAX)
+                .unwrap_err()
+                .to_string();
         assert!(error.contains("cannot create the pcap file `/nonexistent-folder/x.pcap`"), "{error}");
     }
 }

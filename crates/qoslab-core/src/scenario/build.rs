@@ -23,6 +23,7 @@ use crate::ids::{PortId, Table};
 use crate::measure::trace::Trace;
 use crate::measure::Observers;
 use crate::net::network::Network;
+use crate::net::pcap::MAX_FRAME_HEADER_BYTES;
 use crate::net::port::Port;
 use crate::net::tunnel::Tunnels;
 use crate::sim::{Parts, RunIdentity, RunInfo, Simulation};
@@ -72,6 +73,9 @@ pub fn build(
     )?;
     let flow_tunnels = flow_tunnels(spec, &routes, &traffic.flows, &interfaces.port_configs)?;
     traffic.work.check(limits)?;
+    let mut capture = interfaces.capture;
+    let estimated = traffic.work.capture_bytes(&capture.ports, capture.snap_bytes, MAX_FRAME_HEADER_BYTES);
+    capture.estimated_bytes = (estimated.ceil() as u64).min(capture.max_bytes);
     let ports: Table<PortId, Port> = interfaces
         .ports
         .into_iter_enumerated()
@@ -95,7 +99,8 @@ pub fn build(
         observers: Observers::new(measured.flow_stats, measured.quality, trace),
         apps: traffic.apps,
         max_packets_in_flight: limits.max_packets_in_flight(structures_bytes),
-        capture: interfaces.capture,
+        capture,
+        estimated_events: traffic.work.events.ceil() as u64,
     }))
 }
 

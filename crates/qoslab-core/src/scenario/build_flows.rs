@@ -228,8 +228,11 @@ fn template(cx: &Context, flow: &FlowSpec, route: &Route, row: FlowId, default_s
 }
 
 /// The rates of the ports `hops`, bit/s.
-fn rates_bps<'a>(hops: &'a [PortId], ports: &'a Table<PortId, PortConfig>) -> impl Iterator<Item = u64> + 'a {
-    hops.iter().map(|&p| ports[p].rate_bps)
+fn rates_bps<'a>(
+    hops: &'a [PortId],
+    ports: &'a Table<PortId, PortConfig>,
+) -> impl Iterator<Item = (PortId, u64)> + 'a {
+    hops.iter().map(|&p| (p, ports[p].rate_bps))
 }
 
 /// Adds the application of `flow` (traffic entry at key path `at`): its TCP connections
@@ -321,9 +324,9 @@ fn add_open_loop(
     let (packets, send_jitter) = stream_limits(flow, at)?;
     // An echoed flow comes back as many packets as it sends.
     let directions = if flow.echo { 2.0 } else { 1.0 };
-    let packets_per_s = directions * NS_PER_S as f64 / pattern.nominal_interval_ns.max(1) as f64;
+    let packets_per_s = directions * pattern.packets_per_s;
     // A packet count ends the stream once its packets have left at the nominal rate.
-    let counted_s = packets as f64 * pattern.nominal_interval_ns.max(1) as f64 / NS_PER_S as f64;
+    let counted_s = packets as f64 / pattern.packets_per_s;
     let active_s = ((stop_ns - start_ns) as f64 / NS_PER_S as f64).min(counted_s);
     let frame_bits = f64::from(pattern.size_bytes) * 8.0;
     traffic.work.add(at, packets_per_s, frame_bits, active_s, rates_bps(path, ports));

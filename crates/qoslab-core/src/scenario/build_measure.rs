@@ -17,7 +17,7 @@ use crate::measure::series::Series;
 use crate::measure::spec::{LimitsSpec, MeasureSpec, PlayoutSpec, END_TO_END};
 use crate::measure::voice::{VoiceSetup, VoiceStats};
 use crate::measure::FlowStats;
-use crate::net::pcap::{CapturePlan, DEFAULT_SNAP_BYTES, MAX_SNAP_BYTES};
+use crate::net::pcap::{CapturePlan, DEFAULT_MAX_CAPTURE_BYTES, DEFAULT_SNAP_BYTES, MAX_SNAP_BYTES};
 use crate::net::port::{PortConfig, PortSetup};
 use crate::packet::NO_HOP;
 use crate::report::results_quality::{ALL, QUALITY};
@@ -85,8 +85,14 @@ pub(crate) fn capture_plan(
         )
         .hint(format!("write a byte count from 1 to {MAX_SNAP_BYTES}; 128 keeps every header")));
     }
+    let max_bytes = spec.max_bytes.map_or(DEFAULT_MAX_CAPTURE_BYTES, |size| size.0);
+    if max_bytes == 0 {
+        return Err(Issue::at("measure.pcap.max_bytes", "a capture of 0 bytes holds nothing")
+            .hint("write a size such as `1GB`, or leave it out for 1 GiB"));
+    }
+    let plan = |ports| CapturePlan { ports, snap_bytes, max_bytes, estimated_bytes: 0 };
     let Some(names) = spec.points else {
-        return Ok(CapturePlan { ports: ports.keys().collect(), snap_bytes });
+        return Ok(plan(ports.keys().collect()));
     };
     if names.is_empty() {
         return Err(Issue::at("measure.pcap.points", "no port to capture")
@@ -103,7 +109,7 @@ pub(crate) fn capture_plan(
         }
         captured.push(p);
     }
-    Ok(CapturePlan { ports: captured, snap_bytes })
+    Ok(plan(captured))
 }
 
 /// The traffic entry each flow row comes from: the longest entry name that is the row's

@@ -18,12 +18,19 @@
 //! counted at its path's bottleneck rate, data one way and acknowledgements back. Every
 //! packet-hop costs about three events (enqueue and dequeue, end of transmission, arrival);
 //! the estimate is compared with [`Limits::max_events`]. ON-OFF sources count as if always
-//! ON, ramps at their start rate.
+//! ON, ramps at their highest rate. A source's rate is the one its pattern asks for, even
+//! above a packet a nanosecond (each packet is still made, one event each).
+//!
+//! **Files.** The same estimate, kept per port, bounds what a packet capture of the port
+//! can write: its records' headers and the captured bytes of its frames
+//! ([`Workload::capture_bytes`]).
 
 use super::spec::ScenarioSpec;
 use crate::config::error::Issue;
+use crate::ids::PortId;
 use crate::measure::histogram::HISTOGRAM_BYTES;
 use crate::measure::FlowStats;
+use crate::net::pcap::{FILE_HEADER_BYTES, RECORD_HEADER_BYTES};
 use crate::packet::{Packet, Segment};
 use crate::sim::FlowInfo;
 use crate::traffic::Source;
@@ -136,24 +143,32 @@ pub struct Workload {
     pub events: f64,
     /// The key path of the entry with most events, and its events.
     pub heaviest: Option<(String, f64)>,
+    /// Per port (by index), the packets estimated to leave it and their IP bytes.
+    pub ports: Vec<(f64, f64)>,
 }
 
 impl Workload {
     /// Adds `packets_per_s` packets of `frame_bits` bits on the wire (the largest frame
-    /// size) sent for `active_s` seconds along the ports whose rates are `hop_rates_bps`.
+    /// size) sent for `active_s` seconds along `hops`, each a port and its rate in bit/s.
     pub fn add(
         &mut self,
         at: &str,
         packets_per_s: f64,
         frame_bits: f64,
         active_s: f64,
-        hop_rates_bps: impl IntoIterator<Item = u64>,
+        hops: impl IntoIterator<Item = (PortId, u64)>,
     ) {
         let mut rate = packets_per_s;
         let mut packet_hops_per_s = 0.0;
-        for hop_bps in hop_rates_bps {
+        for (port, hop_bps) in hops {
             rate = rate.min(hop_bps as f64 / frame_bits.max(1.0));
             packet_hops_per_s += rate;
+            if self.ports.len() <= port.index() {
+                self.ports.resize(port.index() + 1, (0.0, 0.0));
+            }
+            let leaving = &mut self.ports[port.index()];
+            leaving.0 += rate * active_s;
+            leaving.1 += rate * active_s * frame_bits / 8.0;
         }
         // Creating a packet is an event, and so is each hop.
         let events = active_s * (packets_per_s + packet_hops_per_s * EVENTS_PER_PACKET_HOP);
@@ -161,6 +176,21 @@ impl Workload {
         if self.heaviest.as_ref().is_none_or(|(_, most)| events > *most) {
             self.heaviest = Some((at.to_owned(), events));
         }
+    }
+
+    /// The most a packet capture of `ports` with records cut at `snap_bytes` can write,
+    /// bytes: per packet a record header and at most `snap_bytes` of its frame (its IP bytes
+    /// and a link header of at most `link_header_bytes`), after each file's header.
+    pub fn capture_bytes(&self, ports: &[PortId], snap_bytes: u32, link_header_bytes: u32) -> f64 {
+        ports
+            .iter()
+            .map(|port| {
+                let (packets, ip_bytes) = self.ports.get(port.index()).copied().unwrap_or_default();
+                let frames =
+                    (ip_bytes + packets * f64::from(link_header_bytes)).min(packets * f64::from(snap_bytes));
+                FILE_HEADER_BYTES as f64 + packets * RECORD_HEADER_BYTES as f64 + frames
+            })
+            .sum()
     }
 
     /// Refuses a run whose events exceed `limits`.
@@ -191,7 +221,7 @@ mod tests {
     fn a_hop_carries_at_most_what_its_link_serializes() {
         let mut work = Workload::default();
         // 1000 packets/s of 1500 B frames (12 kbit) for 10 s over 128 kbit/s then 1 Gbit/s.
-        work.add("traffic[0]", 1000.0, 12_000.0, 10.0, [128_000, 1_000_000_000]);
+        work.add("traffic[0]", 1000.0, 12_000.0, 10.0, [(PortId(0), 128_000), (PortId(1), 1_000_000_000)]);
         let hop_rate = 128_000.0 / 12_000.0;
         let expected = 10.0 * (1000.0 + 2.0 * hop_rate * EVENTS_PER_PACKET_HOP);
         assert!((work.events - expected).abs() < 1e-6, "{} vs {expected}", work.events);
@@ -201,8 +231,8 @@ mod tests {
     #[test]
     fn too_much_work_is_refused_at_the_heaviest_entry() {
         let mut work = Workload::default();
-        work.add("traffic[0]", 50.0, 1600.0, 60.0, [128_000]);
-        work.add("traffic[1]", 1e12, 12_000.0, 60.0, [10_000_000_000_000_000]);
+        work.add("traffic[0]", 50.0, 1600.0, 60.0, [(PortId(0), 128_000)]);
+        work.add("traffic[1]", 1e12, 12_000.0, 60.0, [(PortId(1), 10_000_000_000_000_000)]);
         let issue = work.check(&Limits::default()).unwrap_err();
         assert_eq!(issue.key_path, "traffic[1]");
         assert!(issue.hint.unwrap().contains("--max-events"));

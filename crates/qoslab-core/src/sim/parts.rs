@@ -156,4 +156,6 @@ pub struct Parts {
     pub max_packets_in_flight: u64,
     /// What a packet capture covers, when one is asked for.
     pub capture: CapturePlan,
+    /// The events the run is estimated to take ([`crate::scenario`]'s work estimate).
+    pub estimated_events: u64,
 }

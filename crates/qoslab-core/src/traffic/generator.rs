@@ -10,7 +10,7 @@ use super::phase::Period;
 use super::ramp::RampClock;
 use crate::config::error::{join_path, Issue};
 use crate::engine::Rng;
-use crate::time::SimTime;
+use crate::time::{SimTime, NS_PER_S};
 use crate::units::Size;
 
 /// Constant-interval emission: packet k at ⌊k · num / den⌋ ns after the origin. The
@@ -46,6 +46,13 @@ impl CbrClock {
     /// Nominal interval, ns (rounded down).
     pub fn interval_ns(&self) -> u64 {
         self.step_ns
+    }
+
+    /// Packets per second, exactly as the clock sends them (an interval below a nanosecond
+    /// included).
+    pub fn packets_per_s(&self) -> f64 {
+        let interval_num = u128::from(self.step_ns) * self.interval_den + self.step_remainder;
+        NS_PER_S as f64 * self.interval_den as f64 / interval_num.max(1) as f64
     }
 }
 
@@ -101,6 +108,10 @@ pub struct Pattern {
     pub size_bytes: u32,
     /// Nominal interval between packets, ns (mean for random patterns).
     pub nominal_interval_ns: u64,
+    /// Nominal packets per second (mean for random patterns, the highest of a ramp, while
+    /// ON for ON-OFF), from the rate and size asked for: not rounded to whole nanoseconds,
+    /// so a rate of more than a packet a nanosecond shows as what it is.
+    pub packets_per_s: f64,
     /// The time after which the schedule repeats, which a random start phase is drawn
     /// within ([`super::phase`]), or why the pattern has none.
     pub period: Period,

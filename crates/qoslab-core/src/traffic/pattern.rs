@@ -189,6 +189,7 @@ impl PatternSpec {
                 Ok(Pattern {
                     size_bytes: size,
                     nominal_interval_ns: clock.interval_ns(),
+                    packets_per_s: clock.packets_per_s(),
                     period: Period::every_ns(clock.interval_ns()),
                     generator: Generator::Cbr(clock),
                 })
@@ -204,6 +205,7 @@ impl PatternSpec {
                 Ok(Pattern {
                     size_bytes: size,
                     nominal_interval_ns: interval_ns,
+                    packets_per_s: NS_PER_S as f64 / interval_ns.max(1) as f64,
                     period: Period::every_ns(interval_ns),
                     generator: Generator::Cbr(cbr_clock(interval_ns as u128, 1)),
                 })
@@ -214,6 +216,7 @@ impl PatternSpec {
                 Ok(Pattern {
                     size_bytes: size,
                     nominal_interval_ns: clock.interval_ns(),
+                    packets_per_s: clock.packets_per_s(),
                     period: Period::every_ns(clock.interval_ns()),
                     generator: Generator::Cbr(clock),
                 })
@@ -235,6 +238,7 @@ impl PatternSpec {
                 Ok(Pattern {
                     size_bytes: size,
                     nominal_interval_ns: mean_gap_ns,
+                    packets_per_s: pps,
                     period: Period::None("Poisson arrivals are random already"),
                     generator: Generator::Poisson { mean_gap_ns, last: SimTime::ZERO, first: true },
                 })
@@ -250,6 +254,7 @@ impl PatternSpec {
                 Ok(Pattern {
                     size_bytes: packet,
                     nominal_interval_ns: (1e9 / fps / packets_per_frame) as u64,
+                    packets_per_s: fps * packets_per_frame,
                     period: Period::every_ns(clock.frame_interval_ns()),
                     generator: Generator::Frames(Box::new(FrameState::new(
                         FrameSource::Video(clock),
@@ -264,11 +269,13 @@ impl PatternSpec {
                 let mean_row_bytes =
                     trace.mean_rate_bps() / 8.0 * trace.period_ns as f64 / 1e9 / trace.rows.len() as f64;
                 let packets_per_row = (mean_row_bytes / (packet - headers) as f64).ceil().max(1.0);
+                let packets_per_s = packets_per_row * trace.rows.len() as f64 * 1e9 / trace.period_ns as f64;
                 let nominal_interval_ns = (trace.mean_gap_ns() as f64 / packets_per_row) as u64;
                 let cursor = TraceCursor::new(Arc::new(trace), p.repeat);
                 Ok(Pattern {
                     size_bytes: packet,
                     nominal_interval_ns,
+                    packets_per_s,
                     period: Period::None("a trace replays its recorded times from the flow's `start`"),
                     generator: Generator::Frames(Box::new(FrameState::new(
                         FrameSource::Trace(cursor),
@@ -284,6 +291,7 @@ impl PatternSpec {
                     size_bytes: size,
                     nominal_interval_ns: (size as u128 * 8 * NS_PER_S as u128 / p.start_rate.0.max(1) as u128)
                         as u64,
+                    packets_per_s: p.start_rate.0.max(p.end_rate.0) as f64 / (f64::from(size) * 8.0),
                     period: Period::None("a ramp rises in steps from the flow's `start`"),
                     generator: Generator::Ramp(Box::new(clock)),
                 })
@@ -320,6 +328,7 @@ impl PatternSpec {
                 Ok(Pattern {
                     size_bytes: inner.size_bytes,
                     nominal_interval_ns: inner.nominal_interval_ns,
+                    packets_per_s: inner.packets_per_s,
                     period,
                     generator: OnOffState::around(p.on, p.off, inner.generator),
                 })

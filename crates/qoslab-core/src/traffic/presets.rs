@@ -106,6 +106,7 @@ fn train(count: u32, spacing_ns: u64, every_ns: Option<u64>, size: u32) -> Patte
     Pattern {
         size_bytes: size,
         nominal_interval_ns: spacing_ns,
+        packets_per_s: NS_PER_S as f64 / spacing_ns.max(1) as f64,
         period: every_ns.map_or(Period::None(ONCE), Period::every_ns),
         generator: OnOffState::constant(train_ns, off_ns, Generator::Cbr(cbr_clock(spacing_ns as u128, 1))),
     }
@@ -173,6 +174,7 @@ impl OspfHelloParams {
         Ok(Pattern {
             size_bytes: size,
             nominal_interval_ns: interval_ns,
+            packets_per_s: NS_PER_S as f64 / interval_ns as f64,
             period: Period::every_ns(interval_ns),
             generator: Generator::Cbr(cbr_clock(interval_ns as u128, 1)),
         })
@@ -197,6 +199,7 @@ impl BurstParams {
         Ok(Pattern {
             size_bytes: size,
             nominal_interval_ns: clock.interval_ns(),
+            packets_per_s: clock.packets_per_s(),
             period: self.every.map_or(Period::None(ONCE), |every| Period::every_ns(every.0)),
             generator: OnOffState::constant(duration_ns, off_ns, Generator::Cbr(clock)),
         })

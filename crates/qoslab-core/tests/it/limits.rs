@@ -60,6 +60,26 @@ fn an_impossible_workload_is_refused_at_the_heaviest_flow() {
 /// An unlimited queue fed twice as fast as its link drains it grows until the packets in
 /// flight would exceed the memory allowed; the run stops there with an error naming the
 /// port, instead of growing until the machine runs out.
+/// A source of more than one packet a nanosecond is counted at the rate asked for, not at
+/// one a nanosecond: 10^11 packets/s for 200 ms is 2·10^10 packets before any hop, and
+/// 9.6·10^10 packets/s of 1-byte-payload floods for 5 s nearly 5·10^11, both far beyond the
+/// default 10^10 events; each is refused at its flow. Even on a link fast enough to carry
+/// them, the packets must be made one by one.
+#[test]
+fn more_than_a_packet_a_nanosecond_is_counted_as_asked() {
+    for (pattern, duration) in [
+        ("{kind: cbr, rate_pps: 100000000000, size: 100B}", "200ms"),
+        ("{kind: flood, rate: 22272Gbps, size: 29B}", "5s"),
+        ("{kind: poisson, rate_pps: 900000000, size: 100B}", "60s"),
+    ] {
+        let flows = format!("  - {{name: x, from: tx, to: rx, pattern: {pattern}}}\n");
+        let text = two_hosts(&format!("duration: {duration}"), "rate: 100000Gbps", "{kind: fifo}", &flows);
+        let error = load(&text, "x.yaml", &[], None).err().unwrap_or_else(|| panic!("{pattern} accepted"));
+        assert_eq!(error.key_path, "traffic[0]", "{pattern}: {error}");
+        assert!(error.to_string().contains("--max-events"), "{pattern}: {error}");
+    }
+}
+
 #[test]
 fn an_unbounded_queue_stops_the_run_at_the_memory_guard() {
     let flows = "  - {name: flood, from: tx, to: rx, pattern: {kind: flood, rate: 200%, size: 1000B}}\n";
