@@ -92,8 +92,8 @@ class Page(HTMLParser):
 
 
 def test_report_shows_markup_in_names_as_text(hostile_run):
-    results, path = hostile_run
-    html = report.render(results, source=path)
+    results, _ = hostile_run
+    html = report.render(results)
     page = Page(html)
     assert page.count("script") == 0
     assert HOSTILE not in html
@@ -104,8 +104,8 @@ def test_report_shows_markup_in_names_as_text(hostile_run):
 
 
 def test_report_fetches_nothing(hostile_run):
-    results, path = hostile_run
-    page = Page(report.render(results, source=path))
+    results, _ = hostile_run
+    page = Page(report.render(results))
     assert page.count("link") == 0
     assert page.count("script") == 0
     assert page.count("img") == 0
@@ -121,7 +121,7 @@ def test_report_fetches_nothing(hostile_run):
 
 def test_report_of_a_run_holds_what_was_run(hostile_run):
     results, path = hostile_run
-    html = report.render(results, source=path)
+    html = report.render(results)
     page = Page(html)
     text = page.all_text
     assert path.read_text(encoding="utf-8") in text
@@ -133,24 +133,29 @@ def test_report_of_a_run_holds_what_was_run(hostile_run):
 
 
 def test_report_of_a_run_is_the_same_every_time(hostile_run):
-    results, path = hostile_run
-    assert report.render(results, source=path) == report.render(results, source=path)
+    results, _ = hostile_run
+    assert report.render(results) == report.render(results)
 
 
-def test_report_warns_when_the_scenario_file_changed_since_the_run(hostile_run):
+def test_report_shows_the_scenario_as_the_run_read_it(hostile_run):
     results, path = hostile_run
-    scenario = yaml.safe_load(path.read_text(encoding="utf-8"))
+    ran = path.read_text(encoding="utf-8")
+    scenario = yaml.safe_load(ran)
     scenario["run"]["duration"] = "3s"
     path.write_text(yaml.safe_dump(scenario), encoding="utf-8")
-    text = Page(report.render(results, source=path)).all_text
-    assert f"{path} (or a file it names) is not the scenario this run used" in text
+    text = Page(report.render(results)).all_text
+    assert ran in text
+    assert "duration: 3s" not in text
+    path.unlink()
+    assert ran in Page(report.render(results)).all_text
 
 
-def test_report_names_a_missing_scenario_file(hostile_run, tmp_path):
+def test_report_of_results_without_inputs_says_so(hostile_run):
     results, _ = hostile_run
-    missing = tmp_path / "gone.yaml"
-    text = Page(report.render(results, source=missing)).all_text
-    assert f"The scenario file is not shown: {missing}: no such file" in text
+    document = json.loads(results.to_json())
+    del document["inputs"]
+    text = Page(report.render(qoslab.Results(json.dumps(document)))).all_text
+    assert "These results record no inputs" in text
     assert "qoslab run SCENARIO.yaml --seed 1 --replication 0" in text
 
 
@@ -158,12 +163,12 @@ def test_report_shows_the_ios_configurations_and_the_notes(examples_dir):
     scenario = examples_dir / "lmr-ios.yaml"
     overrides = {"run.duration": "1s", "run.warmup": "1s"}
     results = qoslab.run(scenario, set=overrides)
-    page = Page(report.render(results, source=scenario))
+    page = Page(report.render(results))
     text = page.all_text
     for router in ("one", "two", "three"):
-        configuration = (examples_dir / "ios" / f"lmr-router-{router}.txt").read_text()
-        assert f"IOS configuration of {router}" in text
-        assert configuration in text
+        path = examples_dir / "ios" / f"lmr-router-{router}.txt"
+        assert str(path) in text
+        assert path.read_text() in text
     for note in results.run["notes"]:
         assert note in text
     assert "run.duration=1s, run.warmup=1s" in text
@@ -226,12 +231,7 @@ def test_cli_report_writes_the_page(voice_vs_flood, tmp_path, capsys):
         == 0
     )
     output = tmp_path / "report.html"
-    assert (
-        main(
-            ["report", str(tmp_path / "run"), "-o", str(output), "--scenario", str(voice_vs_flood)]
-        )
-        == 0
-    )
+    assert main(["report", str(tmp_path / "run"), "-o", str(output)]) == 0
     assert f"report written to {output}" in capsys.readouterr().out
     text = Page(output.read_text(encoding="utf-8")).all_text
     assert "G.711-like voice versus a UDP flood" in text
@@ -319,9 +319,9 @@ def test_report_in_a_browser(hostile_run, tmp_path, plots):
         pytest.skip(CHROMIUM_MISSING)
     from matplotlib.image import imread
 
-    results, path = hostile_run
+    results, _ = hostile_run
     page = tmp_path / "report.html"
-    page.write_text(report.render(results, source=path), encoding="utf-8")
+    page.write_text(report.render(results), encoding="utf-8")
     url = page.resolve().as_uri()
 
     dumped = chromium("--dump-dom", url, profile=tmp_path / "profile")

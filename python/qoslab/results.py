@@ -101,6 +101,9 @@ class Results:
         self.trace_path = trace_path
         self._flow_records = {record["flow"]: record for record in self._document["flows"]}
         self.run: dict[str, object] = self._document["run"]
+        self.inputs: list[dict[str, str]] = self._document.get("inputs", [])
+        """The texts the run read, as read: the scenario (``kind`` ``scenario``), then each
+        IOS configuration file (``ios``), each with its ``path`` and ``text``."""
 
     @classmethod
     def read(cls, json_text: str, shown: Path, *, trace_path: Path | None = None) -> Results:

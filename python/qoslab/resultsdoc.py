@@ -24,6 +24,11 @@ if TYPE_CHECKING:
 RUN = "run"
 """The document's one-record table of the run's own facts."""
 
+INPUTS = "inputs"
+"""The texts the run read (not a table); absent from documents of earlier versions."""
+
+INPUT_KEYS = ("kind", "path", "text")
+
 
 @cache
 def schemas() -> dict[str, list[ColumnSchema]]:
@@ -84,4 +89,14 @@ def check_document(document: object, shown: Path) -> dict:
     for table in schemas():
         if table != RUN:
             check_rows(document[table], table, shown)
+    inputs = document.get(INPUTS, [])
+    expect(
+        isinstance(inputs, list)
+        and all(
+            isinstance(item, dict) and all(isinstance(item.get(key), str) for key in INPUT_KEYS)
+            for item in inputs
+        ),
+        shown,
+        f"{INPUTS!r} is not a list of texts with their kind and path",
+    )
     return document

@@ -33,7 +33,7 @@ use crate::config::error::{self, from_serde_message, Issue};
 use crate::config::key_path::at_or_below;
 use crate::config::tagged::{append_path, path_string, unmark};
 use crate::config::yaml::{self, PositionIndex};
-use crate::sim::{RunIdentity, Simulation};
+use crate::sim::{Input, RunIdentity, Simulation};
 use overlay::{OverlayTrace, Place, BASE};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -280,12 +280,20 @@ pub fn load_selected(
         spec.run.replication = Some(replication);
     }
     let base_dir = base_dir(origin);
-    let (built, files) =
+    let (built, opened) =
         crate::config::user_file::recording(|| build::build(&spec, selection.seed, &base_dir, limits));
     let mut simulation = built.map_err(|issue| located.error(issue))?;
     let (seed, replication) = (simulation.run.seed, simulation.run.replication);
-    let scenario_sha256 = identity::scenario_sha256(&document, seed, replication, &files)
+    let scenario_sha256 = identity::scenario_sha256(&document, seed, replication, &opened.files)
         .map_err(|issue| located.error(issue))?;
+    simulation.run.inputs =
+        std::iter::once(Input { kind: "scenario", path: origin.to_owned(), text: text.to_owned() })
+            .chain(opened.texts.into_iter().map(|(path, text)| Input {
+                kind: "ios",
+                path: path.display().to_string(),
+                text,
+            }))
+            .collect();
     simulation.run.identity = RunIdentity {
         scenario_sha256,
         overrides: selection.overrides.iter().map(|o| format!("{}={}", o.key_path, o.value)).collect(),

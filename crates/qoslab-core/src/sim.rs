@@ -13,7 +13,7 @@
 
 mod parts;
 
-pub use parts::{AppInfo, AppSetup, DatagramOut, Echo, FlowInfo, Parts, RunIdentity, RunInfo, Sink};
+pub use parts::{AppInfo, AppSetup, DatagramOut, Echo, FlowInfo, Input, Parts, RunIdentity, RunInfo, Sink};
 
 use crate::app::{pair_of, App, AppRequest};
 use crate::engine::{Event, EventQueue};

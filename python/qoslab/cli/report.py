@@ -30,13 +30,6 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="the HTML file to write, replaced in one step, e.g. report.html",
     )
-    command.add_argument(
-        "--scenario",
-        type=Path,
-        metavar="FILE",
-        help="the scenario file that was run, shown in the report and checked against the "
-        "run's hash (a sweep's report reads the file its manifest names unless given)",
-    )
     command.set_defaults(main=main)
 
 
@@ -45,7 +38,7 @@ def main(args: argparse.Namespace) -> int:
     check_file(output)
     from qoslab.report import render  # Jinja2 and matplotlib only when asked
 
-    html = render(qoslab.load(args.folder), source=args.scenario)
+    html = render(qoslab.load(args.folder))
     write_file(output, html.encode("utf-8"))
     print(f"report written to {visible(output)}")
     return 0

@@ -124,7 +124,7 @@ def main(args: argparse.Namespace) -> int:
     if args.report:
         from qoslab.report import render  # Jinja2 and matplotlib only when asked
 
-        report = render(results, source=args.scenario)
+        report = render(results)
     try:
         results.write(directory, report=report)
     except OSError as error:

@@ -4,7 +4,7 @@
     from qoslab import report
 
     results = qoslab.load("results/voice-vs-flood")
-    html = report.render(results, source="examples/voice-vs-flood.yaml")
+    html = report.render(results)
 
 The page holds what was run (the scenario, its IOS configurations, the overrides, the seed and
 the command that runs it again), the notes, the main tables and the plots that fit the data,

@@ -1,41 +1,39 @@
-"""What a report says was run: the scenario file and its IOS configurations, the run's
-identity (version, seed, replication, variant, overrides) and the command that runs it again.
+"""What a report says was run: the scenario and its IOS configurations, the run's identity
+(version, seed, replication, variant, overrides) and the command that runs it again.
 
-A results document records the scenario's hash but not its file, so the file is named by the
-caller (``source``) or, for a sweep, taken from its manifest. A run's file is checked against
-the run: it is loaded with the run's variant, overrides, seed and replication and its hash
-compared with the recorded one, so a report never presents a scenario edited since as the
-one that ran.
+The scenario's text and each IOS configuration are taken from the run's own record of the
+texts it read (``inputs`` of its results document), never from a file named by the results
+folder or its manifest: a report shows what the run used and nothing else of the machine it
+is made on. A sweep's report shows the inputs of its first finished run, and says when other
+runs read other configurations.
 """
 
 from __future__ import annotations
 
-import os
 import shlex
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import yaml
 
-from qoslab._core import MAX_SCENARIO_BYTES, ScenarioError, Simulation, parse_override
+from qoslab._core import parse_override
 from qoslab.experiment.sweep import REPLICATION, VARIANT, Sweep
 from qoslab.experiment.task import DONE
 from qoslab.results import Results
 from qoslab.scenario import BASE
-from qoslab.textfile import read_text
 
 DICT_ORIGIN = "<"
-"""Start of the origin of a scenario given as a dict (``<dict>``), which has no file."""
+"""Start of the origin of a scenario given as text or a dict (``<dict>``), which has no
+file."""
 
-IOS_OVERRIDE_SUFFIX = ".ios"
-"""End of the ``--set`` key path that replaces a node's IOS configuration file."""
+SCENARIO = "scenario"
+IOS = "ios"
+"""The kinds of text a run records having read."""
 
 
 @dataclass(frozen=True)
 class Configuration:
-    """One router's IOS configuration file, as the report shows it."""
+    """One IOS configuration file the run read, as the report shows it."""
 
-    node: str
     path: str
     text: str
 
@@ -55,8 +53,8 @@ class Provenance:
     warnings: list[str] = field(default_factory=list)
 
 
-def of_results(results: Results, source: str | os.PathLike[str] | None) -> Provenance:
-    """What produced one run; ``source`` is the scenario file it ran, when known."""
+def of_results(results: Results) -> Provenance:
+    """What produced one run, from its own record."""
     run = results.run
     overrides = [str(text) for text in run.get("overrides") or []]
     provenance = Provenance(name=str(run.get("scenario", "")), overrides=overrides)
@@ -68,20 +66,19 @@ def of_results(results: Results, source: str | os.PathLike[str] | None) -> Prove
         ("measured", f"{run.get('duration_s', 0):g} s after {run.get('warmup_s', 0):g} s warm-up"),
         ("scenario SHA-256", str(run.get("scenario_sha256", ""))),
     ]
-    if source is not None:
-        _read_scenario(provenance, Path(source), overrides)
-        if provenance.scenario_text:
-            _check_hash(provenance, run, overrides)
-    provenance.command = _run_command(run, provenance.scenario_path or "SCENARIO.yaml")
+    _read_inputs(provenance, results.inputs)
+    provenance.command = _run_command(run, _scenario_file(provenance))
     return provenance
 
 
-def of_sweep(sweep: Sweep, source: str | os.PathLike[str] | None) -> Provenance:
-    """What produced a sweep; ``source`` replaces the scenario file its manifest names."""
+def of_sweep(sweep: Sweep) -> Provenance:
+    """What produced a sweep: its manifest's plan, and the inputs its first finished run
+    recorded."""
     manifest = sweep.manifest
     plan = manifest["plan"]
     provenance = Provenance(name=str(manifest.get("scenario_name", "")))
-    provenance.overrides = _common_overrides(sweep)
+    first = _first_finished(sweep)
+    provenance.overrides = _common_overrides(sweep, first)
     grid = "; ".join(
         f"{axis['key']} = {', '.join(map(str, axis['values']))}" for axis in plan["vary"]
     )
@@ -93,114 +90,80 @@ def of_sweep(sweep: Sweep, source: str | os.PathLike[str] | None) -> Provenance:
         ("seed", "the scenario's" if plan.get("seed") is None else str(plan["seed"])),
         ("runs", f"{len(sweep.index)}, of which {len(sweep.failures)} did not finish"),
     ]
-    origin = str(manifest.get("scenario") or "")
-    has_file = bool(origin) and not origin.startswith(DICT_ORIGIN)
-    if source is not None or has_file:
-        _read_scenario(provenance, Path(source if source is not None else origin), [])
+    if first is not None:
+        _read_inputs(provenance, first.inputs)
+        if _other_configurations(sweep):
+            provenance.warnings.append(
+                "The runs of this sweep read different IOS configurations (a varied key names "
+                "them): the scenario and configurations shown are those of its first "
+                "finished run"
+            )
     command = manifest.get("command")
-    if command:
+    if command and isinstance(command, list) and all(isinstance(word, str) for word in command):
         provenance.command = shlex.join(command)
     else:
-        scenario = provenance.scenario_path or (origin if has_file else "SCENARIO.yaml")
-        provenance.command = _sweep_command(sweep, scenario, provenance.overrides)
+        provenance.command = _sweep_command(sweep, _scenario_file(provenance), provenance.overrides)
     return provenance
 
 
-def _common_overrides(sweep: Sweep) -> list[str]:
-    """The overrides every run of the sweep had besides its point's (``--set``), read from
-    its first finished run."""
+def _first_finished(sweep: Sweep) -> Results | None:
+    """The results of the sweep's first finished run, if any."""
     finished = sweep.index[sweep.index["status"] == DONE]
     if finished.empty:
-        return []
+        return None
     first = finished.iloc[0]
-    results = sweep.results(
+    return sweep.results(
         {key: first[key] for key in sweep.keys},
         variant=first[VARIANT] if VARIANT in sweep.parameters else BASE,
         replication=int(first[REPLICATION]),
     )
+
+
+def _other_configurations(sweep: Sweep) -> bool:
+    """Whether a varied key replaces a configuration file, so that runs read other ones."""
+    return any(key.endswith(f".{IOS}") or f".{IOS}." in key for key in sweep.keys)
+
+
+def _scenario_file(provenance: Provenance) -> str:
+    """The scenario's file for a command line: its path when it came from one."""
+    path = provenance.scenario_path
+    return path if path and not path.startswith(DICT_ORIGIN) else "SCENARIO.yaml"
+
+
+def _common_overrides(sweep: Sweep, first: Results | None) -> list[str]:
+    """The overrides every run of the sweep had besides its point's (``--set``), read from
+    its first finished run."""
+    if first is None:
+        return []
     varied = set(sweep.keys)
     return [
         str(text)
-        for text in results.run.get("overrides") or []
+        for text in first.run.get("overrides") or []
         if parse_override(str(text))[0] not in varied
     ]
 
 
-def _read_scenario(provenance: Provenance, path: Path, overrides: list[str]) -> None:
-    """Fill in the scenario's text, description and IOS configurations from ``path``, or
-    say why they are missing."""
-    try:
-        text = read_text(path, limit_bytes=MAX_SCENARIO_BYTES)
-    except ScenarioError as error:
-        provenance.warnings.append(f"The scenario file is not shown: {error}")
+def _read_inputs(provenance: Provenance, inputs: list[dict]) -> None:
+    """Fill in the scenario's text, description and IOS configurations from the texts the
+    run recorded having read, or say that it recorded none."""
+    scenario = next((item for item in inputs if item["kind"] == SCENARIO), None)
+    if scenario is None:
+        provenance.warnings.append(
+            "These results record no inputs (they were written by an earlier version of "
+            "qoslab): the scenario and its configurations are not shown"
+        )
         return
-    provenance.scenario_path = os.fspath(path)
-    provenance.scenario_text = text
+    provenance.scenario_path = scenario["path"]
+    provenance.scenario_text = scenario["text"]
+    provenance.configurations = [
+        Configuration(item["path"], item["text"]) for item in inputs if item["kind"] == IOS
+    ]
     try:
-        document = yaml.safe_load(text)
+        document = yaml.safe_load(scenario["text"])
     except yaml.YAMLError:
         return
-    if not isinstance(document, dict):
-        return
-    description = document.get("description")
-    if isinstance(description, str):
-        provenance.description = description
-    provenance.configurations = _configurations(provenance, document, path, overrides)
-
-
-def _configurations(
-    provenance: Provenance, document: dict, path: Path, overrides: list[str]
-) -> list[Configuration]:
-    """The IOS configuration of every node that names one (``ios:``), after the overrides;
-    paths are relative to the scenario's folder, as the simulator reads them."""
-    nodes = (document.get("topology") or {}).get("nodes") or {}
-    if not isinstance(nodes, dict):
-        return []
-    files = {
-        str(node): str(entry["ios"])
-        for node, entry in nodes.items()
-        if isinstance(entry, dict) and entry.get("ios") is not None
-    }
-    for text in overrides:
-        key, value = parse_override(text)
-        head = "topology.nodes."
-        if key.startswith(head) and key.endswith(IOS_OVERRIDE_SUFFIX):
-            files[key[len(head) : -len(IOS_OVERRIDE_SUFFIX)]] = value
-    configurations = []
-    for node, name in files.items():
-        file = path.parent / name
-        try:
-            text = read_text(file, limit_bytes=MAX_SCENARIO_BYTES)
-        except ScenarioError as error:
-            provenance.warnings.append(f"The IOS configuration of {node} is not shown: {error}")
-            continue
-        configurations.append(Configuration(node, os.fspath(file), text))
-    return configurations
-
-
-def _check_hash(provenance: Provenance, run: dict, overrides: list[str]) -> None:
-    """Warn when the scenario file, loaded as the run loaded it, is not what ran."""
-    try:
-        simulation = Simulation(
-            provenance.scenario_text,
-            provenance.scenario_path,
-            [parse_override(text) for text in overrides],
-            seed=run.get("seed"),
-            variant=run.get("variant"),
-            replication=run.get("replication"),
-        )
-    except ScenarioError as error:
-        provenance.warnings.append(
-            f"The scenario file no longer loads as this run loaded it ({error}); it may have "
-            "been edited since the run"
-        )
-        return
-    if simulation.scenario_sha256 != run.get("scenario_sha256"):
-        provenance.warnings.append(
-            f"{provenance.scenario_path} (or a file it names) is not the scenario this run "
-            "used: its hash differs from the recorded scenario SHA-256. It has been edited "
-            "since the run, or is another file; the text shown is today's"
-        )
+    if isinstance(document, dict) and isinstance(document.get("description"), str):
+        provenance.description = document["description"]
 
 
 def _run_command(run: dict, scenario: str) -> str:

@@ -9,8 +9,6 @@ it is. The page holds no time or host name: the same results give the same bytes
 
 from __future__ import annotations
 
-import os
-
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from qoslab.experiment.sweep import Sweep
@@ -34,24 +32,18 @@ def environment() -> Environment:
     )
 
 
-def render(
-    results_or_sweep: Results | Sweep, *, source: str | os.PathLike[str] | None = None
-) -> str:
+def render(results_or_sweep: Results | Sweep) -> str:
     """The report of a run (:class:`qoslab.Results`) or a sweep (:class:`qoslab.Sweep`) as
-    the text of one HTML file.
-
-    ``source`` is the scenario file that was run: a run's results do not name their file, so
-    without it the report of a run shows no scenario text; a sweep's report reads the file
-    its manifest names unless ``source`` is given. A scenario file whose hash differs from
-    the run's is shown with a warning.
-    """
+    the text of one HTML file. The scenario and IOS configurations it shows are the texts
+    the run recorded having read (for a sweep, its first finished run), never a file read
+    now."""
     if isinstance(results_or_sweep, Sweep):
-        about = provenance.of_sweep(results_or_sweep, source)
+        about = provenance.of_sweep(results_or_sweep)
         tables = sweep_tables(results_or_sweep)
         notes = _sweep_notes(results_or_sweep)
         kind = "sweep"
     elif isinstance(results_or_sweep, Results):
-        about = provenance.of_results(results_or_sweep, source)
+        about = provenance.of_results(results_or_sweep)
         tables = run_tables(results_or_sweep)
         notes = [str(note) for note in results_or_sweep.run.get("notes") or []]
         kind = "run"

@@ -5,7 +5,9 @@
 //! reader.
 //!
 //! The files opened while a scenario is built are noted (see [`recording`]), so that the
-//! run's identity covers their contents as well as the scenario's text.
+//! run's identity covers their contents as well as the scenario's text; the text of the
+//! files a report shows (IOS configurations) is kept as read ([`note_text`]), so that the
+//! run's record of its inputs holds exactly what the run used.
 
 use std::cell::RefCell;
 use std::fs::File;
@@ -14,21 +16,55 @@ use std::path::{Path, PathBuf};
 thread_local! {
     /// The files opened on this thread since the innermost [`recording`] began.
     static OPENED: RefCell<Option<Vec<PathBuf>>> = const { RefCell::new(None) };
+    /// The texts kept since the innermost [`recording`] began ([`note_text`]).
+    static TEXTS: RefCell<Option<Vec<(PathBuf, String)>>> = const { RefCell::new(None) };
 }
 
-/// Runs `work` and returns what it returned with the files it opened through [`open`], each
-/// once, in the order first opened.
-pub fn recording<R>(work: impl FnOnce() -> R) -> (R, Vec<PathBuf>) {
+/// What a piece of work read through this module.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Opened {
+    /// The files opened through [`open`], each once, in the order first opened.
+    pub files: Vec<PathBuf>,
+    /// The texts noted through [`note_text`], each file once, as first read.
+    pub texts: Vec<(PathBuf, String)>,
+}
+
+/// Runs `work` and returns what it returned with what it read (see [`Opened`]).
+pub fn recording<R>(work: impl FnOnce() -> R) -> (R, Opened) {
     let outer = OPENED.with(|opened| opened.replace(Some(Vec::new())));
+    let outer_texts = TEXTS.with(|texts| texts.replace(Some(Vec::new())));
     let result = work();
-    let mine = OPENED.with(|opened| {
+    let files = OPENED.with(|opened| {
         let mine = opened.replace(outer).unwrap_or_default();
         if let Some(outer) = opened.borrow_mut().as_mut() {
             mine.iter().for_each(|path| note(outer, path));
         }
         mine
     });
-    (result, mine)
+    let texts = TEXTS.with(|texts| {
+        let mine = texts.replace(outer_texts).unwrap_or_default();
+        if let Some(outer) = texts.borrow_mut().as_mut() {
+            mine.iter().for_each(|(path, text)| note_text_in(outer, path, text));
+        }
+        mine
+    });
+    (result, Opened { files, texts })
+}
+
+/// Keeps `text`, read from the file at `path`, for the innermost [`recording`] (nothing
+/// outside one).
+pub fn note_text(path: &Path, text: &str) {
+    TEXTS.with(|texts| {
+        if let Some(texts) = texts.borrow_mut().as_mut() {
+            note_text_in(texts, path, text);
+        }
+    });
+}
+
+fn note_text_in(texts: &mut Vec<(PathBuf, String)>, path: &Path, text: &str) {
+    if !texts.iter().any(|(p, _)| p == path) {
+        texts.push((path.to_owned(), text.to_owned()));
+    }
 }
 
 /// Adds `path` to `opened` unless it is there already.
@@ -109,11 +145,15 @@ mod tests {
             for path in [&b, &a, &b, &dir.join("missing.txt")] {
                 let _ = open(path);
             }
+            note_text(&a, "a");
+            note_text(&a, "a again");
         });
-        assert_eq!(opened, vec![b.clone(), a.clone()]);
+        assert_eq!(opened.files, vec![b.clone(), a.clone()]);
+        assert_eq!(opened.texts, vec![(a.clone(), "a".to_owned())]);
         // Outside a recording nothing is noted.
         assert!(open(&a).is_ok());
-        assert_eq!(recording(|| ()).1, Vec::<PathBuf>::new());
+        note_text(&a, "a");
+        assert_eq!(recording(|| ()).1, Opened::default());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,6 +1,7 @@
 //! Reading a configuration file before parsing it: what is not a regular file (see
 //! `config::user_file`), a file larger than any router's configuration and text that is
 //! not UTF-8 are refused with the reason and the fix, the size before anything is read.
+//! The text read is kept for the run's record of its inputs (`user_file::note_text`).
 
 use crate::config::user_file;
 pub use crate::config::user_file::Unreadable;
@@ -35,7 +36,7 @@ pub fn read_config(path: &Path) -> Result<String, Unreadable> {
             "give the router's configuration text (`show running-config`), not a log or an image",
         ));
     }
-    String::from_utf8(bytes).map_err(|error| {
+    let text = String::from_utf8(bytes).map_err(|error| {
         let offset = error.utf8_error().valid_up_to();
         let line = error.as_bytes()[..offset].iter().filter(|&&b| b == b'\n').count() + 1;
         unreadable(
@@ -44,7 +45,9 @@ pub fn read_config(path: &Path) -> Result<String, Unreadable> {
             ),
             "save the configuration as UTF-8 or plain ASCII text",
         )
-    })
+    })?;
+    user_file::note_text(path, &text);
+    Ok(text)
 }
 
 #[cfg(test)]

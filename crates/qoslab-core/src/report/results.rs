@@ -16,7 +16,7 @@ use crate::measure::quantile::Quantile;
 use crate::measure::queue_stats::QueueStats;
 use crate::packet::Protocol;
 use crate::packet::NO_HOP;
-use crate::sim::{RunError, Simulation, Snapshot};
+use crate::sim::{Input, RunError, Simulation, Snapshot};
 use crate::tcp::sender::SendCounters;
 use crate::time::{SimTime, NS_PER_MS};
 use serde::Serialize;
@@ -668,6 +668,9 @@ pub struct Results {
     pub class_series: Vec<ClassSeriesRecord>,
     /// One row per flow that received packets and quantile of its one-way delay.
     pub delay_distribution: Vec<DelayQuantileRecord>,
+    /// Not a table: the texts the run read — the scenario, then each IOS configuration
+    /// file — as read, so that what is shown of a run is what it used.
+    pub inputs: Vec<Input>,
 }
 
 impl Results {
@@ -1053,5 +1056,6 @@ fn build_results(sim: &Snapshot) -> Results {
             sim.flows.iter().map(|info| info.name.as_str()),
             &sim.observers.flows,
         ),
+        inputs: sim.run.inputs.clone(),
     }
 }

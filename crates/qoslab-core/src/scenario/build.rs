@@ -123,5 +123,6 @@ fn run_info(spec: &ScenarioSpec, seed: Option<u64>) -> Result<RunInfo, Issue> {
         })?),
         notes: Vec::new(),
         order_of_failure: spec.measure.order_of_failure.clone(),
+        inputs: Vec::new(),
     })
 }

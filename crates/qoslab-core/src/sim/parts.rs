@@ -113,6 +113,20 @@ pub struct RunInfo {
     pub notes: Vec<String>,
     /// `measure.order_of_failure`.
     pub order_of_failure: Vec<String>,
+    /// The texts the run read: the scenario, then each IOS configuration file as read.
+    pub inputs: Vec<Input>,
+}
+
+/// A text a run read, kept as read for its record of its inputs.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Input {
+    /// What it is: `scenario` or `ios` (a router's configuration file).
+    pub kind: &'static str,
+    /// Where it was read from: the scenario's origin (its file, or `<text>`), the
+    /// configuration's path.
+    pub path: String,
+    /// The text.
+    pub text: String,
 }
 
 /// What identifies a run: the hash of what determines its results, and how the scenario

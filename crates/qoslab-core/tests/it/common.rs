@@ -48,11 +48,13 @@ pub fn flow<'a>(results: &'a Results, name: &str) -> &'a qoslab_core::results::F
     results.flows.iter().find(|f| f.flow == name).unwrap_or_else(|| panic!("no flow {name}"))
 }
 
-/// The results as JSON without `run.scenario_sha256`, for comparing the results of two
-/// scenarios written differently that must run the same.
+/// The results as JSON without `run.scenario_sha256` and the texts the run read
+/// (`inputs`), for comparing the results of two scenarios written differently that must
+/// run the same.
 pub fn json_without_identity(results: &Results) -> String {
     let mut json: serde_json::Value = serde_json::from_str(&results.to_json()).unwrap();
     json["run"].as_object_mut().unwrap().remove("scenario_sha256");
+    json.as_object_mut().unwrap().remove("inputs");
     json.to_string()
 }
 

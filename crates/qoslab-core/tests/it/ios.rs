@@ -823,3 +823,35 @@ fn unreadable_configuration_files_in_a_scenario() {
     assert!(nul.contains("nul.cfg:2:1: control character U+0000"), "{nul}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The run keeps the texts it read — the scenario, then each IOS configuration file as
+/// read — and nothing else: a report shows these, never a file a folder names.
+#[test]
+fn the_run_records_the_texts_it_read() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples");
+    let path = format!("{dir}/lmr-ios.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let results = qoslab_core::load(&text, &path, &[], None).unwrap().finish().unwrap();
+    let inputs: Vec<(&str, &str)> = results.inputs.iter().map(|i| (i.kind, i.path.as_str())).collect();
+    assert_eq!(inputs[0], ("scenario", path.as_str()));
+    assert_eq!(results.inputs[0].text, text);
+    let configs: Vec<&str> = inputs[1..]
+        .iter()
+        .map(|(kind, p)| {
+            assert_eq!(*kind, "ios");
+            p.rsplit('/').next().unwrap()
+        })
+        .collect();
+    assert!(!configs.is_empty());
+    for input in &results.inputs[1..] {
+        assert_eq!(input.text, std::fs::read_to_string(&input.path).unwrap(), "{}", input.path);
+    }
+    // A scenario given as text, with its policy in YAML, read nothing else.
+    let plain =
+        qoslab_core::load(include_str!("../../../../examples/voice-vs-flood.yaml"), "<text>", &[], None)
+            .unwrap()
+            .finish()
+            .unwrap();
+    assert_eq!(plain.inputs.len(), 1);
+    assert_eq!(plain.inputs[0].path, "<text>");
+}
