@@ -10,7 +10,6 @@ import shlex
 from pathlib import Path
 
 import yaml
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from qoslab._core import __version__
 from qoslab.advise.advisor import Advice
@@ -20,6 +19,7 @@ from qoslab.advise.rates import rate_text, rate_words
 from qoslab.advise.template import DEFAULT_QUEUE_LIMIT, Class
 from qoslab.output import replace_folder
 from qoslab.plot.to_svg import to_svg
+from qoslab.report.pages import html_environment, markdown_environment
 
 FILES = (
     "advice.md",
@@ -36,16 +36,6 @@ FILES = (
 
 SHOWN_CANDIDATES = 10
 """Candidates listed in the page at the recommended speed (candidates.csv has them all)."""
-
-
-def environment() -> Environment:
-    """The Jinja2 environment of the advice templates."""
-    return Environment(
-        loader=PackageLoader("qoslab.advise", "templates"),
-        autoescape=select_autoescape(["html"]),
-        undefined=StrictUndefined,
-        keep_trailing_newline=True,
-    )
 
 
 def check_command(advice: Advice, folder: Path) -> str | None:
@@ -85,9 +75,10 @@ def write(advice: Advice, folder: Path, command: str) -> list[Path]:
         assert advice.ios is not None
         files["policy.ios"] = advice.ios
     context["svg"] = {n: files[n] for n in ("speed.svg", "overload.svg") if n in files}
-    env = environment()
-    files["advice.md"] = env.get_template("advice.md.j2").render(context)
-    files["advice.html"] = env.get_template("advice.html.j2").render(context)
+    markdown = markdown_environment("qoslab.advise")
+    files["advice.md"] = markdown.get_template("advice.md.j2").render(context)
+    html = html_environment("qoslab.advise")
+    files["advice.html"] = html.get_template("advice.html.j2").render(context)
     writers = {
         name: (lambda path, text=text: path.write_text(str(text), encoding="utf-8"))
         for name, text in files.items()

@@ -9,11 +9,12 @@ it is. The page holds no time or host name: the same results give the same bytes
 
 from __future__ import annotations
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment
 
 from qoslab.experiment.sweep import Sweep
 from qoslab.report import provenance
 from qoslab.report.figures import figures
+from qoslab.report.pages import html_environment
 from qoslab.report.tables import run_tables, sweep_tables
 from qoslab.results import Results
 
@@ -21,15 +22,8 @@ TEMPLATE = "report.html.j2"
 
 
 def environment() -> Environment:
-    """The Jinja2 environment of the report templates, escaping all HTML templates."""
-    return Environment(
-        loader=PackageLoader("qoslab.report", "templates"),
-        autoescape=select_autoescape(["html", "html.j2"], default_for_string=True, default=True),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
+    """The Jinja2 environment of the report templates: every value escaped."""
+    return html_environment("qoslab.report", trim_blocks=True, lstrip_blocks=True)
 
 
 def render(results_or_sweep: Results | Sweep) -> str:

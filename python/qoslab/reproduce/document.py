@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment
 
 from qoslab.analysis.verdict import (
     DIFFERS,
@@ -32,6 +32,7 @@ from qoslab.analysis.verdict import (
 from qoslab.output import Folder, OutputError
 from qoslab.plot.to_svg import to_svg
 from qoslab.readback import ReadError, exists, read_text
+from qoslab.report.pages import html_environment, markdown_environment
 from qoslab.reproduce.figures import draw
 from qoslab.reproduce.judged import Judged, estimates_text, number
 from qoslab.reproduce.measure import Measurements, estimate
@@ -50,15 +51,14 @@ class Written:
     unexplained: list[str]
 
 
-def environment() -> Environment:
-    return Environment(
-        loader=PackageLoader("qoslab.reproduce", "templates"),
-        autoescape=select_autoescape(["html.j2"], default_for_string=False, default=False),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
+def environments() -> tuple[Environment, Environment]:
+    """The Markdown and the HTML environment of the reproduction templates, each with the
+    ``cell`` filter."""
+    markdown = markdown_environment("qoslab.reproduce", trim_blocks=True, lstrip_blocks=True)
+    html = html_environment("qoslab.reproduce", trim_blocks=True, lstrip_blocks=True)
+    for environment in (markdown, html):
+        environment.filters["cell"] = cell
+    return markdown, html
 
 
 def cell(text: object) -> str:
@@ -140,13 +140,12 @@ def _write(
         "interval": "Student t" if study.interval == "t" else "the normal approximation (z = 1.96)",
         "why_kinds": WHY_KINDS,
     }
-    env = environment()
-    env.filters["cell"] = cell
+    markdown_pages, html_pages = environments()
     markdown = out.write(
-        f"{study.name}.md", env.get_template("study.md.j2").render(context).encode()
+        f"{study.name}.md", markdown_pages.get_template("study.md.j2").render(context).encode()
     )
     html = out.write(
-        f"{study.name}.html", env.get_template("study.html.j2").render(context).encode()
+        f"{study.name}.html", html_pages.get_template("study.html.j2").render(context).encode()
     )
     verdicts = assets.write("verdicts.csv", _verdicts_csv(judged).encode())
     return Written(markdown, html, verdicts, tally, unexplained)
@@ -334,9 +333,8 @@ def index(
     for name, what in catalogue.items():
         tally = done.get(name) or counts_in(folder, name)
         rows.append({"name": name, "what": what, "counts": tally})
-    env = environment()
-    env.filters["cell"] = cell
-    text = env.get_template("index.md.j2").render(
+    markdown_pages, _ = environments()
+    text = markdown_pages.get_template("index.md.j2").render(
         rows=rows, verdicts=VERDICTS, command=command, version=version
     )
     with Folder.open(folder, create=True) as out:
