@@ -19,13 +19,13 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from qoslab._core import ios_from_yaml
+from qoslab._core import ScenarioError, ios_from_yaml
 from qoslab.advise.error import AdviceError
 from qoslab.advise.evaluate import Evaluator, Executor, Score, ranked
 from qoslab.advise.problem import Problem, read_problem
 from qoslab.advise.rates import rate_text
 from qoslab.advise.search import SpeedResult, same_settings, search_speed
-from qoslab.advise.template import TEMPLATES, Class, candidates, classes
+from qoslab.advise.template import TEMPLATES, Candidate, Class, candidates, classes
 from qoslab.experiment.engine import sweep
 from qoslab.experiment.failure import order_of_failure
 from qoslab.run import run
@@ -137,6 +137,8 @@ def advise(
     )
     made = classes(problem, template)
     base = problem.kept_settings
+    name = ios_interface or ("Serial0/0/0" if problem.interface.serial else "GigabitEthernet0/0")
+    _check_ios(problem, made, speeds, base, name)
     executor = executor or Executor()
     evaluator = Evaluator(problem, executor, reps)
     scanned: list[SpeedResult] = []
@@ -155,12 +157,11 @@ def advise(
     overload = shares = None
     ios = None
     identical = None
-    name = ios_interface or ("Serial0/0/0" if problem.interface.serial else "GigabitEthernet0/0")
     examined = 0
     if recommended is not None:
         recommended, overload, shares, examined = _choose(problem, scanned[-1], evaluator, executor)
         curve = _curve(problem, made, base, evaluator, recommended, scanned, speeds)
-        ios = _ios(problem, recommended, name)
+        ios = _ios(problem, recommended.candidate, name)
         identical = _runs_identically(problem, recommended, ios, name, base)
     return Advice(
         problem=problem,
@@ -306,9 +307,35 @@ def _overload(
     return table, shares
 
 
-def _ios(problem: Problem, recommended: Score, name: str) -> str:
+def _check_ios(
+    problem: Problem, made: list[Class], speeds: tuple[int, ...], base: dict, name: str
+) -> None:
+    """Refuse, before any run, a request whose advice IOS could not take: the first policy
+    of each speed is written as IOS configuration, and what the IOS checker refuses is
+    blamed on the option that asked for it (``--ios-name``, ``--links``)."""
+    for speed in speeds:
+        pool = candidates(problem, made, speed, base)
+        if not pool:
+            continue
+        try:
+            _ios(problem, pool[0], name)
+        except ScenarioError as error:
+            said = str(error)
+            if "interface name" in said or "IOS interface" in said:
+                option = f"--ios-name {name}"
+            elif "bit/s" in said or "kbit/s" in said:
+                option = f"--links {rate_text(speed)}"
+            else:
+                option = "the scenario"
+            reason = said.rsplit(": ", 1)[-1] if ": " in said else said
+            raise AdviceError(
+                f"{option}: the advice could not be written as IOS configuration ({reason})"
+            ) from None
+
+
+def _ios(problem: Problem, candidate: Candidate, name: str) -> str:
     interface = problem.interface
-    settings = [*problem.overrides, *recommended.candidate.pairs(interface)]
+    settings = [*problem.overrides, *candidate.pairs(interface)]
     return ios_from_yaml(
         problem.text, problem.origin, f"{interface.node}.{interface.peer}", name, settings, None
     )

@@ -134,7 +134,7 @@ def _class_rows(advice: Advice) -> list[dict]:
     by_name = {row["name"]: row for row in rec.candidate.policy["classes"]}
     rows = []
     for made in advice.classes:
-        row = by_name[made.app.name]
+        row = by_name[made.name]
         serve = (
             f"priority {row['priority']}" if "priority" in row else f"bandwidth {row['bandwidth']}"
         )

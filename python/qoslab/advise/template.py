@@ -40,6 +40,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 from dataclasses import dataclass, field
 
 from qoslab.advise.error import AdviceError
@@ -79,14 +80,26 @@ ORDER_STEP = 0.5
 """With the ``by order`` level, how much more of its ask each class gets than the class
 declared to fail just before it."""
 
+DEFAULT_CLASS = "class-default"
+"""IOS's class of everything no other class matches."""
+
+IOS_WORDS = ("match-all", "match-any", "type")
+"""Words IOS reads after ``class-map`` that cannot name a class."""
+
+MAX_IOS_NAME_CHARS = 40
+"""Longest class-map name the advice writes (IOS takes them longer; kept short to read)."""
+
 
 @dataclass(frozen=True)
 class Class:
-    """One class of the template: its application and how it is matched and served."""
+    """One class of the template: its application, its name in IOS and how it is matched
+    and served."""
 
     app: App
     match: dict
     priority: bool
+    name: str
+    """The class map's name: the application's, made an IOS name (:func:`ios_name`)."""
 
 
 @dataclass(frozen=True)
@@ -172,8 +185,24 @@ def classes(problem: Problem, template: str) -> list[Class]:
             app.delay_limit_ms is not None and app.delay_limit_ms <= PRIORITY_DELAY_MS
         )
         priority = template == "llq" and not app.elastic and tight
-        made.append(Class(app, match, priority))
+        taken = {c.name.lower() for c in made} | {DEFAULT_CLASS}
+        made.append(Class(app, match, priority, ios_name(app.name, taken)))
     return made
+
+
+def ios_name(name: str, taken: set[str]) -> str:
+    """``name`` as an IOS class-map name: letters, digits, ``-``, ``_`` and ``.``, every run
+    of other characters one ``-`` (``web video`` → ``web-video``), not one of IOS's words
+    (``match-all``, ``match-any``, ``type``) and not in ``taken`` (lower case; a number is
+    added), at most :data:`MAX_IOS_NAME_CHARS` long."""
+    kept = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-")[:MAX_IOS_NAME_CHARS] or "app"
+    if kept.lower() in IOS_WORDS:
+        kept = f"app-{kept}"
+    candidate, number = kept, 2
+    while candidate.lower() in taken:
+        candidate = f"{kept[: MAX_IOS_NAME_CHARS - 4]}-{number}"
+        number += 1
+    return candidate
 
 
 def infeasible(problem: Problem, made: list[Class], speed_bps: int) -> str | None:
@@ -272,7 +301,7 @@ def _policy(
         return None
     rows = []
     for c in made:
-        row: dict = {"name": c.app.name, "match": c.match}
+        row: dict = {"name": c.name, "match": c.match}
         if c.priority:
             row["priority"] = f"{priorities[c.app.name]}kbps"
             if priority_level == "mean, 1 s burst":
@@ -286,7 +315,7 @@ def _policy(
             if wred and c.app.elastic:
                 row["random_detect"] = {"based_on": "dscp"}
         rows.append(row)
-    rows.append({"name": "class-default", "fair_queue": True})
+    rows.append({"name": DEFAULT_CLASS, "fair_queue": True})
     policy: dict = {"kind": "cbwfq", "classes": rows}
     if max_reserved != DEFAULT_MAX_RESERVED_PCT:
         policy["max_reserved"] = f"{max_reserved}%"

@@ -8,6 +8,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from qoslab._core import scenario_counts
 from qoslab.advise import (
     DEFAULT_SPEEDS_BPS,
     TEMPLATES,
@@ -19,7 +20,7 @@ from qoslab.advise import (
     rate_text,
     rate_words,
 )
-from qoslab.advise.document import check_command, write
+from qoslab.advise.document import FILES, check_command, write
 from qoslab.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_RUN_FAILED,
@@ -28,8 +29,8 @@ from qoslab.cli.common import (
     check_executor_options,
 )
 from qoslab.cli.text import visible
-from qoslab.output import folder_name
-from qoslab.scenario import pairs
+from qoslab.output import check_folder, folder_name
+from qoslab.scenario import pairs, scenario_text
 
 EXIT_HELP = (
     "exit status: 0 a link and policy meet the target; 1 none of the candidates does (the "
@@ -113,6 +114,9 @@ def _percent(text: str) -> float:
 
 
 def main(args: argparse.Namespace) -> int:
+    # The folder is checked before the runs, which may take minutes.
+    folder = args.output or Path("advice") / folder_name(_scenario_name(args))
+    check_folder(folder, FILES)
     try:
         check_executor_options(args)
         speeds = parse_speeds(args.links) if args.links else DEFAULT_SPEEDS_BPS
@@ -131,12 +135,17 @@ def main(args: argparse.Namespace) -> int:
     except (AdviceError, ValueError) as error:
         print(f"error: {visible(error)}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    folder = args.output or Path("advice") / folder_name(advice.problem.name)
     command = shlex.join(["qoslab", *sys.argv[1:]]) if sys.argv[1:] else "qoslab advise"
     written = write(advice, folder, command)
     _print(advice, folder.resolve())
     print(f"advice written to {visible(written[0].parent)}")
     return 0 if advice.feasible else EXIT_RUN_FAILED
+
+
+def _scenario_name(args: argparse.Namespace) -> str:
+    """The scenario's name, read as the advice will read it."""
+    text, origin = scenario_text(args.scenario)
+    return scenario_counts(text, origin, pairs(args.set, {}))[0]
 
 
 def _print(advice: Advice, folder: Path) -> None:

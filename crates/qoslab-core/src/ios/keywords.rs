@@ -75,12 +75,14 @@ const INTERFACE_TYPES: [&str; 14] = [
 ];
 
 /// The canonical name of an interface written `name` or abbreviated (`s0/1/1`,
-/// `ser 0/1/1`, `fa0/0`, `Gi1/0`), or `None` if its type is unknown or ambiguous.
+/// `ser 0/1/1`, `fa0/0`, `Gi1/0`), or `None` if its type is unknown or ambiguous or its
+/// number is not one: numbers separated by `/`, then optionally a subinterface `.N` and a
+/// channel `:N` (`Serial0/1/0:0`, `GigabitEthernet0/0.100`).
 pub fn interface_name(name: &str) -> Option<String> {
     let split = name.find(|c: char| c.is_ascii_digit()).unwrap_or(name.len());
     let (kind, number) = name.split_at(split);
-    let kind = kind.trim();
-    if kind.is_empty() || number.is_empty() {
+    let (kind, number) = (kind.trim(), number.trim());
+    if kind.is_empty() || !is_interface_number(number) {
         return None;
     }
     let lower = kind.to_ascii_lowercase();
@@ -99,7 +101,16 @@ pub fn interface_name(name: &str) -> Option<String> {
             }
         }
     };
-    Some(format!("{canonical}{}", number.trim()))
+    Some(format!("{canonical}{number}"))
+}
+
+/// Whether `number` is an interface number: digits in groups separated by `/`, `.` or `:`,
+/// no group empty.
+fn is_interface_number(number: &str) -> bool {
+    !number.is_empty()
+        && number
+            .split(['/', '.', ':'])
+            .all(|group| !group.is_empty() && group.bytes().all(|b| b.is_ascii_digit()))
 }
 
 #[cfg(test)]
@@ -131,5 +142,13 @@ mod tests {
         assert_eq!(interface_name("POS3/0").as_deref(), Some("POS3/0"));
         assert_eq!(interface_name("t0").as_deref(), None); // Tunnel or TenGigabitEthernet
         assert_eq!(interface_name("serial").as_deref(), None);
+        assert_eq!(interface_name("Serial0/1/0:0").as_deref(), Some("Serial0/1/0:0"));
+        assert_eq!(interface_name("gi0/0.100").as_deref(), Some("GigabitEthernet0/0.100"));
+        // Nothing else may follow the number: it would be written into the configuration.
+        for bad in
+            ["Serial0/0/0;x", "Serial0/0/0\n service-policy output x", "Serial0//0", "Serial0/", "s0 0"]
+        {
+            assert_eq!(interface_name(bad), None, "{bad:?}");
+        }
     }
 }
