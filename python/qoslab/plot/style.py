@@ -4,6 +4,13 @@ with units, titles, and the ids that let a reader of the SVG find each data seri
 Figures are built as ``matplotlib.figure.Figure`` on the Agg canvas, never through pyplot, so
 no figure is registered globally and nothing needs closing. Settings are applied with
 ``matplotlib.rc_context`` while a figure is built, so the caller's settings are untouched.
+
+Every text is shown literally. Matplotlib reads a text holding two unescaped ``$`` as
+mathtext, so a flow called ``rtp_$A_$B`` would be typeset as a formula or stop the drawing
+with a parse error. Once a figure is built, each ``$`` of its texts — titles, labels, legend
+entries, tick labels, and the tick labels its name formatters make when it is drawn — is
+escaped as ``\$``, which matplotlib shows as ``$`` and never reads as mathtext (the plots
+themselves write no formula).
 """
 
 from __future__ import annotations
@@ -20,6 +27,8 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
+from matplotlib.text import Text
+from matplotlib.ticker import FixedFormatter, Formatter
 
 STYLE = {
     "font.size": 10,
@@ -55,14 +64,70 @@ R = TypeVar("R")
 
 
 def styled(function: Callable[P, R]) -> Callable[P, R]:
-    """Build the figure of ``function`` with :data:`STYLE` in effect."""
+    """Build the figure of ``function`` with :data:`STYLE` in effect, its texts literal."""
 
     @wraps(function)
     def build(*args: P.args, **kwargs: P.kwargs) -> R:
         with mpl.rc_context(STYLE):
-            return function(*args, **kwargs)
+            built = function(*args, **kwargs)
+        if isinstance(built, Figure):
+            literal_texts(built)
+        return built
 
     return build
+
+
+LITERAL = "_qoslab_literal"
+"""The mark of a text already made literal (a figure built by nested plot functions is
+gone over more than once)."""
+
+
+def literal(text: str) -> str:
+    """``text`` as matplotlib shows it literally: each ``$`` escaped."""
+    return text.replace("$", r"\$")
+
+
+class LiteralFormatter(Formatter):
+    """A name formatter (fixed or categorical tick labels) whose labels are literal."""
+
+    def __init__(self, inner: Formatter) -> None:
+        self.inner = inner
+
+    def __call__(self, x: float, pos: int | None = None) -> str:
+        return literal(self.inner(x, pos))
+
+    def set_axis(self, axis: object) -> None:
+        super().set_axis(axis)
+        self.inner.set_axis(axis)
+
+    def set_locs(self, locs: object) -> None:
+        super().set_locs(locs)
+        self.inner.set_locs(locs)
+
+
+def literal_texts(fig: Figure) -> None:
+    """Make every text of ``fig`` literal, and the tick labels its name formatters will
+    make (numeric formatters are left as they are: theirs are numbers, some written as
+    mathtext on a log axis)."""
+    for text in fig.findobj(Text):
+        if not getattr(text, LITERAL, False):
+            text.set_text(literal(text.get_text()))
+            setattr(text, LITERAL, True)
+    for axes in fig.axes:
+        for axis in (axes.xaxis, axes.yaxis):
+            for formatter, setter in (
+                (axis.get_major_formatter(), axis.set_major_formatter),
+                (axis.get_minor_formatter(), axis.set_minor_formatter),
+            ):
+                if _names(formatter):
+                    setter(LiteralFormatter(formatter))
+
+
+def _names(formatter: Formatter) -> bool:
+    """Whether ``formatter`` writes names rather than numbers."""
+    from matplotlib.category import StrCategoryFormatter
+
+    return isinstance(formatter, (FixedFormatter, StrCategoryFormatter))
 
 
 def figure(panels: int = 1, *, columns: int = 1, height_in: float | None = None) -> Figure:
