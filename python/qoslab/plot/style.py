@@ -1,4 +1,4 @@
-"""How every plot looks: the figure, the colour of each flow or application, axis labels
+r"""How every plot looks: the figure, the colour of each flow or application, axis labels
 with units, titles, and the ids that let a reader of the SVG find each data series.
 
 Figures are built as ``matplotlib.figure.Figure`` on the Agg canvas, never through pyplot, so
