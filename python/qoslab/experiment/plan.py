@@ -156,13 +156,45 @@ def make_plan(
         raise ValueError(
             f"{replications} replications: give a whole number from 1 to {MAX_REPLICATIONS}"
         )
-    return Plan(
+    plan = Plan(
         axes=tuple(axes.values()),
         zip_groups=tuple(zip_groups),
         variants=tuple(None if name == BASE else name for name in chosen),
         replications=replications,
         seed=seed,
     )
+    _check_distinct(plan)
+    return plan
+
+
+def _check_distinct(plan: Plan) -> None:
+    """Refuse, before any run, a grid with two points alike: they would be the same runs
+    twice, and their rows could not be told apart in the summary."""
+    seen: set[tuple] = set()
+    for point in plan.points():
+        identity = (point.variant, point.assignments)
+        if identity in seen:
+            repeated = ", ".join(f"{key}={value}" for key, value in point.assignments)
+            axis = next((a for a in plan.axes if len(set(a.values)) < len(a.values)), None)
+            where = (
+                f"{axis.key}: the value {_first_repeat(axis.values)!r} is given twice"
+                if axis is not None and not any(axis.key in g for g in plan.zip_groups)
+                else f"the point {repeated or 'of the scenario as written'} comes twice"
+            )
+            raise ValueError(
+                f"{where}, so two points of the grid would be the same runs. Give each value "
+                "(or, for zipped keys, each combination) once"
+            )
+        seen.add(identity)
+
+
+def _first_repeat(values: tuple[str, ...]) -> str:
+    seen: set[str] = set()
+    for value in values:
+        if value in seen:
+            return value
+        seen.add(value)
+    return ""
 
 
 def parse_vary(text: str) -> tuple[str, list[str]]:
