@@ -282,11 +282,12 @@ class Folder:
 
 
 class _Staging(Folder):
-    """A staging folder: on close, the regular files still in it and the folder go."""
+    """A staging folder: on close, the regular files still in it and the folder go. It
+    holds its own descriptor of the folder it is in, which may be closed before it."""
 
     def __init__(self, descriptor: int, path: Path, parent: Folder, entry: str) -> None:
         super().__init__(descriptor, path, None)
-        self._parent = parent
+        self._parent_fd = os.dup(parent.fd)
         self._entry = entry
 
     def close(self) -> None:
@@ -298,7 +299,8 @@ class _Staging(Folder):
                     os.unlink(name, dir_fd=self.fd)
         super().close()
         with contextlib.suppress(OSError):
-            os.rmdir(self._entry, dir_fd=self._parent.fd)
+            os.rmdir(self._entry, dir_fd=self._parent_fd)
+        os.close(self._parent_fd)
 
 
 def _fingerprint(folder: Folder, name: str) -> tuple[int, str]:
