@@ -83,11 +83,12 @@ def read_bytes(folder: int, name: str, shown: Path, *, limit_bytes: int) -> byte
         raise ReadError(
             shown, f"cannot be read: {error.strerror or error}", "Check its permissions"
         ) from None
+    mode = os.fstat(descriptor).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(descriptor)
+        kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+        raise ReadError(shown, f"is {kind}", DAMAGED)
     with os.fdopen(descriptor, "rb") as file:
-        mode = os.fstat(file.fileno()).st_mode
-        if not stat.S_ISREG(mode):
-            kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
-            raise ReadError(shown, f"is {kind}", DAMAGED)
         try:
             data = file.read(limit_bytes + 1)
         except OSError as error:
@@ -111,23 +112,26 @@ def read_text(folder: int, name: str, shown: Path, *, limit_bytes: int = MAX_JSO
         ) from None
 
 
-def parse_json(text: str, shown: Path) -> object:
-    """The JSON document ``text`` of the file ``shown``."""
+def parse_json(text: str, shown: Path, *, fix: str = DAMAGED) -> object:
+    """The JSON document ``text`` of the file ``shown``; ``fix`` says what to do if it is
+    not one."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise ReadError(
             shown,
             f"is not valid JSON ({error.msg} at line {error.lineno} column {error.colno})",
-            DAMAGED,
+            fix,
         ) from None
     except RecursionError:
-        raise ReadError(shown, "is JSON nested too deeply", DAMAGED) from None
+        raise ReadError(shown, "is JSON nested too deeply", fix) from None
 
 
-def read_json(folder: int, name: str, shown: Path, *, limit_bytes: int = MAX_JSON_BYTES) -> object:
+def read_json(
+    folder: int, name: str, shown: Path, *, limit_bytes: int = MAX_JSON_BYTES, fix: str = DAMAGED
+) -> object:
     """The JSON document in the regular file ``name`` of the folder open as ``folder``."""
-    return parse_json(read_text(folder, name, shown, limit_bytes=limit_bytes), shown)
+    return parse_json(read_text(folder, name, shown, limit_bytes=limit_bytes), shown, fix=fix)
 
 
 def expect(condition: bool, shown: Path, problem: str) -> None:

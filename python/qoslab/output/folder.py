@@ -152,10 +152,12 @@ class Folder:
 
     def owns(self, name: str) -> bool:
         """Whether ``name`` is a file the writer may replace or delete: recorded in the
-        ledger with its present contents, or in a folder without a ledger, a regular file of
-        a name ``legacy`` accepts."""
-        if self.ledger is not None and self.ledger.exists:
+        ledger with its present contents, or in a folder that had no ledger when it was
+        opened, a regular file of a name ``legacy`` accepts."""
+        if self.ledger is not None and self.ledger.records(self.prefix + name):
             return self.ledger.owns(self.fd, name, self.prefix + name)
+        if self.ledger is not None and self.ledger.existed:
+            return False
         mode = self.mode(name)
         return mode is not None and stat.S_ISREG(mode) and self._legacy(self.prefix + name)
 

@@ -17,6 +17,7 @@ while the folder is written; a folder replaced as a whole starts a new one.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -25,6 +26,9 @@ import stat
 NAME = ".qoslab-written"
 """The ledger's file name, at the top of the folder it describes."""
 
+MAX_BYTES = 256 << 20
+"""Largest ledger read: a line is about 120 bytes, so two million files."""
+
 
 class Ledger:
     """The ledger of the folder open as descriptor ``folder`` (read when made)."""
@@ -32,13 +36,20 @@ class Ledger:
     def __init__(self, folder: int) -> None:
         self._folder = folder
         self._known: dict[str, set[tuple[int, str]]] = {}
-        self.exists = False
+        self.existed = False
+        """Whether the folder had a ledger when it was opened (a folder written before
+        ledgers were kept has none)."""
         try:
             descriptor = os.open(NAME, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=folder)
         except FileNotFoundError:
             return
-        self.exists = True
+        self.existed = True
         with os.fdopen(descriptor, "rb") as file:
+            facts = os.fstat(file.fileno())
+            if not stat.S_ISREG(facts.st_mode) or facts.st_size > MAX_BYTES:
+                raise OSError(
+                    errno.EINVAL, "not a ledger (not a regular file, or larger than 256 MiB)"
+                )
             for line in file:
                 entry = _parse(line)
                 if entry is not None:
@@ -54,8 +65,11 @@ class Ledger:
             os.write(descriptor, line.encode())
         finally:
             os.close(descriptor)
-        self.exists = True
         self._known.setdefault(name, set()).add((size_bytes, sha256))
+
+    def records(self, name: str) -> bool:
+        """Whether a line names the file ``name``."""
+        return name in self._known
 
     def owns(self, folder: int, entry: str, name: str) -> bool:
         """Whether ``entry`` of the folder open as ``folder`` is a regular file this ledger

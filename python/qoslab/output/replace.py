@@ -36,6 +36,9 @@ RENAME_EXCHANGE = 2
 NO_EXCHANGE = {errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP}
 """``renameat2`` errors meaning the kernel or file system cannot exchange."""
 
+SWAP_ATTEMPTS = 8
+"""How many times a folder is swapped in while other writers race for its place."""
+
 ROOM_MARGIN_BYTES = 16 << 20
 """Free space asked for beyond a write's own estimate: what the file system and the ledger
 need, and the files too small to estimate."""
@@ -102,8 +105,7 @@ class NewFolder:
                     self.folder.record(name)
             names = sorted(name for name in self.folder.names() if name != LEDGER_NAME)
             self.folder.close()
-            _check_destination(self._parent, self.given, self._legacy)
-            old = _swap_in(self._parent, self._entry, self.given.name)
+            old = self._swap_in()
         except BaseException:
             self.abandon()
             raise
@@ -115,6 +117,17 @@ class NewFolder:
         finally:
             self._parent.close()
         return names
+
+    def _swap_in(self) -> str | None:
+        """Check the destination and put the new folder in its place; when another writer
+        puts a folder there in between, check that one and swap again."""
+        for _ in range(SWAP_ATTEMPTS):
+            _check_destination(self._parent, self.given, self._legacy)
+            try:
+                return _swap_in(self._parent, self._entry, self.given.name)
+            except FileExistsError:
+                continue
+        raise OutputError(f"{self.given}: other writers keep replacing it. Give another folder")
 
     def abandon(self) -> None:
         """Remove the new folder and what was written into it."""
@@ -181,9 +194,15 @@ def _check_destination(parent: Folder, given: Path, legacy: Callable[[str], bool
 
 def _swap_in(parent: Folder, new: str, target: str) -> str | None:
     """Put the folder ``new`` in the place of ``target``, both in ``parent``; return where
-    the old folder went."""
+    the old folder went. Raises ``FileExistsError`` when another writer put a folder at
+    ``target`` since it was found absent (the caller checks it and tries again)."""
     if parent.mode(target) is None:
-        os.rename(new, target, src_dir_fd=parent.fd, dst_dir_fd=parent.fd)
+        try:
+            os.rename(new, target, src_dir_fd=parent.fd, dst_dir_fd=parent.fd)
+        except OSError as error:
+            if error.errno in (errno.ENOTEMPTY, errno.EEXIST):
+                raise FileExistsError(error.errno, error.strerror, target) from None
+            raise
         return None
     if _exchange(parent.fd, new, target):
         return new
