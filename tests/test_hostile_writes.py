@@ -19,7 +19,6 @@ import yaml
 import qoslab
 from qoslab.cli import main
 from qoslab.output import STAGING_PREFIX, OutputError, check_folder
-from qoslab.output.ledger import NAME as LEDGER
 
 SWEEP = ["--vary", "interfaces.r1.r2.output=fifo,pq", "--set", "run.duration=1s", "--quiet"]
 """A small sweep of the voice-versus-flood example: two points of one short run."""
@@ -192,6 +191,8 @@ def test_two_captures_into_one_folder_never_mix(voice_vs_flood, tmp_path):
         for process in processes:
             assert process.wait() == 0, process.stderr.read().decode()
             process.stderr.close()
+        from qoslab.output.ledger import NAME as LEDGER
+
         found = _snapshot(capture)
         found.pop(LEDGER)
         assert found in ({k: v for k, v in solo[s].items() if k != LEDGER} for s in (1, 2))
@@ -273,14 +274,15 @@ def test_an_unwritable_folder_is_named_as_given(tmp_path, monkeypatch):
         check_folder(tmp_path / "out" / "run", ["results.json"])
 
 
-def test_advise_checks_its_folder_before_the_runs(tmp_path, capsys):
+def test_advise_checks_its_folder_before_the_runs(tmp_path, capsys, monkeypatch):
+    from qoslab.advise import evaluate
+
+    monkeypatch.setattr(evaluate.Evaluator, "_run", lambda *a, **k: pytest.fail("a run"))
     folder = tmp_path / "advice"
     folder.mkdir()
     (folder / "notes.txt").write_text("mine")
     scenario = Path(__file__).parent / "advise" / "calls-and-data.yaml"
-    started = time.monotonic()
     assert main(["advise", str(scenario), "--reps", "2", "-o", str(folder)]) == 2
-    assert time.monotonic() - started < 5, "refused before the runs"
     assert "notes.txt" in capsys.readouterr().err
 
 
