@@ -1,0 +1,303 @@
+#!/usr/bin/env python3
+"""Write what the documentation shows of qoslab's output by running qoslab.
+
+    python scripts/make_doc_outputs.py [--check] [FILE ...]
+
+Every block of ``README.md`` and ``docs/`` that shows what qoslab prints or computes sits
+between two markers, and this script rewrites what is between them, leaving the prose around
+them as it is. Two kinds of block:
+
+* **Output of a command** — the command is run (``qoslab`` as ``python -m qoslab``) in a
+  scratch folder that shows the repository's ``examples`` and ``tests``, so that what it
+  writes lands there, and the block is a fenced code block of what it printed, standard
+  output then standard error, trailing spaces removed::
+
+      <!-- output: qoslab run examples/voice-vs-flood.yaml | lines 1-7,10,... -->
+      ```console
+      $ qoslab run examples/voice-vs-flood.yaml
+      ...
+      ```
+      <!-- end output -->
+
+  Options after ``|``: ``lines A-B,C,...`` keeps those lines (counted from 1) and ends with
+  a line ``...`` where ``...`` is given; ``plain`` writes a plain fence without the ``$``
+  line (for a printout shown on its own); ``show CMD`` shows another command line than the
+  one run (the same command with its long options wrapped, say). A run's wall time
+  (``in 1.5 ms``) differs from run to run: ``--check`` does not compare it.
+
+* **A table or a paragraph computed from runs** — ``<!-- table: NAME -->`` ...
+  ``<!-- end table -->``, written by the function ``NAME`` of :data:`TABLES` in this script.
+
+With ``--check`` the documents are only compared: exit status 1 when one differs from what
+the script would write (each difference is listed; run the script without ``--check`` to
+update them), 0 when all are current. FILE limits the work to those documents.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+OUTPUT = re.compile(
+    r"(?P<open><!-- output: (?P<spec>.+?) -->\n)(?P<body>.*?)(?P<close><!-- end output -->)",
+    re.DOTALL,
+)
+TABLE = re.compile(
+    r"(?P<open><!-- table: (?P<name>[a-z0-9-]+) -->\n)(?P<body>.*?)(?P<close><!-- end table -->)",
+    re.DOTALL,
+)
+
+WALL_TIME = re.compile(r"(packets in )\d[\d.,]* (ms|s)$", re.MULTILINE)
+"""A run's wall time in ``qoslab run``'s headline: not compared."""
+
+ENVIRONMENT = {**os.environ, "COLUMNS": "160", "NO_COLOR": "1", "TERM": "dumb"}
+
+PROSE_COLUMNS = 92
+"""Width of the prose a table block writes, as the documents' own."""
+
+SHOWN = ("examples", "tests")
+"""The repository's folders a command's scratch folder shows (as links)."""
+
+
+def run_command(command: str) -> str:
+    """What ``command`` (a ``qoslab`` command line) prints, as the documentation shows it."""
+    words = shlex.split(command)
+    if not words or words[0] != "qoslab":
+        raise SystemExit(f"not a qoslab command: {command}")
+    with tempfile.TemporaryDirectory(prefix="qoslab-docs-") as scratch:
+        for name in SHOWN:
+            (Path(scratch) / name).symlink_to(ROOT / name)
+        done = subprocess.run(
+            [sys.executable, "-m", "qoslab", *words[1:]],
+            cwd=scratch,
+            env=ENVIRONMENT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    text = done.stdout + done.stderr
+    return "\n".join(line.rstrip() for line in text.splitlines()).strip("\n")
+
+
+def select(text: str, lines: str) -> str:
+    """The lines ``lines`` (``1-7,10,...``) of ``text``."""
+    all_lines = text.split("\n")
+    kept: list[str] = []
+    for part in lines.split(","):
+        part = part.strip()
+        if part == "...":
+            kept.append("...")
+        elif "-" in part:
+            first, last = (int(n) for n in part.split("-"))
+            kept.extend(all_lines[first - 1 : last])
+        else:
+            kept.append(all_lines[int(part) - 1])
+    return "\n".join(kept)
+
+
+def output_block(spec: str) -> str:
+    """The fenced block of the output ``spec`` asks for."""
+    command, *options = (part.strip() for part in spec.split(" | "))
+    text = run_command(command)
+    shown = command
+    plain = False
+    for option in options:
+        name, _, value = option.partition(" ")
+        if name == "lines":
+            text = select(text, value)
+        elif name == "plain":
+            plain = True
+        elif name == "show":
+            shown = value
+        else:
+            raise SystemExit(f"unknown option {name!r} in <!-- output: {spec} -->")
+    if plain:
+        return f"```\n{text}\n```\n"
+    return f"```console\n$ {shown}\n{text}\n```\n"
+
+
+def comparable(text: str) -> str:
+    return WALL_TIME.sub(r"\1TIME", text)
+
+
+# The tables: each function returns the block's text (ending with a line break).
+
+
+def _run(scenario: str, **settings: object):
+    import qoslab
+
+    return qoslab.run(ROOT / scenario, set={k: str(v) for k, v in settings.items()})
+
+
+TABLES: dict[str, Callable[[], str]] = {}
+
+
+def table(function: Callable[[], str]) -> Callable[[], str]:
+    TABLES[function.__name__.replace("_", "-")] = function
+    return function
+
+
+def _ms(value: float) -> str:
+    return f"{value:,.2f}"
+
+
+@table
+def congestion_lab_schemes() -> str:
+    """README: the congestion lab's six schemes, what voice, video and FTP got."""
+    lines = [
+        "| scheme | voice loss % | voice mean delay ms | voice max delay ms | voice seconds in "
+        "contract % | video kbit/s | FTP kbit/s |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for scheme in ("fifo", "pq", "cq", "wfq", "cbwfq", "llq"):
+        results = _run("examples/congestion-lab.yaml", **{"interfaces.r1.r2.output": scheme})
+        flows = {row["flow"]: row for row in results.rows("flows")}
+        voice = flows["voice"]
+        contract = next(row for row in results.rows("contracts") if row["app"] == "voice")
+        lines.append(
+            f"| `{scheme}` | {voice['loss_pct']:.2f} | {_ms(voice['delay_mean_ms'])} | "
+            f"{_ms(voice['delay_max_ms'])} | {contract['in_contract_pct']:.1f} | "
+            f"{flows['video']['delivered_l3_bps'] / 1e3:.1f} | "
+            f"{flows['ftp']['delivered_l3_bps'] / 1e3:.1f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+ADHOC_APPS = {
+    "alarm": "alarm",
+    "ospf": "OSPF",
+    "voip": "VoIP",
+    "video": "video",
+    "photos": "photos",
+    "rpc-normal": "normal RPC",
+    "rpc-priority": "priority RPC",
+}
+"""The ad-hoc report's applications, as the README names them."""
+
+
+def _contracts(results, point: str, interval_ms: float) -> dict[str, dict]:
+    return {
+        row["app"]: row
+        for row in results.rows("contracts")
+        if row["point"] == point and row["interval_ms"] == interval_ms
+    }
+
+
+def _amount(value: float) -> str:
+    return f"{value:g}"
+
+
+@table
+def adhoc_mix_quality() -> str:
+    """README: the ad-hoc report's mix at 1 Mbit/s under strict priority and FIFO, at the
+    edge router's egress, and what the paragraph after it says of it."""
+    point, coarse, fine = "edge->core", 250.0, 25.0
+    runs = {
+        scheme: _run("examples/adhoc-annex-mix.yaml", **{"interfaces.edge.core.output": scheme})
+        for scheme in ("strict", "fifo")
+    }
+    deep = _run(
+        "examples/adhoc-annex-mix.yaml",
+        **{"interfaces.edge.core.output": "fifo", "policies.fifo.limit": 200},
+    )
+    lines = [
+        "| application | budget per hop | strict priority: consumed | in contract % | FIFO: "
+        "consumed | in contract % |",
+        "|---|---|---|---|---|---|",
+    ]
+    for app, name in ADHOC_APPS.items():
+        budget = _contracts(runs["strict"], point, coarse)[app]
+        delay = budget["delay_budget_ms"]
+        delay_text = f"{_amount(delay / 1000)} s" if delay >= 1000 else f"{_amount(delay)} ms"
+        cells = [name, f"{delay_text}, {_amount(budget['loss_budget_pct'])} %"]
+        for scheme in ("strict", "fifo"):
+            consumed = _contracts(runs[scheme], point, coarse)[app]["consumption_mean"]
+            share = _contracts(runs[scheme], point, fine)[app]["in_contract_pct"]
+            cells += [f"{consumed:.2f}", f"{share:.1f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    quality = {
+        scheme: _contracts(results, point, coarse)["quality"]["in_contract_bps"] / 1e3
+        for scheme, results in runs.items()
+    }
+    ospf = _contracts(runs["fifo"], point, coarse)["ospf"]["consumption_mean"]
+    over = [
+        row["consumption_mean"] > 1
+        for app, row in _contracts(deep, point, coarse).items()
+        if app in ADHOC_APPS
+    ]
+    if not (ospf < 1 and all(over)):
+        raise SystemExit("README: the paragraph after the quality table no longer holds")
+    paragraph = (
+        "Consumed is the mean over 250 ms intervals (above 1: over budget), in contract the "
+        "share of 25 ms intervals. Quality traffic transported in contract: "
+        f"{quality['strict']:.0f} kbit/s under strict priority, {quality['fifo']:.0f} kbit/s "
+        "under FIFO. With IOS's default 40-packet hold queue, FIFO keeps OSPF (1 s budget) "
+        "within budget; behind a 200-packet FIFO (`--set policies.fifo.limit=200`) every "
+        "application is over its budget, the report's finding."
+    )
+    lines += ["", textwrap.fill(paragraph, PROSE_COLUMNS)]
+    return "\n".join(lines) + "\n"
+
+
+def write(document: Path, check: bool) -> bool:
+    """Rewrite (or, with ``check``, compare) the blocks of ``document``; whether it was
+    current."""
+    text = document.read_text(encoding="utf-8")
+
+    def output(match: re.Match[str]) -> str:
+        return match["open"] + output_block(match["spec"]) + match["close"]
+
+    def computed(match: re.Match[str]) -> str:
+        name = match["name"]
+        if name not in TABLES:
+            raise SystemExit(f"{document}: no table named {name!r} in {__file__}")
+        return match["open"] + TABLES[name]() + match["close"]
+
+    if not OUTPUT.search(text) and not TABLE.search(text):
+        return True
+    new = TABLE.sub(computed, OUTPUT.sub(output, text))
+    if comparable(new) == comparable(text):
+        return True
+    if check:
+        shown = document.relative_to(ROOT)
+        diff = difflib.unified_diff(
+            comparable(text).splitlines(),
+            comparable(new).splitlines(),
+            f"{shown} (as written)",
+            f"{shown} (as qoslab gives it now)",
+            lineterm="",
+        )
+        print("\n".join(diff))
+        return False
+    document.write_text(new, encoding="utf-8")
+    return True
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="compare only")
+    parser.add_argument("files", nargs="*", type=Path, help="documents (default: all)")
+    args = parser.parse_args()
+    documents = [path.resolve() for path in args.files] or DOCUMENTS
+    stale = [document for document in documents if not write(document, args.check)]
+    if stale and args.check:
+        names = ", ".join(str(path.relative_to(ROOT)) for path in stale)
+        print(f"stale: {names}; run python scripts/make_doc_outputs.py", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
