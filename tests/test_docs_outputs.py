@@ -9,10 +9,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import qoslab
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def words(path: Path) -> str:
+    """A document's text with every run of white space one space, so that a sentence is
+    found however its lines are broken."""
+    return " ".join(path.read_text(encoding="utf-8").split())
 
 
 def test_every_marked_output_and_table_is_current():
@@ -37,3 +45,32 @@ def test_the_readmes_voice_and_flood_figures():
         ROOT / "examples" / "voice-vs-flood.yaml", set={**pq, "topology.links.2.tx_ring": 1}
     ).flow("voice")
     assert f"to {ring['delay_max_ms']:.2f} ms, again the observed maximum" in README
+
+
+@pytest.fixture(scope="module")
+def branch_office():
+    from qoslab.advise import Executor, advise
+
+    return advise(ROOT / "examples" / "branch-office.yaml", executor=Executor())
+
+
+def test_the_branch_office_advice_as_the_readme_and_docs_tell_it(branch_office):
+    advice = branch_office
+    speed_kbps = advice.recommended.candidate.speed_bps // 1000
+    classes = {c["name"]: c for c in advice.recommended.candidate.policy["classes"]}
+    priority = classes["voice"]["priority"].removesuffix("kbps")
+    readme = words(ROOT / "README.md")
+    assert (
+        f"it recommends a {speed_kbps} kbit/s line with a {priority} kbit/s priority class and "
+        "`tx-ring-limit 1`" in readme
+    )
+    advise_md = words(ROOT / "docs" / "advise.md")
+    assert f"The whole advice is {advice.runs} runs" in advise_md
+    steps = {row["app"]: row["first_failure_at"] for row in advice.overload.to_dict("records")}
+    assert (steps["ftp"], steps["video"], steps["voice"]) == ("x1.5", "x1.5", "x2")
+    assert "FTP and the video fail at 1.5 times the load and the calls at twice it" in advise_md
+    # The arithmetic the page gives: a G.729 call is 50 frames a second of 60 B of IP and
+    # 7 B of HDLC; a 1507 B frame's time at 768 kbit/s.
+    assert "26.8 kbit/s, so the four take 107.2 kbit/s" in advise_md
+    assert 50 * 67 * 8 == 26_800
+    assert f"{1507 * 8 / 768:.1f} ms apiece at 768 kbit/s" in advise_md
