@@ -19,8 +19,8 @@ them as it is. Two kinds of block:
       ```
       <!-- end output -->
 
-  Options after ``|``: ``lines A-B,C,...`` keeps those lines (counted from 1) and ends with
-  a line ``...`` where ``...`` is given; ``plain`` writes a plain fence without the ``$``
+  Options after ``|``: ``lines A-B,C,...`` keeps those lines (counted from 1), with a line
+  ``...`` (indented as the line before it) where ``...`` is given; ``plain`` writes a plain fence without the ``$``
   line (for a printout shown on its own); ``show CMD`` shows another command line than the
   one run (the same command with its long options wrapped, say). A run's wall time
   (``in 1.5 ms``) differs from run to run: ``--check`` does not compare it.
@@ -101,7 +101,8 @@ def select(text: str, lines: str) -> str:
     for part in lines.split(","):
         part = part.strip()
         if part == "...":
-            kept.append("...")
+            indent = kept[-1][: len(kept[-1]) - len(kept[-1].lstrip())] if kept else ""
+            kept.append(f"{indent}...")
         elif "-" in part:
             first, last = (int(n) for n in part.split("-"))
             kept.extend(all_lines[first - 1 : last])

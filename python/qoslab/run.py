@@ -85,10 +85,11 @@ def run(
     is refused with a ``ScenarioError`` naming the entry responsible, and a run whose
     packets in flight outgrow the memory stops with a ``RunError``.
 
-    ``pcap`` names a folder (created if need be) that receives a packet capture: one pcap
-    file per port ``measure.pcap`` names (every port without it), ``node-to-peer.pcap``,
-    with a record per frame as it starts on the wire (docs/pcap.md). Files of the same
-    names are replaced; ``OSError`` is raised when the folder or a file cannot be created.
+    ``pcap`` names a folder that receives a packet capture: one pcap file per port
+    ``measure.pcap`` names (every port without it), ``node-to-peer.pcap``, with a record per
+    frame as it starts on the wire (docs/pcap.md). The capture replaces the folder as a whole
+    at the end of the run; ``qoslab.output.OutputError`` is raised before the run for a
+    folder that cannot take it (a link, other files, no room).
 
     ``trace`` asks for the per-packet trace: ``None`` records the one the scenario's
     ``measure.trace`` describes (none without it), ``True`` records one — every flow at every

@@ -115,7 +115,7 @@ def main(args: argparse.Namespace) -> int:
             pcap=args.pcap,
             trace=True if args.trace else None,
         )
-    except OSError as error:  # only the packet capture's folder and files raise it
+    except OSError as error:  # a file the run writes (its capture, its trace) failed
         print(f"error: {visible(error)}", file=sys.stderr)
         return EXIT_RUN_FAILED
     wall_s = time.perf_counter() - started_s
