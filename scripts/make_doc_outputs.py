@@ -20,9 +20,9 @@ them as it is. Two kinds of block:
       <!-- end output -->
 
   Options after ``|``: ``lines A-B,C,...`` keeps those lines (counted from 1), with a line
-  ``...`` (indented as the line before it) where ``...`` is given; ``plain`` writes a plain fence without the ``$``
-  line (for a printout shown on its own); ``show CMD`` shows another command line than the
-  one run (the same command with its long options wrapped, say). A run's wall time
+  ``...`` (indented as the line before it) where ``...`` is given; ``plain`` writes a plain
+  fence without the ``$`` line (for a printout shown on its own); ``show CMD`` shows another
+  command line than the one run. A run's wall time
   (``in 1.5 ms``) differs from run to run: ``--check`` does not compare it.
 
 * **A table or a paragraph computed from runs** — ``<!-- table: NAME -->`` ...

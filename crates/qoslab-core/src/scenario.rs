@@ -390,12 +390,14 @@ pub fn json_schema() -> String {
 /// The folder relative file names in a scenario are read from: the scenario file's folder,
 /// or the current folder for a scenario that is not a file (an origin such as `<dict>`).
 fn base_dir(origin: &str) -> std::path::PathBuf {
+    // The current folder is the empty path, so that a file named next to a scenario in the
+    // current folder is named as written (`mpeg4.csv`, not `./mpeg4.csv`).
     if origin.starts_with('<') {
-        return std::path::PathBuf::from(".");
+        return std::path::PathBuf::new();
     }
     match std::path::Path::new(origin).parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
+        Some(parent) => parent.to_path_buf(),
+        None => std::path::PathBuf::new(),
     }
 }
 
