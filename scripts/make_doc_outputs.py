@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import functools
+import math
 import os
 import re
 import shlex
@@ -253,6 +254,331 @@ def adhoc_mix_quality() -> str:
     )
     lines += ["", textwrap.fill(paragraph, PROSE_COLUMNS)]
     return "\n".join(lines) + "\n"
+
+
+# The tables of the disciplines' pages and of conditioning.md. Their cells follow one style:
+# a share with one decimal (0 as "0 %"), a delay with three significant digits in ms or s,
+# a rate in kbit/s with one decimal, a count grouped by spaces.
+
+
+def _pct(value: float) -> str:
+    return "0 %" if value == 0 else f"{value:.1f} %"
+
+
+def _three(value: float) -> str:
+    """``value`` to three significant digits, trailing zeros kept: 1.50, 71.2, 475."""
+    if value == 0:
+        return "0"
+    decimals = max(0, 2 - math.floor(math.log10(abs(value))))
+    return f"{value:.{decimals}f}"
+
+
+def _delay(ms: float) -> str:
+    return f"{_three(ms / 1000)} s" if ms >= 1000 else f"{_three(ms)} ms"
+
+
+def _delays(mean_ms: float, max_ms: float) -> str:
+    """A mean and a maximum in the unit of the maximum: ``21.7 / 36.8 ms``."""
+    if max_ms >= 1000:
+        return f"{_three(mean_ms / 1000)} / {_three(max_ms / 1000)} s"
+    return f"{_three(mean_ms)} / {_three(max_ms)} ms"
+
+
+def _kbps(bps: float) -> str:
+    return f"{bps / 1000:.1f} kbit/s"
+
+
+def _count(number: int) -> str:
+    return f"{number:,}".replace(",", " ")
+
+
+def _flows(results) -> dict[str, dict]:
+    return {row["flow"]: row for row in results.rows("flows")}
+
+
+def _rows(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+@table
+def fifo_example() -> str:
+    """docs/qdisc/fifo.md: voice and flood behind the 40-packet FIFO."""
+    flows = _flows(_run("examples/voice-vs-flood.yaml"))
+    return _rows(
+        ["flow", "sent", "loss", "mean delay", "max delay"],
+        [
+            [
+                name,
+                _count(f["sent_packets"]),
+                _pct(f["loss_pct"]),
+                _delay(f["delay_mean_ms"]),
+                _delay(f["delay_max_ms"]),
+            ]
+            for name, f in flows.items()
+        ],
+    )
+
+
+@table
+def prio_example() -> str:
+    """docs/qdisc/prio.md: the same under priority queuing; the voice's maximum to the
+    hundredth of a millisecond, as the page compares it with the bound."""
+    flows = _flows(_run("examples/voice-vs-flood.yaml", **{"interfaces.r1.r2.output": "pq"}))
+    voice, flood = flows["voice"], flows["flood"]
+    loss = _pct(voice["loss_pct"])
+    if voice["in_flight_packets"]:
+        loss += f" ({voice['in_flight_packets']} packets still in flight at the end)"
+    return _rows(
+        ["flow", "loss", "mean delay", "max delay"],
+        [
+            ["voice", loss, _delay(voice["delay_mean_ms"]), f"{voice['delay_max_ms']:.2f} ms"],
+            [
+                "flood",
+                _pct(flood["loss_pct"]),
+                _delay(flood["delay_mean_ms"]),
+                _delay(flood["delay_max_ms"]),
+            ],
+        ],
+    )
+
+
+@table
+def custom_example() -> str:
+    """docs/qdisc/custom.md: the lab's CQ configuration."""
+    flows = _flows(_run("examples/custom-queuing.yaml"))
+    return _rows(
+        ["flow", "sent", "loss", "mean delay", "max delay", "delivered (IP)"],
+        [
+            [
+                name,
+                _count(f["sent_packets"]),
+                _pct(f["loss_pct"]),
+                _delay(f["delay_mean_ms"]),
+                _delay(f["delay_max_ms"]),
+                _kbps(f["delivered_l3_bps"]),
+            ]
+            for name, f in flows.items()
+        ],
+    )
+
+
+@table
+def custom_variations() -> str:
+    """docs/qdisc/custom.md: carry-over, lowest-custom and the lab's PQ."""
+    rows = []
+    for label, settings in (
+        ("`carry_over=true`", {"policies.lab-cq.carry_over": "true"}),
+        (
+            "`lowest_custom=3` (queues 1 and 2 strict priority)",
+            {"policies.lab-cq.lowest_custom": 3},
+        ),
+        ("the lab's PQ (`lab-pq`)", {"interfaces.r1.r2.output": "lab-pq"}),
+    ):
+        flows = _flows(_run("examples/custom-queuing.yaml", **settings))
+        voice = flows["voice"]
+        ftp = flows["ftp"]["delivered_l3_bps"]
+        rows.append(
+            [
+                label,
+                _pct(voice["loss_pct"]),
+                f"{_delay(voice['delay_mean_ms'])} / {_delay(voice['delay_max_ms'])}",
+                _kbps(flows["video"]["delivered_l3_bps"]),
+                _kbps(ftp) if ftp else "0 (starved)",
+            ]
+        )
+    return _rows(["variation", "voice loss", "voice mean / max delay", "video", "ftp"], rows)
+
+
+@table
+def cbwfq_example() -> str:
+    """docs/qdisc/cbwfq.md: the branch office's LLQ against FIFO."""
+    llq = _flows(_run("examples/llq-voice-video-data.yaml"))
+    fifo = _flows(
+        _run("examples/llq-voice-video-data.yaml", **{"interfaces.edge.wan.output": "fifo"})
+    )
+    labels = {"voice-1": "voice-1 (G.711)", "voice-2": "voice-2 (G.729)"}
+    return _rows(
+        [
+            "flow",
+            "`llq` loss",
+            "`llq` mean / max delay",
+            "`llq` delivered",
+            "`fifo` loss",
+            "`fifo` mean / max delay",
+        ],
+        [
+            [
+                labels.get(name, name),
+                _pct(f["loss_pct"]),
+                _delays(f["delay_mean_ms"], f["delay_max_ms"]),
+                _kbps(f["delivered_l3_bps"]),
+                _pct(fifo[name]["loss_pct"]),
+                _delays(fifo[name]["delay_mean_ms"], fifo[name]["delay_max_ms"]),
+            ]
+            for name, f in llq.items()
+        ],
+    )
+
+
+@table
+def cbwfq_lab_schemes() -> str:
+    """docs/qdisc/cbwfq.md: the congestion lab's six schemes and LLQ with a ring of one;
+    the maxima of the priority schemes to the hundredth, as the page compares them with the
+    bound."""
+    rows = []
+    cases = [
+        (f"`{s}`", {"interfaces.r1.r2.output": s})
+        for s in ("fifo", "pq", "cq", "wfq", "cbwfq", "llq")
+    ]
+    cases.append(
+        ("`llq`, `tx_ring: 1`", {"interfaces.r1.r2.output": "llq", "topology.links.1.tx_ring": 1})
+    )
+    for label, settings in cases:
+        flows = _flows(_run("examples/congestion-lab.yaml", **settings))
+        voice = flows["voice"]
+        exact = voice["loss_pct"] == 0
+        rows.append(
+            [
+                label,
+                _pct(voice["loss_pct"]),
+                _delay(voice["delay_mean_ms"]),
+                f"{voice['delay_max_ms']:.2f} ms" if exact else _delay(voice["delay_max_ms"]),
+                f"{flows['ftp']['delivered_l3_bps'] / 1000:.1f} kbit/s".replace(
+                    "0.0 kbit/s", "0 kbit/s"
+                ),
+                _kbps(flows["video"]["delivered_l3_bps"]),
+            ]
+        )
+    return _rows(
+        ["policy", "voice loss", "mean delay", "max delay", "ftp delivered", "video delivered"],
+        rows,
+    )
+
+
+@table
+def wfq_precedence() -> str:
+    """docs/qdisc/wfq.md: radio voice against a flood, WFQ and FIFO."""
+    rows = []
+    for output in ("wfq", "fifo"):
+        flows = _flows(_run("examples/wfq-precedence.yaml", **{"interfaces.r1.r2.output": output}))
+        voice, flood = flows["voice"], flows["background"]
+        rows.append(
+            [
+                f"`{output}`",
+                _pct(voice["loss_pct"]),
+                _delay(voice["delay_mean_ms"]),
+                _delay(voice["delay_max_ms"]),
+                _pct(flood["loss_pct"]),
+                _kbps(flood["delivered_l3_bps"]),
+            ]
+        )
+    return _rows(
+        [
+            "output",
+            "voice loss",
+            "voice mean delay",
+            "voice max delay",
+            "background loss",
+            "background delivered",
+        ],
+        rows,
+    )
+
+
+@table
+def wfq_lab() -> str:
+    """docs/qdisc/wfq.md: the congestion lab under IOS fair-queue."""
+    flows = _flows(_run("examples/congestion-lab.yaml", **{"interfaces.r1.r2.output": "wfq"}))
+    return _rows(
+        ["flow", "loss", "mean delay", "max delay", "delivered"],
+        [
+            [
+                name,
+                _pct(f["loss_pct"]),
+                _delay(f["delay_mean_ms"]),
+                _delay(f["delay_max_ms"]),
+                _kbps(f["delivered_l3_bps"]),
+            ]
+            for name, f in flows.items()
+        ],
+    )
+
+
+def _loss_and_max(flow: dict) -> str:
+    return f"{_pct(flow['loss_pct'])} / {_delay(flow['delay_max_ms'])}"
+
+
+@table
+def tbf_hierarchical() -> str:
+    """docs/qdisc/tbf.md: hierarchical shaping against a flat shaper and LLQ alone."""
+    runs = {
+        output: _flows(
+            _run(
+                "examples/hierarchical-shaping.yaml",
+                **{"interfaces.branch.provider.output": output},
+            )
+        )
+        for output in ("hqos", "flat", "llq")
+    }
+    return _rows(
+        [
+            "flow",
+            "`hqos` delivered",
+            "`hqos` loss / max delay",
+            "`flat` (shaper, one FIFO) loss / max delay",
+            "`llq` (no shaper) loss / max delay",
+        ],
+        [
+            [
+                name,
+                _kbps(f["delivered_l3_bps"]),
+                _loss_and_max(f),
+                _loss_and_max(runs["flat"][name]),
+                _loss_and_max(runs["llq"][name]),
+            ]
+            for name, f in runs["hqos"].items()
+        ],
+    )
+
+
+@table
+def conditioning_edge() -> str:
+    """docs/conditioning.md: policing at the edge, voice-c re-marked or trusted."""
+    marked = _flows(_run("examples/policing-at-the-edge.yaml"))
+    trusted = _flows(
+        _run(
+            "examples/policing-at-the-edge.yaml",
+            **{"interfaces.bar2.phone-c.input": "{classes: []}"},
+        )
+    )
+    labels = {
+        "voice-a": "voice-a (EF, within contract)",
+        "video-a": "video-a (EF, over contract)",
+        "voice-c": "voice-c (EF, re-marked to 0)",
+    }
+    return _rows(
+        [
+            "flow",
+            "re-marked at bar2: loss",
+            "mean / max delay",
+            "delivered",
+            "trusted at bar2: loss",
+            "mean / max delay",
+        ],
+        [
+            [
+                labels.get(name, name),
+                _pct(f["loss_pct"]),
+                _delays(f["delay_mean_ms"], f["delay_max_ms"]),
+                _kbps(f["delivered_l3_bps"]),
+                _pct(trusted[name]["loss_pct"]),
+                _delays(trusted[name]["delay_mean_ms"], trusted[name]["delay_max_ms"]),
+            ]
+            for name, f in marked.items()
+        ],
+    )
 
 
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
