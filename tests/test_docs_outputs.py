@@ -5,6 +5,7 @@ are computed again here."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -74,3 +75,41 @@ def test_the_branch_office_advice_as_the_readme_and_docs_tell_it(branch_office):
     assert "26.8 kbit/s, so the four take 107.2 kbit/s" in advise_md
     assert 50 * 67 * 8 == 26_800
     assert f"{1507 * 8 / 768:.1f} ms apiece at 768 kbit/s" in advise_md
+
+
+def test_the_push_to_talk_signalling_counts_of_applications_md():
+    page = words(ROOT / "docs" / "applications.md")
+    scenario = ROOT / "examples" / "lmr-push-to-talk.yaml"
+    pq = qoslab.run(scenario, variant="pq")
+    (app,) = pq.rows("apps")
+    spurts = len(pq.rows("spurts"))
+    assert (
+        f"{app['segments']} in `examples/lmr-push-to-talk.yaml` with PQ (`--variant pq`: "
+        f"{spurts} spurts, seed 1)" in page
+    )
+    (fifo,) = qoslab.run(scenario).rows("apps")
+    assert (
+        f"{fifo['segments']} with seed 1, {fifo['retransmitted_segments']} of them "
+        "retransmissions" in page
+    )
+    (cbwfq,) = qoslab.run(scenario, variant="cbwfq").rows("apps")
+    assert f"| {cbwfq['segments']} with seed 1: the priority class's policer" in page
+
+
+def test_the_readmes_speed_is_the_benchmarks_page_measurement():
+    """Speeds are measured, not computed: the README quotes the measurement recorded on
+    benches/README.md (with the machine and the commands), rounded, and must agree with it."""
+    page = (ROOT / "benches" / "README.md").read_text(encoding="utf-8")
+    bench = page[page.index("## Where the speed stands") :]
+    bench = bench[: bench.index("\n## ", 1)]
+    medians = {
+        case: float(median)
+        for case, median in re.findall(r"^\| `?([a-z0-9-]+)`? \| [\d.]+ / ([\d.]+) \|", bench, re.M)
+    }
+    ratio = re.search(r"A hop at 1000 flows costs ([\d.]+) times one at a single flow", bench)
+    readme = words(ROOT / "README.md")
+    assert (
+        f"about {medians['fifo']:.0f} million packet-hops per second with FIFO, "
+        f"{medians['tcp100']:.0f} million with 100 TCP connections, a hop at 1000 flows "
+        f"{ratio[1]} times as costly as at one" in readme
+    )
