@@ -6,8 +6,8 @@ A run's results folder and a sweep's folder are written once, as qoslab writes t
 input then tampers with one entry of one of them — its first byte chooses the entry, its
 second what is done to it (its contents replaced by the rest of the input, cut, made a
 link, made a folder, removed) — and the folder is read back as a user would: ``qoslab.load``,
-every table of the run or of every run of the sweep, the flows as a DataFrame, the sweep's
-index and summary, one run's results, the trace. What must hold: the reading succeeds, or
+every table of the run, the flows as a DataFrame, the trace; the sweep's index, the flows
+and series of every run, one run's results. What must hold: the reading succeeds, or
 fails with ``qoslab.readback.ReadError`` and a message naming a file of the folder. Any other
 exception is a finding, and so is a hang (libFuzzer's ``-timeout``). The entry is put back
 after each input, so every input starts from the folders as written.
@@ -75,7 +75,7 @@ def _read(folder: Path) -> None:
             loaded.trace()
         return
     loaded.index  # noqa: B018
-    loaded.summary.flows  # noqa: B018
+    loaded.runs.flows  # noqa: B018
     loaded.runs.series  # noqa: B018
     done = loaded.index[loaded.index["status"] == "done"]
     if not done.empty:

@@ -325,3 +325,35 @@ def test_a_killed_traced_run_leaves_nothing_in_the_temporary_folder(make_scenari
     path.write_text(yaml.safe_dump(scenario))
     subprocess.run(command, env=env, check=True, capture_output=True)
     assert list(temporary.iterdir()) == []
+
+
+def test_sigterm_stops_a_run_as_ctrl_c_does_and_removes_what_it_was_writing(
+    make_scenario, tmp_path
+):
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    scenario = make_scenario()
+    scenario["run"]["duration"] = "600s"
+    path = tmp_path / "long.yaml"
+    path.write_text(yaml.safe_dump(scenario))
+    env = {**os.environ, "TMPDIR": str(temporary)}
+    command = [
+        sys.executable,
+        "-m",
+        "qoslab",
+        "run",
+        str(path),
+        "--trace",
+        "-o",
+        str(tmp_path / "out"),
+    ]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any(temporary.iterdir()):
+        time.sleep(0.01)
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=60) == 130
+    assert process.stderr.read().decode() == "interrupted\n"
+    process.stderr.close()
+    assert list(temporary.iterdir()) == []
+    assert not (tmp_path / "out").exists()

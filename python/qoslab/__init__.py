@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from qoslab import display
 from qoslab._core import RunError, ScenarioError, __version__
 from qoslab.load import load
+from qoslab.readback import ReadError
 from qoslab.run import Summary, run, schema, validate
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ only if it uses them. ``run`` and ``load`` are imported here, as their modules (
 which import the rest when called) share their names."""
 
 __all__ = [
+    "ReadError",
     "Results",
     "RunError",
     "ScenarioError",

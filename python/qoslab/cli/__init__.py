@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -60,6 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     arguments = sys.argv[1:] if argv is None else list(argv)
     args = parser(arguments[0] if arguments else None).parse_args(arguments)
+    terminate = _terminate_as_interrupt()
     try:
         return args.main(args)
     except (ScenarioError, OutputError, ReadError) as error:
@@ -78,3 +80,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:
         print(f"error: {visible(error)}", file=sys.stderr)
         return EXIT_RUN_FAILED
+    finally:
+        terminate()
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, so that it stops as it stops on Ctrl-C: every
+    ``finally`` runs and removes the staging files and folders of what was being written."""
+
+
+def _terminate_as_interrupt():
+    """Make SIGTERM stop the command as Ctrl-C does, in the main thread of the process's
+    own command (not when ``main`` is called from a program with its own handler); return
+    the function that restores the handler there was."""
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return lambda: None
+
+    def raise_interrupt(signum: int, frame: object) -> None:
+        raise Terminated
+
+    try:
+        signal.signal(signal.SIGTERM, raise_interrupt)
+    except ValueError:  # not the main thread
+        return lambda: None
+    return lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL)

@@ -14,7 +14,8 @@ EXIT_INTERRUPTED = 130
 
 EXIT_STATUS_HELP = (
     "exit status: 0 done; 1 the run failed or its result files could not be written;\n"
-    "2 bad input (a scenario, file, option or output folder refused); 130 interrupted"
+    "2 bad input (a scenario, file, option or output folder refused); 130 interrupted\n"
+    "(Ctrl-C or SIGTERM)"
 )
 """The exit statuses, shown at the end of every command's help."""
 
