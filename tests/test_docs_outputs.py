@@ -113,3 +113,17 @@ def test_the_readmes_speed_is_the_benchmarks_page_measurement():
         f"{medians['tcp100']:.0f} million with 100 TCP connections, a hop at 1000 flows "
         f"{ratio[1]} times as costly as at one" in readme
     )
+
+
+def test_the_branch_office_examples_arithmetic():
+    text = (ROOT / "examples" / "branch-office.yaml").read_text(encoding="utf-8")
+    comment = " ".join(line.lstrip("# ") for line in text.splitlines() if line.startswith("#"))
+    comment = " ".join(comment.split())
+    results = qoslab.run(ROOT / "examples" / "branch-office.yaml")
+    flows = {row["flow"]: row for row in results.rows("flows")}
+    call_kbps = flows["voice.1"]["offered_l2_bps"] / 1e3
+    frame_bytes = call_kbps * 1e3 / 8 / 50
+    assert f"{frame_bytes:.0f} B a frame with HDLC's {frame_bytes - 60:.0f} B here" in comment
+    assert f"{call_kbps:.1f} kbit/s a call, {4 * call_kbps:.1f} kbit/s for the four" in comment
+    ip_kbps, line_kbps = (flows["video"][f"offered_{layer}_bps"] / 1e3 for layer in ("l3", "l2"))
+    assert f"is {ip_kbps:.1f} kbit/s of IP and {line_kbps:.1f} kbit/s on the line" in comment
