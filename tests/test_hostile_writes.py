@@ -6,6 +6,7 @@ before the runs."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -357,3 +358,19 @@ def test_sigterm_stops_a_run_as_ctrl_c_does_and_removes_what_it_was_writing(
     process.stderr.close()
     assert list(temporary.iterdir()) == []
     assert not (tmp_path / "out").exists()
+
+
+def test_a_folder_written_again_keeps_a_ledger_of_its_files_not_a_history(tmp_path):
+    from qoslab.output import Folder
+    from qoslab.output.ledger import NAME as LEDGER
+
+    for round_ in range(3):
+        with Folder.open(tmp_path / "docs") as folder, folder.folder("figures") as figures:
+            folder.write("page.md", f"round {round_}\n".encode())
+            figures.write("a.svg", b"<svg/>")
+    lines = (tmp_path / "docs" / LEDGER).read_text().splitlines()
+    assert sorted(json.loads(line)["name"] for line in lines) == ["figures/a.svg", "page.md"]
+    with Folder.open(tmp_path / "docs") as folder:
+        assert folder.owns("page.md")
+        (tmp_path / "docs" / "page.md").write_text("edited by hand\n")
+        assert not folder.owns("page.md")

@@ -126,7 +126,14 @@ class Folder:
         return Folder(descriptor, self.path / name, ledger, prefix=prefix, legacy=accepted)
 
     def close(self) -> None:
-        if self.fd >= 0:
+        """Close the folder; at the top of a ledger, once its writer is done, compact the
+        ledger (``Ledger.compact``)."""
+        if self.fd < 0:
+            return
+        try:
+            if self.ledger is not None and not self.prefix:
+                self.ledger.compact()
+        finally:
             os.close(self.fd)
             self.fd = -1
 

@@ -11,17 +11,22 @@ there, or edited since, is not, and is neither replaced nor deleted. Contents ra
 inode numbers identify a file, so a folder of documents kept in version control (the studies'
 pages) is still known after a fresh clone, with its ledger committed beside it.
 
-Lines that do not parse (the end of a line cut by a crash) are skipped. The ledger only grows
-while the folder is written; a folder replaced as a whole starts a new one.
+Lines that do not parse (the end of a line cut by a crash) are skipped. While a folder is
+written its ledger only grows; once the writer is done, the lines of files it wrote again are
+dropped but each one's last (:meth:`Ledger.compact`). A folder replaced as a whole starts a
+new ledger.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import json
 import os
 import stat
+
+from qoslab.output import staging
 
 NAME = ".qoslab-written"
 """The ledger's file name, at the top of the folder it describes."""
@@ -36,6 +41,8 @@ class Ledger:
     def __init__(self, folder: int) -> None:
         self._folder = folder
         self._known: dict[str, set[tuple[int, str]]] = {}
+        self._lines: list[tuple[str, int, str]] = []
+        self._noted: dict[str, tuple[int, str]] = {}
         self.existed = False
         """Whether the folder had a ledger when it was opened (a folder written before
         ledgers were kept has none)."""
@@ -54,6 +61,7 @@ class Ledger:
                 entry = _parse(line)
                 if entry is not None:
                     self._known.setdefault(entry[0], set()).add(entry[1:])
+                    self._lines.append(entry)
 
     def note(self, name: str, size_bytes: int, sha256: str) -> None:
         """Record that the file ``name`` (relative to the folder) will hold ``size_bytes``
@@ -66,6 +74,44 @@ class Ledger:
         finally:
             os.close(descriptor)
         self._known.setdefault(name, set()).add((size_bytes, sha256))
+        self._lines.append((name, size_bytes, sha256))
+        self._noted[name] = (size_bytes, sha256)
+
+    def compact(self) -> None:
+        """Drop the lines of files written again since the folder was opened, keeping each
+        one's last: called once its writer is done, when every noted file is in place, so
+        that a folder written again and again keeps a ledger of its files, not a history.
+        The ledger is replaced in one step."""
+        if not self._noted:
+            return
+        kept = [
+            line
+            for line in dict.fromkeys(self._lines)
+            if line[0] not in self._noted or line[1:] == self._noted[line[0]]
+        ]
+        if len(kept) == len(self._lines):
+            return
+        text = "".join(
+            json.dumps({"name": name, "size": size, "sha256": digest}) + "\n"
+            for name, size, digest in kept
+        )
+        staged = staging.name()
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+        descriptor = os.open(staged, flags, 0o644, dir_fd=self._folder)
+        try:
+            with os.fdopen(descriptor, "wb") as file:
+                file.write(text.encode())
+                file.flush()
+                os.fsync(file.fileno())
+            os.replace(staged, NAME, src_dir_fd=self._folder, dst_dir_fd=self._folder)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(staged, dir_fd=self._folder)
+            raise
+        self._lines = kept
+        self._known = {}
+        for name, size, digest in kept:
+            self._known.setdefault(name, set()).add((size, digest))
 
     def records(self, name: str) -> bool:
         """Whether a line names the file ``name``."""
