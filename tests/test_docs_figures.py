@@ -1,0 +1,142 @@
+"""The figures the disciplines' pages give in their prose, around the tables
+``scripts/make_doc_outputs.py`` writes: each one a run gives is computed again from that run
+and found in the page as written; each one that is arithmetic is worked out again here. A
+page whose run has moved fails here, naming the sentence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import qoslab
+
+ROOT = Path(__file__).resolve().parent.parent
+QDISC = ROOT / "docs" / "qdisc"
+
+
+def words(path: Path) -> str:
+    """A document's text with every run of white space one space."""
+    return " ".join(path.read_text(encoding="utf-8").split())
+
+
+def run(example: str, **settings: object) -> qoslab.Results:
+    return qoslab.run(ROOT / "examples" / example, set={k: str(v) for k, v in settings.items()})
+
+
+def rows(results: qoslab.Results, table: str, key: str) -> dict[str, dict]:
+    return {row[key]: row for row in results.rows(table)}
+
+
+def frame_ms(frame_bytes: int, rate_bps: int) -> float:
+    return frame_bytes * 8 / rate_bps * 1e3
+
+
+def test_fifo_page():
+    page = words(QDISC / "fifo.md")
+    port = rows(run("voice-vs-flood.yaml"), "ports", "port")["r1->r2"]
+    assert f"The link is {port['utilisation_pct']:.0f} % busy" in page
+    assert f"its queue holds {port['queue_mean_packets']:.1f} packets on average" in page
+    flows = rows(run("voice-vs-flood.yaml"), "flows", "flow")
+    offered = [flows[name]["offered_l2_bps"] / 1e3 for name in ("voice", "flood")]
+    assert (
+        f"In frames, {offered[0]:.1f} + {offered[1]:.1f} kbit/s are offered to 128 kbit/s" in page
+    )
+
+
+def test_prio_page():
+    page = words(QDISC / "prio.md")
+    pq = {"interfaces.r1.r2.output": "pq"}
+    results = run("voice-vs-flood.yaml", **pq)
+    voice = rows(results, "flows", "flow")["voice"]
+    access_ms = frame_ms(150 + 18, 100_000_000)
+    bound_ms = frame_ms(157, 128_000) + 2 * frame_ms(1507, 128_000) + 1 + 2 * access_ms
+    assert f"two {access_ms * 1e3:.2f} µs Ethernet access hops, {bound_ms:.5f} ms in all" in page
+    assert round(voice["delay_max_ms"], 5) == round(bound_ms, 5)
+    normal = rows(results, "classes", "class")["normal"]
+    assert (
+        f"waits behind a `normal` band that stays at its {normal['queue_max_packets']}-packet limit"
+        in page
+    )
+    ring = rows(
+        run("voice-vs-flood.yaml", **pq, **{"topology.links.2.tx_ring": 1}), "flows", "flow"
+    )
+    one_frame = frame_ms(1507, 128_000) + frame_ms(157, 128_000)
+    assert (
+        f"the maximum voice delay becomes {ring['voice']['delay_max_ms']:.2f} ms "
+        f"({one_frame:.1f} ms on the serial link" in page
+    )
+
+
+def test_custom_page():
+    page = words(QDISC / "custom.md")
+    flows = rows(run("custom-queuing.yaml"), "flows", "flow")
+    # Ten 157-byte voice frames, one 1507-byte video frame and two 1441-byte FTP frames a
+    # round (IP sizes plus HDLC's 7 bytes).
+    voice, video, ftp = 10 * 157, 1507, 2 * 1441
+    total = voice + video + ftp
+    round_ms = frame_ms(total, 128_000)
+    assert f"that is {voice} + {video} + {ftp} = {total} B, a round of {round_ms:.0f} ms" in page
+    shares = [128 * part / total for part in (voice, video, ftp)]
+    assert f"{shares[0]:.1f}, {shares[1]:.1f} and {shares[2]:.1f} kbit/s of frames" in page
+    worst = max(
+        abs(flows[name]["delivered_l2_bps"] / 1e3 - share) / share
+        for name, share in zip(("voice", "video", "ftp"), shares, strict=True)
+    )
+    assert worst * 100 <= 0.07, "the run delivers the split within 0.07 %"
+
+
+def test_cbwfq_page():
+    page = words(QDISC / "cbwfq.md")
+    llq = run("llq-voice-video-data.yaml")
+    flows = rows(llq, "flows", "flow")
+    assert (
+        f"at most {flows['voice-1']['delay_max_ms']:.1f} ms (G.711) and "
+        f"{flows['voice-2']['delay_max_ms']:.1f} ms (G.729) in this run" in page
+    )
+    assert (
+        f"it gets the {flows['best-effort']['delivered_l3_bps'] / 1e3:.0f} kbit/s the others leave"
+        in page
+    )
+    default = next(
+        row
+        for row in llq.rows("classes")
+        if row["class"] == "class-default" and row["port"] == "edge->wan"
+    )
+    tail = f"{default['dropped_tail_packets']:,}".replace(",", " ")
+    assert f"(`class-default` row: {tail} tail drops)" in page
+    fifo = rows(
+        run("llq-voice-video-data.yaml", **{"interfaces.edge.wan.output": "fifo"}), "flows", "flow"
+    )
+    losses = [row["loss_pct"] for row in fifo.values()]
+    assert f"loses {min(losses):.0f} to {max(losses):.0f} % of its packets" in page
+    assert f"{frame_ms(1507, 512_000):.1f} ms at 512 kbit/s" in page
+
+
+def test_wfq_page():
+    page = words(QDISC / "wfq.md")
+    voice = rows(run("wfq-precedence.yaml"), "flows", "flow")["voice"]
+    flood_ms, voice_ms = frame_ms(1507, 38_400), frame_ms(80, 38_400)
+    assert f"a 1507-byte flood frame takes {flood_ms:.0f} ms at 38.4 kbit/s" in page
+    assert (
+        f"before its own {voice_ms:.1f} ms frame: at most {2 * flood_ms + voice_ms:.0f} ms, and "
+        f"{voice['delay_max_ms']:.0f} ms in this run" in page
+    )
+    assert f"6/7 of the link, {38.4 * 6 / 7:.1f} kbit/s" in page
+
+
+def test_tbf_page():
+    page = words(QDISC / "tbf.md")
+    hqos = run("hierarchical-shaping.yaml")
+    delivered = sum(row["delivered_l3_bps"] for row in hqos.rows("flows")) / 1e3
+    assert f"Under `hqos` the five flows deliver {delivered:.1f} kbit/s together" in page
+    short = rows(run("hierarchical-shaping.yaml", **{"policies.hqos.bc": "2500B"}), "flows", "flow")
+    worst = max(short[name]["delay_max_ms"] for name in ("voice-1", "voice-2"))
+    assert f"its worst delay falls to {worst:.1f} ms" in page
+    llq = run("hierarchical-shaping.yaml", **{"interfaces.branch.provider.output": "llq"})
+    policed = rows(llq, "ports", "port")["branch->provider"]
+    drops = sum(
+        row["input_dropped_packets"]
+        for row in llq.rows("ports")
+        if row["port"] == "provider->branch"
+    )
+    assert f"whose policer drops {drops} packets whatever their class" in page
+    assert f"({policed['utilisation_pct']:.0f} % of the link, framing included)" in page
