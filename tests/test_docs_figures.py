@@ -140,3 +140,25 @@ def test_tbf_page():
     )
     assert f"whose policer drops {drops} packets whatever their class" in page
     assert f"({policed['utilisation_pct']:.0f} % of the link, framing included)" in page
+
+
+def test_conditioning_page():
+    page = words(ROOT / "docs" / "conditioning.md")
+    results = run("policing-at-the-edge.yaml")
+    ports = rows(results, "ports", "port")
+    video = ports["bar1->vc-a"]
+    assert video["input_dropped_packets"] == video["input_dropped_policer_violate_packets"]
+    assert f"({video['input_dropped_packets']} input drops on `bar1->vc-a`, all red" in page
+    remarked = ports["bar2->phone-c"]["input_remarked_packets"]
+    voice = rows(results, "flows", "flow")["voice-c"]
+    assert voice["sent_packets"] == remarked
+    assert f"`bar2->phone-c` re-marks all {remarked} voice-c packets" in page
+    assert round(voice["loss_pct"] / 100 * 3) == 1, "a third"
+    assert round(voice["delay_mean_ms"] / 1000, 1) == 0.4, "about 0.4 s"
+
+
+def test_red_page():
+    page = words(ROOT / "docs" / "random-early-detection.md")
+    lbe = rows(run("janet-access-router.yaml"), "flows", "flow")["lbe"]
+    assert f"LBE loses {lbe['loss_pct']:.1f} % of its traffic, mostly to forced drops" in page
+    assert lbe["dropped_red_forced_packets"] > lbe["dropped_packets"] / 2
