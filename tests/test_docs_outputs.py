@@ -127,3 +127,19 @@ def test_the_branch_office_examples_arithmetic():
     assert f"{call_kbps:.1f} kbit/s a call, {4 * call_kbps:.1f} kbit/s for the four" in comment
     ip_kbps, line_kbps = (flows["video"][f"offered_{layer}_bps"] / 1e3 for layer in ("l3", "l2"))
     assert f"is {ip_kbps:.1f} kbit/s of IP and {line_kbps:.1f} kbit/s on the line" in comment
+
+
+def test_the_readmes_arithmetic():
+    readme = words(ROOT / "README.md")
+
+    def frame_ms(frame_bytes: int, rate_bps: int) -> float:
+        return frame_bytes * 8 / rate_bps * 1e3
+
+    voice, flood = frame_ms(150 + 7, 128_000), frame_ms(1500 + 7, 128_000)
+    access_us = 2 * frame_ms(150 + 18, 100_000_000) * 1e3
+    assert f"its own 157-byte frame ({voice:g} ms)" in readme
+    times = "\N{MULTIPLICATION SIGN}"
+    assert f"transmit ring ahead of it (2 {times} {flood:g} ms)" in readme
+    assert f"two Ethernet hops ({access_us:.0f} µs)" in readme
+    fragment = frame_ms(160, 128_000)
+    assert f"from {flood:.0f} ms to one {fragment:.0f} ms fragment" in readme
