@@ -32,7 +32,9 @@ fn lone_flow(cc: &str, buffer_bdp: u64) -> AppRecord {
 /// expires. A timeout in fast recovery that took its threshold from the flight inflated by
 /// recovery would restart slow start towards twice what the path holds, overflow again
 /// and time out again, every couple of seconds.
-fn fills_the_link_without_timeouts(cc: &str) {
+/// `docs/tcp.md` shows the measured goodput and timeouts in a table, column `column`
+/// (1: NewReno, 2: CUBIC): each cell is what the run gives, to the digit shown.
+fn fills_the_link_without_timeouts(cc: &str, column: usize) {
     for buffer_bdp in [1, 2, 5, 10] {
         let ftp = lone_flow(cc, buffer_bdp);
         let share = ftp.goodput_bps / 10e6;
@@ -40,15 +42,28 @@ fn fills_the_link_without_timeouts(cc: &str) {
         assert!(share >= 0.95, "{at}: goodput {:.2} % of the link", 100.0 * share);
         assert!(ftp.fast_retransmits > 0, "{at}: the buffer never overflowed");
         assert_eq!(ftp.timeouts, 0, "{at}: {} fast retransmits", ftp.fast_retransmits);
+        let shown = documented(buffer_bdp, column);
+        assert_eq!(shown, format!("{:.1} %, {}", 100.0 * share, ftp.timeouts), "{at}: docs/tcp.md is stale");
     }
+}
+
+/// The cell of `docs/tcp.md`'s goodput table for `buffer_bdp` BDPs, column `column`.
+fn documented(buffer_bdp: u64, column: usize) -> String {
+    let page = include_str!("../../../../docs/tcp.md");
+    let row = page
+        .lines()
+        .map(str::trim)
+        .find(|line| line.starts_with(&format!("| {buffer_bdp} BDP |")))
+        .expect("docs/tcp.md has the goodput table");
+    row.split('|').nth(column + 1).expect("a cell").trim().to_owned()
 }
 
 #[test]
 fn a_lone_newreno_flow_fills_a_fifo_of_any_depth() {
-    fills_the_link_without_timeouts("newreno");
+    fills_the_link_without_timeouts("newreno", 1);
 }
 
 #[test]
 fn a_lone_cubic_flow_fills_a_fifo_of_any_depth() {
-    fills_the_link_without_timeouts("cubic");
+    fills_the_link_without_timeouts("cubic", 2);
 }
