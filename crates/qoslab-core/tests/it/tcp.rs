@@ -84,6 +84,10 @@ fn newreno_under_random_loss_follows_mathis() {
             (ratio - 1.0).abs() <= 0.25,
             "loss {loss}: {goodput} bit/s against {mathis_bps} ({ratio:.3})"
         );
+        // docs/tcp.md quotes both, to the digit it shows.
+        let quoted = format!("{:.2} against {:.2} Mbit/s", goodput / 1e6, mathis_bps / 1e6);
+        let page = include_str!("../../../../docs/tcp.md").split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(page.contains(&quoted), "docs/tcp.md does not say `{quoted}` for p = {loss}");
     }
 }
 
