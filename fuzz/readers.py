@@ -59,9 +59,7 @@ def _folders(scratch: Path) -> tuple[Path, Path]:
 
 def _entries(run: Path, sweep: Path) -> list[Path]:
     """Every file of the two folders, in a fixed order."""
-    return sorted(
-        path for folder in (run, sweep) for path in folder.rglob("*") if path.is_file()
-    )
+    return sorted(path for folder in (run, sweep) for path in folder.rglob("*") if path.is_file())
 
 
 def _read(folder: Path) -> None:
@@ -104,7 +102,9 @@ class Target:
                 _read(folder)
             except ReadError as error:
                 if str(folder) not in str(error):
-                    raise AssertionError(f"a ReadError that names no file of {folder}: {error}")
+                    raise AssertionError(
+                        f"a ReadError that names no file of {folder}: {error}"
+                    ) from error
         finally:
             self._restore(path)
 

@@ -62,10 +62,27 @@ def pq() -> dict[str, str]:
     return {"interfaces.r1.r2.output": "pq"}
 
 
+MISSPELT_KEY = """\
+name: typo
+run: {duration: 1s}
+topology:
+  nodes: {a: {kind: host}, b: {kind: host}}
+  links:
+    - {between: [a, b], rat: 1Mbps}
+traffic: []
+"""
+"""A scenario whose one link says `rat` for `rate` (line 6, column 25)."""
+
+
+def qoslab_command(*args: object) -> list[str]:
+    """The ``qoslab`` command line as this interpreter runs it."""
+    return [sys.executable, "-m", "qoslab", *map(str, args)]
+
+
 def qoslab_process(*args: object, cwd: Path) -> subprocess.CompletedProcess[str]:
     """``python -m qoslab ARGS...`` run in ``cwd``, its output captured as text."""
     return subprocess.run(
-        [sys.executable, "-m", "qoslab", *map(str, args)],
+        qoslab_command(*args),
         cwd=cwd,
         capture_output=True,
         text=True,

@@ -9,25 +9,16 @@ from pathlib import Path
 import pytest
 
 import qoslab
+from conftest import MISSPELT_KEY
 from qoslab.cli import main
 from qoslab.cli.run import wall_time
 from qoslab.cli.text import counted
-
-BAD_SCENARIO = """\
-name: typo
-run: {duration: 1s}
-topology:
-  nodes: {a: {kind: host}, b: {kind: host}}
-  links:
-    - {between: [a, b], rat: 1Mbps}
-traffic: []
-"""
 
 
 @pytest.fixture
 def bad_scenario(tmp_path):
     path = tmp_path / "typo.yaml"
-    path.write_text(BAD_SCENARIO)
+    path.write_text(MISSPELT_KEY)
     return path
 
 

@@ -23,7 +23,7 @@ import pytest
 import yaml
 
 import qoslab
-from conftest import small_scenario
+from conftest import MISSPELT_KEY, small_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "crates" / "qoslab-core" / "tests" / "config_cases" / "bad_inputs.yaml"
@@ -235,15 +235,6 @@ sweep:
     topology.links.2.rate: [128kbps, 0kbps]
 """
 
-SCENARIO_FILE = """name: s
-run: {duration: 10s}
-topology:
-  nodes: {a: {kind: host}, b: {kind: host}}
-  links:
-    - {between: [a, b], rat: 128kbps}
-traffic: []
-"""
-
 
 def _study_error() -> str:
     """The error of the congestion lab's study with an axis value misspelt, read from a
@@ -273,7 +264,7 @@ def _written_files() -> list[str]:
     with tempfile.TemporaryDirectory() as scratch:
         os.chdir(scratch)
         try:
-            Path("s.yaml").write_text(SCENARIO_FILE)
+            Path("s.yaml").write_text(MISSPELT_KEY)
             produced.append(_scenario_error("s.yaml"))
             Path("s.yaml").write_text(VARIANT_FILE)
             produced.append(_scenario_error("s.yaml"))

@@ -10,7 +10,6 @@ import os
 import resource
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -19,6 +18,7 @@ import yaml
 from markupsafe import escape
 
 import qoslab
+from conftest import qoslab_command
 from qoslab import report
 from qoslab.cli import main
 
@@ -104,15 +104,7 @@ def test_an_unlimited_queue_under_an_address_space_limit_stops_cleanly(voice_vs_
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
 
-    command = [
-        sys.executable,
-        "-m",
-        "qoslab",
-        "run",
-        str(voice_vs_flood),
-        "-o",
-        str(tmp_path / "out"),
-    ]
+    command = qoslab_command("run", voice_vs_flood, "-o", tmp_path / "out")
     command += ["--set", "policies.fifo.limit=4294967295", "--set", "run.duration=3000s"]
     command += ["--set", "traffic.1.pattern.rate=100Mbps"]
     done = subprocess.run(command, preexec_fn=limit, capture_output=True, text=True, timeout=600)

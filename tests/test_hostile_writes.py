@@ -10,7 +10,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import pytest
 import yaml
 
 import qoslab
+from conftest import qoslab_command
 from qoslab.cli import main
 from qoslab.output import STAGING_PREFIX, OutputError, check_folder
 
@@ -161,17 +161,9 @@ def test_two_captures_into_one_folder_never_mix(voice_vs_flood, tmp_path):
         )
         solo[seed] = _snapshot(tmp_path / f"solo{seed}")
     assert solo[1] != solo[2]
-    command = [
-        sys.executable,
-        "-m",
-        "qoslab",
-        "run",
-        str(voice_vs_flood),
-        "--set",
-        "run.duration=3s",
-        "--set",
-        "run.phase=random",
-    ]
+    command = qoslab_command(
+        "run", voice_vs_flood, "--set", "run.duration=3s", "--set", "run.phase=random"
+    )
     for _ in range(3):
         processes = [
             subprocess.Popen(
@@ -295,69 +287,54 @@ def test_a_duplicate_grid_value_is_refused_before_any_run(voice_vs_flood, tmp_pa
     assert not out.exists()
 
 
+class TracedRun:
+    """``qoslab run --trace`` of a 600 s scenario as a process, with a temporary folder of
+    its own (``TMPDIR``), started and waited on until its trace is being written."""
+
+    def __init__(self, make_scenario, tmp_path: Path) -> None:
+        self.temporary = tmp_path / "tmp"
+        self.temporary.mkdir()
+        self.scenario = make_scenario()
+        self.scenario["run"]["duration"] = "600s"
+        self.path = tmp_path / "long.yaml"
+        self.path.write_text(yaml.safe_dump(self.scenario))
+        self.env = {**os.environ, "TMPDIR": str(self.temporary)}
+        self.out = tmp_path / "out"
+        self.command = qoslab_command("run", self.path, "--trace", "-o", self.out)
+        self.process = subprocess.Popen(
+            self.command, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any(self.temporary.iterdir()):
+            time.sleep(0.01)
+
+    def left(self) -> list[Path]:
+        """What is in its temporary folder."""
+        return list(self.temporary.iterdir())
+
+
 def test_a_killed_traced_run_leaves_nothing_in_the_temporary_folder(make_scenario, tmp_path):
-    temporary = tmp_path / "tmp"
-    temporary.mkdir()
-    scenario = make_scenario()
-    scenario["run"]["duration"] = "600s"
-    path = tmp_path / "long.yaml"
-    path.write_text(yaml.safe_dump(scenario))
-    env = {**os.environ, "TMPDIR": str(temporary)}
-    command = [
-        sys.executable,
-        "-m",
-        "qoslab",
-        "run",
-        str(path),
-        "--trace",
-        "-o",
-        str(tmp_path / "out"),
-    ]
-    process = subprocess.Popen(
-        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not any(temporary.iterdir()):
-        time.sleep(0.01)
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait()
-    assert any(temporary.iterdir()), "the trace was being written"
-    scenario["run"]["duration"] = "1s"
-    path.write_text(yaml.safe_dump(scenario))
-    subprocess.run(command, env=env, check=True, capture_output=True)
-    assert list(temporary.iterdir()) == []
+    traced = TracedRun(make_scenario, tmp_path)
+    traced.process.kill()
+    traced.process.wait()
+    traced.process.stderr.close()
+    assert traced.left(), "the trace was being written"
+    traced.scenario["run"]["duration"] = "1s"
+    traced.path.write_text(yaml.safe_dump(traced.scenario))
+    subprocess.run(traced.command, env=traced.env, check=True, capture_output=True)
+    assert traced.left() == []
 
 
 def test_sigterm_stops_a_run_as_ctrl_c_does_and_removes_what_it_was_writing(
     make_scenario, tmp_path
 ):
-    temporary = tmp_path / "tmp"
-    temporary.mkdir()
-    scenario = make_scenario()
-    scenario["run"]["duration"] = "600s"
-    path = tmp_path / "long.yaml"
-    path.write_text(yaml.safe_dump(scenario))
-    env = {**os.environ, "TMPDIR": str(temporary)}
-    command = [
-        sys.executable,
-        "-m",
-        "qoslab",
-        "run",
-        str(path),
-        "--trace",
-        "-o",
-        str(tmp_path / "out"),
-    ]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not any(temporary.iterdir()):
-        time.sleep(0.01)
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=60) == 130
-    assert process.stderr.read().decode() == "interrupted\n"
-    process.stderr.close()
-    assert list(temporary.iterdir()) == []
-    assert not (tmp_path / "out").exists()
+    traced = TracedRun(make_scenario, tmp_path)
+    traced.process.send_signal(signal.SIGTERM)
+    assert traced.process.wait(timeout=60) == 130
+    assert traced.process.stderr.read().decode() == "interrupted\n"
+    traced.process.stderr.close()
+    assert traced.left() == []
+    assert not traced.out.exists()
 
 
 def test_a_folder_written_again_keeps_a_ledger_of_its_files_not_a_history(tmp_path):

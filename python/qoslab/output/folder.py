@@ -168,20 +168,6 @@ class Folder:
         mode = self.mode(name)
         return mode is not None and stat.S_ISREG(mode) and self._legacy(self.prefix + name)
 
-    def read_bytes(self, name: str, *, limit_bytes: int) -> bytes | None:
-        """The contents of the regular file ``name`` (None when absent), at most
-        ``limit_bytes`` of them."""
-        try:
-            descriptor = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=self.fd)
-        except FileNotFoundError:
-            return None
-        except OSError as error:
-            raise refused(self.path / name, error) from None
-        with os.fdopen(descriptor, "rb") as file:
-            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-                raise OutputError(f"{self.path / name}: is not a regular file")
-            return file.read(limit_bytes)
-
     # Writing.
 
     def write(self, name: str, data: bytes) -> Path:
@@ -237,15 +223,10 @@ class Folder:
         """A new private staging folder inside this one (readable by this user only),
         without a ledger; close it, or use it in a ``with`` block, which removes it with
         the files left in it."""
-        while True:
-            entry = staging.name()
-            try:
-                os.mkdir(entry, 0o700, dir_fd=self.fd)
-            except FileExistsError:
-                continue
-            except OSError as error:
-                raise refused(self.path, error) from None
-            break
+        try:
+            entry = staging.make_folder(self.fd, 0o700)
+        except OSError as error:
+            raise refused(self.path, error) from None
         descriptor = _open_folder(self.fd, entry, self.path / entry)
         return _Staging(descriptor, self.path / entry, self, entry)
 

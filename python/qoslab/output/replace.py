@@ -161,15 +161,10 @@ def _accepting(names: Iterable[str] | Callable[[str], bool]) -> Callable[[str], 
 
 def _new_folder(parent: Folder) -> str:
     """The name of a new staging folder made in ``parent``."""
-    while True:
-        entry = staging.name()
-        try:
-            os.mkdir(entry, 0o777, dir_fd=parent.fd)
-        except FileExistsError:
-            continue
-        except OSError as error:
-            raise refused(parent.path, error) from None
-        return entry
+    try:
+        return staging.make_folder(parent.fd, 0o777)
+    except OSError as error:
+        raise refused(parent.path, error) from None
 
 
 def _check_destination(parent: Folder, given: Path, legacy: Callable[[str], bool]) -> None:

@@ -25,6 +25,18 @@ def name() -> str:
     return f"{PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
 
 
+def make_folder(parent: int, mode: int) -> str:
+    """Make a new staging folder of this process in the folder open as ``parent``, with
+    ``mode``; return its name. Raises the ``OSError`` of a folder that cannot be written."""
+    while True:
+        entry = name()
+        try:
+            os.mkdir(entry, mode, dir_fd=parent)
+        except FileExistsError:
+            continue
+        return entry
+
+
 def names(folder: int) -> list[str]:
     """The names of the entries of the folder open as descriptor ``folder``."""
     with os.scandir(folder) as entries:
