@@ -3,7 +3,8 @@
 //! The scenario structs are deserialized from the tree (so YAML files, `--set` overrides and
 //! Python dicts all take one path); the position index lets every later error — a type
 //! mismatch found by serde or a semantic problem found by the validator — point at
-//! `file:line:column`. Anchors and aliases are expanded; duplicate keys are an error.
+//! `file:line:column`. Anchors and aliases are expanded; duplicate keys are an error, and so
+//! is a key no key path can name (empty, or with a dot at an end or two in a row).
 //!
 //! The reader refuses, at their place, what a YAML library would read silently or not at
 //! all: control characters (the scanner takes a NUL for the end of the text, so everything
@@ -170,6 +171,15 @@ impl Builder {
                         Value::Bool(b) => b.to_string(),
                         _ => return self.fail(mark, "a mapping key must be a plain scalar".into()),
                     };
+                    if !fits_a_key_path(&key) {
+                        return self.fail(
+                            mark,
+                            format!(
+                                "the key `{key}` cannot be named in a key path (no key is empty, \
+                                 begins or ends with `.` or has `..`): rename or remove it"
+                            ),
+                        );
+                    }
                     if map.contains_key(&key) {
                         let where_ =
                             if path.is_empty() { "the top level".into() } else { format!("`{path}`") };
@@ -185,6 +195,13 @@ impl Builder {
             },
         }
     }
+}
+
+/// Whether `key` can be one step of a key path, or a key path of its own (the keys of
+/// `variants` and `sweep.vary` are paths): a key that is empty, begins or ends with a dot
+/// or has two in a row would lose a step, and its errors their place, in a path.
+fn fits_a_key_path(key: &str) -> bool {
+    !key.is_empty() && !key.starts_with('.') && !key.ends_with('.') && !key.contains("..")
 }
 
 fn key_slot(stack: &mut [(Frame, String)]) -> &mut Option<String> {
