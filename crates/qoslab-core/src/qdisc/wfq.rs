@@ -261,6 +261,68 @@ mod tests {
         assert_eq!(order, [11, 1, 12, 2, 3]);
     }
 
+    /// `12953600` as the page writes it: `12 953 600`.
+    fn spaced(number: u64) -> String {
+        let digits = number.to_string();
+        let mut out = String::new();
+        for (i, digit) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i) % 3 == 0 {
+                out.push(' ');
+            }
+            out.push(digit);
+        }
+        out
+    }
+
+    /// The page's weight table and hand-computed trace are the model's: the weights as
+    /// `precedence_weights` gives them, every sequence number as the scheduler gives it (the
+    /// round number after each packet is sent is that packet's number).
+    #[test]
+    fn the_pages_weights_and_trace_are_the_models() {
+        let page = include_str!("../../../../docs/qdisc/wfq.md");
+        for (row, numerator) in [("weight", IOS_WEIGHT_NUMERATOR), ("legacy weight", LEGACY_WEIGHT_NUMERATOR)]
+        {
+            let weights = precedence_weights(numerator).map(|w| w.to_string()).join(" | ");
+            let line = format!("| {row} | {weights} |");
+            assert!(page.contains(&line), "docs/qdisc/wfq.md lacks `{line}`");
+        }
+        let mut w = wfq("{}");
+        let mut h = harness(8);
+        for p in [conv(1, 1, 300, 0), conv(2, 1, 100, 0), conv(11, 2, 1000, 40), conv(12, 2, 1000, 40)] {
+            w.enqueue(p, &mut h.ctx());
+        }
+        let sent = |w: &mut Wfq, h: &mut crate::qdisc::testing::Harness| {
+            let Dequeue::Packet(_) = w.dequeue(&mut h.ctx()) else { panic!("a packet was queued") };
+            w.scfq.round_number()
+        };
+        let (b1, a1, b2) = (sent(&mut w, &mut h), sent(&mut w, &mut h), sent(&mut w, &mut h));
+        w.enqueue(conv(3, 1, 100, 0), &mut h.ctx());
+        let (a2, a3) = (sent(&mut w, &mut h), sent(&mut w, &mut h));
+        let (weight_a, weight_b) =
+            (precedence_weight(IOS_WEIGHT_NUMERATOR, 0), precedence_weight(IOS_WEIGHT_NUMERATOR, 5));
+        let rows = [
+            format!("| a1 (300 B) arrives | 0 + {weight_a} × 300 = {} | 0 |", spaced(a1)),
+            format!("| a2 (100 B) arrives | {} + {} = {} | 0 |", spaced(a1), spaced(a2 - a1), spaced(a2)),
+            format!("| b1 (1000 B) arrives | 0 + {weight_b} × 1000 = {} | 0 |", spaced(b1)),
+            format!("| b2 (1000 B) arrives | {} + {} = {} | 0 |", spaced(b1), spaced(b2 - b1), spaced(b2)),
+            format!("| b1, a1, b2 sent (smallest SN first) | | {} |", spaced(b2)),
+            format!(
+                "| a3 (100 B) arrives; A still holds a2 | {} + {} = {} | {} |",
+                spaced(a2),
+                spaced(a3 - a2),
+                spaced(a3),
+                spaced(b2)
+            ),
+            format!("| a2, a3 sent | | {} |", spaced(a3)),
+        ];
+        for row in rows {
+            assert!(page.contains(&row), "docs/qdisc/wfq.md lacks `{row}`");
+        }
+        assert_eq!((a1, a2 - a1, b1), (weight_a * 300, weight_a * 100, weight_b * 1000));
+        let odom = format!("SN = {weight_a} × 500 = {}", spaced(weight_a * 500));
+        assert!(page.split_whitespace().collect::<Vec<_>>().join(" ").contains(&odom), "lacks `{odom}`");
+    }
+
     #[test]
     fn congestive_discard_policies() {
         // cdt 2: conversation 1 holds two 100-byte packets; a third arrives.
