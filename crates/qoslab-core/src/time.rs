@@ -80,6 +80,16 @@ mod tests {
         assert_eq!(transmission_ns(1507 * 8, 128_000), 94_187_500);
     }
 
+    /// The design notes say how long a `u64` of nanoseconds lasts.
+    #[test]
+    fn the_design_notes_span_of_a_u64() {
+        let notes = include_str!("../../../docs/design/decisions.md");
+        let notes = notes.split_whitespace().collect::<Vec<_>>().join(" ");
+        let years = u64::MAX as f64 / NS_PER_S as f64 / (365.25 * 86_400.0);
+        let figure = format!("a `u64` spans {} years", years as u64);
+        assert!(notes.contains(&figure), "docs/design/decisions.md lacks `{figure}`");
+    }
+
     #[test]
     fn rounding_is_upwards() {
         // 1 bit at 3 bit/s = 333 333 333.3 ns -> 333 333 334 ns.

@@ -192,6 +192,22 @@ mod tests {
         }
     }
 
+    /// The design notes give the layout, the error bound and the memory of this histogram;
+    /// they are its constants.
+    #[test]
+    fn the_design_notes_figures_are_the_histograms() {
+        let notes = include_str!("../../../../docs/design/decisions.md");
+        let notes = notes.split_whitespace().collect::<Vec<_>>().join(" ");
+        let error_pct = 100.0 / (2 * SUB_BUCKETS) as f64;
+        for figure in [
+            format!("exact buckets below {SUB_BUCKETS} ns and {SUB_BUCKETS} buckets per power of two"),
+            format!("its {} kB at most", HISTOGRAM_BYTES / 1000),
+            format!("a reported percentile is within {error_pct:.1} % of the true value"),
+        ] {
+            assert!(notes.contains(&figure), "docs/design/decisions.md lacks `{figure}`");
+        }
+    }
+
     #[test]
     fn quantiles_of_a_uniform_sample() {
         let mut h = Histogram::default();

@@ -181,6 +181,24 @@ impl PacketQueue {
 mod tests {
     use super::*;
 
+    /// The design notes give what a queue reserves and what reserving a whole limit of
+    /// `u32::MAX` packets would ask for; they follow the packet's size.
+    #[test]
+    fn the_design_notes_reservation_figures() {
+        let notes = include_str!("../../../../docs/design/decisions.md");
+        let notes = notes.split_whitespace().collect::<Vec<_>>().join(" ");
+        let packet_bytes = std::mem::size_of::<Packet>();
+        let reserved_kib = RESERVED_PACKETS * packet_bytes / 1024;
+        let whole_gb = u32::MAX as f64 * packet_bytes as f64 / 1e9;
+        for figure in [
+            format!("up to {RESERVED_PACKETS} packets (`RESERVED_PACKETS`, {reserved_kib} KiB)"),
+            format!("a limit of {} a {whole_gb:.0} GB request", u32::MAX),
+            format!("A packet is a {packet_bytes}-byte value"),
+        ] {
+            assert!(notes.contains(&figure), "docs/design/decisions.md lacks `{figure}`");
+        }
+    }
+
     #[test]
     fn limits_in_packets_bytes_or_none() {
         assert_eq!(QueueLimit::parse("40"), Ok(QueueLimit::Packets(40)));
