@@ -113,6 +113,8 @@ def test_the_readmes_speed_is_the_benchmarks_page_measurement():
         f"{medians['tcp100']:.0f} million with 100 TCP connections, a hop at 1000 flows "
         f"{ratio[1]} times as costly as at one" in readme
     )
+    tcp = words(ROOT / "docs" / "tcp.md")
+    assert f"about {medians['tcp100']:.0f} million packet-hops per second" in tcp
 
 
 def test_the_branch_office_examples_arithmetic():

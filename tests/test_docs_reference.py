@@ -13,6 +13,7 @@ from conftest import small_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
+DASH = "\u2013"  # the en dash of the pages' ranges
 
 
 def table_rows(path: Path, header: str) -> list[list[str]]:
@@ -97,3 +98,51 @@ def test_the_cbwfq_pages_three_classes():
     quoted = re.search(r"split the link 50 : 30, ([\d.]+) % and ([\d.]+) %", page)
     assert quoted, "the page gives the split of two classes"
     assert [float(quoted[1]), float(quoted[2])] == pytest.approx(two, abs=0.5)
+
+
+def lone_tcp_flow(congestion_control: str, buffer_bdp: int, *, warmup: bool, sack: bool) -> dict:
+    """docs/tcp.md's lone flow: one endless transfer through a FIFO of ``buffer_bdp``
+    bandwidth-delay products (25 kB) on 10 Mbit/s with 10 ms each way, measured over 60 s,
+    after a 5 s warm-up or from the start."""
+    scenario = {
+        "name": "lone-flow",
+        "run": {"duration": "65s" if warmup else "60s", "warmup": "5s" if warmup else "0s"},
+        "topology": {
+            "nodes": {"tx": {"kind": "host"}, "rx": {"kind": "host"}},
+            "links": [{"between": ["tx", "rx"], "rate": "10Mbps", "delay": "10ms", "l2": "none"}],
+        },
+        "policies": {"q": {"kind": "fifo", "limit": f"{buffer_bdp * 25_000}B"}},
+        "interfaces": {"tx": {"rx": {"output": "q"}}},
+        "traffic": [
+            {
+                "name": "ftp",
+                "from": "tx",
+                "to": "rx",
+                "app": {"kind": "bulk"},
+                "tcp": {
+                    "congestion_control": congestion_control,
+                    "receive_window": "4MB",
+                    "sack": sack,
+                },
+            }
+        ],
+    }
+    (app,) = qoslab.run(scenario).rows("apps")
+    return app
+
+
+def test_the_tcp_pages_lone_flows_from_the_start_and_with_sack():
+    """The table itself is checked by the core's tests (``tests/it/tcp_recovery.rs``); the
+    sentences under it are checked here."""
+    page = " ".join((DOCS / "tcp.md").read_text(encoding="utf-8").split())
+    cases = [(cc, bdp) for cc in ("newreno", "cubic") for bdp in (1, 2, 5, 10)]
+    from_start = [lone_tcp_flow(cc, bdp, warmup=False, sack=False) for cc, bdp in cases]
+    sack = [lone_tcp_flow(cc, bdp, warmup=True, sack=True) for cc, bdp in cases]
+    lowest = min(app["goodput_bps"] for app in from_start) / 1e5
+    assert f"Measured from the start, the 60 s goodput is {lowest:.1f} % or more" in page
+    most_timeouts = max(app["timeouts"] for app in from_start)
+    assert most_timeouts == 2
+    assert "may end in one or two timeouts" in page
+    shares = [app["goodput_bps"] / 1e5 for app in sack]
+    assert all(app["timeouts"] == 0 for app in sack)
+    assert f"With SACK the same flows get {min(shares):.1f}{DASH}{max(shares):.1f} %" in page

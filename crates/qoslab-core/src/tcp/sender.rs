@@ -517,5 +517,16 @@ mod tests {
             s.on_timeout(SimTime(700 * MS), &mut |_| {});
             assert_eq!((s.cc.ssthresh_bytes, s.counters.timeouts), (threshold, 2), "{kind:?}");
         }
+        // docs/tcp.md quotes the thresholds, and what halving NewReno's inflated flight gives.
+        let [(_, newreno, inflated), (_, cubic, _)] = cases;
+        let quoted = format!(
+            "({newreno} B for NewReno, {cubic} B for CUBIC) where halving the flight inflated to {} {:03} B \
+             would give {} B",
+            inflated / 1000,
+            inflated % 1000,
+            inflated / 2
+        );
+        let page = include_str!("../../../../docs/tcp.md").split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(page.contains(&quoted), "docs/tcp.md does not say `{quoted}`");
     }
 }

@@ -151,6 +151,10 @@ fn sack_recovers_bursty_losses_with_fewer_timeouts() {
         total_timeouts[0],
         total_timeouts[1]
     );
+    let quoted =
+        format!("SACK times out {} times against NewReno's {}", total_timeouts[1], total_timeouts[0]);
+    let page = include_str!("../../../../docs/tcp.md").split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(page.contains(&quoted), "docs/tcp.md does not say `{quoted}`");
 }
 
 /// With SACK on, a transfer on an idle 10 Mbit/s link still fills it (≥ 95 %): SACK blocks
