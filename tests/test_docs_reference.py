@@ -13,6 +13,7 @@ from conftest import small_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
+TIMES = "\u00d7"  # the multiplication sign of the pages
 DASH = "\u2013"  # the en dash of the pages' ranges
 
 
@@ -146,3 +147,79 @@ def test_the_tcp_pages_lone_flows_from_the_start_and_with_sack():
     shares = [app["goodput_bps"] / 1e5 for app in sack]
     assert all(app["timeouts"] == 0 for app in sack)
     assert f"With SACK the same flows get {min(shares):.1f}{DASH}{max(shares):.1f} %" in page
+
+
+def fragmented(rate: str, fragment_delay: str) -> tuple[int, int]:
+    """One 1500-byte packet on an idle PPP link of ``rate`` with LFI fragments of
+    ``fragment_delay``: the nanoseconds from the port taking it to its delivery, and from
+    its last fragment starting on the wire to its delivery."""
+    scenario = small_scenario(pattern={"kind": "cbr", "rate_pps": 1, "size": "1500B"})
+    scenario["run"] = {"duration": "1s", "seed": 1}
+    scenario["topology"]["links"][1].update(rate=rate, l2="ppp", delay="0s")
+    scenario["interfaces"]["r"]["b"]["lfi"] = {"fragment_delay": fragment_delay}
+    events = qoslab.run(scenario, trace=True).trace()
+    at_r = events[events.node == "r"].set_index("event").time_ns
+    delivered = events[events.event == "delivery"].time_ns.iloc[0]
+    return int(delivered - at_r["dequeue"]), int(delivered - at_r["transmit"])
+
+
+def test_the_lfi_pages_fragments():
+    page = " ".join((DOCS / "lfi.md").read_text(encoding="utf-8").split())
+    payload, header, ppp = 1502, 4, 7
+
+    def frame_bytes(ns: int, rate_bps: int) -> int:
+        return ns * rate_bps // (8 * 10**9)
+
+    total_ns, last_ns = fragmented("128kbps", "10ms")
+    total, last = frame_bytes(total_ns, 128_000), frame_bytes(last_ns, 128_000)
+    fragment = payload - (last - header - ppp)
+    full = (payload - (last - header - ppp)) // 160
+    assert (full, (total - last) % (160 + header + ppp)) == (9, 0)
+    whole_ms = 1507 * 8 / 128
+    assert (
+        f"{payload} bytes of payload make {full} fragments of 160 B and one of "
+        f"{last - header - ppp} B" in page
+    )
+    assert (
+        f"{full} {TIMES} {160 + header + ppp} + {last} = {total} bytes on the wire "
+        f"({plain(total_ns / 1e6)} ms) instead of 1507 ({whole_ms:.2f} ms), "
+        f"{(total / 1507 - 1) * 100:.0f} % more" in page
+    )
+    assert fragment == full * 160
+    assert f"a 1500-byte packet holds the wire for {whole_ms:.0f} ms" in page
+    _, last_ns = fragmented("256kbps", "30ms")
+    fragment = payload - (frame_bytes(last_ns, 256_000) - header - ppp)
+    assert f"160 B at 128 kbit/s and 10 ms, {fragment} B at 256 kbit/s and 30 ms" in page
+
+
+def tunnelled_bytes(size_bytes: int, tunnel: dict) -> float:
+    """The size of a ``size_bytes`` packet of a flow through ``tunnel`` as the link inside
+    the tunnel carries it (port counters count outer sizes)."""
+    scenario = small_scenario(pattern={"kind": "cbr", "rate_pps": 10, "size": f"{size_bytes}B"})
+    scenario["topology"]["tunnels"] = [{"between": ["a", "b"], **tunnel}]
+    (port,) = (row for row in qoslab.run(scenario).rows("ports") if row["port"] == "r->b")
+    return port["sent_bytes"] / port["sent_packets"] - size_bytes
+
+
+def test_the_tunnel_pages_overheads():
+    path = DOCS / "tunnels.md"
+    page = " ".join(path.read_text(encoding="utf-8").split())
+    kinds = {row[0]: row[1] for row in table_rows(path, "| `kind` | bytes added |")}
+    for kind in ("gre", "pptp"):
+        assert kinds[f"`{kind}`"] == f"{tunnelled_bytes(60, {'kind': kind}):.0f}"
+    icv = {name: int(bytes_) for name, bytes_ in re.findall(r"`(sha1|sha256|md5)` (\d+)", page)}
+    for cipher, iv, block, _ in table_rows(path, "| `cipher` | IV | block |"):
+        name = cipher.strip("`")
+        block_bytes = int(block.split()[0])
+        checks = [("ICV 16", 16)] if "ICV" in block else list(icv.items())
+        for integrity, icv_bytes in checks:
+            tunnel = {"kind": "ipsec", "cipher": name}
+            if "ICV" not in block:
+                tunnel["integrity"] = integrity
+            for inner in (60, 1400):
+                padded = -(-(inner + 2) // block_bytes) * block_bytes
+                expected = 20 + 8 + int(iv) + padded - inner + icv_bytes
+                assert tunnelled_bytes(inner, tunnel) == expected, (tunnel, inner)
+    voice = tunnelled_bytes(60, {"kind": "ipsec"})
+    assert f"a 60-byte voice packet in ESP with AES-CBC and SHA-1 grows by {voice:.0f}" in page
+    assert f"a 1400-byte packet by {tunnelled_bytes(1400, {'kind': 'ipsec'}):.0f}" in page
