@@ -3,6 +3,7 @@ sections), measured again in runs of the engine and found in the pages as writte
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -223,3 +224,33 @@ def test_the_tunnel_pages_overheads():
     voice = tunnelled_bytes(60, {"kind": "ipsec"})
     assert f"a 60-byte voice packet in ESP with AES-CBC and SHA-1 grows by {voice:.0f}" in page
     assert f"a 1400-byte packet by {tunnelled_bytes(1400, {'kind': 'ipsec'}):.0f}" in page
+
+
+def test_the_quality_pages_share_of_one_hop():
+    """A budget without ``per_hop`` gives each hop its share; the page works the loss."""
+    page = " ".join((DOCS / "quality.md").read_text(encoding="utf-8").split())
+    scenario = small_scenario()
+    budget = {"delay": "150ms", "loss": "5%", "jitter": "30ms"}
+    scenario["measure"] = {
+        "at": ["r->b", "end_to_end"],
+        "budgets": [{"app": "data", "hops": 3, "end_to_end": budget}],
+    }
+    (hop,) = (
+        row
+        for row in qoslab.run(scenario).rows("contracts")
+        if row["point"] == "r->b" and row["app"] == "data"
+    )
+    assert (hop["delay_budget_ms"], hop["jitter_budget_ms"]) == (50, 10)
+    assert (1 - hop["loss_budget_pct"] / 100) ** 3 == pytest.approx(0.95)
+    assert f"(5 % over 3 hops gives {hop['loss_budget_pct']:.2f} %; the report rounds" in page
+
+
+def test_the_quality_pages_mos_floor():
+    """MOS is held at 1 where G.107's polynomial (B-4) dips below it."""
+    page = " ".join((DOCS / "quality.md").read_text(encoding="utf-8").split())
+
+    # 1 + 0.035 R + R (R - 60)(100 - R) 7e-6 = 1 where R^2 - 160 R + 1000 = 0.
+    crossing = 80 - math.sqrt(80**2 - 1000)
+    mos = 1 + 0.035 * crossing + crossing * (crossing - 60) * (100 - crossing) * 7e-6
+    assert mos == pytest.approx(1)
+    assert f"for R under about {crossing:.1f})" in page
