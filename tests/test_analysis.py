@@ -4,6 +4,7 @@ against hand computation and coverage, determinism, and the trial-table layout."
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,8 @@ from qoslab.analysis import (
 )
 from qoslab.analysis.columns import is_numeric
 from qoslab.results import TABLES, columns
+
+ROOT = Path(__file__).resolve().parent.parent
 
 # Two-sided 95 % quantiles of Student's t from printed tables, for n - 1 = 2, 9 and 19
 # degrees of freedom (three decimals).
@@ -436,3 +439,24 @@ def test_wide_puts_metrics_side_by_side_as_mean_and_half_width():
 def test_wide_refuses_what_is_not_a_summary():
     with pytest.raises(ValueError, match="not a summary"):
         wide(pd.DataFrame({"metric": ["a"], "mean": [1.0]}))
+
+
+def test_the_analysis_pages_figures():
+    """docs/analysis.md's quantiles, coverage and worked thesis table, computed again."""
+    page = " ".join((ROOT / "docs" / "analysis.md").read_text(encoding="utf-8").split())
+    z = stats.norm.ppf(0.975)
+    t3 = stats.t.ppf(0.975, 2)
+    assert f'(`interval="normal"`, {z:.3f} at 95 %)' in page
+    assert f"at `n = 3` t's factor is {t3:.3f} against z's {z:.3f}" in page
+    # A z interval of n = 10 holds the mean when |T| <= z for T of 9 degrees of freedom.
+    coverage_pct = (stats.t.cdf(z, 9) - stats.t.cdf(-z, 9)) * 100
+    assert (
+        f"at `n = 10` a nominal 95 % z interval holds the true mean only about {coverage_pct:.0f} %"
+        in page
+    )
+    frame = pd.DataFrame({"replication": [1, 2, 3], "utp": [15.394, 15.261, 15.599]})
+    normal = thesis_table(frame, "utp", interval="normal").utp
+    student = thesis_table(frame, "utp").utp
+    assert f"with M {normal['M']:.3f}, SD {normal['SD']:.3f} and bounds {normal['M-X']:.3f}" in page
+    assert f"(1.96 · {normal['SD']:.3f} / √3 = {normal['M'] - normal['M-X']:.3f})" in page
+    assert f"the t interval of the same trials is ±{student['M'] - student['M-X']:.3f}" in page

@@ -74,6 +74,17 @@ fn a_continuous_talker_signals_once_and_talks_to_the_end() {
     let delay_ms = 1e3 * app.completion_mean_s.unwrap();
     assert!((delay_ms - 30.3232).abs() < 1e-6, "signalling delay {delay_ms} ms");
     assert_eq!(results.run.random_draws, 0);
+    // docs/applications.md tells this run: the handshake's two 40-byte segments, each 10 ms
+    // and its serialization at 10 Mbit/s, then the message (284 B and 40 B of headers).
+    let handshake_ms = 2.0 * (10.0 + 40.0 * 8.0 / 10e3);
+    let told = format!(
+        "SYN-ACK cross in {handshake_ms} ms, the {}-byte message arrives at {delay_ms:.4} ms, the server's delayed ACK \
+         follows 40 ms later — four segments in all",
+        app.delivered_bytes + 40
+    );
+    let page =
+        include_str!("../../../../docs/applications.md").split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(page.contains(&told), "docs/applications.md does not say `{told}`");
 
     let warm = run_yaml(&scenario("duration: 10s, warmup: 5s"), &[]);
     assert_eq!(flow(&warm, "lmr").sent_packets, 500);
