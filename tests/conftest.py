@@ -1,4 +1,5 @@
-"""Shared fixtures: the example scenarios and a small scenario built as a dict."""
+"""Shared fixtures: the example scenarios, a small scenario built as a dict, the command
+line, and how the documentation pages write figures."""
 
 from __future__ import annotations
 
@@ -10,6 +11,25 @@ from pathlib import Path
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+TIMES = "\u00d7"  # the multiplication sign of the pages
+DASH = "\u2013"  # the en dash of the pages' ranges
+
+
+def words(path: Path) -> str:
+    """A document's text with every run of white space one space, so that a sentence is
+    found however its lines are broken."""
+    return " ".join(path.read_text(encoding="utf-8").split())
+
+
+def spaced(number: int) -> str:
+    """``94187500`` as the pages write it: ``94 187 500``."""
+    return f"{number:,}".replace(",", " ")
+
+
+def plain(value: float, decimals: int = 6) -> str:
+    """``198.1875``, ``104`` or ``13.44``: a figure as the pages write it, to the last digit
+    that is not zero (at most ``decimals`` decimals)."""
+    return f"{value:.{decimals}f}".rstrip("0").rstrip(".")
 
 
 @pytest.fixture(scope="session")

@@ -12,6 +12,7 @@ import pytest
 from scipy import stats
 
 import qoslab
+from conftest import words
 from qoslab.analysis import (
     DESCRIPTIVE_COLUMNS,
     IDENTITY_COLUMNS,
@@ -443,7 +444,7 @@ def test_wide_refuses_what_is_not_a_summary():
 
 def test_the_analysis_pages_figures():
     """docs/analysis.md's quantiles, coverage and worked thesis table, computed again."""
-    page = " ".join((ROOT / "docs" / "analysis.md").read_text(encoding="utf-8").split())
+    page = words(ROOT / "docs" / "analysis.md")
     z = stats.norm.ppf(0.975)
     t3 = stats.t.ppf(0.975, 2)
     assert f'(`interval="normal"`, {z:.3f} at 95 %)' in page

@@ -9,27 +9,10 @@ from pathlib import Path
 import pytest
 
 import qoslab
-from conftest import small_scenario
+from conftest import TIMES, plain, small_scenario, spaced, words
 
 ROOT = Path(__file__).resolve().parent.parent
-TIMES = "\u00d7"  # the multiplication sign of the pages
 CONCEPTS = ROOT / "docs" / "concepts"
-
-
-def words(path: Path) -> str:
-    """A document's text with every run of white space one space."""
-    return " ".join(path.read_text(encoding="utf-8").split())
-
-
-def spaced(number: int) -> str:
-    """``94187500`` as the pages write it: ``94 187 500``."""
-    return f"{number:,}".replace(",", " ")
-
-
-def plain(value: float) -> str:
-    """``198.1875``, ``104`` or ``13.44``: a figure as the pages write it, to the last digit
-    that is not zero (at most six decimals)."""
-    return f"{value:.6f}".rstrip("0").rstrip(".")
 
 
 def wire_ns(*, size_bytes: int, l2: str, rate: str) -> int:

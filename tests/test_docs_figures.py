@@ -8,14 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import qoslab
+from conftest import plain, spaced, words
 
 ROOT = Path(__file__).resolve().parent.parent
 QDISC = ROOT / "docs" / "qdisc"
-
-
-def words(path: Path) -> str:
-    """A document's text with every run of white space one space."""
-    return " ".join(path.read_text(encoding="utf-8").split())
 
 
 def run(example: str, **settings: object) -> qoslab.Results:
@@ -162,3 +158,88 @@ def test_red_page():
     lbe = rows(run("janet-access-router.yaml"), "flows", "flow")["lbe"]
     assert f"LBE loses {lbe['loss_pct']:.1f} % of its traffic, mostly to forced drops" in page
     assert lbe["dropped_red_forced_packets"] > lbe["dropped_packets"] / 2
+
+
+def test_htb_page():
+    page = words(QDISC / "htb.md")
+    htb = rows(run("htb-borrowing.yaml"), "flows", "flow")
+    voice, web, bulk = (htb[name] for name in ("voice", "web", "bulk"))
+    assert voice["loss_pct"] == 0
+    assert (
+        f"voice {voice['delivered_l3_bps'] / 1e3:.1f} kbit/s, no loss, "
+        f"{voice['delay_mean_ms']:.1f} ms mean delay; web {web['delivered_l3_bps'] / 1e3:.0f} "
+        f"kbit/s (the tenant's 1 Mbit/s minus voice); bulk {bulk['delivered_l3_bps'] / 1e3:.0f} "
+        "kbit/s (its rate)" in page
+    )
+    fifo = rows(run("htb-borrowing.yaml", **{"interfaces.tx.rx.output": "fifo"}), "flows", "flow")
+    assert (
+        f"Under `fifo` voice loses {fifo['voice']['loss_pct']:.0f} % and waits "
+        f"{fifo['voice']['delay_mean_ms']:.0f} ms" in page
+    )
+
+
+def test_drr_page():
+    page = words(QDISC / "drr.md")
+    names = ("gold", "silver", "bronze")
+
+    def kbps(flows: dict[str, dict], decimals: int) -> list[str]:
+        return [f"{flows[name]['delivered_l3_bps'] / 1e3:.{decimals}f}" for name in names]
+
+    drr = kbps(rows(run("drr-shares.yaml"), "flows", "flow"), 1)
+    assert f"With seed 1 over 30 s: {drr[0]}, {drr[1]} and {drr[2]} kbit/s (3 : 2 : 1)" in page
+    fifo = kbps(
+        rows(run("drr-shares.yaml", **{"interfaces.tx.rx.output": "fifo"}), "flows", "flow"), 0
+    )
+    assert f"Under `fifo` the same floods get {fifo[0]}, {fifo[1]} and {fifo[2]} kbit/s" in page
+
+
+def test_fq_codel_page():
+    page = words(QDISC / "fq_codel.md")
+    flows = rows(run("fq-codel-vs-fifo.yaml"), "flows", "flow")
+    flood, sparse = flows["flood"], flows["sparse"]
+    assert sparse["loss_pct"] == 0
+    assert flood["dropped_packets"] == flood["dropped_codel_packets"]
+    own_ms = frame_ms(200, 10_000_000)
+    assert (
+        f"the flood's mean delay is {flood['delay_mean_ms']:.1f} ms ({flood['loss_pct']:.1f} % "
+        f"CoDel drops) and the sparse flow's {sparse['delay_mean_ms']:.2f} ms (its "
+        f"{own_ms:.2f} ms plus the frames already in the transmit ring), no loss" in page
+    )
+    fifo = rows(
+        run("fq-codel-vs-fifo.yaml", **{"interfaces.tx.rx.output": "fifo"}), "flows", "flow"
+    )
+    waits = {round(row["delay_mean_ms"], -1) for row in fifo.values()}
+    (wait,) = waits
+    assert f"Under a 10 000-packet `fifo` both wait {wait:.0f} ms on average" in page
+    settled = {}
+    for rate in (105, 120, 150):
+        long = {"run.seed": 5, "run.warmup": "10s", "run.duration": "30s"}
+        flows = rows(
+            run("fq-codel-vs-fifo.yaml", **long, **{"traffic.0.pattern.rate": f"{rate}%"}),
+            "flows",
+            "flow",
+        )
+        settled[rate] = flows["flood"]["delay_mean_ms"]
+    assert (
+        f"a UDP flood at 105 % settles near an {settled[105]:.0f} ms mean delay, at 120 % near "
+        f"{settled[120]:.0f} ms, at 150 % several hundred ms" in page
+    )
+    assert 200 < settled[150] < 1000
+
+
+def test_mdrr_and_cbq_arithmetic():
+    """The quanta of MDRR weights (MTU + 512 bytes per unit of weight above one) and ALTQ's
+    buffer time in packets, as the pages work them."""
+    mdrr = words(QDISC / "mdrr.md")
+    premium, lbe = (1500 + 512 * (weight - 1) for weight in (99, 1))
+    assert f"quanta of {spaced(premium)} and {spaced(lbe)} bytes" in mdrr
+    total = premium + lbe
+    assert f"{lbe} / {spaced(total)} = {lbe / total * 100:.1f} %" in mdrr
+    cbq = words(QDISC / "cbq.md")
+    packet_ms = frame_ms(1500, 5_000_000)
+    buffer_bytes = 20e-3 * 5_000_000 / 8
+    assert (
+        f"20 ms at 50 % of 10 Mbit/s, is 20 / {plain(packet_ms)} = {int(20 / packet_ms)} packets, "
+        f"whatever their size, where `buffer: 20ms` is {spaced(int(buffer_bytes))} bytes, "
+        f"{int(buffer_bytes // 200)} of its 200-byte voice packets" in cbq
+    )

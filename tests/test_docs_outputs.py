@@ -13,15 +13,10 @@ from pathlib import Path
 import pytest
 
 import qoslab
+from conftest import words
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-
-
-def words(path: Path) -> str:
-    """A document's text with every run of white space one space, so that a sentence is
-    found however its lines are broken."""
-    return " ".join(path.read_text(encoding="utf-8").split())
 
 
 def test_every_marked_output_and_table_is_current():

@@ -10,12 +10,10 @@ from pathlib import Path
 import pytest
 
 import qoslab
-from conftest import small_scenario
+from conftest import DASH, TIMES, plain, small_scenario, words
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-TIMES = "\u00d7"  # the multiplication sign of the pages
-DASH = "\u2013"  # the en dash of the pages' ranges
 
 
 def table_rows(path: Path, header: str) -> list[list[str]]:
@@ -30,11 +28,6 @@ def table_rows(path: Path, header: str) -> list[list[str]]:
     return rows
 
 
-def plain(value: float) -> str:
-    """A figure to the last digit that is not zero (at most two decimals)."""
-    return f"{value:.2f}".rstrip("0").rstrip(".")
-
-
 CODECS = table_rows(DOCS / "scenario.md", "| `codec` | codec | frame |")
 
 
@@ -47,12 +40,12 @@ def test_the_codec_table_is_what_the_codecs_send(row):
     interval_ms = float(interval.removesuffix(" ms"))
     sent_bytes = flow["offered_l3_bps"] / 8 * interval_ms / 1e3
     assert size == f"{sent_bytes:.0f} B"
-    assert rate == f"{plain(flow['offered_l3_bps'] / 1e3)} kbit/s"
+    assert rate == f"{plain(flow['offered_l3_bps'] / 1e3, 2)} kbit/s"
 
 
 def test_the_cbwfq_pages_three_classes():
     """Three saturated classes of 50, 30 and 20 % of a 1 Mbit/s interface, then two."""
-    page = " ".join((DOCS / "qdisc" / "cbwfq.md").read_text(encoding="utf-8").split())
+    page = words(DOCS / "qdisc" / "cbwfq.md")
     weights = [int(64 * 100 / share) for share in (50, 30, 20)]
     assert (
         f"Three saturated classes of 50, 30 and 20 % on a 1 Mbit/s interface have weights "
@@ -136,7 +129,7 @@ def lone_tcp_flow(congestion_control: str, buffer_bdp: int, *, warmup: bool, sac
 def test_the_tcp_pages_lone_flows_from_the_start_and_with_sack():
     """The table itself is checked by the core's tests (``tests/it/tcp_recovery.rs``); the
     sentences under it are checked here."""
-    page = " ".join((DOCS / "tcp.md").read_text(encoding="utf-8").split())
+    page = words(DOCS / "tcp.md")
     cases = [(cc, bdp) for cc in ("newreno", "cubic") for bdp in (1, 2, 5, 10)]
     from_start = [lone_tcp_flow(cc, bdp, warmup=False, sack=False) for cc, bdp in cases]
     sack = [lone_tcp_flow(cc, bdp, warmup=True, sack=True) for cc, bdp in cases]
@@ -165,7 +158,7 @@ def fragmented(rate: str, fragment_delay: str) -> tuple[int, int]:
 
 
 def test_the_lfi_pages_fragments():
-    page = " ".join((DOCS / "lfi.md").read_text(encoding="utf-8").split())
+    page = words(DOCS / "lfi.md")
     payload, header, ppp = 1502, 4, 7
 
     def frame_bytes(ns: int, rate_bps: int) -> int:
@@ -204,7 +197,7 @@ def tunnelled_bytes(size_bytes: int, tunnel: dict) -> float:
 
 def test_the_tunnel_pages_overheads():
     path = DOCS / "tunnels.md"
-    page = " ".join(path.read_text(encoding="utf-8").split())
+    page = words(path)
     kinds = {row[0]: row[1] for row in table_rows(path, "| `kind` | bytes added |")}
     for kind in ("gre", "pptp"):
         assert kinds[f"`{kind}`"] == f"{tunnelled_bytes(60, {'kind': kind}):.0f}"
@@ -228,7 +221,7 @@ def test_the_tunnel_pages_overheads():
 
 def test_the_quality_pages_share_of_one_hop():
     """A budget without ``per_hop`` gives each hop its share; the page works the loss."""
-    page = " ".join((DOCS / "quality.md").read_text(encoding="utf-8").split())
+    page = words(DOCS / "quality.md")
     scenario = small_scenario()
     budget = {"delay": "150ms", "loss": "5%", "jitter": "30ms"}
     scenario["measure"] = {
@@ -247,7 +240,7 @@ def test_the_quality_pages_share_of_one_hop():
 
 def test_the_quality_pages_mos_floor():
     """MOS is held at 1 where G.107's polynomial (B-4) dips below it."""
-    page = " ".join((DOCS / "quality.md").read_text(encoding="utf-8").split())
+    page = words(DOCS / "quality.md")
 
     # 1 + 0.035 R + R (R - 60)(100 - R) 7e-6 = 1 where R^2 - 160 R + 1000 = 0.
     crossing = 80 - math.sqrt(80**2 - 1000)
