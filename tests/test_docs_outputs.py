@@ -124,6 +124,11 @@ def test_the_branch_office_examples_arithmetic():
     assert f"{call_kbps:.1f} kbit/s a call, {4 * call_kbps:.1f} kbit/s for the four" in comment
     ip_kbps, line_kbps = (flows["video"][f"offered_{layer}_bps"] / 1e3 for layer in ("l3", "l2"))
     assert f"is {ip_kbps:.1f} kbit/s of IP and {line_kbps:.1f} kbit/s on the line" in comment
+    advise_md = words(ROOT / "docs" / "advise.md")
+    assert (
+        f"{call_kbps:.1f} kbit/s, so the four take {4 * call_kbps:.1f} kbit/s; the video adds "
+        f"{line_kbps:.1f} kbit/s; together {4 * call_kbps + line_kbps:.0f} kbit/s" in advise_md
+    )
 
 
 def test_the_readmes_arithmetic():

@@ -18,7 +18,7 @@ import yaml
 from markupsafe import escape
 
 import qoslab
-from conftest import qoslab_command
+from conftest import qoslab_command, words
 from qoslab import report
 from qoslab.cli import main
 
@@ -383,6 +383,15 @@ def test_a_cluster_left_without_workers_stops_the_sweep(
     with pytest.raises(module.ExecutorError, match="no worker for 2 s with 2 runs left"):
         list(executor.run(_tasks(voice_vs_flood, tmp_path)))
     assert time.monotonic() - started < 30
+
+
+def test_the_experiments_page_states_the_wait_for_workers():
+    from qoslab.experiment.cluster import NO_WORKER_S
+
+    page = words(HERE.parent / "docs" / "experiments.md")
+    assert (
+        f"left with no worker while runs remain stops the sweep after {NO_WORKER_S:.0f} s" in page
+    )
 
 
 def test_advise_names_the_option_ios_refuses_before_any_run(tmp_path, capsys, monkeypatch):

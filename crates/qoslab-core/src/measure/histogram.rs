@@ -192,13 +192,17 @@ mod tests {
         }
     }
 
-    /// The design notes give the layout, the error bound and the memory of this histogram;
-    /// they are its constants.
+    /// The design notes give the layout, the error bound and the memory of this histogram,
+    /// and the limits page the memory it counts; they are its constants.
     #[test]
     fn the_design_notes_figures_are_the_histograms() {
         let notes = include_str!("../../../../docs/design/decisions.md");
         let notes = notes.split_whitespace().collect::<Vec<_>>().join(" ");
         let error_pct = 100.0 / (2 * SUB_BUCKETS) as f64;
+        let limits = include_str!("../../../../docs/limits.md");
+        let limits = limits.split_whitespace().collect::<Vec<_>>().join(" ");
+        let counted = format!("counted at their largest, {} kB", HISTOGRAM_BYTES / 1000);
+        assert!(limits.contains(&counted), "docs/limits.md lacks `{counted}`");
         for figure in [
             format!("exact buckets below {SUB_BUCKETS} ns and {SUB_BUCKETS} buckets per power of two"),
             format!("its {} kB at most", HISTOGRAM_BYTES / 1000),
