@@ -302,22 +302,23 @@ def _rows(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _sent_loss_delays(flow: dict) -> list[str]:
+    """A flow's packets sent, loss, and mean and largest delay, as the tables show them."""
+    return [
+        _count(flow["sent_packets"]),
+        _pct(flow["loss_pct"]),
+        _delay(flow["delay_mean_ms"]),
+        _delay(flow["delay_max_ms"]),
+    ]
+
+
 @table
 def fifo_example() -> str:
     """docs/qdisc/fifo.md: voice and flood behind the 40-packet FIFO."""
     flows = _flows(_run("examples/voice-vs-flood.yaml"))
     return _rows(
         ["flow", "sent", "loss", "mean delay", "max delay"],
-        [
-            [
-                name,
-                _count(f["sent_packets"]),
-                _pct(f["loss_pct"]),
-                _delay(f["delay_mean_ms"]),
-                _delay(f["delay_max_ms"]),
-            ]
-            for name, f in flows.items()
-        ],
+        [[name, *_sent_loss_delays(f)] for name, f in flows.items()],
     )
 
 
@@ -334,12 +335,7 @@ def prio_example() -> str:
         ["flow", "loss", "mean delay", "max delay"],
         [
             ["voice", loss, _delay(voice["delay_mean_ms"]), f"{voice['delay_max_ms']:.2f} ms"],
-            [
-                "flood",
-                _pct(flood["loss_pct"]),
-                _delay(flood["delay_mean_ms"]),
-                _delay(flood["delay_max_ms"]),
-            ],
+            ["flood", *_sent_loss_delays(flood)[1:]],
         ],
     )
 
@@ -350,17 +346,7 @@ def custom_example() -> str:
     flows = _flows(_run("examples/custom-queuing.yaml"))
     return _rows(
         ["flow", "sent", "loss", "mean delay", "max delay", "delivered (IP)"],
-        [
-            [
-                name,
-                _count(f["sent_packets"]),
-                _pct(f["loss_pct"]),
-                _delay(f["delay_mean_ms"]),
-                _delay(f["delay_max_ms"]),
-                _kbps(f["delivered_l3_bps"]),
-            ]
-            for name, f in flows.items()
-        ],
+        [[name, *_sent_loss_delays(f), _kbps(f["delivered_l3_bps"])] for name, f in flows.items()],
     )
 
 
@@ -391,6 +377,27 @@ def custom_variations() -> str:
     return _rows(["variation", "voice loss", "voice mean / max delay", "video", "ftp"], rows)
 
 
+def _side_by_side(
+    first: dict[str, dict], second: dict[str, dict], labels: dict[str, str], headings: list[str]
+) -> str:
+    """Each flow of ``first`` with its loss, delays and delivered rate, beside its loss and
+    delays in ``second``, under ``headings``."""
+    return _rows(
+        ["flow", *headings],
+        [
+            [
+                labels.get(name, name),
+                _pct(f["loss_pct"]),
+                _delays(f["delay_mean_ms"], f["delay_max_ms"]),
+                _kbps(f["delivered_l3_bps"]),
+                _pct(second[name]["loss_pct"]),
+                _delays(second[name]["delay_mean_ms"], second[name]["delay_max_ms"]),
+            ]
+            for name, f in first.items()
+        ],
+    )
+
+
 @table
 def cbwfq_example() -> str:
     """docs/qdisc/cbwfq.md: the branch office's LLQ against FIFO."""
@@ -399,27 +406,8 @@ def cbwfq_example() -> str:
         _run("examples/llq-voice-video-data.yaml", **{"interfaces.edge.wan.output": "fifo"})
     )
     labels = {"voice-1": "voice-1 (G.711)", "voice-2": "voice-2 (G.729)"}
-    return _rows(
-        [
-            "flow",
-            "`llq` loss",
-            "`llq` mean / max delay",
-            "`llq` delivered",
-            "`fifo` loss",
-            "`fifo` mean / max delay",
-        ],
-        [
-            [
-                labels.get(name, name),
-                _pct(f["loss_pct"]),
-                _delays(f["delay_mean_ms"], f["delay_max_ms"]),
-                _kbps(f["delivered_l3_bps"]),
-                _pct(fifo[name]["loss_pct"]),
-                _delays(fifo[name]["delay_mean_ms"], fifo[name]["delay_max_ms"]),
-            ]
-            for name, f in llq.items()
-        ],
-    )
+    headings = ["`llq` loss", "`llq` mean / max delay", "`llq` delivered"]
+    return _side_by_side(llq, fifo, labels, [*headings, "`fifo` loss", "`fifo` mean / max delay"])
 
 
 @table
@@ -558,26 +546,9 @@ def conditioning_edge() -> str:
         "video-a": "video-a (EF, over contract)",
         "voice-c": "voice-c (EF, re-marked to 0)",
     }
-    return _rows(
-        [
-            "flow",
-            "re-marked at bar2: loss",
-            "mean / max delay",
-            "delivered",
-            "trusted at bar2: loss",
-            "mean / max delay",
-        ],
-        [
-            [
-                labels.get(name, name),
-                _pct(f["loss_pct"]),
-                _delays(f["delay_mean_ms"], f["delay_max_ms"]),
-                _kbps(f["delivered_l3_bps"]),
-                _pct(trusted[name]["loss_pct"]),
-                _delays(trusted[name]["delay_mean_ms"], trusted[name]["delay_max_ms"]),
-            ]
-            for name, f in marked.items()
-        ],
+    headings = ["re-marked at bar2: loss", "mean / max delay", "delivered"]
+    return _side_by_side(
+        marked, trusted, labels, [*headings, "trusted at bar2: loss", "mean / max delay"]
     )
 
 

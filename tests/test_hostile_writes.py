@@ -205,17 +205,22 @@ def test_a_capture_is_bounded_in_bytes_with_a_note(voice_vs_flood, tmp_path):
     )
 
 
-def test_a_capture_larger_than_the_disk_can_hold_is_refused_before_the_run(
-    voice_vs_flood, tmp_path, monkeypatch, capsys
-):
+def free_blocks(monkeypatch, count: int) -> None:
+    """Make every file system look as if it had ``count`` blocks free."""
     real = os.fstatvfs
 
     class Full:
         def __init__(self, facts):
             self.f_frsize = facts.f_frsize
-            self.f_bavail = 1
+            self.f_bavail = count
 
     monkeypatch.setattr(os, "fstatvfs", lambda fd: Full(real(fd)))
+
+
+def test_a_capture_larger_than_the_disk_can_hold_is_refused_before_the_run(
+    voice_vs_flood, tmp_path, monkeypatch, capsys
+):
+    free_blocks(monkeypatch, 1)
     monkeypatch.setattr(
         qoslab._core.Simulation, "advance", lambda *a, **k: pytest.fail("the run started")
     )
@@ -238,14 +243,7 @@ def test_a_capture_larger_than_the_disk_can_hold_is_refused_before_the_run(
 def test_a_full_or_unwritable_output_folder_is_refused_before_the_run(
     voice_vs_flood, tmp_path, monkeypatch, capsys
 ):
-    real = os.fstatvfs
-
-    class Full:
-        def __init__(self, facts):
-            self.f_frsize = facts.f_frsize
-            self.f_bavail = 0
-
-    monkeypatch.setattr(os, "fstatvfs", lambda fd: Full(real(fd)))
+    free_blocks(monkeypatch, 0)
     monkeypatch.setattr(qoslab, "run", lambda *a, **k: pytest.fail("the run started"))
     monkeypatch.chdir(tmp_path)
     assert main(["run", str(voice_vs_flood)]) == 2
