@@ -428,6 +428,139 @@ def _produced_here() -> list[str]:
         ),
         # qdisc/cbwfq.md
         _scenario_error(_reserving(800)),
+        *_configuration_errors(),
+        *_scenario_errors(),
+    ]
+
+
+def _text_error(text: str | bytes) -> str:
+    """The error of a scenario file holding ``text``."""
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "s.yaml"
+        if isinstance(text, str):
+            text = text.encode()
+        path.write_bytes(text)
+        return _scenario_error(path)
+
+
+def _scenario_errors() -> list[str]:
+    """The errors the scenario, limits, applications, conditioning and TCP pages list, each
+    made by a scenario that has it."""
+    flow = _small()["traffic"][0]
+    link = _small()["topology"]["links"][1]
+    small = yaml.safe_dump(_small())
+    ptt = {"kind": "ptt", "voice": {"codec": "gsm-fr"}, "talk": "continuous", "pause": "10s"}
+    bulk = {key: value for key, value in flow.items() if key not in ("pattern", "protocol")}
+    bulk["app"] = {"kind": "bulk"}
+    backwards_in_time = [{"at": "2s", "rate": "1Mbps"}, {"at": "1s", "rate": "2Mbps"}]
+    changing = link | {"rate_changes": backwards_in_time}
+    colours = {"yellow": ["AF12"], "red": ["AF12"]}
+    with tempfile.TemporaryDirectory() as scratch:
+        trace = Path(scratch) / "t.csv"
+        trace.write_text("0.0,100\n0.5,100\n0.2,100\n")
+        backwards = _scenario_error(
+            _small(**{"traffic.0.pattern": {"kind": "trace", "file": str(trace)}})
+        )
+    return [
+        # applications.md
+        _scenario_error(_small(**{"traffic": [bulk | {"app": ptt}]})),
+        # conditioning.md
+        _police(cir="64kbps", conform_action="drop"),
+        _police(cir="64kbps", pir="128kbps", color_aware=colours),
+        # limits.md
+        _text_error(b"#" * (17 << 20)),
+        _text_error(b"name: s   \0"),
+        _scenario_error(_small(**{"name": "s\x1b"})),
+        _text_error(small + "---\n" + small),
+        # scenario.md
+        _scenario_error(_small(**{"run.duration": "1.5ns"})),
+        _scenario_error(_small(**{"topology.links.1.between": ["r", "r"]})),
+        _scenario_error(_small(**{"topology.links.1.tx_ring": 0})),
+        _scenario_error(_small(**{"topology.links.1.bandwidth": "0bps"})),
+        _scenario_error(
+            _small(**{"topology.links": [*_small()["topology"]["links"][:1], changing]})
+        ),
+        _scenario_error(_small(**{"interfaces.r.b.hold_queue": 0})),
+        _scenario_error(_small(**{"interfaces.r.b.changes": [{"at": "1s"}]})),
+        _scenario_error(_small(**{"traffic.0.to": "a"})),
+        _scenario_error(_small(**{"traffic.0.start": "1s", "traffic.0.stop": "1s"})),
+        _scenario_error(_small(**{"traffic.0.packets": 0})),
+        _scenario_error(_small(**{"traffic.0.send_jitter": "0s"})),
+        _scenario_error(
+            _small(**{"traffic.0.pattern": {"kind": "codec", "codec": "g729", "interval": "15ms"}})
+        ),
+        _scenario_error(
+            _small(
+                **{
+                    "traffic.0.pattern": {
+                        "kind": "onoff",
+                        "on": {"uniform": ["18s", "1s"]},
+                        "off": "1s",
+                        "during_on": {"kind": "cbr", "rate_pps": 10, "size": "100B"},
+                    }
+                }
+            )
+        ),
+        backwards,
+        # tcp.md
+        _scenario_error(_small(**{"traffic": [bulk | {"tcp": {"initial_window": 0}}]})),
+        _scenario_error(_small(**{"traffic": [bulk | {"tcp": {"receive_window": "100B"}}]})),
+    ]
+
+
+def _police(**police: object) -> str:
+    """The error of an input class of the small scenario policing to ``police``."""
+    return _input([{"name": "x", "match": {}, "police": police}])
+
+
+def _configuration_errors() -> list[str]:
+    """The configuration errors the disciplines' and conditioning's pages list, each made
+    by a policy that has it."""
+    default = {"name": "class-default", "bandwidth": "64kbps"}
+    data = {"name": "a", "match": {}, "bandwidth": "64kbps"}
+    shaped = data | {"shape": {"rate": "64kbps", "bc": "0B"}}
+    leaf = {"name": "a", "rate": "1Mbps", "match": {}}
+    deep = [{"name": "l0", "rate": "1Mbps"}]
+    deep += [{"name": f"l{k}", "parent": f"l{k - 1}", "rate": "1Mbps"} for k in range(1, 9)]
+    deep[-1]["match"] = {}
+    return [
+        # conditioning.md
+        _police(cir="0bps"),
+        _police(cir="64kbps", bc="0B"),
+        _police(cir="64kbps", pir="128kbps", be="0B"),
+        _police(cir="64kbps", violate_action="drop"),
+        # qdisc/cbwfq.md
+        _cbwfq(default, data),
+        _cbwfq(data, {"name": "class-default", "match": {"dscp": "EF"}, "bandwidth": "64kbps"}),
+        _cbwfq(data, {"name": "class-default", "priority": "64kbps"}),
+        _cbwfq({"name": "a", "match": {}, "priority": "0kbps"}),
+        _cbwfq(data | {"queue_limit": 0}),
+        _cbwfq({"name": "a", "match": {}, "priority": "64kbps", "burst": "8B"}),
+        _cbwfq(data | {"fair_queue": True}),
+        _cbwfq(shaped),
+        _cbwfq(data | {"shape": {"rate": "20Gbps", "bc": "1B"}}),
+        # qdisc/custom.md
+        _policy({"kind": "custom", "queues": {"17": {"byte_count": "1500B"}}}),
+        _policy({"kind": "custom", "queues": {"2": {"byte_count": "0B"}}}),
+        _policy({"kind": "custom", "queues": {"0": {"byte_count": "1500B"}}}),
+        _policy({"kind": "custom", "queues": {"1": {"byte_count": "1500B"}}, "default_queue": 20}),
+        # qdisc/drr.md
+        _policy({"kind": "drr", "classes": []}),
+        _policy({"kind": "drr", "classes": [{"name": "a", "quantum": "0B"}]}),
+        # qdisc/fq_codel.md
+        _policy({"kind": "fq_codel", "flows": 0}),
+        _policy({"kind": "fq_codel", "quantum": "0B"}),
+        _policy({"kind": "fq_codel", "limit": 0}),
+        _policy({"kind": "fq_codel", "target": "200ms"}),
+        _policy({"kind": "fq_codel", "interval": "0s"}),
+        # qdisc/htb.md
+        _htb([leaf | {"ceil": "512kbps"}]),
+        _htb([leaf | {"rate": "0bps"}]),
+        _htb([leaf | {"prio": 8}]),
+        _htb(deep),
+        # qdisc/tbf.md
+        _policy({"kind": "tbf", "rate": "2Mbps", "bc": "0B"}),
+        _policy({"kind": "tbf", "rate": "20Gbps", "bc": "1B"}),
     ]
 
 
