@@ -3,6 +3,7 @@ line, and how the documentation pages write figures."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -92,6 +93,13 @@ topology:
 traffic: []
 """
 """A scenario whose one link says `rat` for `rate` (line 6, column 25)."""
+
+
+def default_sigint() -> None:
+    """For ``preexec_fn``: the child takes SIGINT as a terminal's Ctrl-C, even when the
+    tests run with it ignored (a shell's background job ignores it, and children inherit
+    that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def qoslab_command(*args: object) -> list[str]:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import qoslab
+from conftest import default_sigint
 from qoslab.cli import main
 from qoslab.cli.common import event_count, memory_size
 
@@ -65,6 +66,7 @@ def _interrupted(script: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     process = subprocess.Popen(
         [sys.executable, "-c", script],
         cwd=cwd,
+        preexec_fn=default_sigint,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

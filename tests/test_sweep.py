@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import qoslab
+from conftest import default_sigint, qoslab_command
 from qoslab.cli import main
 from qoslab.experiment.plan import make_plan, parse_vary
 from qoslab.experiment.store import Store
@@ -376,7 +377,8 @@ def test_the_cli_prints_intervals_and_writes_the_folder(swept, tmp_path, capsys)
 def test_ctrl_c_keeps_the_finished_runs_and_says_how_to_go_on(swept, tmp_path):
     out = tmp_path / "out"
     process = subprocess.Popen(
-        [sys.executable, "-m", "qoslab", "sweep", str(swept), "--reps", "3000", "-o", str(out)],
+        qoslab_command("sweep", swept, "--reps", "3000", "-o", out),
+        preexec_fn=default_sigint,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
