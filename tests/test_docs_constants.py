@@ -2,8 +2,9 @@
 (``40 packets (`DEFAULT_LIMIT`)``, ``` `SLOW_CIR_BPS` (320 kbit/s) ```) are the constants'
 values in the core's source: a constant changed without its page fails here, naming both.
 
-A constant defined in several modules (``DEFAULT_LIMIT``) is read from the module of the
-page's name (``docs/qdisc/fifo.md`` → ``qdisc/fifo.rs``)."""
+A constant defined in several modules (``DEFAULT_LIMIT``) is read from the module the page
+names (``fifo::DEFAULT_LIMIT``), or else from the module of the page's name
+(``docs/qdisc/fifo.md`` → ``qdisc/fifo.rs``)."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "crates" / "qoslab-core" / "src"
 
 DEFINITION = re.compile(r"^\s*(?:pub(?:\(\w+\))? )?const ([A-Z][A-Z0-9_]*): [^=]+= (.+?);", re.M)
-UNIT = r"(?: ?(packets|segments|queues|B|KiB|MiB|ms|%|kbit/s))?"
-CONSTANT = r"`([A-Z][A-Z0-9]*_[A-Z0-9_]+)`"
+UNIT = r"(?: ?(packets|segments|queues|B|KiB|MiB|ms|s|%|kbit/s))?"
+CONSTANT = r"`((?:[a-z_]+::)?[A-Z][A-Z0-9]*_[A-Z0-9_]+)`"
 # "40 packets (`DEFAULT_LIMIT`)" and "`SLOW_CIR_BPS` (320 kbit/s)".
 BEFORE = re.compile(rf"(\d[\d ,.]*){UNIT} \({CONSTANT}")
 AFTER = re.compile(rf"{CONSTANT} \((\d[\d ,.]*){UNIT}\)")
@@ -47,9 +48,12 @@ DEFINED = definitions()
 
 
 def value(name: str, near: Path | None = None) -> float:
-    """The value of the constant ``name``, from the file ``near`` when several
-    define it."""
+    """The value of the constant ``name`` (``module::NAME`` names its file), from the file
+    ``near`` when several define it."""
+    module, _, name = name.rpartition("::")
     places = DEFINED[name]
+    if module:
+        near = next((path for path in places if path.stem == module), None)
     if len(places) > 1:
         assert near in places, f"`{name}` is defined in several files; none is {near}"
         expression = places[near]
@@ -82,8 +86,8 @@ def in_unit(number: str, unit: str | None, name: str) -> float:
     """The page's figure in the constant's own unit."""
     figure = float(number.replace(" ", "").replace(",", ""))
     scale = {"KiB": 1 << 10, "MiB": 1 << 20, "kbit/s": 1000}.get(unit or "", 1)
-    if unit == "ms" and name.endswith("_NS"):
-        scale = 1_000_000
+    if unit in ("ms", "s") and name.endswith("_NS"):
+        scale = 1_000_000 if unit == "ms" else 1_000_000_000
     if unit == "%" and name.endswith("_PPM"):
         scale = 10_000
     return figure * scale
@@ -115,7 +119,8 @@ def test_the_pages_name_constants_with_figures():
     ("page", "constant", "figure", "unit"), FIGURES, ids=[f"{p}:{c}" for p, c, _, _ in FIGURES]
 )
 def test_a_figure_the_pages_give_is_its_constants_value(page, constant, figure, unit):
-    assert constant in DEFINED, f"{page} names `{constant}`, which the core does not define"
+    defined = constant.rpartition("::")[2] in DEFINED
+    assert defined, f"{page} names `{constant}`, which the core does not define"
     module = (
         SOURCE / Path(page).relative_to("docs").with_suffix(".rs")
         if page.startswith("docs/")
