@@ -129,3 +129,10 @@ def test_statistics_backlog_examples():
         f"later removes {spaced(removed)} from the queue, so `enqueued + dropped` is "
         f"{spaced(enqueued + ftp['dropped_packets'])} for {spaced(enqueued)} arrivals" in page
     )
+
+
+def test_ordering_steps_of_the_python_front_end():
+    from qoslab.run import PROGRESS_STEPS
+
+    page = words(CONCEPTS / "ordering.md")
+    assert f"the Python front end advances it in {PROGRESS_STEPS} pieces" in page

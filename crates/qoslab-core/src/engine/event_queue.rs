@@ -396,11 +396,20 @@ mod tests {
     #[test]
     fn matches_a_sorted_shadow_model() {
         // Differential check against the obvious twin: a stable sort by time.
+        const EVENTS: u32 = 5_000;
+        const INSTANTS: u64 = 200;
+        let page = include_str!("../../../../docs/concepts/ordering.md");
+        let told =
+            format!("schedules {} 000 events at random times among {INSTANTS} instants", EVENTS / 1000);
+        assert!(
+            page.split_whitespace().collect::<Vec<_>>().join(" ").contains(&told),
+            "ordering.md: `{told}`"
+        );
         let mut rng = crate::engine::rng::Rng::from_seed_words(7, 0);
         let mut q = EventQueue::new();
         let mut shadow = Vec::new();
-        for i in 0..5_000u32 {
-            let t = SimTime(rng.next_u64() % 200);
+        for i in 0..EVENTS {
+            let t = SimTime(rng.next_u64() % INSTANTS);
             q.schedule(t, Event::SourceEmit(SourceId(i)));
             shadow.push((t, Event::SourceEmit(SourceId(i))));
         }
