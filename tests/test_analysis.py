@@ -461,3 +461,5 @@ def test_the_analysis_pages_figures():
     assert f"with M {normal['M']:.3f}, SD {normal['SD']:.3f} and bounds {normal['M-X']:.3f}" in page
     assert f"(1.96 · {normal['SD']:.3f} / √3 = {normal['M'] - normal['M-X']:.3f})" in page
     assert f"the t interval of the same trials is ±{student['M'] - student['M-X']:.3f}" in page
+    experiments = words(ROOT / "docs" / "experiments.md")
+    assert f"with three trials the t interval is {t3 / z:.1f} times wider" in experiments

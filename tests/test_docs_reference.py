@@ -247,3 +247,14 @@ def test_the_quality_pages_mos_floor():
     mos = 1 + 0.035 * crossing + crossing * (crossing - 60) * (100 - crossing) * 7e-6
     assert mos == pytest.approx(1)
     assert f"for R under about {crossing:.1f})" in page
+
+
+def test_the_plot_pages_voice_bands_are_the_plots():
+    """The voice plot's bands (G.109 Table 1) as the page gives them."""
+    from qoslab.plot.voice import BANDS
+
+    page = words(DOCS / "plots-and-reports.md")
+    ranges = ", ".join(f"{low:.0f}{DASH}{high:.0f} {name}" for low, high, _, _, name, _ in BANDS)
+    limits = [f"{low_mos:.2f}" for _, _, low_mos, _, _, _ in BANDS]
+    told = ", ".join(limits[:-1]) + f" and {limits[-1]}"
+    assert f"R {ranges}, with the MOS at each category's lower limit {told}" in page
