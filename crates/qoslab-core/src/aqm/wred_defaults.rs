@@ -77,6 +77,38 @@ mod tests {
         assert_eq!((min("EF"), min("0"), min("1"), min("63")), (36, 20, 20, 20));
     }
 
+    /// `docs/random-early-detection.md` gives these tables; they are the model's.
+    #[test]
+    fn the_pages_tables_are_the_defaults() {
+        let page = include_str!("../../../../docs/random-early-detection.md");
+        let page = page.split_whitespace().collect::<Vec<_>>().join(" ");
+        let told = |text: String| assert!(page.contains(&text), "random-early-detection.md lacks `{text}`");
+        let row = |values: Vec<u32>| values.iter().map(u32::to_string).collect::<Vec<_>>().join(" | ");
+        told(format!(
+            "| min (packets) | {} |",
+            row(precedence_profiles().iter().map(|p| p.min_packets).collect())
+        ));
+        let table = dscp_profiles();
+        let min = |name: &str| table[parse_dscp(name).unwrap() as usize].min_packets;
+        for (drop, label) in [(1, " (low drop precedence)"), (2, ""), (3, " (high drop precedence)")] {
+            let names: Vec<String> = (1..=4).map(|x| format!("AF{x}{drop}")).collect();
+            let mins: Vec<u32> = names.iter().map(|name| min(name)).collect();
+            assert!(mins.iter().all(|&m| m == mins[0]), "{names:?}");
+            told(format!("| {}{label} | {} |", names.join(", "), mins[0]));
+        }
+        let cs: Vec<String> = (1..=7).map(|k| min(&format!("CS{k}")).to_string()).collect();
+        told(format!("| CS1 … CS7 | {} |", cs.join(", ")));
+        told(format!("| EF | {} |", min("EF")));
+        told(format!("| 0 and every code point not named | {} |", min("0")));
+        let rio: Vec<String> = RIO_PROFILES
+            .iter()
+            .map(|p| format!("{}, {}, {}", p.min_packets, p.max_packets, p.denominator))
+            .collect();
+        told(format!("low (AFx1, and code points whose drop-precedence bits are 0) {}; medium (AFx2) {}; high (AFx3) {}.", rio[0], rio[1], rio[2]));
+        let first = precedence_profiles()[0];
+        told(format!("maximum {} packets, denominator {}, minimum", first.max_packets, first.denominator));
+    }
+
     #[test]
     fn drop_precedences() {
         let dp = |name: &str| drop_precedence(parse_dscp(name).unwrap());
