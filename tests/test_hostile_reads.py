@@ -246,6 +246,12 @@ TAMPERED_SWEEPS = {
             }
         ).encode(),
     ),
+    # Found by the readers' fuzz target: `Sweep.results` read the missing key.
+    "a run without its variant": lambda f: _tamper(
+        f,
+        "manifest.json",
+        (f / "manifest.json").read_bytes().replace(b'"variant":', b'"wariant":', 1),
+    ),
     "a run file truncated": lambda f: _tamper(
         f, f"runs/{_first_run(f)}", (f / "runs" / _first_run(f)).read_bytes()[:500]
     ),

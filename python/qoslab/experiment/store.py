@@ -340,7 +340,8 @@ def check_manifest(manifest: object, shown: Path) -> None:
             isinstance(run, dict)
             and isinstance(run.get("key"), str)
             and KEY.fullmatch(run["key"]) is not None
-            and (run.get("variant") is None or isinstance(run.get("variant"), str))
+            and "variant" in run
+            and (run["variant"] is None or isinstance(run["variant"], str))
             and type(run.get("replication")) is int
             and isinstance(run.get("settings"), list)
             and [
