@@ -252,6 +252,11 @@ TAMPERED_SWEEPS = {
         "manifest.json",
         (f / "manifest.json").read_bytes().replace(b'"variant":', b'"wariant":', 1),
     ),
+    "manifest without the scenario's name": lambda f: _tamper(
+        f,
+        "manifest.json",
+        (f / "manifest.json").read_bytes().replace(b'"scenario_name":', b'"scenario_nam":', 1),
+    ),
     "a run file truncated": lambda f: _tamper(
         f, f"runs/{_first_run(f)}", (f / "runs" / _first_run(f)).read_bytes()[:500]
     ),

@@ -306,8 +306,8 @@ class Store:
 
 def check_manifest(manifest: object, shown: Path) -> None:
     """Raise a ``ReadError`` unless ``manifest`` has what reading a sweep needs: a plan
-    with its varied keys, variants and replications, and runs each with a key, a variant,
-    settings and a replication."""
+    with its varied keys, variants and replications, runs each with a key, a variant,
+    settings and a replication, and the scenario's name and qoslab's version as text."""
     expect(isinstance(manifest, dict), shown, "is not a sweep's manifest (no JSON object)")
     assert isinstance(manifest, dict)
     plan = manifest.get("plan")
@@ -353,7 +353,7 @@ def check_manifest(manifest: object, shown: Path) -> None:
         )
         expect(ok, shown, f"run {number} lacks a key, variant, replication or the plan's settings")
     for field in ("scenario_name", "qoslab_version"):
-        expect(isinstance(manifest.get(field, ""), str), shown, f"{field} is not text")
+        expect(isinstance(manifest.get(field), str), shown, f"{field} is missing or not text")
 
 
 def _open_runs(descriptor: int, path: Path) -> int:
