@@ -539,6 +539,26 @@ def _configuration_errors() -> list[str]:
         _cbwfq(data | {"fair_queue": True}),
         _cbwfq(shaped),
         _cbwfq(data | {"shape": {"rate": "20Gbps", "bc": "1B"}}),
+        _cbwfq(data | {"priority_level": 1}),
+        _cbwfq(data | {"bandwidth_remaining_ratio": 2}),
+        *(
+            _cbwfq(*classes, scheduler="xe", **policy)
+            for classes, policy in [
+                ([data | {"priority_level": 3}], {}),
+                ([{"name": "a", "match": {}, "bandwidth_remaining_ratio": 0}], {}),
+                ([{"name": "b", "match": {}, "bandwidth_remaining_ratio": 2}, data], {}),
+                ([{"name": "v", "match": {}, "priority_level": 1}, data], {}),
+                ([VOICE_CLASS | {"fair_queue": True}], {}),
+                ([data], {"max_reserved": "80%"}),
+                (
+                    [
+                        {"name": "a", "match": {}, "bandwidth_remaining_ratio": 2},
+                        {"name": "b", "match": {}, "bandwidth_remaining": "20%"},
+                    ],
+                    {},
+                ),
+            ]
+        ),
         # qdisc/custom.md
         _policy({"kind": "custom", "queues": {"17": {"byte_count": "1500B"}}}),
         _policy({"kind": "custom", "queues": {"2": {"byte_count": "0B"}}}),

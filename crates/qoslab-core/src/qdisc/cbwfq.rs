@@ -29,16 +29,29 @@
 //! than the class's Bc + Be is dropped on arrival (`overlimit`). Priority classes are not
 //! shaped: their policer already holds them to their rate.
 //!
+//! **Schedulers.** The above is the pre-HQF scheduler of IOS 12.3/12.4 mainline
+//! (`scheduler: pre-hqf`, the default). With `scheduler: xe` the class queues are served as
+//! IOS XE serves them ([`super::three_parameter`]): each class's `bandwidth` is a minimum
+//! served first, and what the link has beyond the minimums goes to the backlogged classes in
+//! proportion to their excess weights (`bandwidth_remaining_ratio` or `bandwidth_remaining`,
+//! equal by default — class-default included); priority classes sit at level 1 or 2
+//! (`priority_level`), level 1 served first; a priority class without a rate is held only by
+//! its own `police`; queue limits default to IOS XE's ([`super::xe_policy`]), and the
+//! classes may reserve the whole rate.
+//!
 //! Percentages are of the interface's QoS bandwidth (IOS `bandwidth` command), not of the
 //! physical rate. `remaining` percentages are of what the priority classes leave. When the
 //! policy is attached, priority and bandwidth reservations together must not exceed
 //! `max_reserved` (75 % by default, IOS `max-reserved-bandwidth`) of the interface bandwidth
 //! (`docs/reference/ios-defaults.md`).
 
+use super::hqf_policy;
 use super::packet_queue::QueueLimit;
 use super::scfq::Scfq;
 use super::shaper_credit::{ShapeSpec, ShaperCredit};
+use super::three_parameter::ThreeParameter;
 use super::wfq::{precedence_weights, IOS_WEIGHT_NUMERATOR};
+use super::xe_policy;
 use super::{Dequeue, Interface, Qdisc, QdiscKind};
 use crate::aqm::{Admission, Red, RedSpec};
 use crate::classify::class_setup::{element_path, ClassNames, Rules};
@@ -74,6 +87,23 @@ pub const DEFAULT_DEFAULT_CLASS_QUEUES: u32 = 256;
 /// The name of the class that takes unmatched traffic.
 pub const CLASS_DEFAULT: &str = "class-default";
 
+/// Which IOS class scheduler a policy runs under.
+#[derive(Copy, Clone, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scheduler {
+    /// IOS 12.3/12.4 mainline and earlier: classes weighted by their bandwidth, the excess
+    /// shared in proportion (two parameters).
+    #[default]
+    PreHqf,
+    /// Classic IOS with the hierarchical queuing framework (12.4(20)T, 15.x): classes share
+    /// in proportion to their bandwidth, the unreserved bandwidth equally among the classes
+    /// without one; flow queues served equally.
+    Hqf,
+    /// IOS XE: minimum (`bandwidth`), maximum (`shape`) and excess weight (`bandwidth
+    /// remaining`, equal by default), with priority levels 1 and 2.
+    Xe,
+}
+
 /// `fair_queue: true` or `fair_queue: {dynamic_queues: 64}` on class-default.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(untagged)]
@@ -98,13 +128,20 @@ pub struct ClassSpec {
     pub condition: Option<MatchSpec>,
     /// LLQ: a strict-priority class with this policed rate (`64kbps` or `20%`).
     pub priority: Option<RateOrShare>,
+    /// IOS XE: the priority level, 1 (served first) or 2; a class with a level and no
+    /// `priority` rate is not held to a rate, except by its own `police`.
+    pub priority_level: Option<u8>,
     /// LLQ policer depth (default 200 ms at the priority rate).
     pub burst: Option<Size>,
     /// Guaranteed bandwidth (`64kbps` or `20%` of the interface bandwidth).
     pub bandwidth: Option<RateOrShare>,
-    /// Guaranteed share of the bandwidth the priority classes leave.
+    /// Before IOS XE: guaranteed share of the bandwidth the priority classes leave. Under
+    /// IOS XE: the class's weight in the excess, as a percentage.
     pub bandwidth_remaining: Option<Percent>,
-    /// Queue limit in packets (default 64).
+    /// IOS XE: the class's weight in the excess, 1–1000 (IOS `bandwidth remaining ratio`).
+    pub bandwidth_remaining_ratio: Option<u32>,
+    /// Queue limit in packets (default 64; under IOS XE 50 ms of 1500-byte packets at the
+    /// interface's rate, at least 64, and 512 for a priority class).
     pub queue_limit: Option<u32>,
     /// class-default only: flow-based fair queuing inside the class.
     pub fair_queue: Option<FairQueueSpec>,
@@ -125,10 +162,12 @@ pub struct ClassSpec {
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CbwfqParams {
+    /// The class scheduler: `pre-hqf` (default), `hqf` or `xe`.
+    pub scheduler: Option<Scheduler>,
     /// Classes in evaluation order.
     pub classes: Vec<ClassSpec>,
     /// Share of the interface bandwidth that priority and bandwidth classes may reserve
-    /// (default 75 %).
+    /// (default 75 %; not under IOS XE, which lets them reserve it all).
     pub max_reserved: Option<Percent>,
     /// Class weight constant (default 64).
     pub weight_constant: Option<u64>,
@@ -137,10 +176,14 @@ pub struct CbwfqParams {
 /// What a class does with its packets.
 #[derive(Clone, Debug)]
 enum ClassKind {
-    /// Into the priority queue, policed under congestion.
-    Priority(TokenBucket),
+    /// Into the priority queue of its level (0 for level 1), policed under congestion when
+    /// it has a rate, holding at most `limit` packets when it has one.
+    Priority { level: usize, policer: Option<TokenBucket>, limit: Option<usize> },
     /// Into its own scheduler queue with this weight and limit.
     Queue { queue: usize, weight: u64, limit: usize },
+    /// IOS XE: into flow queue `hash & mask` of its class queue, each flow queue holding at
+    /// most `limit` packets.
+    Flows { queue: usize, mask: u64, limit: usize },
     /// Into one of the fair-queued conversations `first..first + count`.
     FairQueue { first: usize, mask: u64, limit: usize },
 }
@@ -151,25 +194,72 @@ pub struct Cbwfq {
     names: Vec<String>,
     kinds: Vec<ClassKind>,
     classifier: Classifier,
-    priority_queue: VecDeque<(Packet, usize)>,
+    /// The priority queues of levels 1 and 2, with each packet's class.
+    priority_queues: [VecDeque<(Packet, usize)>; 2],
+    /// Per class: the packets it holds in its priority queue.
+    priority_held: Vec<usize>,
     /// Per class: the marker and the policer applied before queuing.
     conditioning: Vec<(Option<Marker>, Option<Policer>)>,
     /// Per class: the random early detection dropper of its queue, if any.
     droppers: Vec<Option<Red>>,
     /// Per class: the shaper its packets wait for, if it is shaped.
     shapers: Vec<Option<ShaperCredit>>,
-    scfq: Scfq,
+    queues: ClassQueues,
     queue_class: Vec<usize>,
     /// The flow hashes of the fair-queued class's conversations.
     flow_hashes: FlowHashMemo,
 }
 
+/// The scheduler among the class queues.
+#[derive(Clone, Debug)]
+enum ClassQueues {
+    /// Pre-HQF: by sequence number, the weight passed with each packet.
+    Scfq(Scfq),
+    /// IOS XE: minimum, then excess.
+    ThreeParameter(ThreeParameter),
+}
+
+impl ClassQueues {
+    fn queue_len(&self, queue: usize) -> usize {
+        match self {
+            ClassQueues::Scfq(s) => s.queue_len(queue),
+            ClassQueues::ThreeParameter(t) => t.queue_len(queue),
+        }
+    }
+
+    fn len_packets(&self) -> usize {
+        match self {
+            ClassQueues::Scfq(s) => s.len_packets(),
+            ClassQueues::ThreeParameter(t) => t.len_packets(),
+        }
+    }
+
+    /// Appends `packet` to `queue` (flow queue `flow` of it under IOS XE); `weight` is the
+    /// pre-HQF sequence-number weight.
+    fn push(&mut self, queue: usize, flow: usize, packet: Packet, weight: u64) {
+        match self {
+            ClassQueues::Scfq(s) => {
+                s.push(queue, packet, weight);
+            }
+            ClassQueues::ThreeParameter(t) => t.push(queue, flow, packet),
+        }
+    }
+
+    fn take_all(&mut self) -> Vec<Packet> {
+        match self {
+            ClassQueues::Scfq(s) => s.take_all(),
+            ClassQueues::ThreeParameter(t) => t.take_all(),
+        }
+    }
+}
+
 /// The weights of a fair-queued class's conversations, by IP precedence: flow-based WFQ's.
 const FAIR_QUEUE_WEIGHTS: [u64; 8] = precedence_weights(IOS_WEIGHT_NUMERATOR);
 
-fn fair_queue_count(spec: &FairQueueSpec, at: &str) -> Result<Option<u32>, Issue> {
+fn fair_queue_count(spec: &FairQueueSpec, at: &str, scheduler: Scheduler) -> Result<Option<u32>, Issue> {
     match *spec {
         FairQueueSpec::Switch(false) => Ok(None),
+        FairQueueSpec::Switch(true) if scheduler == Scheduler::Xe => Ok(Some(xe_policy::FAIR_QUEUE_FLOWS)),
         FairQueueSpec::Switch(true) => Ok(Some(DEFAULT_DEFAULT_CLASS_QUEUES)),
         FairQueueSpec::Queues { dynamic_queues: n } if (16..=4096).contains(&n) && n.is_power_of_two() => {
             Ok(Some(n))
@@ -181,11 +271,24 @@ fn fair_queue_count(spec: &FairQueueSpec, at: &str) -> Result<Option<u32>, Issue
     }
 }
 
+/// The depth of a priority class's policer: its `burst`, or 200 ms at its rate (at least
+/// the IOS minimum of 32 bytes).
+fn priority_burst_bytes(class: &ClassSpec, rate_bps: u64, at: &str) -> Result<u64, Issue> {
+    match class.burst {
+        Some(b) if (MIN_BURST_BYTES..=MAX_BURST_BYTES).contains(&b.0) => Ok(b.0),
+        Some(b) => Err(Issue::at(join_path(at, "burst"), format!("{} B is outside the IOS range", b.0))
+            .hint("use 32B to 2000000B")),
+        None => {
+            Ok(((rate_bps as u128 * DEFAULT_BURST_NS as u128 / 8_000_000_000) as u64).max(MIN_BURST_BYTES))
+        }
+    }
+}
+
 /// The number of conversation queues of a fair-queued class, or `None` for a FIFO class.
-fn fair_queues(class: &ClassSpec, at: &str) -> Result<Option<u32>, Issue> {
+fn fair_queues(class: &ClassSpec, at: &str, scheduler: Scheduler) -> Result<Option<u32>, Issue> {
     match &class.fair_queue {
         None => Ok(None),
-        Some(spec) => fair_queue_count(spec, &join_path(at, "fair_queue")),
+        Some(spec) => fair_queue_count(spec, &join_path(at, "fair_queue"), scheduler),
     }
 }
 
@@ -202,18 +305,45 @@ impl QdiscKind for Cbwfq {
         node_address: &dyn Fn(&str) -> Option<u32>,
     ) -> Result<Self, Issue> {
         let bw = interface.bandwidth_bps;
+        let scheduler = params.scheduler.unwrap_or_default();
+        let xe = scheduler == Scheduler::Xe;
+        let pre_hqf = scheduler == Scheduler::PreHqf;
         let class_at = |i: usize| element_path(at, "classes", i);
         let mut names = ClassNames::with_capacity(params.classes.len() + 1);
         for (i, class) in params.classes.iter().enumerate() {
             names.add(&class.name, "class", join_path(&class_at(i), "name"))?;
             let is_default = class.name == CLASS_DEFAULT;
             let here = class_at(i);
-            let forms =
-                [class.priority.is_some(), class.bandwidth.is_some(), class.bandwidth_remaining.is_some()];
+            let is_priority = class.priority.is_some() || class.priority_level.is_some();
+            if !xe {
+                let xe_only = [
+                    ("priority_level", class.priority_level.is_some()),
+                    ("bandwidth_remaining_ratio", class.bandwidth_remaining_ratio.is_some()),
+                ];
+                if let Some((key, _)) = xe_only.iter().find(|(_, given)| *given) {
+                    return Err(Issue::at(
+                        join_path(&here, key),
+                        format!("`{key}` belongs to the IOS XE scheduler"),
+                    )
+                    .hint("set `scheduler: xe` on the policy, or remove it"));
+                }
+            }
+            if class.priority_level.is_some_and(|level| !(1..=2).contains(&level)) {
+                return Err(Issue::at(
+                    join_path(&here, "priority_level"),
+                    "IOS XE has priority levels 1 and 2",
+                ));
+            }
+            let forms = [
+                is_priority,
+                class.bandwidth.is_some(),
+                class.bandwidth_remaining.is_some(),
+                class.bandwidth_remaining_ratio.is_some(),
+            ];
             if forms.iter().filter(|f| **f).count() > 1 {
                 return Err(Issue::at(
                     &here,
-                    "a class takes one of `priority`, `bandwidth` and `bandwidth_remaining`",
+                    "a class takes one of `priority`, `bandwidth`, `bandwidth_remaining` and `bandwidth_remaining_ratio`",
                 )
                 .hint("keep the one that says what the class needs"));
             }
@@ -227,9 +357,9 @@ impl QdiscKind for Cbwfq {
             if is_default && i + 1 != params.classes.len() {
                 return Err(Issue::at(&here, "class-default must be the last class"));
             }
-            if is_default && class.priority.is_some() {
+            if is_default && is_priority {
                 return Err(Issue::at(
-                    join_path(&here, "priority"),
+                    join_path(&here, if class.priority.is_some() { "priority" } else { "priority_level" }),
                     "class-default cannot be a priority class",
                 ));
             }
@@ -237,27 +367,35 @@ impl QdiscKind for Cbwfq {
                 return Err(Issue::at(&here, format!("class `{}` has no `match`", class.name))
                     .hint("add `match: {...}` (an empty `match: {}` takes every packet)"));
             }
-            if !is_default && class.fair_queue.is_some() {
+            if !pre_hqf && is_priority && class.fair_queue.is_some() {
+                return Err(Issue::at(
+                    join_path(&here, "fair_queue"),
+                    "a priority class cannot be fair-queued",
+                ));
+            }
+            if pre_hqf && !is_default && class.fair_queue.is_some() {
                 return Err(Issue::at(
                     join_path(&here, "fair_queue"),
                     "only class-default can be fair-queued here",
-                ));
+                )
+                .hint("HQF and IOS XE fair-queue any class: set `scheduler: hqf` or `scheduler: xe`"));
             }
-            if class.priority.is_some() && class.queue_limit.is_some() {
+            if pre_hqf && is_priority && class.queue_limit.is_some() {
                 return Err(Issue::at(
                     join_path(&here, "queue_limit"),
                     "a priority class has no queue of its own",
                 )
                 .hint("its traffic is bounded by its policer; remove `queue_limit`"));
             }
-            if class.shape.is_some() && class.priority.is_some() {
+            if class.shape.is_some() && is_priority {
                 return Err(Issue::at(join_path(&here, "shape"), "a priority class cannot be shaped")
                     .hint("its policer already holds it to its rate; shape a `bandwidth` class, or put the policy under a `tbf` shaper as its `child`"));
             }
             if class.burst.is_some() && class.priority.is_none() {
                 return Err(Issue::at(join_path(&here, "burst"), "`burst` belongs to a priority class"));
             }
-            if fair_queues(class, &here)?.is_some()
+            if pre_hqf
+                && fair_queues(class, &here, scheduler)?.is_some()
                 && (class.bandwidth.is_some() || class.bandwidth_remaining.is_some())
             {
                 return Err(Issue::at(join_path(&here, "fair_queue"), "a fair-queued class-default is scheduled by its conversations' weights, not by a bandwidth")
@@ -266,19 +404,19 @@ impl QdiscKind for Cbwfq {
             if class.bandwidth_remaining.is_some_and(|p| p.0 == 0 || p.0 > 1_000_000) {
                 return Err(Issue::at(join_path(&here, "bandwidth_remaining"), "must be from 1 % to 100 %"));
             }
-            if class.random_detect.is_some() && class.priority.is_some() {
+            if class.random_detect.is_some() && is_priority {
                 return Err(Issue::at(
                     join_path(&here, "random_detect"),
                     "a priority class has no queue of its own to run WRED on",
                 )
                 .hint("its traffic is bounded by its policer; remove `random_detect`"));
             }
-            if class.random_detect.is_some() && fair_queues(class, &here)?.is_some() {
+            if class.random_detect.is_some() && fair_queues(class, &here, scheduler)?.is_some() {
                 return Err(Issue::at(
                     join_path(&here, "random_detect"),
-                    "WRED on a fair-queued class-default is not modelled",
+                    "WRED on a fair-queued class is not modelled",
                 )
-                .hint("set `fair_queue: false` to give class-default one queue with WRED"));
+                .hint("set `fair_queue: false` to give the class one queue with WRED"));
             }
             if class.queue_limit == Some(0) {
                 return Err(Issue::at(
@@ -316,7 +454,17 @@ impl QdiscKind for Cbwfq {
             }
         }
         let reserved_bps: u64 = priority_bps.iter().chain(&bandwidth_bps).flatten().sum();
-        let max_reserved_ppm = params.max_reserved.map_or(DEFAULT_MAX_RESERVED_PPM, |p| p.0);
+        if xe && params.max_reserved.is_some() {
+            return Err(Issue::at(
+                join_path(at, "max_reserved"),
+                "IOS XE has no `max-reserved-bandwidth`: its classes may reserve the whole rate",
+            )
+            .hint("remove `max_reserved`"));
+        }
+        // HQF lets the classes reserve the whole interface bandwidth by default.
+        let default_max_reserved_ppm = if pre_hqf { DEFAULT_MAX_RESERVED_PPM } else { 1_000_000 };
+        let max_reserved_ppm =
+            if xe { 1_000_000 } else { params.max_reserved.map_or(default_max_reserved_ppm, |p| p.0) };
         if max_reserved_ppm == 0 || max_reserved_ppm > 1_000_000 {
             return Err(Issue::at(join_path(at, "max_reserved"), "must be above 0 % and at most 100 %"));
         }
@@ -332,7 +480,23 @@ impl QdiscKind for Cbwfq {
                     bw / 1000
                 ),
             )
-            .hint("lower the `priority` and `bandwidth` reservations, or raise `max_reserved` (IOS `max-reserved-bandwidth`, at most 100 %)"));
+            .hint(if xe { "lower the `priority` and `bandwidth` reservations" } else { "lower the `priority` and `bandwidth` reservations, or raise `max_reserved` (IOS `max-reserved-bandwidth`, at most 100 %)" }));
+        }
+        // A strict priority class held to no rate could take the whole link: no minimum
+        // beside it could be kept.
+        let unpoliced = params
+            .classes
+            .iter()
+            .position(|c| c.priority_level.is_some() && c.priority.is_none() && c.police.is_none());
+        if let (Some(p), Some(b)) = (unpoliced, bandwidth_bps.iter().position(Option::is_some)) {
+            return Err(Issue::at(
+                join_path(&class_at(b), "bandwidth"),
+                format!(
+                    "no minimum can be kept beside class `{}`, a priority class held to no rate",
+                    params.classes[p].name
+                ),
+            )
+            .hint("give the priority class a rate (`priority: 20%`) or a `police`, or share the excess with `bandwidth_remaining_ratio`"));
         }
         let remaining_sum_ppm: u64 =
             params.classes.iter().filter_map(|c| c.bandwidth_remaining.map(|p| p.0)).sum();
@@ -373,27 +537,37 @@ impl QdiscKind for Cbwfq {
         for (i, name) in names.iter().enumerate() {
             let spec = params.classes.get(i);
             let here = class_at(i);
-            let limit = spec.and_then(|c| c.queue_limit).unwrap_or(DEFAULT_QUEUE_LIMIT_PACKETS) as usize;
+            let default_limit =
+                if xe { xe_policy::default_queue_limit_packets(bw) } else { DEFAULT_QUEUE_LIMIT_PACKETS };
+            let limit = spec.and_then(|c| c.queue_limit).unwrap_or(default_limit) as usize;
             let kind = match spec {
-                Some(c) if c.priority.is_some() => {
-                    let rate_bps = priority_bps[i].expect("a priority class has a rate");
-                    let burst_bytes = match c.burst {
-                        Some(b) if (MIN_BURST_BYTES..=MAX_BURST_BYTES).contains(&b.0) => b.0,
-                        Some(b) => {
-                            return Err(Issue::at(
-                                join_path(&here, "burst"),
-                                format!("{} B is outside the IOS range", b.0),
-                            )
-                            .hint("use 32B to 2000000B"))
+                Some(c) if c.priority.is_some() || c.priority_level.is_some() => {
+                    let level = c.priority_level.unwrap_or(1) as usize - 1;
+                    let limit = match scheduler {
+                        Scheduler::PreHqf => None,
+                        Scheduler::Hqf => Some(c.queue_limit.unwrap_or(DEFAULT_QUEUE_LIMIT_PACKETS) as usize),
+                        Scheduler::Xe => {
+                            Some(c.queue_limit.unwrap_or(xe_policy::PRIORITY_QUEUE_LIMIT_PACKETS) as usize)
                         }
-                        // 200 ms at the rate, but not below the IOS minimum of 32 bytes.
-                        None => ((rate_bps as u128 * DEFAULT_BURST_NS as u128 / 8_000_000_000) as u64)
-                            .max(MIN_BURST_BYTES),
                     };
-                    ClassKind::Priority(TokenBucket::new(rate_bps, burst_bytes))
+                    let policer = match priority_bps[i] {
+                        Some(rate_bps) => {
+                            Some(TokenBucket::new(rate_bps, priority_burst_bytes(c, rate_bps, &here)?))
+                        }
+                        None => None,
+                    };
+                    ClassKind::Priority { level, policer, limit }
                 }
-                Some(c) if fair_queues(c, &here)?.is_some() => {
-                    let count = fair_queues(c, &here)?.expect("checked in the guard");
+                Some(c) if !pre_hqf => {
+                    queue_class.push(i);
+                    let queue = queue_class.len() - 1;
+                    match fair_queues(c, &here, scheduler)? {
+                        Some(count) => ClassKind::Flows { queue, mask: count as u64 - 1, limit },
+                        None => ClassKind::Queue { queue, weight: 0, limit },
+                    }
+                }
+                Some(c) if fair_queues(c, &here, scheduler)?.is_some() => {
+                    let count = fair_queues(c, &here, scheduler)?.expect("checked in the guard");
                     let first = queue_class.len();
                     queue_class.extend(std::iter::repeat_n(i, count as usize));
                     ClassKind::FairQueue { first, mask: count as u64 - 1, limit }
@@ -468,15 +642,63 @@ impl QdiscKind for Cbwfq {
         }
         // An unwritten class-default is not shaped.
         shapers.resize(names.len(), None);
+        let flows: Vec<usize> = kinds
+            .iter()
+            .map(|kind| match kind {
+                ClassKind::Flows { mask, .. } => *mask as usize + 1,
+                _ => 1,
+            })
+            .collect();
+        let queues = match scheduler {
+            Scheduler::PreHqf => ClassQueues::Scfq(Scfq::new(queue_class.len())),
+            Scheduler::Hqf => {
+                // A class's own rate: its bandwidth, or its share of what priority leaves.
+                let mut class_bps: Vec<Option<u64>> = params
+                    .classes
+                    .iter()
+                    .zip(&bandwidth_bps)
+                    .map(|(c, b)| {
+                        b.or(c
+                            .bandwidth_remaining
+                            .map(|p| (remaining_bps as u128 * p.0 as u128 / 1_000_000) as u64))
+                    })
+                    .collect();
+                class_bps.resize(names.len(), None);
+                let unreserved_bps = if uses_remaining {
+                    (remaining_bps as u128 * (1_000_000 - remaining_sum_ppm) as u128 / 1_000_000) as u64
+                } else {
+                    bw.saturating_sub(reserved_bps)
+                };
+                ClassQueues::ThreeParameter(ThreeParameter::new(&hqf_policy::queue_rates(
+                    &queue_class,
+                    &class_bps,
+                    unreserved_bps,
+                    bw,
+                    &flows,
+                )))
+            }
+            Scheduler::Xe => {
+                let mut min_bps = bandwidth_bps.clone();
+                min_bps.resize(names.len(), None);
+                ClassQueues::ThreeParameter(ThreeParameter::new(&xe_policy::queue_rates(
+                    &params.classes,
+                    &queue_class,
+                    &min_bps,
+                    &flows,
+                    &class_at,
+                )?))
+            }
+        };
         Ok(Cbwfq {
             names,
             kinds,
             classifier: rules.classifier(default_index),
-            priority_queue: VecDeque::new(),
+            priority_queues: [VecDeque::new(), VecDeque::new()],
+            priority_held: vec![0; shapers.len()],
             conditioning,
             droppers,
             shapers,
-            scfq: Scfq::new(queue_class.len()),
+            queues,
             queue_class,
             flow_hashes: FlowHashMemo::default(),
         })
@@ -487,10 +709,10 @@ impl Cbwfq {
     /// The class limit as a [`QueueLimit`], for documentation and tests.
     pub fn class_limit(&self, class: usize) -> Option<QueueLimit> {
         match self.kinds[class] {
-            ClassKind::Priority(_) => None,
-            ClassKind::Queue { limit, .. } | ClassKind::FairQueue { limit, .. } => {
-                Some(QueueLimit::Packets(limit as u32))
-            }
+            ClassKind::Priority { limit, .. } => limit.map(|l| QueueLimit::Packets(l as u32)),
+            ClassKind::Queue { limit, .. }
+            | ClassKind::Flows { limit, .. }
+            | ClassKind::FairQueue { limit, .. } => Some(QueueLimit::Packets(limit as u32)),
         }
     }
 }
@@ -519,16 +741,20 @@ impl Qdisc for Cbwfq {
         }
         let congested = !ctx.ring_has_room || self.len_packets() > 0;
         match &mut self.kinds[class] {
-            ClassKind::Priority(policer) => {
-                // The conditional policer: only under congestion (IOS pre-HQF LLQ).
-                if congested && !policer.conform(ctx.now, packet.size_bytes) {
+            ClassKind::Priority { level, policer, limit } => {
+                // The conditional policer: only under congestion (IOS LLQ).
+                if congested && policer.as_mut().is_some_and(|p| !p.conform(ctx.now, packet.size_bytes)) {
                     return ctx.drop_arrival(class, packet, DropReason::Policed);
                 }
+                if limit.is_some_and(|l| self.priority_held[class] >= l) {
+                    return ctx.drop_arrival(class, packet, DropReason::TailDrop);
+                }
                 ctx.enqueued(class, &packet);
-                self.priority_queue.push_back((packet, class));
+                self.priority_held[class] += 1;
+                self.priority_queues[*level].push_back((packet, class));
             }
             ClassKind::Queue { queue, weight, limit } => {
-                let held = self.scfq.queue_len(*queue);
+                let held = self.queues.queue_len(*queue);
                 let packet = match &mut self.droppers[class] {
                     Some(red) => match red.admit(packet, held as u64, held >= *limit, class, ctx) {
                         Admission::Accept(packet) => packet,
@@ -538,15 +764,26 @@ impl Qdisc for Cbwfq {
                     None => packet,
                 };
                 ctx.enqueued(class, &packet);
-                self.scfq.push(*queue, packet, *weight);
+                self.queues.push(*queue, 0, packet, *weight);
             }
-            ClassKind::FairQueue { first, mask, limit } => {
-                let queue = *first + (self.flow_hashes.hash(&packet) & *mask) as usize;
-                if self.scfq.queue_len(queue) >= *limit {
+            ClassKind::Flows { queue, mask, limit } => {
+                let flow = (self.flow_hashes.hash(&packet) & *mask) as usize;
+                let ClassQueues::ThreeParameter(three) = &mut self.queues else {
+                    unreachable!("flow queues belong to the HQF and IOS XE schedulers")
+                };
+                if three.flow_len(*queue, flow) >= *limit {
                     return ctx.drop_arrival(class, packet, DropReason::TailDrop);
                 }
                 ctx.enqueued(class, &packet);
-                self.scfq.push(queue, packet, FAIR_QUEUE_WEIGHTS[packet.precedence() as usize]);
+                three.push(*queue, flow, packet);
+            }
+            ClassKind::FairQueue { first, mask, limit } => {
+                let queue = *first + (self.flow_hashes.hash(&packet) & *mask) as usize;
+                if self.queues.queue_len(queue) >= *limit {
+                    return ctx.drop_arrival(class, packet, DropReason::TailDrop);
+                }
+                ctx.enqueued(class, &packet);
+                self.queues.push(queue, 0, packet, FAIR_QUEUE_WEIGHTS[packet.precedence() as usize]);
             }
         }
     }
@@ -556,19 +793,25 @@ impl Qdisc for Cbwfq {
         if let Some(packet) = self.dequeue_interleaved(ctx) {
             return Dequeue::Packet(packet);
         }
-        // Then the smallest sequence number among the heads that may leave now: an unshaped
-        // class's always, a shaped class's when its shaper has the credit.
+        // Then the class queues, among the heads that may leave now: an unshaped class's
+        // always, a shaped class's when its shaper has the credit.
         let now = ctx.now;
         let mut earliest = SimTime::NEVER;
         let (shapers, queue_class) = (&mut self.shapers, &self.queue_class);
-        let next = self.scfq.pop_first(|queue, head| match &mut shapers[queue_class[queue]] {
+        let may_leave = |queue: usize, head: &Packet| match &mut shapers[queue_class[queue]] {
             None => true,
             Some(shaper) => {
                 let at = shaper.ready_at(now, head.size_bytes);
                 earliest = earliest.min(at);
                 at == now
             }
-        });
+        };
+        let next = match &mut self.queues {
+            ClassQueues::Scfq(scfq) => scfq.pop_first(may_leave),
+            ClassQueues::ThreeParameter(three) => {
+                three.pop(now, may_leave).map(|(queue, packet, _)| (queue, packet))
+            }
+        };
         match next {
             Some((queue, packet)) => {
                 let class = self.queue_class[queue];
@@ -576,31 +819,37 @@ impl Qdisc for Cbwfq {
                     shaper.take(now, packet.size_bytes);
                 }
                 if let Some(red) = &mut self.droppers[class] {
-                    red.dequeued(&packet, self.scfq.queue_len(queue) as u64, now);
+                    red.dequeued(&packet, self.queues.queue_len(queue) as u64, now);
                 }
                 ctx.dequeued(class, &packet);
                 Dequeue::Packet(packet)
             }
             // Every head waits for its shaper.
-            None if self.scfq.len_packets() > 0 => Dequeue::NotBefore(earliest),
+            None if self.queues.len_packets() > 0 => Dequeue::NotBefore(earliest),
             None => Dequeue::Empty,
         }
     }
 
     fn len_packets(&self) -> usize {
-        self.priority_queue.len() + self.scfq.len_packets()
+        self.priority_queues[0].len() + self.priority_queues[1].len() + self.queues.len_packets()
     }
 
     #[inline]
     fn dequeue_interleaved(&mut self, ctx: &mut QdiscCtx) -> Option<Packet> {
-        let (packet, class) = self.priority_queue.pop_front()?;
+        let (packet, class) = match self.priority_queues[0].pop_front() {
+            Some(first) => first,
+            None => self.priority_queues[1].pop_front()?,
+        };
+        self.priority_held[class] -= 1;
         ctx.dequeued(class, &packet);
         Some(packet)
     }
 
     fn take_packets(&mut self) -> Vec<Packet> {
-        let mut packets: Vec<Packet> = self.priority_queue.drain(..).map(|(p, _)| p).collect();
-        packets.extend(self.scfq.take_all());
+        self.priority_held.iter_mut().for_each(|held| *held = 0);
+        let mut packets: Vec<Packet> =
+            self.priority_queues.iter_mut().flat_map(|q| q.drain(..)).map(|(p, _)| p).collect();
+        packets.extend(self.queues.take_all());
         packets
     }
 }
@@ -628,7 +877,7 @@ mod tests {
         assert_eq!(q.class_limit(0), None);
         // The default burst is 200 ms at 64 kbit/s = 1600 B: ten 160-byte packets conform at
         // once, the eleventh does not.
-        let ClassKind::Priority(mut policer) = q.kinds[0].clone() else { panic!() };
+        let ClassKind::Priority { policer: Some(mut policer), .. } = q.kinds[0].clone() else { panic!() };
         assert!((0..10).all(|_| policer.conform(SimTime::ZERO, 160)));
         assert!(!policer.conform(SimTime::ZERO, 160));
         // Weights: constant 64 × 1 Mbit/s / 100 kbit/s = 640; class-default gets the
@@ -715,6 +964,130 @@ mod tests {
             assert_eq!(issue.key_path, path, "{yaml}");
             assert!(issue.message.contains(fragment), "{yaml}: {}", issue.message);
         }
+    }
+
+    #[test]
+    fn ios_xe_rules() {
+        let cases = [
+            ("{classes: [{name: v, match: {}, priority_level: 1, police: {cir: 100kbps}}]}", "p.classes[0].priority_level", "belongs to the IOS XE scheduler"),
+            ("{classes: [{name: a, match: {}, bandwidth_remaining_ratio: 4}]}", "p.classes[0].bandwidth_remaining_ratio", "belongs to the IOS XE scheduler"),
+            ("{scheduler: xe, classes: [{name: v, match: {}, priority_level: 3}]}", "p.classes[0].priority_level", "levels 1 and 2"),
+            ("{scheduler: xe, max_reserved: 90%, classes: [{name: a, match: {}, bandwidth: 10%}]}", "p.max_reserved", "no `max-reserved-bandwidth`"),
+            ("{scheduler: xe, classes: [{name: a, match: {}, bandwidth: 60%}, {name: b, match: {}, priority: 50%}]}", "p", "the classes reserve 1100 kbit/s, but only 1000 kbit/s"),
+            ("{scheduler: xe, classes: [{name: v, match: {}, priority_level: 1}, {name: a, match: {}, bandwidth: 10%}]}", "p.classes[1].bandwidth", "held to no rate"),
+            ("{scheduler: xe, classes: [{name: a, match: {}, bandwidth_remaining_ratio: 5}, {name: b, match: {}, bandwidth: 10%}]}", "p.classes[1].bandwidth", "refuses `bandwidth`"),
+            ("{scheduler: xe, classes: [{name: a, match: {}, bandwidth_remaining_ratio: 0}]}", "p.classes[0].bandwidth_remaining_ratio", "outside the IOS XE range"),
+            ("{scheduler: xe, classes: [{name: a, match: {}, bandwidth_remaining_ratio: 5}, {name: b, match: {}, bandwidth_remaining: 10%}]}", "p.classes[1]", "ratios or as percentages"),
+            ("{scheduler: xe, classes: [{name: a, match: {}, priority: 10%, bandwidth_remaining_ratio: 5}]}", "p.classes[0]", "one of"),
+            ("{scheduler: xe, classes: [{name: v, match: {}, priority: 10%, fair_queue: true}]}", "p.classes[0].fair_queue", "cannot be fair-queued"),
+            ("{classes: [{name: a, match: {}, bandwidth: 10%, fair_queue: true}]}", "p.classes[0].fair_queue", "only class-default"),
+        ];
+        for (yaml, path, fragment) in cases {
+            let issue = build(yaml).err().unwrap_or_else(|| panic!("accepted: {yaml}"));
+            assert_eq!(issue.key_path, path, "{yaml}");
+            assert!(issue.message.contains(fragment), "{yaml}: {}", issue.message);
+        }
+        // Accepted: a class with neither a minimum nor a weight, an unpoliced priority level
+        // beside excess weights, a priority class with its own queue limit.
+        for yaml in [
+            "{scheduler: xe, classes: [{name: a, match: {dscp: AF11}, shape: {rate: 100kbps}}]}",
+            "{scheduler: xe, classes: [{name: v, match: {}, priority_level: 1}, {name: a, match: {}, bandwidth_remaining_ratio: 4}]}",
+            "{scheduler: xe, classes: [{name: v, match: {}, priority: 10%, queue_limit: 20}]}",
+            "{scheduler: xe, classes: [{name: a, match: {}, bandwidth: 10%, fair_queue: true}, {name: class-default, bandwidth: 10%, fair_queue: {dynamic_queues: 32}}]}",
+        ] {
+            assert!(build(yaml).is_ok(), "{yaml}: {:?}", build(yaml).err());
+        }
+    }
+
+    #[test]
+    fn hqf_rules() {
+        // Fair-queued user classes, a priority queue of 64 packets, reservations up to 100 %.
+        let q = build("{scheduler: hqf, classes: [{name: v, match: {dscp: EF}, priority: 40%}, {name: a, match: {}, bandwidth: 60%, fair_queue: true}]}")
+            .unwrap();
+        assert_eq!(q.class_limit(0), Some(QueueLimit::Packets(64)));
+        assert!(matches!(q.kinds[1], ClassKind::Flows { mask: 255, limit: 64, .. }));
+        // A class with neither priority nor bandwidth takes an equal part of the rest.
+        assert!(build("{scheduler: hqf, classes: [{name: a, match: {}, fair_queue: true}]}").is_ok());
+        let issue =
+            build("{scheduler: hqf, classes: [{name: v, match: {}, priority: 10%, fair_queue: true}]}")
+                .unwrap_err();
+        assert_eq!(
+            (issue.key_path.as_str(), issue.message.as_str()),
+            ("p.classes[0].fair_queue", "a priority class cannot be fair-queued")
+        );
+        let issue =
+            build("{scheduler: hqf, classes: [{name: v, match: {}, priority_level: 2}]}").unwrap_err();
+        assert!(issue.message.contains("belongs to the IOS XE scheduler"), "{}", issue.message);
+    }
+
+    #[test]
+    fn ios_xe_queue_limits() {
+        // 1 Mbit/s: 50 ms of 1500-byte packets is 5, raised to 64; priority queues hold 512.
+        let q = build("{scheduler: xe, classes: [{name: v, match: {dscp: EF}, priority_level: 1, police: {cir: 100kbps}}, {name: a, match: {}, bandwidth: 10%}]}")
+            .unwrap();
+        let limits: Vec<Option<QueueLimit>> = (0..3).map(|c| q.class_limit(c)).collect();
+        assert_eq!(
+            limits,
+            [Some(QueueLimit::Packets(512)), Some(QueueLimit::Packets(64)), Some(QueueLimit::Packets(64))]
+        );
+        // A priority queue full at its limit drops the next packet at the tail.
+        let mut q = build(
+            "{scheduler: xe, classes: [{name: v, match: {dscp: EF}, priority_level: 1, queue_limit: 2}]}",
+        )
+        .unwrap();
+        let mut h = harness(2);
+        (0..3).for_each(|id| q.enqueue(packet(id, 100, 46), &mut h.ctx()));
+        assert_eq!((q.len_packets(), h.classes[0].dropped_for(DropReason::TailDrop)), (2, 1));
+    }
+
+    #[test]
+    fn ios_xe_flow_queues_share_a_class_equally() {
+        // class-default fair-queued under IOS XE: two flows, one of 100-byte and one of
+        // 1000-byte packets, each kept at 10 packets: equal bytes within two quanta, and
+        // each flow queue holds at most the class's queue limit.
+        let mut q =
+            build("{scheduler: xe, classes: [{name: class-default, fair_queue: true, queue_limit: 10}]}")
+                .unwrap();
+        let mut h = harness(1);
+        let offer = |q: &mut Cbwfq, h: &mut Harness, id: u64, size: u32| {
+            let mut p = packet(id, size, 0);
+            p.src_port = if size == 100 { 1000 } else { 2000 };
+            q.enqueue(p, &mut h.ctx());
+        };
+        for id in 0..12 {
+            offer(&mut q, &mut h, id, 100);
+            offer(&mut q, &mut h, 100 + id, 1000);
+        }
+        assert_eq!((q.len_packets(), h.classes[0].dropped_for(DropReason::TailDrop)), (20, 4));
+        let mut sent = [0u64; 2];
+        for id in 1000..21_000 {
+            let Dequeue::Packet(p) = q.dequeue(&mut h.ctx()) else { panic!("backlogged") };
+            sent[usize::from(p.size_bytes == 1000)] += u64::from(p.size_bytes);
+            offer(&mut q, &mut h, id, p.size_bytes);
+        }
+        assert!(sent[0].abs_diff(sent[1]) <= 2 * 1500, "{sent:?}");
+    }
+
+    #[test]
+    fn priority_level_1_goes_before_level_2() {
+        let mut q = build(
+            "{scheduler: xe, classes: [
+            {name: video, match: {dscp: AF41}, priority_level: 2, priority: 30%},
+            {name: voice, match: {dscp: EF}, priority_level: 1, priority: 20%}]}",
+        )
+        .unwrap();
+        let mut h = harness(3);
+        q.enqueue(packet(1, 1000, 0), &mut h.ctx());
+        q.enqueue(packet(2, 500, 34), &mut h.ctx());
+        q.enqueue(packet(3, 500, 34), &mut h.ctx());
+        q.enqueue(packet(4, 200, 46), &mut h.ctx());
+        let order: Vec<u64> = std::iter::from_fn(|| match q.dequeue(&mut h.ctx()) {
+            Dequeue::Packet(p) => Some(p.id),
+            Dequeue::Empty | Dequeue::NotBefore(_) => None,
+        })
+        .collect();
+        assert_eq!(order, [4, 2, 3, 1]);
+        assert_eq!(q.priority_held, [0, 0, 0]);
     }
 
     /// Serves `q` over a link of `link_bps` (a ring of one packet, no framing) for
