@@ -23,7 +23,7 @@ import pytest
 import yaml
 
 import qoslab
-from conftest import MISSPELT_KEY, small_scenario
+from conftest import MISSPELT_KEY, qoslab_process, small_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "crates" / "qoslab-core" / "tests" / "config_cases" / "bad_inputs.yaml"
@@ -285,6 +285,15 @@ def _written_files() -> list[str]:
     return produced
 
 
+def _ios_check_output() -> list[str]:
+    """What ``qoslab ios check`` prints for the IOS XE branch configuration claiming to be
+    12.4 (ios.md)."""
+    text = (ROOT / "tests" / "ios" / "metro-e-branch-xe.txt").read_text(encoding="utf-8")
+    with tempfile.TemporaryDirectory() as scratch:
+        (Path(scratch) / "br1.cfg").write_text(text.replace("version 17.6", "version 12.4"))
+        return qoslab_process("ios", "check", "br1.cfg", cwd=Path(scratch)).stdout.splitlines()
+
+
 def _produced_here() -> list[str]:
     """The messages the documents quote beyond the bad scenarios' cases, each made by the
     input that gives it."""
@@ -356,6 +365,7 @@ def _produced_here() -> list[str]:
                 }
             )
         ),
+        *_ios_check_output(),
         # qdisc/cbwfq.md
         _cbwfq(VOICE_CLASS, VOICE_CLASS),
         _cbwfq(VOICE_CLASS | {"bandwidth": "64kbps"}),

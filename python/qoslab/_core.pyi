@@ -77,20 +77,35 @@ def ios_read(path: str) -> str:
     """The text of a configuration file. Raises ``ScenarioError`` for a missing file, a
     folder, a file above 16 MiB or text that is not UTF-8 (naming the byte offset)."""
 
-def ios_check(text: str) -> list[tuple[str, int, int, str, str | None]]:
+def ios_check(
+    text: str, scheduler: str | None = None
+) -> list[tuple[str, int, int, str, str | None]]:
     """Every finding of a Cisco IOS configuration, each interface resolved and built as a
     run builds it: ``(severity, line, column, message, hint)``, severity ``"warning"`` (a
-    line not modelled) or ``"error"``."""
+    line not modelled) or ``"error"``. ``scheduler`` (``"pre-hqf"``, ``"hqf"``, ``"xe"``)
+    names the router's class scheduler; by default it is read from the configuration."""
+
+def ios_flavour(text: str, scheduler: str | None = None) -> tuple[str, str] | None:
+    """The class scheduler the configuration runs under and why: ``(name, reason)``, or
+    ``None`` when its syntax contradicts itself or ``scheduler`` (``ios_check`` says where)."""
 
 def ios_interfaces(text: str) -> list[str]:
     """The configuration's interfaces, by their canonical names (``Serial0/1/1``)."""
 
-def ios_explain(text: str, interface: str, rate: str | None = None, origin: str = "<text>") -> str:
+def ios_explain(
+    text: str,
+    interface: str,
+    rate: str | None = None,
+    origin: str = "<text>",
+    scheduler: str | None = None,
+) -> str:
     """What the interface's configuration does, in words and bit rates; ``rate`` is the
     link's physical rate (``"128kbps"``). Raises ``ScenarioError`` naming
     ``origin:line:column`` if a run would refuse the interface."""
 
-def ios_to_yaml(text: str, interface: str, origin: str = "<text>") -> str:
+def ios_to_yaml(
+    text: str, interface: str, origin: str = "<text>", scheduler: str | None = None
+) -> str:
     """The interface as the YAML of a scenario's ``interfaces.NODE.PEER`` entry. Raises
     ``ScenarioError`` naming ``origin:line:column`` if a run would refuse the interface."""
 

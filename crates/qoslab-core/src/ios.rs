@@ -16,15 +16,18 @@ pub(crate) mod check;
 pub(crate) mod config;
 pub(crate) mod explain;
 pub(crate) mod export;
+pub(crate) mod flavour;
 pub(crate) mod keywords;
 pub(crate) mod lines;
 pub(crate) mod parse;
 pub(crate) mod source;
 pub(crate) mod translate;
 
+pub use crate::qdisc::cbwfq::Scheduler;
 pub use check::{check, resolve, Resolved};
 pub use config::{Diagnostic, IosConfig, Severity};
 pub use explain::{explain, to_yaml};
+pub use flavour::{flavour, scheduler_name, Flavour};
 pub use parse::parse;
 pub use source::{read_config, MAX_CONFIG_BYTES};
 pub use translate::{interface_settings, InterfaceSettings};

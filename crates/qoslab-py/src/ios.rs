@@ -4,7 +4,10 @@
 use crate::errors::{scenario_error, ScenarioError};
 use crate::{core_overrides, OverrideArg};
 use pyo3::prelude::*;
-use qoslab_core::ios::{check, explain, parse, read_config, resolve, to_yaml, Diagnostic, Severity};
+use qoslab_core::ios::{
+    check, explain, flavour, parse, read_config, resolve, scheduler_name, to_yaml, Diagnostic, IosConfig,
+    Scheduler, Severity,
+};
 use qoslab_core::Selection;
 use std::path::Path;
 
@@ -20,17 +23,49 @@ pub fn ios_read(path: &str) -> PyResult<String> {
     read_config(Path::new(path)).map_err(|e| ScenarioError::new_err(format!("{} ({})", e.message, e.hint)))
 }
 
+/// `text` read, with the class scheduler the user names (`pre-hqf`, `hqf`, `xe`) if any.
+fn read_told(text: &str, scheduler: Option<&str>) -> PyResult<IosConfig> {
+    let mut config = parse(text);
+    config.told_scheduler = match scheduler {
+        None => None,
+        Some("pre-hqf") => Some(Scheduler::PreHqf),
+        Some("hqf") => Some(Scheduler::Hqf),
+        Some("xe") => Some(Scheduler::Xe),
+        Some(other) => {
+            return Err(ScenarioError::new_err(format!(
+                "--scheduler: `{other}` is not a scheduler (use pre-hqf, hqf or xe)"
+            )))
+        }
+    };
+    Ok(config)
+}
+
+/// The class scheduler the configuration runs under and why, as `(name, reason)`; `None`
+/// when its syntax contradicts itself or `scheduler` (`ios_check` reports that).
+#[pyfunction]
+#[pyo3(signature = (text, scheduler = None))]
+pub fn ios_flavour(text: &str, scheduler: Option<&str>) -> PyResult<Option<(String, String)>> {
+    let config = read_told(text, scheduler)?;
+    Ok(flavour(&config, config.told_scheduler)
+        .ok()
+        .map(|f| (scheduler_name(f.scheduler).to_owned(), f.reason)))
+}
+
+/// One finding: severity, line, column, message, hint.
+type Finding = (String, usize, usize, String, Option<String>);
+
 /// Every finding of a configuration, each interface resolved and built as a run builds it:
 /// `(severity, line, column, message, hint)`, severity `"warning"` or `"error"`.
 #[pyfunction]
-pub fn ios_check(text: &str) -> Vec<(String, usize, usize, String, Option<String>)> {
-    check(&parse(text))
+#[pyo3(signature = (text, scheduler = None))]
+pub fn ios_check(text: &str, scheduler: Option<&str>) -> PyResult<Vec<Finding>> {
+    Ok(check(&read_told(text, scheduler)?)
         .into_iter()
         .map(|d| {
             let severity = if d.severity == Severity::Error { "error" } else { "warning" };
             (severity.to_owned(), d.line, d.column, d.message, d.hint)
         })
-        .collect()
+        .collect())
 }
 
 /// The configuration's interfaces, by their canonical names.
@@ -42,20 +77,28 @@ pub fn ios_interfaces(text: &str) -> Vec<String> {
 /// What interface `interface` does; `rate` is the link's physical rate (`"128kbps"`);
 /// `origin` names the text in errors.
 #[pyfunction]
-#[pyo3(signature = (text, interface, rate = None, origin = "<text>"))]
-pub fn ios_explain(text: &str, interface: &str, rate: Option<&str>, origin: &str) -> PyResult<String> {
+#[pyo3(signature = (text, interface, rate = None, origin = "<text>", scheduler = None))]
+pub fn ios_explain(
+    text: &str,
+    interface: &str,
+    rate: Option<&str>,
+    origin: &str,
+    scheduler: Option<&str>,
+) -> PyResult<String> {
     let rate_bps = rate
         .map(|r| qoslab_core::parse_rate_bps(r).map_err(|e| ScenarioError::new_err(format!("--rate: {e}"))))
         .transpose()?;
-    explain(&parse(text), interface, rate_bps).map_err(located(origin))
+    explain(&read_told(text, scheduler)?, interface, rate_bps).map_err(located(origin))
 }
 
 /// Interface `interface` as the YAML of a scenario's `interfaces.NODE.PEER` entry, refused
 /// (naming the place in `origin`) when a run would refuse it.
 #[pyfunction]
-#[pyo3(signature = (text, interface, origin = "<text>"))]
-pub fn ios_to_yaml(text: &str, interface: &str, origin: &str) -> PyResult<String> {
-    resolve(&parse(text), interface, None).map(|r| to_yaml(&r.settings)).map_err(located(origin))
+#[pyo3(signature = (text, interface, origin = "<text>", scheduler = None))]
+pub fn ios_to_yaml(text: &str, interface: &str, origin: &str, scheduler: Option<&str>) -> PyResult<String> {
+    resolve(&read_told(text, scheduler)?, interface, None)
+        .map(|r| to_yaml(&r.settings))
+        .map_err(located(origin))
 }
 
 /// Interface `interface` (`NODE.PEER`) of the scenario `text` as Cisco IOS configuration

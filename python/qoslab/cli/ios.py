@@ -16,6 +16,7 @@ from pathlib import Path
 from qoslab._core import (
     ios_check,
     ios_explain,
+    ios_flavour,
     ios_from_yaml,
     ios_interfaces,
     ios_read,
@@ -30,6 +31,18 @@ from qoslab.cli.common import (
 from qoslab.cli.text import counted, visible
 from qoslab.output import write_file
 from qoslab.scenario import pairs, scenario_text
+
+SCHEDULERS = ("pre-hqf", "hqf", "xe")
+"""The class schedulers a router may run: IOS before HQF, classic IOS with HQF, IOS XE."""
+
+
+def add_scheduler_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--scheduler",
+        choices=SCHEDULERS,
+        help="the router's class scheduler (default: read from the `version` line and the "
+        "syntax: 16.x and later IOS XE, 15.x HQF, 12.x and none pre-HQF)",
+    )
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -48,6 +61,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "would refuse (errors), each at its line and column",
     )
     check.add_argument("file", metavar="FILE", help="configuration text file")
+    add_scheduler_option(check)
     check.set_defaults(main=main_check)
     explain = actions.add_parser(
         "explain",
@@ -59,6 +73,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     explain.add_argument(
         "--rate", help="the link's physical rate, e.g. 128kbps (default: its clock rate)"
     )
+    add_scheduler_option(explain)
     explain.set_defaults(main=main_explain)
     to_yaml = actions.add_parser(
         "to-yaml",
@@ -67,6 +82,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     to_yaml.add_argument("file", metavar="FILE", help="configuration text file")
     to_yaml.add_argument("--interface", help="the interface (required if there are several)")
+    add_scheduler_option(to_yaml)
     to_yaml.set_defaults(main=main_to_yaml)
     from_yaml = actions.add_parser(
         "from-yaml",
@@ -96,7 +112,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def main_check(args: argparse.Namespace) -> int:
-    findings = ios_check(ios_read(args.file))
+    config = ios_read(args.file)
+    findings = ios_check(config, args.scheduler)
     shown = visible(args.file)
     for severity, line, column, message, hint in findings:
         where = f"{shown}:{line}:{column}" if line else shown
@@ -106,6 +123,10 @@ def main_check(args: argparse.Namespace) -> int:
         print(text)
     errors = sum(1 for finding in findings if finding[0] == "error")
     warnings = len(findings) - errors
+    flavour = ios_flavour(config, args.scheduler)
+    if flavour is not None:
+        name, reason = flavour
+        print(f"{shown}: the `{name}` class scheduler: {visible(reason)}")
     print(f"{shown}: {counted(errors, 'error')}, {counted(warnings, 'line')} not modelled")
     return EXIT_BAD_INPUT if errors else 0
 
@@ -117,7 +138,7 @@ def main_explain(args: argparse.Namespace) -> int:
         print(f"{visible(args.file)}: no interfaces", file=sys.stderr)
         return EXIT_BAD_INPUT
     for name in names:
-        print(ios_explain(text, name, args.rate, args.file), end="")
+        print(ios_explain(text, name, args.rate, args.file, args.scheduler), end="")
     return 0
 
 
@@ -134,7 +155,7 @@ def main_to_yaml(args: argparse.Namespace) -> int:
             )
             return EXIT_BAD_INPUT
         name = names[0]
-    yaml = ios_to_yaml(text, name, args.file)
+    yaml = ios_to_yaml(text, name, args.file, args.scheduler)
     print(f"# {visible(name)} from {visible(args.file)}")
     print(yaml, end="")
     return 0

@@ -89,6 +89,9 @@ fn read<T: DeserializeOwned>(value: &Value, at: &str) -> Result<T, Issue> {
 /// once, in line order.
 pub fn check(config: &IosConfig) -> Vec<Diagnostic> {
     let mut found = config.diagnostics.clone();
+    if let Err(error) = super::flavour::flavour(config, config.told_scheduler) {
+        found.push(error);
+    }
     if !config.has_errors() {
         for interface in &config.interfaces {
             if let Err(error) = resolve(config, &interface.name, None) {

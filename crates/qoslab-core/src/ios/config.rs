@@ -251,6 +251,15 @@ pub struct IosConfig {
     pub cos_queue_groups: BTreeMap<String, CosQueueGroup>,
     /// Interfaces in order.
     pub interfaces: Vec<Interface>,
+    /// The `version` line: the release as written, and where.
+    pub version: Option<(String, Place)>,
+    /// The first command only IOS XE accepts (`priority level`, `bandwidth remaining
+    /// ratio`), and where.
+    pub xe_syntax: Option<(Place, &'static str)>,
+    /// The first command IOS XE refuses (`max-reserved-bandwidth`, legacy queuing), and where.
+    pub classic_syntax: Option<(Place, &'static str)>,
+    /// The class scheduler the user says the router runs (else it is inferred).
+    pub told_scheduler: Option<crate::qdisc::cbwfq::Scheduler>,
     /// Warnings and errors, in line order.
     pub diagnostics: Vec<Diagnostic>,
 }

@@ -41,6 +41,7 @@ const GLOBAL: &[&str] = &[
     "interface",
     "route-map",
     "cos-queue-group",
+    "version",
     "end",
     "exit",
 ];
@@ -169,6 +170,10 @@ pub mod range {
     pub const MDRR_WEIGHT: (u64, u64) = (1, 2_048);
     /// `ppp multilink fragment delay`, ms.
     pub const FRAGMENT_DELAY_MS: (u64, u64) = (1, 1_000);
+    /// IOS XE `bandwidth remaining ratio`.
+    pub const REMAINING_RATIO: (u64, u64) = (1, 1_000);
+    /// IOS XE `priority level`.
+    pub const PRIORITY_LEVEL: (u64, u64) = (1, 2);
 }
 
 /// The next word as a number within IOS's `(low, high)` range for `what`.
@@ -438,6 +443,12 @@ impl Parser {
                     .entry(name.to_owned())
                     .or_insert(PolicyMap { classes: Vec::new(), place });
                 self.enter(Mode::PolicyMap(name.to_owned()), line);
+                Ok(Outcome::Done)
+            }
+            (Mode::Global, "version") => {
+                let column = words.column();
+                let version = words.next().ok_or_else(|| problem(column, "the version number is missing"))?;
+                self.config.version = Some((version.to_owned(), (line.number, column)));
                 Ok(Outcome::Done)
             }
             (Mode::Global, "priority-list") => self.priority_list(line, words),
@@ -752,8 +763,14 @@ impl Parser {
                     _ => return Err(problem(column, "expected `input` or `output`")),
                 }
             }
-            "priority-group" => interface.priority_group = Some(name(words, "the priority-list number")?),
-            "custom-queue-list" => interface.custom_queue_list = Some(name(words, "the queue-list number")?),
+            "priority-group" => {
+                interface.priority_group = Some(name(words, "the priority-list number")?);
+                self.config.classic_syntax.get_or_insert((place, "priority-group"));
+            }
+            "custom-queue-list" => {
+                interface.custom_queue_list = Some(name(words, "the queue-list number")?);
+                self.config.classic_syntax.get_or_insert((place, "custom-queue-list"));
+            }
             "fair-queue" => {
                 let cdt = words
                     .peek()
@@ -800,6 +817,7 @@ impl Parser {
             "max-reserved-bandwidth" => {
                 interface.max_reserved_pct = Some(percent(words)?);
                 interface.places.insert("max_reserved".into(), place);
+                self.config.classic_syntax.get_or_insert((place, "max-reserved-bandwidth"));
             }
             "ppp" => {
                 let rest = line.rest(1).to_ascii_lowercase();
@@ -908,10 +926,13 @@ impl Parser {
         let bps =
             |words: &mut Words| -> Result<u64, Problem> { ranged(words, "a rate in bit/s", range::RATE_BPS) };
         // The setting this command writes, for errors found when the policy is resolved.
+        let rest = line.rest(1).to_ascii_lowercase();
         let key = match keyword {
+            "bandwidth" if rest.starts_with("remaining ratio") => "bandwidth_remaining_ratio",
             "bandwidth" if words.peek().is_some_and(|w| w.eq_ignore_ascii_case("remaining")) => {
                 "bandwidth_remaining"
             }
+            "priority" if rest.starts_with("level") => "priority_level",
             "conform-action" | "exceed-action" | "violate-action" => "police",
             other => other,
         };
@@ -925,16 +946,42 @@ impl Parser {
                 Some("remaining") => {
                     words.next();
                     let column = words.column();
-                    if !words.next().is_some_and(|w| w.eq_ignore_ascii_case("percent")) {
-                        return Err(problem(column, "expected `remaining percent P`"));
+                    match words.next().map(str::to_ascii_lowercase).as_deref() {
+                        Some("percent") => {
+                            settings
+                                .insert("bandwidth_remaining".into(), json!(format!("{}%", percent(words)?)));
+                        }
+                        Some("ratio") => {
+                            let ratio = ranged(words, "a ratio", range::REMAINING_RATIO)?;
+                            settings.insert("bandwidth_remaining_ratio".into(), json!(ratio));
+                            self.config
+                                .xe_syntax
+                                .get_or_insert(((line.number, column), "bandwidth remaining ratio"));
+                        }
+                        _ => {
+                            return Err(problem(
+                                column,
+                                "expected `remaining percent P` or `remaining ratio N`",
+                            ))
+                        }
                     }
-                    settings.insert("bandwidth_remaining".into(), json!(format!("{}%", percent(words)?)));
                 }
                 _ => {
                     settings.insert("bandwidth".into(), json!(kbps(words, "a bandwidth in kbit/s")?));
                 }
             },
             "priority" => {
+                if words.peek().is_some_and(|w| w.eq_ignore_ascii_case("level")) {
+                    let column = words.column();
+                    words.next();
+                    let level = ranged(words, "a priority level", range::PRIORITY_LEVEL)?;
+                    settings.insert("priority_level".into(), json!(level));
+                    self.config.xe_syntax.get_or_insert(((line.number, column), "priority level"));
+                    // IOS XE: a level alone is a priority class held to no rate.
+                    if words.peek().is_none() {
+                        return Ok(Outcome::Done);
+                    }
+                }
                 let rate = if words.peek().is_some_and(|w| w.eq_ignore_ascii_case("percent")) {
                     words.next();
                     format!("{}%", percent(words)?)
@@ -949,8 +996,19 @@ impl Parser {
             }
             "queue-limit" => {
                 let packets = ranged(words, "a queue limit in packets", range::CLASS_QUEUE_LIMIT)?;
-                if words.peek().is_some_and(|w| w.eq_ignore_ascii_case("packets")) {
-                    words.next();
+                let column = words.column();
+                match words.next().map(str::to_ascii_lowercase).as_deref() {
+                    None | Some("packets") => {}
+                    Some(unit @ ("bytes" | "ms" | "us")) => {
+                        return Err((
+                            column,
+                            format!("a queue limit in {unit} is not modelled"),
+                            Some("give the limit in packets".into()),
+                        ))
+                    }
+                    Some(other) => {
+                        return Err(problem(column, format!("`{other}` is not a queue-limit unit")))
+                    }
                 }
                 settings.insert("queue_limit".into(), json!(packets));
             }

@@ -35,6 +35,8 @@
 
 use super::acl::condition as acl_condition;
 use super::config::{Diagnostic, IosConfig, ListMatch, Place, Places, PolicyClass, Reference};
+use super::flavour::{flavour, scheduler_name};
+use crate::qdisc::cbwfq::Scheduler;
 use serde_json::{json, Map, Value};
 
 /// A serial interface's bandwidth when none is configured, kbit/s.
@@ -220,6 +222,7 @@ fn policy_map(
     config: &IosConfig,
     reference: &Reference,
     max_reserved: Option<(u64, Place)>,
+    scheduler: Scheduler,
     at: &str,
     places: &mut Places,
 ) -> Result<Value, Unresolved> {
@@ -245,7 +248,7 @@ fn policy_map(
                 }
             }
             let child_at = format!("{at}.child");
-            tbf.insert("child".into(), policy_map(config, child, None, &child_at, places)?);
+            tbf.insert("child".into(), policy_map(config, child, None, scheduler, &child_at, places)?);
             return Ok(Value::Object(tbf));
         }
     }
@@ -279,9 +282,14 @@ fn policy_map(
                 Some(_) => {}
             }
         }
-        let queuing = ["priority", "bandwidth", "bandwidth_remaining"];
+        let queuing =
+            ["priority", "priority_level", "bandwidth", "bandwidth_remaining", "bandwidth_remaining_ratio"];
         let is_default = class.name == "class-default";
-        if !is_default && !queuing.iter().any(|k| class.settings.contains_key(*k)) {
+        let pre_hqf = scheduler == Scheduler::PreHqf;
+        if !is_default
+            && !queuing.iter().any(|k| class.settings.contains_key(*k))
+            && (pre_hqf || class.settings.is_empty())
+        {
             if class.settings.is_empty() {
                 // IOS before HQF queues the packets of a class without actions with
                 // class-default; the class still takes them first, so the classes after it
@@ -314,6 +322,9 @@ fn policy_map(
         classes.push(Value::Object(entry));
     }
     let mut policy = json!({"kind": "cbwfq", "classes": classes});
+    if scheduler != Scheduler::PreHqf {
+        policy["scheduler"] = json!(scheduler_name(scheduler));
+    }
     if let Some((pct, place)) = max_reserved {
         policy["max_reserved"] = json!(format!("{pct}%"));
         places.insert(format!("{at}.max_reserved"), place);
@@ -494,6 +505,7 @@ pub fn interface_settings(config: &IosConfig, name: &str) -> Result<InterfaceSet
             "use one of the configuration's interface names",
         )
     })?;
+    let flavour = flavour(config, config.told_scheduler)?;
     let mut places = Places::new();
     for (key, place) in &interface.places {
         places.insert(key.clone(), *place);
@@ -508,8 +520,13 @@ pub fn interface_settings(config: &IosConfig, name: &str) -> Result<InterfaceSet
             .max_reserved_pct
             .map(|pct| (pct, interface.places.get("max_reserved").copied().unwrap_or(interface_place)));
         (
-            policy_map(config, policy, max_reserved, "output", &mut places)?,
-            format!("service-policy output {}", policy.name),
+            policy_map(config, policy, max_reserved, flavour.scheduler, "output", &mut places)?,
+            format!(
+                "service-policy output {} (the `{}` scheduler: {})",
+                policy.name,
+                scheduler_name(flavour.scheduler),
+                flavour.reason
+            ),
         )
     } else if let Some(group) = &interface.tx_cos {
         places.insert("output".into(), at(group));

@@ -66,7 +66,7 @@ pub(super) fn with_router_configs(spec: &ScenarioSpec) -> Result<(Interfaces, Io
                     "remove one of them: {names_at} already takes it from `{node}`'s configuration"
                 )));
             }
-            entry.ios = Some(IosSpec { config, interface: names[end].clone() });
+            entry.ios = Some(IosSpec { config, interface: names[end].clone(), scheduler: None });
             origins.insert((node.clone(), peer.clone()), (format!("topology.nodes.{node}.ios"), names_at));
         }
     }
@@ -127,7 +127,8 @@ pub(super) fn ios_interface(
         None => format!("line {line}, column {column}: "),
     };
     let origin = origin.clone().unwrap_or_else(|| "the configuration".to_owned());
-    let config = parse(&text);
+    let mut config = parse(&text);
+    config.told_scheduler = spec.scheduler;
     // The interface resolved and built as the run builds it, so that a problem is placed at
     // the configuration's line rather than at the policy it became.
     let resolved = resolve(&config, &spec.interface, Some(rate_bps)).map_err(|error| {

@@ -197,6 +197,9 @@ pub struct IosSpec {
     pub config: String,
     /// The interface's name in the configuration (`Serial0/1/1`, or as abbreviated there).
     pub interface: String,
+    /// The class scheduler the router runs: `pre-hqf`, `hqf` or `xe` (default: read from
+    /// the configuration's `version` line and syntax).
+    pub scheduler: Option<crate::qdisc::cbwfq::Scheduler>,
 }
 
 /// A scheduled change of an interface's configuration.

@@ -41,7 +41,10 @@ fn the_congestion_lab_configurations() {
             {"name": "class-default", "bandwidth": "5%"},
         ]})
     );
-    assert_eq!(llq.output_from, "service-policy output R1-Serial");
+    assert_eq!(
+        llq.output_from,
+        "service-policy output R1-Serial (the `pre-hqf` scheduler: no `version` line)"
+    );
     let pq = interface_settings(&parse(&config("congestion-lab-pq.txt")), "s0/1/1").unwrap();
     assert_eq!(pq.output["default"], "low");
     assert_eq!(pq.output["bands"][0], json!({"name": "high", "limit": 20}));
@@ -854,4 +857,67 @@ fn the_run_records_the_texts_it_read() {
             .unwrap();
     assert_eq!(plain.inputs.len(), 1);
     assert_eq!(plain.inputs[0].path, "<text>");
+}
+
+/// An IOS XE branch router of today: a parent `shape average` on a Metro-Ethernet handoff
+/// over a child LLQ with `priority level 1` and `2` (each with its `police`), `bandwidth
+/// remaining ratio` 4, 1 and 2, and `fair-queue` in class-default. Its `version 17.6` line
+/// chooses the IOS XE scheduler; the imported policy says so, and a run shares what the
+/// priority classes leave of the 20 Mbit/s in the ratios 4 : 1 : 2 (within 2 %).
+#[test]
+fn an_ios_xe_branch_configuration() {
+    let text = config("metro-e-branch-xe.txt");
+    let parsed = parse(&text);
+    assert_eq!(parsed.diagnostics.len(), 1, "only `hostname` is not modelled: {:?}", parsed.diagnostics);
+    let settings = interface_settings(&parsed, "Gi0/0/1").unwrap();
+    assert!(settings.output_from.contains("`version 17.6` (line 1) is IOS XE"), "{}", settings.output_from);
+    let child = &settings.output["child"];
+    assert_eq!((settings.output["kind"].as_str(), child["scheduler"].as_str()), (Some("tbf"), Some("xe")));
+    assert_eq!(child["classes"][0]["priority_level"], json!(1));
+    assert_eq!(child["classes"][1]["priority_level"], json!(2));
+    assert_eq!(
+        child["classes"][4],
+        json!({"name": "class-default", "bandwidth_remaining_ratio": 2, "fair_queue": true})
+    );
+    let yaml = format!(
+        "name: branch
+run: {{duration: 20s, warmup: 5s, seed: 1}}
+topology:
+  nodes: {{lan: {{kind: host}}, br1: {{kind: router}}, hq: {{kind: host}}}}
+  links:
+    - {{between: [lan, br1], rate: 1Gbps, l2: ethernet}}
+    - {{between: [br1, hq], rate: 100Mbps, l2: ethernet}}
+interfaces:
+  br1: {{hq: {{ios: {{config: {text:?}, interface: Gi0/0/1}}}}}}
+traffic:
+  - {{name: voice, from: lan, to: hq, dscp: EF, pattern: {{kind: cbr, rate_pps: 500, size: 200B}}}}
+  - {{name: critical, from: lan, to: hq, dscp: AF31, pattern: {{kind: flood, rate: 20Mbps, size: 1000B}}}}
+  - {{name: bulk, from: lan, to: hq, dscp: AF11, pattern: {{kind: flood, rate: 20Mbps, size: 1500B}}}}
+  - {{name: other, from: lan, to: hq, pattern: {{kind: flood, rate: 20Mbps, size: 1500B}}}}
+"
+    );
+    let results = crate::common::run_yaml(&yaml, &[]);
+    let rate = |name: &str| crate::common::flow(&results, name).delivered_l3_bps;
+    let (critical, bulk, other) = (rate("critical"), rate("bulk"), rate("other"));
+    assert!((critical / bulk - 4.0).abs() < 0.08, "{critical} / {bulk}");
+    assert!((other / bulk - 2.0).abs() < 0.04, "{other} / {bulk}");
+    assert_eq!(crate::common::flow(&results, "voice").dropped_packets, 0);
+}
+
+/// IOS XE syntax under a classic IOS version, and queue limits in bytes or time, are errors
+/// at their column.
+#[test]
+fn ios_flavour_errors_are_placed() {
+    let text = config("metro-e-branch-xe.txt").replace("version 17.6", "version 12.4");
+    let error =
+        qoslab_core::ios::check(&parse(&text)).into_iter().find(|d| d.severity == Severity::Error).unwrap();
+    assert_eq!((error.line, error.column), (15, 12));
+    assert_eq!(error.message, "`priority level` is IOS XE syntax, which `version 12.4` refuses");
+    let text =
+        config("metro-e-branch-xe.txt").replace("  fair-queue\n", "  fair-queue\n  queue-limit 100 ms\n");
+    let error = parse(&text).diagnostics.into_iter().find(|d| d.severity == Severity::Error).unwrap();
+    assert_eq!(
+        (error.line, error.column, error.message.as_str()),
+        (27, 19, "a queue limit in ms is not modelled")
+    );
 }
