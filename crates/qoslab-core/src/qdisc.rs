@@ -15,6 +15,7 @@
 
 pub mod cbq;
 pub mod cbwfq;
+pub mod cbwfq_plan;
 pub mod class_queue;
 pub mod custom;
 pub mod drr;

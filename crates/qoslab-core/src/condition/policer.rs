@@ -193,6 +193,7 @@ enum Meter {
 #[derive(Clone, Debug)]
 pub struct Policer {
     meter: Meter,
+    cir_bps: u64,
     two_color: bool,
     yellow_dscps: u64,
     red_dscps: u64,
@@ -296,6 +297,7 @@ impl Policer {
         };
         Ok(Policer {
             meter,
+            cir_bps,
             two_color,
             yellow_dscps,
             red_dscps,
@@ -303,6 +305,11 @@ impl Policer {
             exceed,
             violate: spec.violate_action.unwrap_or(exceed),
         })
+    }
+
+    /// The committed rate, bit/s.
+    pub fn cir_bps(&self) -> u64 {
+        self.cir_bps
     }
 
     /// The colour `packet` arrives with: from its DSCP in colour-aware mode, else green.

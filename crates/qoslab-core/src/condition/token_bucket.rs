@@ -20,6 +20,11 @@ pub struct TokenBucket {
 }
 
 impl TokenBucket {
+    /// The rate it fills at, bit/s.
+    pub fn rate_bps(&self) -> u64 {
+        self.rate_bps
+    }
+
     /// A full bucket filling at `rate_bps`, `burst_bytes` deep.
     pub fn new(rate_bps: u64, burst_bytes: u64) -> Self {
         let depth_units = burst_bytes as u128 * UNITS_PER_BYTE;

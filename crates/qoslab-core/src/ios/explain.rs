@@ -6,6 +6,9 @@
 use super::check::resolve;
 use super::config::IosConfig;
 use super::translate::{InterfaceSettings, Unresolved};
+use crate::qdisc::cbwfq::{Cbwfq, CbwfqParams};
+use crate::qdisc::cbwfq_plan::full_load_bps;
+use crate::qdisc::{Interface, QdiscKind};
 use crate::units::{format_rate, RateOrShare};
 use serde_json::Value;
 use std::fmt::Write;
@@ -141,64 +144,18 @@ pub fn explain(config: &IosConfig, name: &str, physical_bps: Option<u64>) -> Res
     let _ = writeln!(out, "  queuing: {kind}");
     let bw = bandwidth_bps.unwrap_or(0);
     match kind {
-        "cbwfq" => {
-            let mut reserved_bps = 0.0;
-            for class in output["classes"].as_array().into_iter().flatten() {
-                let name = class["name"].as_str().unwrap_or_default();
-                let mut what = Vec::new();
-                if let Some(p) = class.get("priority") {
-                    let bps = rate_bps(p, bw).unwrap_or(0.0);
-                    reserved_bps += bps;
-                    what.push(format!(
-                        "priority {} = {} (strict priority, policed to it under congestion)",
-                        flow(p),
-                        kbps(bps)
-                    ));
-                }
-                if let Some(b) = class.get("bandwidth") {
-                    let bps = rate_bps(b, bw).unwrap_or(0.0);
-                    reserved_bps += bps;
-                    what.push(format!("bandwidth {} = {}", flow(b), kbps(bps)));
-                }
-                if let Some(b) = class.get("bandwidth_remaining") {
-                    what.push(format!("bandwidth remaining {}", flow(b)));
-                }
-                for key in ["queue_limit", "fair_queue", "random_detect", "police", "shape", "set", "burst"] {
-                    if let Some(v) = class.get(key) {
-                        what.push(format!("{key} {}", flow(v)));
-                    }
-                }
-                if what.is_empty() {
-                    what.push("unreserved bandwidth".into());
-                }
-                let _ = writeln!(out, "    class {name}: {}", what.join("; "));
-                if let Some(m) = class.get("match") {
-                    let _ = writeln!(out, "      match {}", flow(m));
-                }
-            }
-            let max_pct = output
-                .get("max_reserved")
-                .and_then(|v| v.as_str())
-                .and_then(|v| v.trim_end_matches('%').parse::<f64>().ok())
-                .unwrap_or(DEFAULT_MAX_RESERVED_PCT);
-            let allowed_bps = bw as f64 * max_pct / 100.0;
-            let verdict =
-                if reserved_bps <= allowed_bps { "IOS accepts the policy" } else { "IOS refuses the policy" };
+        "cbwfq" => cbwfq(&mut out, output, bw, physical_bps, physical_bps.unwrap_or(bw), 1),
+        "tbf" if output["child"]["kind"] == "cbwfq" => {
+            let shape_bps = rate_bps(&output["rate"], bw).unwrap_or(0.0) as u64;
+            let mode = output.get("mode").map_or("average".to_owned(), flow);
+            let _ = writeln!(out, "  level 1: shape {mode} {} (the whole interface)", format_rate(shape_bps));
             let _ = writeln!(
                 out,
-                "  reserved {} of the {} IOS allows ({max_pct} % of {}): {verdict}",
-                kbps(reserved_bps),
-                kbps(allowed_bps),
-                format_rate(bw)
+                "  level 2: the child policy, its percentages of the shaped {}",
+                format_rate(shape_bps)
             );
-            if let Some(rate) = physical_bps.filter(|&r| reserved_bps > r as f64) {
-                let _ = writeln!(
-                    out,
-                    "  warning: the reservations ({}) exceed the physical rate ({}): the link cannot give them",
-                    kbps(reserved_bps),
-                    format_rate(rate)
-                );
-            }
+            let served_bps = physical_bps.map_or(shape_bps, |p| p.min(shape_bps));
+            cbwfq(&mut out, &output["child"], shape_bps, physical_bps, served_bps, 2);
         }
         "prio" => {
             for band in output["bands"].as_array().into_iter().flatten() {
@@ -282,6 +239,144 @@ pub fn explain(config: &IosConfig, name: &str, physical_bps: Option<u64>) -> Res
         let _ = writeln!(out, "  fragmentation: {}", flow(lfi));
     }
     Ok(out)
+}
+
+/// Explains CBWFQ `output` at `level` of the interface's hierarchy, its percentages of
+/// `bw`, the level served at `served_bps`: each class's settings and match, the table of
+/// what each class is promised and gets at full load, and the level's admission check
+/// under its scheduler.
+fn cbwfq(
+    out: &mut String,
+    output: &Value,
+    bw: u64,
+    physical_bps: Option<u64>,
+    served_bps: u64,
+    level: usize,
+) {
+    let scheduler = output.get("scheduler").and_then(Value::as_str).unwrap_or("pre-hqf");
+    let mut reserved_bps = 0.0;
+    for class in output["classes"].as_array().into_iter().flatten() {
+        let name = class["name"].as_str().unwrap_or_default();
+        let mut what = Vec::new();
+        if let Some(level) = class.get("priority_level") {
+            what.push(format!("priority level {level}"));
+        }
+        if let Some(p) = class.get("priority") {
+            let bps = rate_bps(p, bw).unwrap_or(0.0);
+            reserved_bps += bps;
+            what.push(format!(
+                "priority {} = {} (strict priority, policed to it under congestion)",
+                flow(p),
+                kbps(bps)
+            ));
+        }
+        if let Some(b) = class.get("bandwidth") {
+            let bps = rate_bps(b, bw).unwrap_or(0.0);
+            reserved_bps += bps;
+            what.push(format!("bandwidth {} = {}", flow(b), kbps(bps)));
+        }
+        if let Some(b) = class.get("bandwidth_remaining") {
+            what.push(format!("bandwidth remaining {}", flow(b)));
+        }
+        if let Some(r) = class.get("bandwidth_remaining_ratio") {
+            what.push(format!("bandwidth remaining ratio {r}"));
+        }
+        for key in ["queue_limit", "fair_queue", "random_detect", "police", "shape", "set", "burst"] {
+            if let Some(v) = class.get(key) {
+                what.push(format!("{key} {}", flow(v)));
+            }
+        }
+        if what.is_empty() {
+            what.push("unreserved bandwidth".into());
+        }
+        let _ = writeln!(out, "    class {name}: {}", what.join("; "));
+        if let Some(m) = class.get("match") {
+            let _ = writeln!(out, "      match {}", flow(m));
+        }
+    }
+    table(out, output, bw, served_bps, scheduler, level);
+    let max_pct = output
+        .get("max_reserved")
+        .and_then(|v| v.as_str())
+        .and_then(|v| v.trim_end_matches('%').parse::<f64>().ok())
+        .unwrap_or(if scheduler == "pre-hqf" { DEFAULT_MAX_RESERVED_PCT } else { 100.0 });
+    let allowed_bps = bw as f64 * max_pct / 100.0;
+    let verdict =
+        if reserved_bps <= allowed_bps { "IOS accepts the policy" } else { "IOS refuses the policy" };
+    let _ = writeln!(
+        out,
+        "  reserved {} of the {} IOS allows ({max_pct} % of {}): {verdict}",
+        kbps(reserved_bps),
+        kbps(allowed_bps),
+        format_rate(bw)
+    );
+    if let Some(rate) = physical_bps.filter(|&r| reserved_bps > r as f64) {
+        let _ = writeln!(
+            out,
+            "  warning: the reservations ({}) exceed the physical rate ({}): the link cannot give them",
+            kbps(reserved_bps),
+            format_rate(rate)
+        );
+    }
+}
+
+/// The level's table: each class's kind, minimum, maximum, share of what the priority
+/// classes and minimums leave, and its rate when every class is busy on a level served at
+/// `served_bps` ([`crate::qdisc::cbwfq_plan`]).
+fn table(out: &mut String, output: &Value, bw: u64, served_bps: u64, scheduler: &str, level: usize) {
+    let mut params = output.clone();
+    if let Some(map) = params.as_object_mut() {
+        map.remove("kind");
+    }
+    let interface = Interface { bandwidth_bps: bw, admission: false, random_seed: 0 };
+    let built = serde_json::from_value::<CbwfqParams>(params)
+        .ok()
+        .and_then(|p| Cbwfq::build(&p, "output", interface, &|_| None).ok());
+    let Some(policy) = built else { return };
+    let plans = policy.plan();
+    let shares = full_load_bps(&plans, served_bps);
+    let weights: f64 = plans.iter().filter(|p| p.priority_level.is_none()).filter_map(|p| p.weight).sum();
+    // To the kbit/s, as IOS gives rates.
+    let shown = |bps: f64| format_rate(((bps / 1000.0).round() * 1000.0) as u64);
+    let rate = |bps: Option<u64>| bps.map_or("-".to_owned(), |b| shown(b as f64));
+    let mut rows = vec![[
+        "class".to_owned(),
+        "kind".to_owned(),
+        "minimum".to_owned(),
+        "maximum".to_owned(),
+        "share of the rest".to_owned(),
+        "at full load".to_owned(),
+    ]];
+    for (plan, share) in plans.iter().zip(&shares) {
+        let kind = match (plan.priority_level, plan.flows) {
+            (Some(level), _) if scheduler == "xe" => format!("priority {level}"),
+            (Some(_), _) => "priority".to_owned(),
+            (None, 1) => "queue".to_owned(),
+            (None, flows) => format!("queue, {flows} flows"),
+        };
+        let maximum = [plan.max_bps, plan.police_bps, plan.priority_bps].into_iter().flatten().min();
+        let rest = match (plan.priority_level, plan.weight) {
+            (None, Some(w)) if weights > 0.0 => format!("{:.1} %", 100.0 * w / weights),
+            _ => "-".to_owned(),
+        };
+        let full = match (share, plan.priority_level) {
+            (Some(bps), _) => shown(*bps),
+            (None, Some(_)) => "all it is offered".to_owned(),
+            (None, None) => "by its flows".to_owned(),
+        };
+        rows.push([plan.name.clone(), kind, rate(plan.min_bps), rate(maximum), rest, full]);
+    }
+    let _ = writeln!(
+        out,
+        "  level {level}, the `{scheduler}` scheduler, every class busy on {}:",
+        format_rate(served_bps)
+    );
+    let widths: Vec<usize> =
+        (0..6).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    for row in rows {
+        let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, w)| format!("{cell:<w$}")).collect();
+        let _ = writeln!(out, "    {}", cells.join("  ").trim_end());
+    }
 }
 
 #[cfg(test)]

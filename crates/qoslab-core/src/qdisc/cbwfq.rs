@@ -45,6 +45,7 @@
 //! `max_reserved` (75 % by default, IOS `max-reserved-bandwidth`) of the interface bandwidth
 //! (`docs/reference/ios-defaults.md`).
 
+use super::cbwfq_plan::ClassPlan;
 use super::hqf_policy;
 use super::packet_queue::QueueLimit;
 use super::scfq::Scfq;
@@ -706,6 +707,48 @@ impl QdiscKind for Cbwfq {
 }
 
 impl Cbwfq {
+    /// Each class's promises, for explaining the policy ([`super::cbwfq_plan`]).
+    pub fn plan(&self) -> Vec<ClassPlan> {
+        self.names
+            .iter()
+            .enumerate()
+            .map(|(class, name)| {
+                let mut plan = ClassPlan {
+                    name: name.clone(),
+                    priority_level: None,
+                    priority_bps: None,
+                    police_bps: self.conditioning[class].1.as_ref().map(Policer::cir_bps),
+                    min_bps: None,
+                    max_bps: self.shapers[class].as_ref().map(ShaperCredit::rate_bps),
+                    weight: None,
+                    flows: 1,
+                };
+                let three_parameter = |queue: usize, plan: &mut ClassPlan| {
+                    if let ClassQueues::ThreeParameter(three) = &self.queues {
+                        let rates = three.rates(queue);
+                        (plan.min_bps, plan.weight, plan.flows) =
+                            (rates.min_bps, Some(rates.excess_weight as f64), rates.flows);
+                    }
+                };
+                match &self.kinds[class] {
+                    ClassKind::Priority { level, policer, .. } => {
+                        plan.priority_level = Some(*level as u8 + 1);
+                        plan.priority_bps = policer.as_ref().map(TokenBucket::rate_bps);
+                    }
+                    ClassKind::Queue { queue, weight, .. } => match self.queues {
+                        // Sequence numbers grow by weight × length: shares go inversely.
+                        ClassQueues::Scfq(_) => plan.weight = Some(1.0 / *weight as f64),
+                        ClassQueues::ThreeParameter(_) => three_parameter(*queue, &mut plan),
+                    },
+                    ClassKind::Flows { queue, .. } => three_parameter(*queue, &mut plan),
+                    // Pre-HQF conversations: the class's share depends on its flows.
+                    ClassKind::FairQueue { mask, .. } => plan.flows = *mask as usize + 1,
+                }
+                plan
+            })
+            .collect()
+    }
+
     /// The class limit as a [`QueueLimit`], for documentation and tests.
     pub fn class_limit(&self, class: usize) -> Option<QueueLimit> {
         match self.kinds[class] {

@@ -77,6 +77,8 @@ struct Lane {
 #[derive(Clone, Debug)]
 pub struct ThreeParameter {
     lanes: Vec<Lane>,
+    /// What each queue was promised.
+    rates: Vec<QueueRates>,
     /// The finish of the packet last sent from the excess.
     round: u128,
     len_packets: usize,
@@ -105,7 +107,12 @@ impl ThreeParameter {
                 excess_finish: 0,
             })
             .collect();
-        ThreeParameter { lanes, round: 0, len_packets: 0 }
+        ThreeParameter { lanes, rates: rates.to_vec(), round: 0, len_packets: 0 }
+    }
+
+    /// What `queue` was promised.
+    pub fn rates(&self, queue: usize) -> QueueRates {
+        self.rates[queue]
     }
 
     /// Packets held in all queues.

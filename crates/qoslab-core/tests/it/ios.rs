@@ -921,3 +921,28 @@ fn ios_flavour_errors_are_placed() {
         (27, 19, "a queue limit in ms is not modelled")
     );
 }
+
+/// `explain` on the IOS XE branch: the shaper as level 1, and level 2's table — each class's
+/// kind, minimum, maximum, share of what the priority classes leave and rate with every class
+/// busy: 20 − 2 − 6 = 12 Mbit/s shared 4 : 1 : 2.
+#[test]
+fn explaining_an_ios_xe_hierarchy() {
+    let text =
+        qoslab_core::ios::explain(&parse(&config("metro-e-branch-xe.txt")), "Gi0/0/1", Some(100_000_000))
+            .unwrap();
+    let lines: Vec<String> =
+        text.lines().map(|l| l.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
+    for expected in [
+        "level 1: shape average 20 Mbit/s (the whole interface)",
+        "level 2, the `xe` scheduler, every class busy on 20 Mbit/s:",
+        "class kind minimum maximum share of the rest at full load",
+        "VOICE priority 1 - 2 Mbit/s - 2 Mbit/s",
+        "VIDEO priority 2 - 6 Mbit/s - 6 Mbit/s",
+        "CRITICAL queue - - 57.1 % 6.857 Mbit/s",
+        "BULK queue - - 14.3 % 1.714 Mbit/s",
+        "class-default queue, 16 flows - - 28.6 % 3.429 Mbit/s",
+        "reserved 0 kbit/s of the 20000 kbit/s IOS allows (100 % of 20 Mbit/s): IOS accepts the policy",
+    ] {
+        assert!(lines.iter().any(|l| l == expected), "no `{expected}` in\n{text}");
+    }
+}
