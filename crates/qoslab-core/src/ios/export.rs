@@ -18,7 +18,8 @@
 //! | `cbwfq` class `match` | `class-map match-all\|match-any NAME` with `match any`, `match [not] ip dscp V...` (at most 8 values), `match [not] ip precedence V...` (at most 4), `match [not] access-group N` (QoS CR `class-map`, `match`) |
 //! | addresses, prefixes, ports, protocols of a match | a numbered extended access list, `access-list N permit\|deny PROTOCOL SRC [PORT] DST [PORT] [dscp V\|precedence P]` with `host A`, `A WILDCARD`, `any`, `eq`, `range`, `gt`, `lt` (Security Command Reference, `access-list (IP extended)`) |
 //! | `cbwfq` classes | `policy-map NAME` and `class NAME` with `priority KBPS\|percent P [BURST]`, `bandwidth KBPS\|percent P\|remaining percent P`, `queue-limit N`, `fair-queue [QUEUES]`, `random-detect [dscp-based]`, `random-detect exponential-weighting-constant N`, `random-detect ecn`, `random-detect precedence\|dscp V MIN MAX [DENOMINATOR]`, `police cir BPS\|percent P [bc B] [be B] [pir BPS] conform-action A exceed-action A [violate-action A]`, `set ip dscp\|precedence V`, `shape average\|peak BPS\|percent P [BC_BITS [BE_BITS]]` (QoS CR, each command by name) |
-//! | `max_reserved` | interface `max-reserved-bandwidth P` (QoS CR) |
+//! | `cbwfq` `scheduler: hqf\|xe`; `priority_level`, `bandwidth_remaining_ratio` | a `version 15.4` (HQF) or `version 17.9` (IOS XE) line, which the importer reads back as that scheduler; `priority level N [KBPS\|percent P [BURST]]`, `bandwidth remaining ratio N` (IOS XE QoS configuration guides, "Multi-Level Priority Queues", "Distribution of Remaining Bandwidth Using Ratio") |
+//! | `max_reserved` | interface `max-reserved-bandwidth P` (QoS CR), when it differs from the scheduler's default |
 //! | `tbf` with `child` | `policy-map NAME` whose only class, `class-default`, holds `shape average\|peak` and `service-policy CHILD` (QoS CR `shape`, `service-policy`) |
 //! | the output policy; `input` | interface `service-policy output NAME`; `service-policy input NAME` with `set` and `police` classes (QoS CR `service-policy`) |
 //! | QoS bandwidth; `tx_ring` | interface `bandwidth KBPS`, `tx-ring-limit N` (Interface and Hardware Component Command Reference; QoS CR `tx-ring-limit`) |
@@ -57,6 +58,7 @@
 //! IOS's ranges or not in its units (whole kbit/s, whole percent, packets); `changes`
 //! during the run.
 
+use super::flavour::scheduler_name;
 use super::keywords::interface_name;
 use super::parse::range;
 use crate::aqm::red::{RedBasis, Unlisted};
@@ -71,7 +73,9 @@ use crate::config::error::{join_path, Issue};
 use crate::config::one_or_many::OneOrMany;
 use crate::net::l2::L2Framing;
 use crate::net::lfi::{LfiSpec, SequenceFormat};
-use crate::qdisc::cbwfq::{CbwfqParams, ClassSpec, FairQueueSpec, CLASS_DEFAULT, DEFAULT_MAX_RESERVED_PPM};
+use crate::qdisc::cbwfq::{
+    CbwfqParams, ClassSpec, FairQueueSpec, Scheduler, CLASS_DEFAULT, DEFAULT_MAX_RESERVED_PPM,
+};
 use crate::qdisc::custom::{CustomParams, DEFAULT_LIMIT as CUSTOM_DEFAULT_LIMIT};
 use crate::qdisc::prio::PrioParams;
 use crate::qdisc::shaper_credit::{ShapeMode, ShapeSpec, FAST_TC_NS, SLOW_BC_BYTES, SLOW_CIR_BPS};
@@ -212,6 +216,17 @@ pub fn export(interface: &Export, node_address: &dyn Fn(&str) -> Option<u32>) ->
         lines.extend(fragmentation(lfi, interface.framing, framed)?);
     }
     Ok(text.render(interface, &lines))
+}
+
+/// The `version` line a configuration of `scheduler`'s routers carries, which the importer
+/// reads back as that scheduler ([`super::flavour`]): none before HQF (as the studies'
+/// configurations), 15.4 for HQF, 17.9 for IOS XE.
+fn release_line(scheduler: Scheduler) -> Option<&'static str> {
+    match scheduler {
+        Scheduler::PreHqf => None,
+        Scheduler::Hqf => Some("version 15.4"),
+        Scheduler::Xe => Some("version 17.9"),
+    }
 }
 
 /// `bandwidth KBPS`, when the interface needs it.
@@ -998,6 +1013,8 @@ struct Text<'a> {
     policy_maps: Vec<(String, Vec<String>)>,
     /// Global `priority-list` and `queue-list` lines.
     lists: Vec<String>,
+    /// The class scheduler of the policies written, and where the first said so.
+    scheduler: Option<(Scheduler, String)>,
 }
 
 impl<'a> Text<'a> {
@@ -1270,12 +1287,30 @@ impl<'a> Text<'a> {
     }
 
     fn cbwfq(&mut self, cbwfq: &CbwfqParams, name: &str, at: &str, root: bool) -> Result<Option<u64>, Issue> {
+        let scheduler = cbwfq.scheduler.unwrap_or_default();
+        match &self.scheduler {
+            Some((first, first_at)) if *first != scheduler => {
+                return Err(Issue::at(
+                    join_path(at, "scheduler"),
+                    format!(
+                    "the `{}` scheduler here, but `{first_at}` is under the `{}` one: one router runs one",
+                    scheduler_name(scheduler),
+                    scheduler_name(*first)
+                ),
+                )
+                .hint("give every policy of the interface the same `scheduler`"))
+            }
+            Some(_) => {}
+            None => self.scheduler = Some((scheduler, at.to_owned())),
+        }
         if cbwfq.weight_constant.is_some_and(|w| w != crate::qdisc::cbwfq::DEFAULT_WEIGHT_CONSTANT) {
             return Err(Issue::at(join_path(at, "weight_constant"), "the class weight constant is Cisco's unpublished figure, not a command; qoslab reads policy maps with its default")
                 .hint("remove `weight_constant`"));
         }
+        // HQF reserves up to 100 % unless told; IOS XE has no such command (the build refuses it).
+        let default_ppm = if scheduler == Scheduler::PreHqf { DEFAULT_MAX_RESERVED_PPM } else { 1_000_000 };
         let reserved = match cbwfq.max_reserved {
-            Some(p) if p.0 != DEFAULT_MAX_RESERVED_PPM => {
+            Some(p) if p.0 != default_ppm => {
                 let key = join_path(at, "max_reserved");
                 if !root {
                     return Err(Issue::at(key, "IOS's `max-reserved-bandwidth` is an interface command: a child policy under a shaper cannot have its own")
@@ -1325,18 +1360,23 @@ impl<'a> Text<'a> {
         };
         let mut lines = vec![format!(" class {name}")];
         let mut setting = |line: String| lines.push(format!("  {line}"));
-        if let Some(rate) = class.priority {
-            let key = join_path(at, "priority");
-            let mut line = match rate {
-                RateOrShare::Absolute(b) => format!("priority {}", kbps(b, "priority", &key)?),
-                RateOrShare::Share(ppm) => {
-                    format!("priority percent {}", percent(ppm, "priority percent", &key)?)
+        let level = class.priority_level.map(|l| format!(" level {l}")).unwrap_or_default();
+        match class.priority {
+            Some(rate) => {
+                let key = join_path(at, "priority");
+                let mut line = match rate {
+                    RateOrShare::Absolute(b) => format!("priority{level} {}", kbps(b, "priority", &key)?),
+                    RateOrShare::Share(ppm) => {
+                        format!("priority{level} percent {}", percent(ppm, "priority percent", &key)?)
+                    }
+                };
+                if let Some(burst) = class.burst {
+                    let _ = write!(line, " {}", burst.0);
                 }
-            };
-            if let Some(burst) = class.burst {
-                let _ = write!(line, " {}", burst.0);
+                setting(line);
             }
-            setting(line);
+            None if class.priority_level.is_some() => setting(format!("priority{level}")),
+            None => {}
         }
         match class.bandwidth {
             Some(RateOrShare::Absolute(b)) => {
@@ -1354,6 +1394,9 @@ impl<'a> Text<'a> {
                 "bandwidth remaining percent {}",
                 percent(share.0, "bandwidth remaining percent", &key)?
             ));
+        }
+        if let Some(ratio) = class.bandwidth_remaining_ratio {
+            setting(format!("bandwidth remaining ratio {ratio}"));
         }
         if let Some(limit) = class.queue_limit {
             let key = join_path(at, "queue_limit");
@@ -1425,6 +1468,10 @@ impl<'a> Text<'a> {
         let mut out = String::new();
         for comment in &interface.comments {
             let _ = writeln!(out, "! {comment}");
+        }
+        // The release line that tells a reader which scheduler the policies are written for.
+        if let Some(version) = self.scheduler.as_ref().and_then(|(s, _)| release_line(*s)) {
+            let _ = writeln!(out, "{version}");
         }
         let _ = writeln!(out, "!");
         if !self.acls.is_empty() {

@@ -329,6 +329,23 @@ const NESTED: &str = "{kind: tbf, rate: 200kbps, be: 1500B, child: {kind: tbf, r
     {name: web, match: {dscp: AF21}, bandwidth: 20%, queue_limit: 10},
     {name: class-default, random_detect: {}}]}}}";
 
+/// An IOS XE policy: a shaper over a child with priority levels 1 (policed) and 2 (with a
+/// rate), `bandwidth remaining ratio` in every class, fair-queued user class and
+/// class-default, a priority class with its own queue limit.
+const XE: &str = "{kind: tbf, rate: 200kbps, child: {kind: cbwfq, scheduler: xe, classes: [
+    {name: voice, match: {dscp: EF}, priority_level: 1, police: {cir: 64kbps}, queue_limit: 30},
+    {name: video, match: {dscp: AF41}, priority_level: 2, priority: 20%},
+    {name: web, match: {dscp: AF21}, bandwidth_remaining_ratio: 4, fair_queue: true},
+    {name: class-default, bandwidth_remaining_ratio: 1, fair_queue: true}]}}";
+
+/// An HQF policy: reservations up to 100 % by default, a fair-queued user class with a
+/// bandwidth, a class with neither bandwidth nor priority, a priority class's queue limit.
+const HQF: &str = "{kind: cbwfq, scheduler: hqf, classes: [
+    {name: voice, match: {dscp: EF}, priority: 30%, queue_limit: 20},
+    {name: web, match: {dscp: AF21}, bandwidth: 60%, fair_queue: true},
+    {name: ftp, match: {dscp: AF11}, shape: {rate: 64000bps}},
+    {name: class-default, fair_queue: true}]}";
+
 /// Every feature of the export, each in a policy that runs on a congested link, exported
 /// and read back: each runs byte-identically from its IOS text.
 #[test]
@@ -342,10 +359,18 @@ fn every_feature_round_trips() {
         ("fifo", case_doc("{kind: fifo, limit: 25}", "bandwidth: 300kbps")),
         ("held-fifo", case_doc("{kind: fifo}", "hold_queue: 12, tx_ring: 4")),
         ("nested", case_doc(NESTED, INPUT)),
+        ("xe", case_doc(XE, "")),
+        ("hqf", case_doc(HQF, "")),
     ];
     for (name, doc) in cases {
         let config = round_trip(&doc, "case.yaml", "r", "b", None).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(config.contains("interface Serial0/0/0"), "{name}:\n{config}");
+        let release = match name {
+            "xe" => Some("version 17.9"),
+            "hqf" => Some("version 15.4"),
+            _ => None,
+        };
+        assert_eq!(config.lines().find(|l| l.starts_with("version ")), release, "{name}:\n{config}");
     }
 }
 
