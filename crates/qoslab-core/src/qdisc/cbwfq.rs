@@ -670,24 +670,18 @@ impl QdiscKind for Cbwfq {
                 } else {
                     bw.saturating_sub(reserved_bps)
                 };
-                ClassQueues::ThreeParameter(ThreeParameter::new(&hqf_policy::queue_rates(
-                    &queue_class,
-                    &class_bps,
-                    unreserved_bps,
+                ClassQueues::ThreeParameter(ThreeParameter::new(
+                    &hqf_policy::queue_rates(&queue_class, &class_bps, unreserved_bps, bw, &flows),
                     bw,
-                    &flows,
-                )))
+                ))
             }
             Scheduler::Xe => {
                 let mut min_bps = bandwidth_bps.clone();
                 min_bps.resize(names.len(), None);
-                ClassQueues::ThreeParameter(ThreeParameter::new(&xe_policy::queue_rates(
-                    &params.classes,
-                    &queue_class,
-                    &min_bps,
-                    &flows,
-                    &class_at,
-                )?))
+                ClassQueues::ThreeParameter(ThreeParameter::new(
+                    &xe_policy::queue_rates(&params.classes, &queue_class, &min_bps, &flows, &class_at)?,
+                    bw,
+                ))
             }
         };
         Ok(Cbwfq {
@@ -852,7 +846,7 @@ impl Qdisc for Cbwfq {
         let next = match &mut self.queues {
             ClassQueues::Scfq(scfq) => scfq.pop_first(may_leave),
             ClassQueues::ThreeParameter(three) => {
-                three.pop(now, may_leave).map(|(queue, packet, _)| (queue, packet))
+                three.pop(may_leave).map(|(queue, packet, _)| (queue, packet))
             }
         };
         match next {

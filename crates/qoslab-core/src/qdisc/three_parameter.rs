@@ -18,7 +18,10 @@
 //!   A queue that fell behind (it was idle, or waited for the link) may carry at most
 //!   [`MIN_CREDIT_BYTES`] of unspent minimum: its ready time never lags the present by more
 //!   than that at its rate. Among queues whose minimum is due, the earliest ready time goes
-//!   first.
+//!   first. The present is the scheduler's own service clock — the bits it has sent at the
+//!   level's rate — not the wall clock: a minimum is a share of the rate the level is served
+//!   at, and a policy under a parent shaper, served in bursts with pauses between them, keeps
+//!   its minimums through the pauses as IOS XE's hierarchy does.
 //! * **Excess** — when no minimum is due, self-clocked fair queuing (Golestani, INFOCOM 1994)
 //!   among the queues that may send. A queue takes its place in the excess line when it has
 //!   a packet and none in the line: its start is `max(the finish of its last excess packet,
@@ -36,7 +39,7 @@
 
 use super::fair_flows::FairFlows;
 use crate::packet::Packet;
-use crate::time::{transmission_ns, SimTime};
+use crate::time::transmission_ns;
 
 /// How much unspent minimum a queue may carry, bytes: one full-size Ethernet payload, so a
 /// queue that waited for one packet ahead of it on the link loses none of its minimum.
@@ -81,6 +84,10 @@ pub struct ThreeParameter {
     rates: Vec<QueueRates>,
     /// The finish of the packet last sent from the excess.
     round: u128,
+    /// The level's rate, bit/s: the service clock's pace.
+    level_bps: u64,
+    /// Bits sent: with `level_bps`, the service clock.
+    sent_bits: u128,
     len_packets: usize,
 }
 
@@ -94,8 +101,8 @@ pub enum Served {
 }
 
 impl ThreeParameter {
-    /// Empty queues with these promises.
-    pub fn new(rates: &[QueueRates]) -> Self {
+    /// Empty queues with these promises, on a level served at `level_bps`.
+    pub fn new(rates: &[QueueRates], level_bps: u64) -> Self {
         let lanes = rates
             .iter()
             .map(|r| Lane {
@@ -107,7 +114,14 @@ impl ThreeParameter {
                 excess_finish: 0,
             })
             .collect();
-        ThreeParameter { lanes, rates: rates.to_vec(), round: 0, len_packets: 0 }
+        ThreeParameter {
+            lanes,
+            rates: rates.to_vec(),
+            round: 0,
+            level_bps: level_bps.max(1),
+            sent_bits: 0,
+            len_packets: 0,
+        }
     }
 
     /// What `queue` was promised.
@@ -146,13 +160,15 @@ impl ThreeParameter {
         self.lanes.iter_mut().flat_map(|lane| lane.packets.take_all()).collect()
     }
 
-    /// Sends the next packet at `now` among the queues whose head `may_send` accepts (a
-    /// shaped queue waiting for credit is refused): a due minimum first, else the excess.
+    /// Sends the next packet among the queues whose head `may_send` accepts (a shaped queue
+    /// waiting for credit is refused): a due minimum first, else the excess.
     pub fn pop(
         &mut self,
-        now: SimTime,
         mut may_send: impl FnMut(usize, &Packet) -> bool,
     ) -> Option<(usize, Packet, Served)> {
+        // The service clock, ns.
+        let served_ns =
+            (self.sent_bits * 1_000_000_000 / u128::from(self.level_bps)).min(u128::from(u64::MAX)) as u64;
         let mut due: Option<(u64, usize)> = None;
         let mut excess: Option<(u128, usize)> = None;
         for (i, lane) in self.lanes.iter_mut().enumerate() {
@@ -162,8 +178,8 @@ impl ThreeParameter {
             }
             if let Some(min_bps) = lane.min_bps {
                 let lag_ns = transmission_ns(MIN_CREDIT_BYTES * 8, min_bps);
-                lane.min_ready_ns = lane.min_ready_ns.max(now.0.saturating_sub(lag_ns));
-                if lane.min_ready_ns <= now.0 && due.is_none_or(|(ready, _)| lane.min_ready_ns < ready) {
+                lane.min_ready_ns = lane.min_ready_ns.max(served_ns.saturating_sub(lag_ns));
+                if lane.min_ready_ns <= served_ns && due.is_none_or(|(ready, _)| lane.min_ready_ns < ready) {
                     due = Some((lane.min_ready_ns, i));
                 }
             }
@@ -194,6 +210,7 @@ impl ThreeParameter {
             lane.min_ready_ns += transmission_ns(u64::from(packet.size_bytes) * 8, min_bps);
         }
         self.len_packets -= 1;
+        self.sent_bits += u128::from(packet.size_bytes) * 8;
         Some((queue, packet, served))
     }
 }
@@ -207,15 +224,9 @@ mod tests {
         list.iter().map(|&(min_bps, excess_weight)| QueueRates { min_bps, excess_weight, flows: 1 }).collect()
     }
 
-    /// Keeps every queue saturated with `size`-byte packets on a `link_bps` link for
-    /// `duration_ns`; returns the bytes each queue sent after the first second.
-    fn saturate(
-        s: &mut ThreeParameter,
-        queues: usize,
-        size: u32,
-        link_bps: u64,
-        duration_ns: u64,
-    ) -> Vec<u64> {
+    /// Keeps every queue saturated with `size`-byte packets for `packets` packets; returns
+    /// the bytes each queue sent after the first tenth.
+    fn saturate(s: &mut ThreeParameter, queues: usize, size: u32, packets: usize) -> Vec<u64> {
         let mut id = 0;
         for q in 0..queues {
             for _ in 0..4 {
@@ -223,13 +234,12 @@ mod tests {
                 s.push(q, 0, packet(id, size, 0));
             }
         }
-        let (mut now, mut sent) = (0u64, vec![0u64; queues]);
-        while now < duration_ns {
-            let (q, p, _) = s.pop(SimTime(now), |_, _| true).expect("saturated");
-            if now >= 1_000_000_000 {
+        let mut sent = vec![0u64; queues];
+        for n in 0..packets {
+            let (q, p, _) = s.pop(|_, _| true).expect("saturated");
+            if n >= packets / 10 {
                 sent[q] += u64::from(p.size_bytes);
             }
-            now += transmission_ns(u64::from(p.size_bytes) * 8, link_bps);
             id += 1;
             s.push(q, 0, packet(id, size, 0));
         }
@@ -238,9 +248,9 @@ mod tests {
 
     #[test]
     fn minimums_first_then_equal_excess() {
-        // 10 and 20 % minimums, equal weights, 1 Mbit/s: 100 + 350 and 200 + 350 kbit/s.
-        let mut s = ThreeParameter::new(&rates(&[(Some(100_000), 1), (Some(200_000), 1)]));
-        let sent = saturate(&mut s, 2, 1000, 1_000_000, 61_000_000_000);
+        // 10 and 20 % minimums of 1 Mbit/s, equal weights: 10 + 35 and 20 + 35 %.
+        let mut s = ThreeParameter::new(&rates(&[(Some(100_000), 1), (Some(200_000), 1)]), 1_000_000);
+        let sent = saturate(&mut s, 2, 1000, 60_000);
         let total: u64 = sent.iter().sum();
         let shares: Vec<f64> = sent.iter().map(|&b| b as f64 / total as f64).collect();
         assert!((shares[0] - 0.45).abs() < 0.002, "{shares:?}");
@@ -249,10 +259,10 @@ mod tests {
 
     #[test]
     fn excess_weights_share_what_the_minimums_leave() {
-        // Minimum 100 kbit/s for queue 0 only; weights 1:3: queue 0 gets 100 + 900/4 = 325,
-        // queue 1 675 kbit/s.
-        let mut s = ThreeParameter::new(&rates(&[(Some(100_000), 1), (None, 3)]));
-        let sent = saturate(&mut s, 2, 500, 1_000_000, 61_000_000_000);
+        // Minimum 100 kbit/s of 1 Mbit/s for queue 0 only; weights 1:3: queue 0 gets 100 +
+        // 900/4 = 325, queue 1 675 kbit/s.
+        let mut s = ThreeParameter::new(&rates(&[(Some(100_000), 1), (None, 3)]), 1_000_000);
+        let sent = saturate(&mut s, 2, 500, 60_000);
         let total: u64 = sent.iter().sum();
         let share = sent[0] as f64 / total as f64;
         assert!((share - 0.325).abs() < 0.002, "{share}");
@@ -260,55 +270,66 @@ mod tests {
 
     #[test]
     fn a_hand_traced_start() {
-        // Queue 0: minimum 8 kbit/s (1000 B per second), weight 1; queue 1: no minimum,
-        // weight 2. Both hold 1000-byte packets at t = 0.
-        let mut s = ThreeParameter::new(&rates(&[(Some(8_000), 1), (None, 2)]));
+        // A level served at 16 kbit/s. Queue 0: minimum 8 kbit/s (1000 B per second of
+        // service), weight 1; queue 1: no minimum, weight 2. Three 1000-byte packets each;
+        // each packet moves the service clock 0.5 s on.
+        let mut s = ThreeParameter::new(&rates(&[(Some(8_000), 1), (None, 2)]), 16_000);
         for id in 0..3 {
             s.push(0, 0, packet(id, 1000, 0));
             s.push(1, 0, packet(10 + id, 1000, 0));
         }
-        // t = 0: queue 0's minimum is due (ready at 0): sent for its minimum, ready at 1 s.
-        assert_eq!(s.pop(SimTime(0), |_, _| true).map(|(q, _, w)| (q, w)), Some((0, Served::Minimum)));
-        // Then the excess (units of 2⁶⁴): both queues start at 0; finishes 1000 (queue 0) and
-        // 500 (queue 1, weight 2) → queue 1, round 500. Queue 0 keeps its start: 1000 against
-        // queue 1's 500 + 500 → a tie, the lower index first; round 1000. Then queue 0 starts
-        // at 1000 (finish 2000), queue 1 still at 500 (finish 1000) → queue 1.
-        let next: Vec<(usize, Served)> =
-            (0..3).map(|_| s.pop(SimTime(1), |_, _| true).map(|(q, _, w)| (q, w)).unwrap()).collect();
-        assert_eq!(next, [(1, Served::Excess), (0, Served::Excess), (1, Served::Excess)]);
-        // At 1 s queue 0's minimum is due again.
-        s.push(0, 0, packet(20, 1000, 0));
+        // Clock 0: queue 0's minimum is due → minimum, ready at 1 s. Clock 0.5: the excess
+        // (units of 2⁶⁴): both start at 0, finishes 1000 and 500 → queue 1, round 500.
+        // Clock 1: queue 0's minimum is due again → ready at 2 s. Clock 1.5: queue 0 keeps
+        // its start 0 (finish 1000), queue 1 starts at 500 (finish 1000): a tie, the lower
+        // index → queue 0, whose third packet empties it. Then queue 1 twice.
+        let order: Vec<(usize, Served)> =
+            std::iter::from_fn(|| s.pop(|_, _| true).map(|(q, _, w)| (q, w))).collect();
         assert_eq!(
-            s.pop(SimTime(1_000_000_000), |_, _| true).map(|(q, _, w)| (q, w)),
-            Some((0, Served::Minimum))
+            order,
+            [
+                (0, Served::Minimum),
+                (1, Served::Excess),
+                (0, Served::Minimum),
+                (0, Served::Excess),
+                (1, Served::Excess),
+                (1, Served::Excess)
+            ]
         );
     }
 
     #[test]
     fn a_refused_queue_is_passed_over() {
-        let mut s = ThreeParameter::new(&rates(&[(Some(1_000_000), 1), (None, 1)]));
+        let mut s = ThreeParameter::new(&rates(&[(Some(1_000_000), 1), (None, 1)]), 2_000_000);
         s.push(0, 0, packet(1, 100, 0));
         s.push(1, 0, packet(2, 100, 0));
-        let (q, _, served) = s.pop(SimTime(0), |q, _| q != 0).unwrap();
+        let (q, _, served) = s.pop(|q, _| q != 0).unwrap();
         assert_eq!((q, served), (1, Served::Excess));
-        assert!(s.pop(SimTime(0), |q, _| q != 0).is_none());
+        assert!(s.pop(|q, _| q != 0).is_none());
         assert_eq!((s.len_packets(), s.queue_len(0)), (1, 1));
         assert_eq!(s.take_all().len(), 1);
     }
 
     #[test]
-    fn an_idle_queue_saves_at_most_one_packet_of_minimum() {
-        // Minimum 8 kbit/s (500 B each 0.5 s): idle for 10 s, then 5 packets of 500 B at once.
-        // The ready time lags the present by 1500 B at most (8.5 s): packets for the minimum
-        // move it to 9, 9.5 and 10 s, and at 10 s the fourth is due; the fifth waits for the
-        // excess.
-        let mut s = ThreeParameter::new(&rates(&[(Some(8_000), 1), (None, 1)]));
-        for id in 0..5 {
-            s.push(0, 0, packet(id, 500, 0));
+    fn an_idle_queue_carries_at_most_1500_bytes_of_minimum() {
+        // A level at 16 kbit/s; queue 0's minimum 8 kbit/s, queue 1 takes all the excess
+        // (weight 1000). Queue 1 alone sends 20 packets of 1000 B: the service clock reaches
+        // 10 s while queue 0 is idle. Then queue 0 has 500-byte packets: its ready time
+        // starts at 10 − 1.5 s (1500 B at 8 kbit/s) and moves 0.5 s a packet while the clock
+        // moves 0.25 s: k-th packet due while 8.5 + 0.5k ≤ 10 + 0.25k, k = 0..6 — seven
+        // packets for the minimum, then the excess (queue 1).
+        let mut s = ThreeParameter::new(&rates(&[(Some(8_000), 1), (None, 1000)]), 16_000);
+        for id in 0..20 {
+            s.push(1, 0, packet(id, 1000, 0));
         }
-        let now = SimTime(10_000_000_000);
-        let ways: Vec<Served> = (0..5).map(|_| s.pop(now, |_, _| true).unwrap().2).collect();
-        assert_eq!(ways[..4], [Served::Minimum; 4]);
-        assert_eq!(ways[4], Served::Excess);
+        (0..20).for_each(|_| assert_eq!(s.pop(|_, _| true).unwrap().0, 1));
+        for id in 0..10 {
+            s.push(0, 0, packet(100 + id, 500, 0));
+            s.push(1, 0, packet(200 + id, 1000, 0));
+        }
+        let ways: Vec<(usize, Served)> =
+            (0..8).map(|_| s.pop(|_, _| true).map(|(q, _, w)| (q, w)).unwrap()).collect();
+        assert_eq!(ways[..7], [(0, Served::Minimum); 7]);
+        assert_eq!(ways[7], (1, Served::Excess));
     }
 }

@@ -266,3 +266,29 @@ traffic:
     let pre_hqf = run("pre-hqf", ", {name: class-default, fair_queue: true}");
     assert!(pre_hqf[2] < 0.05, "pre-HQF: {pre_hqf:?}");
 }
+
+/// Under a parent shaper the IOS XE child is served in bursts, with pauses between them;
+/// its minimums are shares of the shaped rate and hold through the pauses. 1 Mbit/s shaped
+/// on a 10 Mbit/s link: classes of 50 % and 10 %, both saturated, get 500 + 200 and 100 +
+/// 200 kbit/s — 70 % and 30 % (within 1 percentage point).
+#[test]
+fn ios_xe_minimums_hold_under_a_parent_shaper() {
+    let yaml = format!(
+        "name: shaped-xe
+run: {{duration: 60s, warmup: 5s, seed: 2}}
+topology:
+  nodes: {{tx: {{kind: host}}, rx: {{kind: host}}}}
+  links: [{{between: [tx, rx], rate: 10Mbps, l2: none}}]
+interfaces:
+  tx: {{rx: {{output: {{kind: tbf, rate: 1Mbps, child: {{kind: cbwfq, scheduler: xe, classes: [
+    {{name: a, match: {{dscp: AF11}}, bandwidth: 50%}},
+    {{name: b, match: {{dscp: AF21}}, bandwidth: 10%}}]}}}}}}}}
+traffic:
+{}",
+        flows(&[("a", "AF11"), ("b", "AF21")])
+    );
+    let results = run_yaml(&yaml, &[]);
+    let (a, b) = (flow(&results, "a").delivered_l3_bps, flow(&results, "b").delivered_l3_bps);
+    let share = a / (a + b);
+    assert!((share - 0.7).abs() < 0.01, "a {a}, b {b}: {share}");
+}
