@@ -54,24 +54,18 @@ pub fn flavour(config: &IosConfig, told: Option<Scheduler>) -> Result<Flavour, D
             "give the configuration of one router: remove the commands of the other flavour",
         ));
     }
-    let refuse_xe_syntax = |under: &str| {
-        config.xe_syntax.map_or(Ok(()), |(at, what)| {
-            Err(Diagnostic::error(
-                at,
-                format!("`{what}` is IOS XE syntax, which {under} refuses"),
-                "set the scheduler to `xe` if this is an IOS XE router, or remove the command",
-            ))
+    // The first command of one flavour's syntax, refused under a scheduler of the other.
+    let refuse = |syntax: Option<(super::config::Place, &str)>, flavour: &str, under: &str, hint: &str| {
+        syntax.map_or(Ok(()), |(at, what)| {
+            Err(Diagnostic::error(at, format!("`{what}` is {flavour} syntax, which {under} refuses"), hint))
         })
     };
-    let refuse_classic_syntax = |under: &str| {
-        config.classic_syntax.map_or(Ok(()), |(at, what)| {
-            Err(Diagnostic::error(
-                at,
-                format!("`{what}` is classic IOS syntax, which {under} refuses"),
-                "remove the command, or set the scheduler to `pre-hqf` or `hqf` if this is a classic IOS router",
-            ))
-        })
-    };
+    let xe_hint = "set the scheduler to `xe` if this is an IOS XE router, or remove the command";
+    let refuse_xe_syntax = |under: &str| refuse(config.xe_syntax, "IOS XE", under, xe_hint);
+    let classic_hint =
+        "remove the command, or set the scheduler to `pre-hqf` or `hqf` if this is a classic IOS router";
+    let refuse_classic_syntax =
+        |under: &str| refuse(config.classic_syntax, "classic IOS", under, classic_hint);
     if let Some(scheduler) = told {
         match scheduler {
             Scheduler::Xe => refuse_classic_syntax("IOS XE")?,
