@@ -5,8 +5,8 @@ use crate::errors::{scenario_error, ScenarioError};
 use crate::{core_overrides, OverrideArg};
 use pyo3::prelude::*;
 use qoslab_core::ios::{
-    check, explain, flavour, parse, read_config, resolve, scheduler_name, to_yaml, Diagnostic, IosConfig,
-    Scheduler, Severity,
+    check, explain, flavour, migrate, parse, read_config, resolve, scheduler_name, to_yaml, Diagnostic,
+    IosConfig, Scheduler, Severity,
 };
 use qoslab_core::Selection;
 use std::path::Path;
@@ -89,6 +89,27 @@ pub fn ios_explain(
         .map(|r| qoslab_core::parse_rate_bps(r).map_err(|e| ScenarioError::new_err(format!("--rate: {e}"))))
         .transpose()?;
     explain(&read_told(text, scheduler)?, interface, rate_bps).map_err(located(origin))
+}
+
+/// The configuration rewritten so that interface `interface`'s policy shares a congested link
+/// under IOS XE as under its classic scheduler: `(text, changes)`; `rate` is the link's
+/// rate (`"100Mbps"`) when the configuration does not give the policy's.
+#[pyfunction]
+#[pyo3(signature = (text, interface, rate = None, origin = "<text>"))]
+pub fn ios_migrate(
+    text: &str,
+    interface: &str,
+    rate: Option<&str>,
+    origin: &str,
+) -> PyResult<(String, Vec<String>)> {
+    let rate_bps = rate
+        .map(|r| {
+            qoslab_core::parse_rate_bps(r)
+                .map_err(|e| ScenarioError::new_err(format!("the link's rate: {e}")))
+        })
+        .transpose()?;
+    let migration = migrate(&parse(text), text, interface, rate_bps).map_err(located(origin))?;
+    Ok((migration.text, migration.changes))
 }
 
 /// Interface `interface` as the YAML of a scenario's `interfaces.NODE.PEER` entry, refused

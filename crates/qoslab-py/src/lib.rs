@@ -113,6 +113,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ios::ios_read, m)?)?;
     m.add_function(wrap_pyfunction!(ios::ios_check, m)?)?;
     m.add_function(wrap_pyfunction!(ios::ios_flavour, m)?)?;
+    m.add_function(wrap_pyfunction!(ios::ios_migrate, m)?)?;
     m.add_function(wrap_pyfunction!(ios::ios_interfaces, m)?)?;
     m.add_function(wrap_pyfunction!(ios::ios_explain, m)?)?;
     m.add_function(wrap_pyfunction!(ios::ios_to_yaml, m)?)?;

@@ -28,6 +28,7 @@ from qoslab.cli.common import (
     add_override_options,
     add_variant_option,
 )
+from qoslab.cli.ios_migrate import add_migrate_parser
 from qoslab.cli.text import counted, visible
 from qoslab.output import write_file
 from qoslab.scenario import pairs, scenario_text
@@ -109,6 +110,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     add_variant_option(from_yaml)
     add_override_options(from_yaml)
     from_yaml.set_defaults(main=main_from_yaml)
+    add_migrate_parser(actions, EXIT_STATUS_HELP)
 
 
 def main_check(args: argparse.Namespace) -> int:
