@@ -1,5 +1,6 @@
-"""``qoslab ios``: read a Cisco IOS configuration — check it, explain an interface, or
-convert it to scenario YAML — or write a scenario's interface as IOS configuration.
+"""``qoslab ios``: read a Cisco IOS configuration — check it, explain an interface, convert
+it to scenario YAML, or migrate it to IOS XE (``ios_migrate.py``) — or write a scenario's
+interface as IOS configuration.
 
 Every problem with the input (a missing file, a folder, a file above 16 MiB, text that is
 not UTF-8, a line IOS or qoslab refuses) is a ``ScenarioError`` or a finding naming its
@@ -49,7 +50,7 @@ def add_scheduler_option(parser: argparse.ArgumentParser) -> None:
 def add_parser(commands: argparse._SubParsersAction) -> None:
     command = commands.add_parser(
         "ios",
-        help="check, explain or convert a Cisco IOS configuration, or write one",
+        help="check, explain, convert or migrate a Cisco IOS configuration, or write one",
         description="Read a router's IOS configuration the way the scenario key "
         "`interfaces.NODE.PEER.ios` does, or write a scenario's interface as one.",
         epilog=EXIT_STATUS_HELP,
