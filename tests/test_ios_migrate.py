@@ -1,6 +1,7 @@
 """``qoslab ios migrate``: the ISR 2900 branch of examples/metro-e-branch.yaml run as
 configured (HQF), the same text on IOS XE, and the text rewritten for IOS XE — the rewrite
-restores HQF's split of the link; bad input is an error at its place, exit status 2."""
+restores HQF's split of the link; the Catalyst 8200's own policy rewritten back for HQF
+restores IOS XE's; bad input is an error at its place, exit status 2."""
 
 from __future__ import annotations
 
@@ -46,6 +47,32 @@ def test_the_rewrite_restores_the_hqf_split(tmp_path):
     assert check.returncode == 0, check.stdout
 
 
+def test_the_way_back_restores_the_ios_xe_split(tmp_path):
+    scenario = _branch(tmp_path)
+    text = scenario.read_text(encoding="utf-8")
+    levels = tmp_path / "levels.yaml"
+    levels.write_text(
+        text.replace(
+            "{config: ios/metro-e-branch-isr2900.txt, interface: Gi0/1}",
+            "{config: ios/metro-e-branch-c8200-levels.txt, interface: Gi0/0/1}",
+            1,
+        ),
+        encoding="utf-8",
+    )
+    done = qoslab_process(
+        "ios", "migrate", levels, "--interface", "br1.hq", "--to", "hqf", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    # Classic IOS refuses `priority level`: the same text cannot run there.
+    assert "The same text on HQF: refused" in done.stdout
+    verdict = re.search(
+        r"The rewrite restores the xe split: .* within ([\d.]+) percentage", done.stdout
+    )
+    assert verdict, done.stdout
+    assert float(verdict[1]) <= 2.0
+    assert "line 24: `bandwidth remaining ratio 5` → `bandwidth percent 30`" in done.stdout
+
+
 def test_what_cannot_be_migrated_is_an_error(tmp_path):
     scenario = _branch(tmp_path)
     # Already IOS XE.
@@ -61,7 +88,7 @@ def test_what_cannot_be_migrated_is_an_error(tmp_path):
     )
     xe = qoslab_process("ios", "migrate", xe_scenario, "--interface", "br1.hq", cwd=tmp_path)
     assert xe.returncode == 2, xe.stdout + xe.stderr
-    assert "already IOS XE" in xe.stdout
+    assert "already for IOS XE" in xe.stdout
     # An interface not configured from IOS.
     other = qoslab_process("ios", "migrate", scenario, "--interface", "hq.br1", cwd=tmp_path)
     assert other.returncode == 2, other.stdout

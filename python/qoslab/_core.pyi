@@ -93,11 +93,16 @@ def ios_interfaces(text: str) -> list[str]:
     """The configuration's interfaces, by their canonical names (``Serial0/1/1``)."""
 
 def ios_migrate(
-    text: str, interface: str, rate: str | None = None, origin: str = "<text>"
+    text: str,
+    interface: str,
+    rate: str | None = None,
+    origin: str = "<text>",
+    to: str = "xe",
 ) -> tuple[str, list[str]]:
     """The configuration rewritten so that the interface's policy shares a congested link
-    under IOS XE as under its classic scheduler, and each change with its line. Raises
-    ``ScenarioError`` naming ``origin:line:column`` for what cannot be migrated."""
+    under the ``to`` scheduler (``"xe"``, or ``"hqf"``: classic IOS 15) as under its own, and
+    each change with its line. Raises ``ScenarioError`` naming ``origin:line:column`` for
+    what cannot be migrated."""
 
 def ios_explain(
     text: str,

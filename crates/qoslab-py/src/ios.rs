@@ -92,23 +92,31 @@ pub fn ios_explain(
 }
 
 /// The configuration rewritten so that interface `interface`'s policy shares a congested link
-/// under IOS XE as under its classic scheduler: `(text, changes)`; `rate` is the link's
-/// rate (`"100Mbps"`) when the configuration does not give the policy's.
+/// under the `to` scheduler (`"xe"` or `"hqf"`) as under its own: `(text, changes)`; `rate`
+/// is the link's rate (`"100Mbps"`) when the configuration does not give the policy's.
 #[pyfunction]
-#[pyo3(signature = (text, interface, rate = None, origin = "<text>"))]
+#[pyo3(signature = (text, interface, rate = None, origin = "<text>", to = "xe"))]
 pub fn ios_migrate(
     text: &str,
     interface: &str,
     rate: Option<&str>,
     origin: &str,
+    to: &str,
 ) -> PyResult<(String, Vec<String>)> {
+    let to = match to {
+        "xe" => Scheduler::Xe,
+        "hqf" => Scheduler::Hqf,
+        other => {
+            return Err(ScenarioError::new_err(format!("--to: `{other}` is not a target (use xe or hqf)")))
+        }
+    };
     let rate_bps = rate
         .map(|r| {
             qoslab_core::parse_rate_bps(r)
                 .map_err(|e| ScenarioError::new_err(format!("the link's rate: {e}")))
         })
         .transpose()?;
-    let migration = migrate(&parse(text), text, interface, rate_bps).map_err(located(origin))?;
+    let migration = migrate(&parse(text), text, interface, rate_bps, to).map_err(located(origin))?;
     Ok((migration.text, migration.changes))
 }
 

@@ -1,14 +1,15 @@
-"""``qoslab ios migrate``: what changes when a classic IOS router is replaced by an IOS XE one.
+"""``qoslab ios migrate``: what changes when a classic IOS router is replaced by an IOS XE
+one (``--to xe``, the default), or the other way (``--to hqf``).
 
 The scenario's interface ``NODE.PEER`` is configured from IOS text
 (``interfaces.NODE.PEER.ios: {config: FILE, interface: NAME}``). The command runs the
-scenario three times with the same traffic — the configuration under its own (classic)
-scheduler, the same text under IOS XE's, and the text rewritten for IOS XE by
-``ios_migrate`` (each ``bandwidth`` turned into a ``bandwidth remaining ratio`` in
-proportion, Cisco's migration advice) — and prints each flow's throughput, mean delay, loss
-and, for voice, MOS side by side, then whether the rewrite gives every flow the share of the
-link it had before (within 2 percentage points), the changes line by line, and the rewritten
-text (or writes it to ``-o FILE``).
+scenario with the same traffic: the configuration under its own scheduler, the same text
+under the target's (when the target's syntax accepts it), and the text rewritten for the
+target by ``ios_migrate`` (Cisco's migration advice: shares as ``bandwidth remaining ratio``
+on IOS XE, as ``bandwidth percent`` on classic IOS). It prints each flow's throughput, mean
+delay, loss and, for voice, MOS side by side, then whether the rewrite gives every flow the
+share of what left the router that it had before (within 2 percentage points), the changes
+line by line, and the rewritten text (or writes it to ``-o FILE``).
 """
 
 from __future__ import annotations
@@ -37,8 +38,14 @@ def add_migrate_parser(actions: argparse._SubParsersAction, epilog: str) -> None
     migrate = actions.add_parser(
         "migrate",
         epilog=epilog,
-        help="run an interface configured from classic IOS as it is, on IOS XE, and "
-        "rewritten for IOS XE; print the flows side by side and the rewrite",
+        help="run an interface configured from IOS as it is, on the other family of "
+        "routers, and rewritten for it; print the flows side by side and the rewrite",
+    )
+    migrate.add_argument(
+        "--to",
+        choices=("xe", "hqf"),
+        default="xe",
+        help="the target: IOS XE (default) or classic IOS 15 with HQF",
     )
     migrate.add_argument("scenario", metavar="SCENARIO", help="scenario file (YAML)")
     migrate.add_argument(
@@ -75,29 +82,30 @@ def main_migrate(args: argparse.Namespace) -> int:
         config_path = Path(args.scenario).parent / config_path
     config = ios_read(str(config_path))
     flavour = ios_flavour(config, ios.get("scheduler"))
-    if flavour is None or flavour[0] == "xe":
+    family = {"xe": "IOS XE", "hqf": "HQF"}[args.to]
+    if flavour is None or (flavour[0] == "xe") == (args.to == "xe"):
         print(
-            f"{visible(str(config_path))}: already IOS XE (or contradicting itself: "
+            f"{visible(str(config_path))}: already for {family} (or contradicting itself: "
             "`qoslab ios check` says which); nothing to migrate"
         )
         return EXIT_BAD_INPUT
     rewritten, changes = ios_migrate(
-        config, ios["interface"], _link_rate(document, node, peer), str(config_path)
+        config, ios["interface"], _link_rate(document, node, peer), str(config_path), args.to
     )
     key = f"interfaces.{args.interface}.ios"
     with tempfile.TemporaryDirectory() as scratch:
         written = Path(scratch) / "migrated.txt"
         written.write_text(rewritten, encoding="utf-8")
-        runs = [
-            (f"{flavour[0]}, as configured", run(args.scenario)),
-            ("IOS XE, the same text", run(args.scenario, set={f"{key}.scheduler": "xe"})),
-            (
-                "IOS XE, rewritten",
-                run(args.scenario, set={f"{key}.config": str(written), f"{key}.scheduler": "xe"}),
-            ),
-        ]
+        runs = [(f"{flavour[0]}, as configured", run(args.scenario))]
+        try:
+            same = run(args.scenario, set={f"{key}.scheduler": args.to})
+            runs.append((f"{family}, the same text", same))
+        except ScenarioError as refused:
+            print(f"The same text on {family}: refused ({visible(str(refused))})\n")
+        rewrite = {f"{key}.config": str(written), f"{key}.scheduler": args.to}
+        runs.append((f"{family}, rewritten", run(args.scenario, set=rewrite)))
     _print_table(runs)
-    worst = _worst_share_difference(runs[0][1], runs[2][1])
+    worst = _worst_share_difference(runs[0][1], runs[-1][1])
     verdict = "restores" if worst <= TOLERANCE_PP else "does not restore"
     print(
         f"\nThe rewrite {verdict} the {flavour[0]} split: every flow's share of what left the "
@@ -107,11 +115,11 @@ def main_migrate(args: argparse.Namespace) -> int:
     for change in changes:
         print(f"  {visible(change)}")
     if args.output is None:
-        print("\nThe configuration for IOS XE:\n")
+        print(f"\nThe configuration for {family}:\n")
         print(rewritten, end="" if rewritten.endswith("\n") else "\n")
     else:
         write_file(args.output, rewritten.encode())
-        print(f"\nThe configuration for IOS XE written to {visible(str(args.output))}")
+        print(f"\nThe configuration for {family} written to {visible(str(args.output))}")
     return 0
 
 
