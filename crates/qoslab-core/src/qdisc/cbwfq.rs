@@ -30,7 +30,11 @@
 //! shaped: their policer already holds them to their rate.
 //!
 //! **Schedulers.** The above is the pre-HQF scheduler of IOS 12.3/12.4 mainline
-//! (`scheduler: pre-hqf`, the default). With `scheduler: xe` the class queues are served as
+//! (`scheduler: pre-hqf`, the default). With `scheduler: hqf` (classic IOS 12.4(20)T and
+//! 15.x) the class queues share in proportion to their bandwidth, the unreserved bandwidth
+//! in equal parts among the classes without one ([`super::hqf_policy`]), any class may
+//! fair-queue its flows (served equally) and a priority class has a queue of its own. With
+//! `scheduler: xe` the class queues are served as
 //! IOS XE serves them ([`super::three_parameter`]): each class's `bandwidth` is a minimum
 //! served first, and what the link has beyond the minimums goes to the backlogged classes in
 //! proportion to their excess weights (`bandwidth_remaining_ratio` or `bandwidth_remaining`,
@@ -141,8 +145,9 @@ pub struct ClassSpec {
     pub bandwidth_remaining: Option<Percent>,
     /// IOS XE: the class's weight in the excess, 1–1000 (IOS `bandwidth remaining ratio`).
     pub bandwidth_remaining_ratio: Option<u32>,
-    /// Queue limit in packets (default 64; under IOS XE 50 ms of 1500-byte packets at the
-    /// interface's rate, at least 64, and 512 for a priority class).
+    /// Queue limit in packets (default 64, a priority class's too under HQF; under IOS XE 50
+    /// ms of 1500-byte packets at the interface's rate, at least 64, and 512 for a priority
+    /// class).
     pub queue_limit: Option<u32>,
     /// class-default only: flow-based fair queuing inside the class.
     pub fair_queue: Option<FairQueueSpec>,
@@ -168,7 +173,7 @@ pub struct CbwfqParams {
     /// Classes in evaluation order.
     pub classes: Vec<ClassSpec>,
     /// Share of the interface bandwidth that priority and bandwidth classes may reserve
-    /// (default 75 %; not under IOS XE, which lets them reserve it all).
+    /// (default 75 %, 100 % under HQF; not under IOS XE, which lets them reserve it all).
     pub max_reserved: Option<Percent>,
     /// Class weight constant (default 64).
     pub weight_constant: Option<u64>,
@@ -182,8 +187,8 @@ enum ClassKind {
     Priority { level: usize, policer: Option<TokenBucket>, limit: Option<usize> },
     /// Into its own scheduler queue with this weight and limit.
     Queue { queue: usize, weight: u64, limit: usize },
-    /// IOS XE: into flow queue `hash & mask` of its class queue, each flow queue holding at
-    /// most `limit` packets.
+    /// HQF and IOS XE: into flow queue `hash & mask` of its class queue, each flow queue
+    /// holding at most `limit` packets.
     Flows { queue: usize, mask: u64, limit: usize },
     /// Into one of the fair-queued conversations `first..first + count`.
     FairQueue { first: usize, mask: u64, limit: usize },
@@ -216,7 +221,7 @@ pub struct Cbwfq {
 enum ClassQueues {
     /// Pre-HQF: by sequence number, the weight passed with each packet.
     Scfq(Scfq),
-    /// IOS XE: minimum, then excess.
+    /// HQF (shares only) and IOS XE (minimum, then excess).
     ThreeParameter(ThreeParameter),
 }
 
@@ -235,8 +240,8 @@ impl ClassQueues {
         }
     }
 
-    /// Appends `packet` to `queue` (flow queue `flow` of it under IOS XE); `weight` is the
-    /// pre-HQF sequence-number weight.
+    /// Appends `packet` to `queue` (flow queue `flow` of it under HQF and IOS XE); `weight`
+    /// is the pre-HQF sequence-number weight.
     fn push(&mut self, queue: usize, flow: usize, packet: Packet, weight: u64) {
         match self {
             ClassQueues::Scfq(s) => {
