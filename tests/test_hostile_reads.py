@@ -252,6 +252,15 @@ TAMPERED_SWEEPS = {
         "manifest.json",
         (f / "manifest.json").read_bytes().replace(b'"variant":', b'"wariant":', 1),
     ),
+    # Found by the readers' fuzz target: a run's setting outside the plan's values made the
+    # index's value NaN, and `Sweep.results` found no run for it.
+    "a run's setting the plan does not have": lambda f: _tamper(
+        f,
+        "manifest.json",
+        json.dumps(
+            _with_first_setting(json.loads((f / "manifest.json").read_text()), "ifof")
+        ).encode(),
+    ),
     "manifest without the scenario's name": lambda f: _tamper(
         f,
         "manifest.json",
@@ -263,6 +272,12 @@ TAMPERED_SWEEPS = {
     "a run file a link": lambda f: _link_first_run(f),
     "runs a link": lambda f: (shutil.rmtree(f / "runs"), (f / "runs").symlink_to("/etc")),
 }
+
+
+def _with_first_setting(manifest: dict, value: str) -> dict:
+    """``manifest`` with its first run's first setting set to ``value``."""
+    manifest["runs"][0]["settings"][0][1] = value
+    return manifest
 
 
 def _read_every_run(folder: Path) -> None:

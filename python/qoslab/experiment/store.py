@@ -306,8 +306,9 @@ class Store:
 
 def check_manifest(manifest: object, shown: Path) -> None:
     """Raise a ``ReadError`` unless ``manifest`` has what reading a sweep needs: a plan
-    with its varied keys, variants and replications, runs each with a key, a variant,
-    settings and a replication, and the scenario's name and qoslab's version as text."""
+    with its varied keys, variants and replications, runs each with a key, a variant and
+    settings among the plan's, and a replication, and the scenario's name and qoslab's
+    version as text."""
     expect(isinstance(manifest, dict), shown, "is not a sweep's manifest (no JSON object)")
     assert isinstance(manifest, dict)
     plan = manifest.get("plan")
@@ -333,6 +334,12 @@ def check_manifest(manifest: object, shown: Path) -> None:
     )
     expect(type(plan.get("replications")) is int, shown, "plan.replications is not a number")
     keys = [axis["key"] for axis in vary]
+    # The index orders each parameter by the plan's values: a run's value must be one.
+    values = {
+        axis["key"]: set(axis["values"])
+        for axis in vary
+        if all(isinstance(v, str) for v in axis["values"])
+    }
     runs = manifest.get("runs")
     expect(isinstance(runs, list), shown, "has no list of runs")
     for number, run in enumerate(runs):  # type: ignore[arg-type]
@@ -352,6 +359,12 @@ def check_manifest(manifest: object, shown: Path) -> None:
             and all(isinstance(pair[1], str) for pair in run["settings"])
         )
         expect(ok, shown, f"run {number} lacks a key, variant, replication or the plan's settings")
+        expect(
+            run["variant"] in plan["variants"]
+            and all(pair[1] in values.get(pair[0], {pair[1]}) for pair in run["settings"]),
+            shown,
+            f"run {number} has a variant or a setting the plan does not have",
+        )
     for field in ("scenario_name", "qoslab_version"):
         expect(isinstance(manifest.get(field), str), shown, f"{field} is missing or not text")
 
