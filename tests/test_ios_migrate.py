@@ -22,6 +22,21 @@ def _branch(tmp_path: Path) -> Path:
     return tmp_path / "branch.yaml"
 
 
+def _on_router(scenario: Path, config: str, name: str) -> Path:
+    """A copy of the branch ``scenario``, named ``name``, whose router runs ``config`` (one of
+    the Catalyst 8200's, interface Gi0/0/1)."""
+    copy = scenario.parent / name
+    copy.write_text(
+        scenario.read_text(encoding="utf-8").replace(
+            "{config: ios/metro-e-branch-isr2900.txt, interface: Gi0/1}",
+            f"{{config: ios/{config}, interface: Gi0/0/1}}",
+            1,
+        ),
+        encoding="utf-8",
+    )
+    return copy
+
+
 def test_the_rewrite_restores_the_hqf_split(tmp_path):
     scenario = _branch(tmp_path)
     done = qoslab_process(
@@ -48,17 +63,7 @@ def test_the_rewrite_restores_the_hqf_split(tmp_path):
 
 
 def test_the_way_back_restores_the_ios_xe_split(tmp_path):
-    scenario = _branch(tmp_path)
-    text = scenario.read_text(encoding="utf-8")
-    levels = tmp_path / "levels.yaml"
-    levels.write_text(
-        text.replace(
-            "{config: ios/metro-e-branch-isr2900.txt, interface: Gi0/1}",
-            "{config: ios/metro-e-branch-c8200-levels.txt, interface: Gi0/0/1}",
-            1,
-        ),
-        encoding="utf-8",
-    )
+    levels = _on_router(_branch(tmp_path), "metro-e-branch-c8200-levels.txt", "levels.yaml")
     done = qoslab_process(
         "ios", "migrate", levels, "--interface", "br1.hq", "--to", "hqf", cwd=tmp_path
     )
@@ -76,16 +81,7 @@ def test_the_way_back_restores_the_ios_xe_split(tmp_path):
 def test_what_cannot_be_migrated_is_an_error(tmp_path):
     scenario = _branch(tmp_path)
     # Already IOS XE.
-    text = scenario.read_text(encoding="utf-8")
-    xe_scenario = tmp_path / "xe.yaml"
-    xe_scenario.write_text(
-        text.replace(
-            "{config: ios/metro-e-branch-isr2900.txt, interface: Gi0/1}",
-            "{config: ios/metro-e-branch-c8200.txt, interface: Gi0/0/1}",
-            1,
-        ),
-        encoding="utf-8",
-    )
+    xe_scenario = _on_router(scenario, "metro-e-branch-c8200.txt", "xe.yaml")
     xe = qoslab_process("ios", "migrate", xe_scenario, "--interface", "br1.hq", cwd=tmp_path)
     assert xe.returncode == 2, xe.stdout + xe.stderr
     assert "already for IOS XE" in xe.stdout

@@ -6,9 +6,8 @@
 use super::check::resolve;
 use super::config::IosConfig;
 use super::translate::{InterfaceSettings, Unresolved};
-use crate::qdisc::cbwfq::{Cbwfq, CbwfqParams};
+use crate::qdisc::cbwfq::Cbwfq;
 use crate::qdisc::cbwfq_plan::full_load_bps;
-use crate::qdisc::{Interface, QdiscKind};
 use crate::units::{format_rate, RateOrShare};
 use serde_json::Value;
 use std::fmt::Write;
@@ -324,15 +323,7 @@ fn cbwfq(
 /// classes and minimums leave, and its rate when every class is busy on a level served at
 /// `served_bps` ([`crate::qdisc::cbwfq_plan`]).
 fn table(out: &mut String, output: &Value, bw: u64, served_bps: u64, scheduler: &str, level: usize) {
-    let mut params = output.clone();
-    if let Some(map) = params.as_object_mut() {
-        map.remove("kind");
-    }
-    let interface = Interface { bandwidth_bps: bw, admission: false, random_seed: 0 };
-    let built = serde_json::from_value::<CbwfqParams>(params)
-        .ok()
-        .and_then(|p| Cbwfq::build(&p, "output", interface, &|_| None).ok());
-    let Some(policy) = built else { return };
+    let Some(policy) = Cbwfq::from_scenario(output, bw) else { return };
     let plans = policy.plan();
     let shares = full_load_bps(&plans, served_bps);
     let weights: f64 = plans.iter().filter(|p| p.priority_level.is_none()).filter_map(|p| p.weight).sum();

@@ -27,9 +27,8 @@
 use super::check::resolve;
 use super::config::{Diagnostic, IosConfig, Reference};
 use super::translate::interface_settings;
-use crate::qdisc::cbwfq::{Cbwfq, CbwfqParams, Scheduler};
+use crate::qdisc::cbwfq::{Cbwfq, Scheduler};
 use crate::qdisc::cbwfq_plan::full_load_bps;
-use crate::qdisc::{Interface, QdiscKind};
 use crate::units::RateOrShare;
 use serde_json::Value;
 
@@ -253,15 +252,7 @@ fn to_hqf(
     last_line: usize,
     rewrite: &mut Rewrite,
 ) -> Result<(), Diagnostic> {
-    let mut spec = queuing.spec.clone();
-    if let Some(object) = spec.as_object_mut() {
-        object.remove("kind");
-    }
-    let interface = Interface { bandwidth_bps: queuing.rate_bps, admission: false, random_seed: 0 };
-    let Some(policy) = serde_json::from_value::<CbwfqParams>(spec)
-        .ok()
-        .and_then(|p| Cbwfq::build(&p, "output", interface, &|_| None).ok())
-    else {
+    let Some(policy) = Cbwfq::from_scenario(&queuing.spec, queuing.rate_bps) else {
         return Ok(());
     };
     let plans = policy.plan();
@@ -322,17 +313,12 @@ fn to_hqf(
 /// bandwidth, or its part of the unreserved bandwidth — HQF's rule, which pre-HQF's weights
 /// follow too for classes with a bandwidth.
 fn classic_weights(queuing: &Value, rate_bps: u64) -> Vec<(String, Option<f64>)> {
-    let mut params = queuing.clone();
-    if let Some(map) = params.as_object_mut() {
-        map.remove("kind");
+    let mut as_hqf = queuing.clone();
+    if let Some(map) = as_hqf.as_object_mut() {
         map.remove("max_reserved");
         map.insert("scheduler".into(), Value::from("hqf"));
     }
-    let interface = Interface { bandwidth_bps: rate_bps, admission: false, random_seed: 0 };
-    let built = serde_json::from_value::<CbwfqParams>(params)
-        .ok()
-        .and_then(|p| Cbwfq::build(&p, "output", interface, &|_| None).ok());
-    built.map_or_else(Vec::new, |policy| {
+    Cbwfq::from_scenario(&as_hqf, rate_bps).map_or_else(Vec::new, |policy| {
         policy
             .plan()
             .into_iter()

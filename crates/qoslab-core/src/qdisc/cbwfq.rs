@@ -706,6 +706,17 @@ impl QdiscKind for Cbwfq {
 }
 
 impl Cbwfq {
+    /// The policy written as scenario JSON (`{kind: cbwfq, ...}`, already checked), built on
+    /// a level of `bandwidth_bps` without the admission check: for explaining and rewriting
+    /// a policy, not for running it. `None` if it does not build.
+    pub fn from_scenario(policy: &serde_json::Value, bandwidth_bps: u64) -> Option<Self> {
+        let mut params = policy.clone();
+        params.as_object_mut()?.remove("kind");
+        let params: CbwfqParams = serde_json::from_value(params).ok()?;
+        let interface = Interface { bandwidth_bps, admission: false, random_seed: 0 };
+        Cbwfq::build(&params, "output", interface, &|_| None).ok()
+    }
+
     /// Each class's promises, for explaining the policy ([`super::cbwfq_plan`]).
     pub fn plan(&self) -> Vec<ClassPlan> {
         self.names

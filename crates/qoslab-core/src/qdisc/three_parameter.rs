@@ -67,6 +67,9 @@ pub struct QueueRates {
 struct Lane {
     packets: FairFlows,
     min_bps: Option<u64>,
+    /// How far the minimum's ready time may lag the service clock: [`MIN_CREDIT_BYTES`]
+    /// at the minimum rate, ns.
+    min_lag_ns: u64,
     /// When the queue's minimum next falls due, ns.
     min_ready_ns: u64,
     cost_per_byte: u128,
@@ -108,6 +111,10 @@ impl ThreeParameter {
             .map(|r| Lane {
                 packets: FairFlows::new(r.flows),
                 min_bps: r.min_bps.filter(|&bps| bps > 0),
+                min_lag_ns: r
+                    .min_bps
+                    .filter(|&bps| bps > 0)
+                    .map_or(0, |bps| transmission_ns(MIN_CREDIT_BYTES * 8, bps)),
                 min_ready_ns: 0,
                 cost_per_byte: EXCESS_COST_SCALE / u128::from(r.excess_weight.max(1)),
                 excess_start: None,
@@ -176,9 +183,8 @@ impl ThreeParameter {
             if !may_send(i, head) {
                 continue;
             }
-            if let Some(min_bps) = lane.min_bps {
-                let lag_ns = transmission_ns(MIN_CREDIT_BYTES * 8, min_bps);
-                lane.min_ready_ns = lane.min_ready_ns.max(served_ns.saturating_sub(lag_ns));
+            if lane.min_bps.is_some() {
+                lane.min_ready_ns = lane.min_ready_ns.max(served_ns.saturating_sub(lane.min_lag_ns));
                 if lane.min_ready_ns <= served_ns && due.is_none_or(|(ready, _)| lane.min_ready_ns < ready) {
                     due = Some((lane.min_ready_ns, i));
                 }
