@@ -78,7 +78,9 @@ def _read(folder: Path) -> None:
     done = loaded.index[loaded.index["status"] == "done"]
     if not done.empty:
         first = done.iloc[0]
-        loaded.results({key: first[key] for key in loaded.keys}, replication=0)
+        loaded.results(
+            {key: first[key] for key in loaded.keys}, replication=int(first["replication"])
+        )
 
 
 class Target:

@@ -529,6 +529,9 @@ def _configuration_errors() -> list[str]:
     default = {"name": "class-default", "bandwidth": "64kbps"}
     data = {"name": "a", "match": {}, "bandwidth": "64kbps"}
     shaped = data | {"shape": {"rate": "64kbps", "bc": "0B"}}
+    child = {"kind": "cbwfq", "classes": [{"name": "class-default"}]}
+    site = {"name": "s", "match": {}, "shape": {"rate": "100kbps"}, "bandwidth_remaining_ratio": 1}
+    site |= {"child": child}
     leaf = {"name": "a", "rate": "1Mbps", "match": {}}
     deep = [{"name": "l0", "rate": "1Mbps"}]
     deep += [{"name": f"l{k}", "parent": f"l{k - 1}", "rate": "1Mbps"} for k in range(1, 9)]
@@ -551,6 +554,7 @@ def _configuration_errors() -> list[str]:
         _cbwfq(data | {"shape": {"rate": "20Gbps", "bc": "1B"}}),
         _cbwfq(data | {"priority_level": 1}),
         _cbwfq(data | {"bandwidth_remaining_ratio": 2}),
+        _cbwfq(data | {"child": child}),
         *(
             _cbwfq(*classes, scheduler="xe", **policy)
             for classes, policy in [
@@ -558,6 +562,21 @@ def _configuration_errors() -> list[str]:
                 ([{"name": "a", "match": {}, "bandwidth_remaining_ratio": 0}], {}),
                 ([{"name": "b", "match": {}, "bandwidth_remaining_ratio": 2}, data], {}),
                 ([{"name": "v", "match": {}, "priority_level": 1}, data], {}),
+                ([{"name": "s", "match": {}, "priority": "10%", "child": child}], {}),
+                ([{"name": "s", "match": {}, "child": child}], {}),
+                ([site | {"child": {"kind": "fifo"}}], {}),
+                ([site | {"child": child | {"classes": [data | {"bandwidth": "200kbps"}]}}], {}),
+                ([site | {"police": {"cir": "50kbps"}}], {}),
+                ([{k: v for k, v in site.items() if k != "bandwidth_remaining_ratio"} | data], {}),
+                ([site | {"child": child | {"scheduler": "hqf"}}], {}),
+                (
+                    [
+                        {"name": "a/b", "match": {"dscp": "EF"}, "bandwidth": "1%"},
+                        {"name": "a", "match": {}, "shape": {"rate": "100kbps"}}
+                        | {"child": child | {"classes": [data | {"name": "b"}]}},
+                    ],
+                    {},
+                ),
                 ([VOICE_CLASS | {"fair_queue": True}], {}),
                 ([data], {"max_reserved": "80%"}),
                 (

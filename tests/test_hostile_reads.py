@@ -261,6 +261,13 @@ TAMPERED_SWEEPS = {
             _with_first_setting(json.loads((f / "manifest.json").read_text()), "ifof")
         ).encode(),
     ),
+    # Found by the readers' fuzz target: a run numbered beyond the plan's replications was
+    # in the index, and `Sweep.results` of its replication in the plan found no run.
+    "a run's replication the plan does not have": lambda f: _tamper(
+        f,
+        "manifest.json",
+        (f / "manifest.json").read_bytes().replace(b'"replication": 0', b'"replication": 1', 1),
+    ),
     "manifest without the scenario's name": lambda f: _tamper(
         f,
         "manifest.json",

@@ -28,7 +28,7 @@ pub use crate::qdisc::cbwfq::Scheduler;
 pub use check::{check, resolve, Resolved};
 pub use config::{Diagnostic, IosConfig, Severity};
 pub use explain::{explain, to_yaml};
-pub use flavour::{flavour, scheduler_name, Flavour};
+pub use flavour::{flavour, Flavour};
 pub use migrate::{migrate, Migration};
 pub use parse::parse;
 pub use source::{read_config, MAX_CONFIG_BYTES};

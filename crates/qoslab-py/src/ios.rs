@@ -5,8 +5,8 @@ use crate::errors::{scenario_error, ScenarioError};
 use crate::{core_overrides, OverrideArg};
 use pyo3::prelude::*;
 use qoslab_core::ios::{
-    check, explain, flavour, migrate, parse, read_config, resolve, scheduler_name, to_yaml, Diagnostic,
-    IosConfig, Scheduler, Severity,
+    check, explain, flavour, migrate, parse, read_config, resolve, to_yaml, Diagnostic, IosConfig, Scheduler,
+    Severity,
 };
 use qoslab_core::Selection;
 use std::path::Path;
@@ -46,9 +46,7 @@ fn read_told(text: &str, scheduler: Option<&str>) -> PyResult<IosConfig> {
 #[pyo3(signature = (text, scheduler = None))]
 pub fn ios_flavour(text: &str, scheduler: Option<&str>) -> PyResult<Option<(String, String)>> {
     let config = read_told(text, scheduler)?;
-    Ok(flavour(&config, config.told_scheduler)
-        .ok()
-        .map(|f| (scheduler_name(f.scheduler).to_owned(), f.reason)))
+    Ok(flavour(&config, config.told_scheduler).ok().map(|f| (f.scheduler.name().to_owned(), f.reason)))
 }
 
 /// One finding: severity, line, column, message, hint.

@@ -306,8 +306,8 @@ class Store:
 
 def check_manifest(manifest: object, shown: Path) -> None:
     """Raise a ``ReadError`` unless ``manifest`` has what reading a sweep needs: a plan
-    with its varied keys, variants and replications, runs each with a key, a variant and
-    settings among the plan's, and a replication, and the scenario's name and qoslab's
+    with its varied keys, variants and replications, runs each with a key, and a variant,
+    settings and a replication among the plan's, and the scenario's name and qoslab's
     version as text."""
     expect(isinstance(manifest, dict), shown, "is not a sweep's manifest (no JSON object)")
     assert isinstance(manifest, dict)
@@ -361,9 +361,10 @@ def check_manifest(manifest: object, shown: Path) -> None:
         expect(ok, shown, f"run {number} lacks a key, variant, replication or the plan's settings")
         expect(
             run["variant"] in plan["variants"]
+            and 0 <= run["replication"] < plan["replications"]
             and all(pair[1] in values.get(pair[0], {pair[1]}) for pair in run["settings"]),
             shown,
-            f"run {number} has a variant or a setting the plan does not have",
+            f"run {number} has a variant, a replication or a setting the plan does not have",
         )
     for field in ("scenario_name", "qoslab_version"):
         expect(isinstance(manifest.get(field), str), shown, f"{field} is missing or not text")

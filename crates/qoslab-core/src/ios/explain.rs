@@ -285,6 +285,9 @@ fn cbwfq(
                 what.push(format!("{key} {}", flow(v)));
             }
         }
+        if class.get("child").is_some() {
+            what.push(format!("a child policy (level {} below)", level + 1));
+        }
         if what.is_empty() {
             what.push("unreserved bandwidth".into());
         }
@@ -293,7 +296,7 @@ fn cbwfq(
             let _ = writeln!(out, "      match {}", flow(m));
         }
     }
-    table(out, output, bw, served_bps, scheduler, level);
+    let shares = table(out, output, bw, served_bps, scheduler, level);
     let max_pct = output
         .get("max_reserved")
         .and_then(|v| v.as_str())
@@ -317,13 +320,35 @@ fn cbwfq(
             format_rate(rate)
         );
     }
+    // Each child policy, on what its class gets at full load.
+    for (i, class) in output["classes"].as_array().into_iter().flatten().enumerate() {
+        let Some(child) = class.get("child") else { continue };
+        let base_bps = rate_bps(&class["shape"]["rate"], bw).map_or(bw, |bps| bps as u64);
+        let served_bps = shares.get(i).copied().flatten().map_or(base_bps, |bps| (bps as u64).min(base_bps));
+        let _ = writeln!(
+            out,
+            "  level {}: class {}'s child policy, its percentages of {}",
+            level + 1,
+            class["name"].as_str().unwrap_or_default(),
+            format_rate(base_bps)
+        );
+        cbwfq(out, child, base_bps, None, served_bps, level + 1);
+    }
 }
 
 /// The level's table: each class's kind, minimum, maximum, share of what the priority
 /// classes and minimums leave, and its rate when every class is busy on a level served at
-/// `served_bps` ([`crate::qdisc::cbwfq_plan`]).
-fn table(out: &mut String, output: &Value, bw: u64, served_bps: u64, scheduler: &str, level: usize) {
-    let Some(policy) = Cbwfq::from_scenario(output, bw) else { return };
+/// `served_bps` ([`crate::qdisc::cbwfq_plan`]). Returns each class's rate at full load,
+/// where it has one.
+fn table(
+    out: &mut String,
+    output: &Value,
+    bw: u64,
+    served_bps: u64,
+    scheduler: &str,
+    level: usize,
+) -> Vec<Option<f64>> {
+    let Some(policy) = Cbwfq::from_scenario(output, bw) else { return Vec::new() };
     let plans = policy.plan();
     let shares = full_load_bps(&plans, served_bps);
     let weights: f64 = plans.iter().filter(|p| p.priority_level.is_none()).filter_map(|p| p.weight).sum();
@@ -338,8 +363,11 @@ fn table(out: &mut String, output: &Value, bw: u64, served_bps: u64, scheduler: 
         "share of the rest".to_owned(),
         "at full load".to_owned(),
     ]];
-    for (plan, share) in plans.iter().zip(&shares) {
+    let classes = output["classes"].as_array().cloned().unwrap_or_default();
+    for (i, (plan, share)) in plans.iter().zip(&shares).enumerate() {
+        let nested = classes.get(i).is_some_and(|class| class.get("child").is_some());
         let kind = match (plan.priority_level, plan.flows) {
+            _ if nested => "child policy".to_owned(),
             (Some(level), _) if scheduler == "xe" => format!("priority {level}"),
             (Some(_), _) => "priority".to_owned(),
             (None, 1) => "queue".to_owned(),
@@ -368,6 +396,7 @@ fn table(out: &mut String, output: &Value, bw: u64, served_bps: u64, scheduler: 
         let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, w)| format!("{cell:<w$}")).collect();
         let _ = writeln!(out, "    {}", cells.join("  ").trim_end());
     }
+    shares
 }
 
 #[cfg(test)]

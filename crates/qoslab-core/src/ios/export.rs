@@ -21,12 +21,14 @@
 //! | `cbwfq` `scheduler: hqf\|xe`; `priority_level`, `bandwidth_remaining_ratio` | a `version 15.4` (HQF) or `version 17.9` (IOS XE) line, which the importer reads back as that scheduler; `priority level N [KBPS\|percent P [BURST]]`, `bandwidth remaining ratio N` (IOS XE QoS configuration guides, "Multi-Level Priority Queues", "Distribution of Remaining Bandwidth Using Ratio") |
 //! | `max_reserved` | interface `max-reserved-bandwidth P` (QoS CR), when it differs from the scheduler's default |
 //! | `tbf` with `child` | `policy-map NAME` whose only class, `class-default`, holds `shape average\|peak` and `service-policy CHILD` (QoS CR `shape`, `service-policy`) |
+//! | a `cbwfq` class's `child` | `service-policy PARENT-CLASS` in the class, the child written as its own policy map under the parent's scheduler (IOS XE QoS MQC configuration guide, "3-level user-defined queuing policy support") |
 //! | the output policy; `input` | interface `service-policy output NAME`; `service-policy input NAME` with `set` and `police` classes (QoS CR `service-policy`) |
 //! | QoS bandwidth; `tx_ring` | interface `bandwidth KBPS`, `tx-ring-limit N` (Interface and Hardware Component Command Reference; QoS CR `tx-ring-limit`) |
 //! | `lfi` | interface `ppp multilink`, `ppp multilink fragment delay MS`, `ppp multilink interleave` (Dial Technologies Command Reference) |
 //!
 //! **Names.** Class maps take the classes' names; the output policy map takes the scenario
-//! policy's name (`NODE-to-PEER` for one written in place), a child `PARENT-child`, the
+//! policy's name (`NODE-to-PEER` for one written in place), a shaper's child `PARENT-child`,
+//! a class's child `PARENT-CLASS`, the
 //! input policy map `NODE-from-PEER`. Access lists are numbered 101 to 199, then 2000 to
 //! 2699, in the order their matches are met (output before input, classes in order); two
 //! matches with the same entries share a list. The priority and queue lists are number 1.
@@ -58,7 +60,6 @@
 //! IOS's ranges or not in its units (whole kbit/s, whole percent, packets); `changes`
 //! during the run.
 
-use super::flavour::scheduler_name;
 use super::keywords::interface_name;
 use super::parse::range;
 use crate::aqm::red::{RedBasis, Unlisted};
@@ -1258,7 +1259,7 @@ impl<'a> Text<'a> {
             .hint("flatten the hierarchy: a shaper over a shaper over a `cbwfq` policy at most"));
         }
         match policy {
-            PolicySpec::Cbwfq(cbwfq) => self.cbwfq(cbwfq, name, at, level == 1),
+            PolicySpec::Cbwfq(cbwfq) => self.cbwfq(cbwfq, name, at, level),
             PolicySpec::Tbf(tbf) => self.shaper(tbf, name, at, level).map(|()| None),
             other => Err(Issue::at(
                 join_path(at, "kind"),
@@ -1286,7 +1287,14 @@ impl<'a> Text<'a> {
         Ok(())
     }
 
-    fn cbwfq(&mut self, cbwfq: &CbwfqParams, name: &str, at: &str, root: bool) -> Result<Option<u64>, Issue> {
+    fn cbwfq(
+        &mut self,
+        cbwfq: &CbwfqParams,
+        name: &str,
+        at: &str,
+        level: usize,
+    ) -> Result<Option<u64>, Issue> {
+        let root = level == 1;
         let scheduler = cbwfq.scheduler.unwrap_or_default();
         match &self.scheduler {
             Some((first, first_at)) if *first != scheduler => {
@@ -1294,8 +1302,8 @@ impl<'a> Text<'a> {
                     join_path(at, "scheduler"),
                     format!(
                     "the `{}` scheduler here, but `{first_at}` is under the `{}` one: one router runs one",
-                    scheduler_name(scheduler),
-                    scheduler_name(*first)
+                    scheduler.name(),
+                    first.name()
                 ),
                 )
                 .hint("give every policy of the interface the same `scheduler`"))
@@ -1342,6 +1350,18 @@ impl<'a> Text<'a> {
                 }
             }
             lines.extend(self.class(class, &class_at)?);
+            if let Some(child) = &class.child {
+                let child_name = format!("{name}-{}", class.name);
+                // A class's child runs under its parent's scheduler.
+                let child = match child.as_ref() {
+                    PolicySpec::Cbwfq(inner) if inner.scheduler.is_none() => {
+                        PolicySpec::Cbwfq(CbwfqParams { scheduler: Some(scheduler), ..inner.clone() })
+                    }
+                    other => other.clone(),
+                };
+                self.policy_map(&child, &child_name, &join_path(&class_at, "child"), level + 1)?;
+                lines.push(format!("  service-policy {child_name}"));
+            }
         }
         self.policy_maps.push((name.to_owned(), lines));
         Ok(reserved)

@@ -28,15 +28,6 @@ pub struct Flavour {
     pub reason: String,
 }
 
-/// The scheduler's name as the scenario writes it.
-pub fn scheduler_name(scheduler: Scheduler) -> &'static str {
-    match scheduler {
-        Scheduler::PreHqf => "pre-hqf",
-        Scheduler::Hqf => "hqf",
-        Scheduler::Xe => "xe",
-    }
-}
-
 /// The flavour of `config`, `told` by the user or inferred.
 pub fn flavour(config: &IosConfig, told: Option<Scheduler>) -> Result<Flavour, Diagnostic> {
     if let (Some((xe_at, xe)), Some((classic_at, classic))) = (config.xe_syntax, config.classic_syntax) {

@@ -22,7 +22,8 @@
 //!   one held to no rate is refused: classic IOS polices every priority class. `version 15.4`.
 //!
 //! Every change is listed with its line; the rewritten text must read back under the target
-//! scheduler.
+//! scheduler. A policy that nests queuing in its classes (three levels) is refused: the
+//! rewrite is of one level of queuing.
 
 use super::check::resolve;
 use super::config::{Diagnostic, IosConfig, Reference};
@@ -112,6 +113,14 @@ fn queuing<'a>(
             (output.line, output.column),
             "only a CBWFQ/LLQ policy map, or a shaper over one, is migrated",
             "write the policy as classes with `bandwidth` and `priority`",
+        ));
+    }
+    let nested = config.policy_maps[&policy].classes.iter().find_map(|class| class.child.as_ref());
+    if let Some(child) = nested {
+        return Err(Diagnostic::error(
+            (child.line, child.column),
+            format!("policy map `{policy}` nests a queuing policy in a class: a migration rewrites one level of queuing"),
+            "migrate a configuration whose queuing is one policy map (under a shaper or not)",
         ));
     }
     Ok(Queuing { policy, spec, rate_bps, interface })
@@ -435,6 +444,19 @@ interface GigabitEthernet0/1
         let error = migrate(&parse(&unpoliced), &unpoliced, "Gi0/0/1", Some(100_000_000), Scheduler::Hqf)
             .unwrap_err();
         assert!(error.message.contains("held to no rate"), "{}", error.message);
+    }
+
+    #[test]
+    fn three_levels_are_refused_at_the_nesting() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../examples/ios/hub-sites-c8500.txt"
+        ))
+        .unwrap();
+        let error =
+            migrate(&parse(&text), &text, "Gi0/0/1", Some(1_000_000_000), Scheduler::Hqf).unwrap_err();
+        assert_eq!((error.line, error.column), (36, 18), "{}", error.message);
+        assert!(error.message.contains("rewrites one level of queuing"), "{}", error.message);
     }
 
     #[test]

@@ -25,7 +25,9 @@
 //!   allows three levels of policy maps (parent, child, grandchild: Cisco 10000 Series
 //!   Router Quality of Service Configuration Guide, "Defining QoS for Multiple Policy
 //!   Levels"), and a policy map that nests itself, directly or through others, is an error
-//!   at the `service-policy` that closes the loop.
+//!   at the `service-policy` that closes the loop. Before HQF, queuing nests only under
+//!   `shape` in a lone class-default (a shaper over the child); with HQF and IOS XE, a
+//!   `service-policy` in any class is that class's `child`.
 //! * **Bandwidth units** — the `bandwidth` of all classes of one policy is given in one
 //!   form: kbit/s, `percent` or `remaining percent`; IOS refuses a policy that mixes them.
 //! * **Classification** — class maps with `match-all` (every match must hold) or
@@ -35,7 +37,7 @@
 
 use super::acl::condition as acl_condition;
 use super::config::{Diagnostic, IosConfig, ListMatch, Place, Places, PolicyClass, Reference};
-use super::flavour::{flavour, scheduler_name};
+use super::flavour::flavour;
 use crate::qdisc::cbwfq::Scheduler;
 use serde_json::{json, Map, Value};
 
@@ -230,7 +232,8 @@ fn policy_map(
     places.insert(at.to_owned(), (reference.line, reference.column));
     // A shaper over a child policy: the whole interface shaped, queuing inside.
     if let [only] = map.classes.as_slice() {
-        if let (Some(child), Some(shape)) = (&only.child, only.settings.get("shape")) {
+        let lone_default = only.name == "class-default";
+        if let (Some(child), Some(shape), true) = (&only.child, only.settings.get("shape"), lone_default) {
             if let Some((key, place)) =
                 only.places.iter().find(|(k, _)| !matches!(k.as_str(), "shape" | "service_policy"))
             {
@@ -257,11 +260,11 @@ fn policy_map(
     let mut excluded: Vec<Value> = Vec::new();
     let mut first_form: Option<(&'static str, &str)> = None;
     for class in &map.classes {
-        if let Some(child) = &class.child {
+        if let (Some(child), Scheduler::PreHqf) = (&class.child, scheduler) {
             return Err(error(
                 (child.line, child.column),
-                "a child policy is modelled only under a shaped class-default",
-                "make the policy map's only class `class-default` with `shape average RATE` and this `service-policy`",
+                "before HQF, IOS nests a queuing policy only under `shape` in a policy map's lone class-default",
+                "a configuration of IOS 15.x (HQF) or IOS XE nests one under any class: give its `version` line, or run with `--scheduler hqf|xe`",
             ));
         }
         if let Some(form) = bandwidth_form(class) {
@@ -287,6 +290,7 @@ fn policy_map(
         let is_default = class.name == "class-default";
         let pre_hqf = scheduler == Scheduler::PreHqf;
         if !is_default
+            && class.child.is_none()
             && !queuing.iter().any(|k| class.settings.contains_key(*k))
             && (pre_hqf || class.settings.is_empty())
         {
@@ -318,12 +322,17 @@ fn policy_map(
             entry.insert("match".into(), condition);
         }
         entry.extend(class.settings.clone());
-        place_settings(class, &format!("{at}.classes[{}]", classes.len()), places);
+        let class_at = format!("{at}.classes[{}]", classes.len());
+        place_settings(class, &class_at, places);
+        if let Some(child) = &class.child {
+            let child_at = format!("{class_at}.child");
+            entry.insert("child".into(), policy_map(config, child, None, scheduler, &child_at, places)?);
+        }
         classes.push(Value::Object(entry));
     }
     let mut policy = json!({"kind": "cbwfq", "classes": classes});
     if scheduler != Scheduler::PreHqf {
-        policy["scheduler"] = json!(scheduler_name(scheduler));
+        policy["scheduler"] = json!(scheduler.name());
     }
     if let Some((pct, place)) = max_reserved {
         policy["max_reserved"] = json!(format!("{pct}%"));
@@ -524,7 +533,7 @@ pub fn interface_settings(config: &IosConfig, name: &str) -> Result<InterfaceSet
             format!(
                 "service-policy output {} (the `{}` scheduler: {})",
                 policy.name,
-                scheduler_name(flavour.scheduler),
+                flavour.scheduler.name(),
                 flavour.reason
             ),
         )

@@ -43,6 +43,21 @@
 //! its own `police`; queue limits default to IOS XE's ([`super::xe_policy`]), and the
 //! classes may reserve the whole rate.
 //!
+//! **Child policies** (HQF and IOS XE: IOS `service-policy` in a class, a hierarchy's middle
+//! level, such as one shaped class per site of a hub over each site's LLQ). The class's
+//! packets go to its `child`, a policy of this kind whose classes take the class's place in
+//! the results (`site/voice`); the class itself competes at its level by its `shape` and
+//! its excess share. When the class's queue at the level is empty, the child's class queues
+//! hand it their next packet, which then waits for its turn and its class's shaper (one
+//! packet, as a shaper holds its child's, [`super::tbf`]). The child's priority classes are
+//! served with this level's own, level 1 before level 2, ahead of every class queue and
+//! still through their class's shaper: priority propagation, as Cisco's three-level
+//! scheduler documents it (Cisco IOS feature guide "MQC Hierarchical Queuing with 3 Level
+//! Scheduler", 12.2(31)SB2); IOS XE's engine is not published, and qoslab assumes it does
+//! the same (`docs/qdisc/cbwfq.md`). The child's percentages are of
+//! its class's shape rate (of this policy's bandwidth for an unshaped class), and its class
+//! numbers are moved to its place among the port's by [`QdiscCtx::with_class_offset`].
+//!
 //! Percentages are of the interface's QoS bandwidth (IOS `bandwidth` command), not of the
 //! physical rate. `remaining` percentages are of what the priority classes leave. When the
 //! policy is attached, priority and bandwidth reservations together must not exceed
@@ -57,7 +72,7 @@ use super::shaper_credit::{ShapeSpec, ShaperCredit};
 use super::three_parameter::ThreeParameter;
 use super::wfq::{precedence_weights, IOS_WEIGHT_NUMERATOR};
 use super::xe_policy;
-use super::{Dequeue, Interface, Qdisc, QdiscKind};
+use super::{Dequeue, Interface, PolicySpec, Qdisc, QdiscKind};
 use crate::aqm::{Admission, Red, RedSpec};
 use crate::classify::class_setup::{element_path, ClassNames, Rules};
 use crate::classify::flow_hash::FlowHashMemo;
@@ -107,6 +122,17 @@ pub enum Scheduler {
     /// IOS XE: minimum (`bandwidth`), maximum (`shape`) and excess weight (`bandwidth
     /// remaining`, equal by default), with priority levels 1 and 2.
     Xe,
+}
+
+impl Scheduler {
+    /// The name a scenario gives it (`scheduler: xe`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Scheduler::PreHqf => "pre-hqf",
+            Scheduler::Hqf => "hqf",
+            Scheduler::Xe => "xe",
+        }
+    }
 }
 
 /// `fair_queue: true` or `fair_queue: {dynamic_queues: 64}` on class-default.
@@ -162,6 +188,11 @@ pub struct ClassSpec {
     /// Shape the class (IOS `shape average|peak` in the class): `{rate, bc, be, mode}`, the
     /// rate a rate or a percentage of the interface bandwidth. Not in a priority class.
     pub shape: Option<ShapeSpec>,
+    /// HQF and IOS XE: a `cbwfq` policy that queues the class's packets (IOS `service-policy`
+    /// in the class), its percentages of the class's `shape` rate (of this policy's
+    /// bandwidth when the class is not shaped); its priority classes keep their priority
+    /// through this level.
+    pub child: Option<Box<PolicySpec>>,
 }
 
 /// Parameters of a CBWFQ/LLQ policy.
@@ -192,28 +223,54 @@ enum ClassKind {
     Flows { queue: usize, mask: u64, limit: usize },
     /// Into one of the fair-queued conversations `first..first + count`.
     FairQueue { first: usize, mask: u64, limit: usize },
+    /// Into child policy `child`, whose next packet waits in class queue `queue`.
+    Child { queue: usize, child: usize },
+}
+
+/// A policy nested in a class: its classes sit among the parent's from `base` on.
+#[derive(Clone, Debug)]
+struct ChildPolicy {
+    /// The parent's class that holds it.
+    class: usize,
+    /// The parent's class queue its next packet waits in.
+    queue: usize,
+    /// Where its classes start among the parent's results.
+    base: usize,
+    policy: Box<Cbwfq>,
+    /// The child's class of the packet waiting in `queue`.
+    held: Option<usize>,
+    /// The child's class queues may not send before this (their shapers).
+    wait_until: SimTime,
 }
 
 /// A CBWFQ/LLQ discipline.
 #[derive(Clone, Debug)]
 pub struct Cbwfq {
+    /// The classes of the results: this policy's, a class with a child policy replaced by
+    /// the child's classes (`parent/child`).
     names: Vec<String>,
-    kinds: Vec<ClassKind>,
+    /// This policy's own class names.
+    labels: Box<[String]>,
+    /// Per class: its number in the results (a class with a child: its child's first).
+    slots: Box<[usize]>,
+    kinds: Box<[ClassKind]>,
     classifier: Classifier,
     /// The priority queues of levels 1 and 2, with each packet's class.
     priority_queues: [VecDeque<(Packet, usize)>; 2],
     /// Per class: the packets it holds in its priority queue.
-    priority_held: Vec<usize>,
+    priority_held: Box<[usize]>,
     /// Per class: the marker and the policer applied before queuing.
-    conditioning: Vec<(Option<Marker>, Option<Policer>)>,
+    conditioning: Box<[(Option<Marker>, Option<Policer>)]>,
     /// Per class: the random early detection dropper of its queue, if any.
-    droppers: Vec<Option<Red>>,
+    droppers: Box<[Option<Red>]>,
     /// Per class: the shaper its packets wait for, if it is shaped.
-    shapers: Vec<Option<ShaperCredit>>,
+    shapers: Box<[Option<ShaperCredit>]>,
     queues: ClassQueues,
-    queue_class: Vec<usize>,
+    queue_class: Box<[usize]>,
     /// The flow hashes of the fair-queued class's conversations.
     flow_hashes: FlowHashMemo,
+    /// The policies nested in classes.
+    children: Box<[ChildPolicy]>,
 }
 
 /// The scheduler among the class queues.
@@ -288,6 +345,55 @@ fn priority_burst_bytes(class: &ClassSpec, rate_bps: u64, at: &str) -> Result<u6
             Ok(((rate_bps as u128 * DEFAULT_BURST_NS as u128 / 8_000_000_000) as u64).max(MIN_BURST_BYTES))
         }
     }
+}
+
+/// Checks a class that holds a child policy: the scheduler nests queuing under any class,
+/// and the class itself only shapes and shares.
+fn check_child_class(class: &ClassSpec, here: &str, scheduler: Scheduler) -> Result<(), Issue> {
+    let child_at = join_path(here, "child");
+    if scheduler == Scheduler::PreHqf {
+        return Err(Issue::at(
+            child_at,
+            "before HQF, IOS nests a queuing policy only under a shaper of the whole interface",
+        )
+        .hint("set `scheduler: hqf` or `scheduler: xe` on the policy, or put the child under a `tbf` as its `child`"));
+    }
+    if class.priority.is_some() || class.priority_level.is_some() {
+        return Err(Issue::at(child_at, "a priority class cannot hold a queuing child policy")
+            .hint("put the priority class inside the child policy"));
+    }
+    let beside = [
+        ("queue_limit", class.queue_limit.is_some()),
+        ("fair_queue", class.fair_queue.is_some()),
+        ("random_detect", class.random_detect.is_some()),
+        ("police", class.police.is_some()),
+        ("set", class.set.is_some()),
+    ];
+    if let Some((key, _)) = beside.iter().find(|(_, given)| *given) {
+        return Err(Issue::at(
+            join_path(here, key),
+            format!("`{key}` beside a child policy is not modelled"),
+        )
+        .hint("move it into the child policy's classes"));
+    }
+    if scheduler == Scheduler::Xe && class.bandwidth.is_some() {
+        return Err(Issue::at(
+            join_path(here, "bandwidth"),
+            "IOS XE takes `bandwidth` only in the classes of a hierarchy's lowest level",
+        )
+        .hint("share this level's excess with `bandwidth_remaining_ratio`, and give the minimums to the child's classes"));
+    }
+    let queues_itself = class.shape.is_some()
+        || class.bandwidth_remaining.is_some()
+        || class.bandwidth_remaining_ratio.is_some();
+    if scheduler == Scheduler::Xe && !queues_itself {
+        return Err(Issue::at(
+            child_at,
+            "IOS XE refuses a queuing child policy under a class that does not queue (\"Cannot attach queuing-based child policy to a non-queuing based class\")",
+        )
+        .hint("give the class `shape` or `bandwidth_remaining_ratio`"));
+    }
+    Ok(())
 }
 
 /// The number of conversation queues of a fair-queued class, or `None` for a FIFO class.
@@ -430,6 +536,9 @@ impl QdiscKind for Cbwfq {
                     "a queue limit of 0 packets holds nothing",
                 ));
             }
+            if class.child.is_some() {
+                check_child_class(class, &here, scheduler)?;
+            }
         }
         if !names.contains(CLASS_DEFAULT) {
             names.push(CLASS_DEFAULT);
@@ -538,6 +647,7 @@ impl QdiscKind for Cbwfq {
         .max(bw / 100);
 
         let mut kinds = Vec::with_capacity(names.len());
+        let mut child_count = 0;
         let mut queue_class = Vec::new();
         let mut rules = Rules::new();
         for (i, name) in names.iter().enumerate() {
@@ -563,6 +673,11 @@ impl QdiscKind for Cbwfq {
                         None => None,
                     };
                     ClassKind::Priority { level, policer, limit }
+                }
+                Some(c) if c.child.is_some() => {
+                    queue_class.push(i);
+                    child_count += 1;
+                    ClassKind::Child { queue: queue_class.len() - 1, child: child_count - 1 }
                 }
                 Some(c) if !pre_hqf => {
                     queue_class.push(i);
@@ -689,20 +804,116 @@ impl QdiscKind for Cbwfq {
                 ))
             }
         };
+        let mut children = Vec::with_capacity(child_count);
+        for (class, kind) in kinds.iter().enumerate() {
+            let ClassKind::Child { queue, .. } = *kind else { continue };
+            let spec = params.classes[class].child.as_deref().expect("a child class has a child");
+            let base_bps = shapers[class].as_ref().map_or(bw, ShaperCredit::rate_bps);
+            // Its droppers draw from streams of their own.
+            let interface = Interface {
+                random_seed: interface.random_seed ^ (class as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                ..interface
+            };
+            let policy = build_child(
+                spec,
+                &join_path(&class_at(class), "child"),
+                scheduler,
+                base_bps,
+                interface,
+                node_address,
+            )?;
+            children.push(ChildPolicy {
+                class,
+                queue,
+                base: 0,
+                policy: Box::new(policy),
+                held: None,
+                wait_until: SimTime::ZERO,
+            });
+        }
+        // The classes of the results, a child's in place of the class that holds it.
+        let mut flat = Vec::with_capacity(names.len());
+        let mut slots = Vec::with_capacity(names.len());
+        for (class, name) in names.iter().enumerate() {
+            slots.push(flat.len());
+            match kinds[class] {
+                ClassKind::Child { child, .. } => {
+                    children[child].base = flat.len();
+                    flat.extend(children[child].policy.names.iter().map(|inner| format!("{name}/{inner}")));
+                }
+                _ => flat.push(name.clone()),
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        if let Some(twice) = flat.iter().find(|name| !seen.insert(name.as_str())) {
+            return Err(Issue::at(
+                join_path(at, "classes"),
+                format!("two classes of the results would be named `{twice}`"),
+            )
+            .hint("rename the class whose name has a `/`"));
+        }
         Ok(Cbwfq {
-            names,
-            kinds,
+            names: flat,
+            labels: names.into(),
+            slots: slots.into(),
+            kinds: kinds.into(),
             classifier: rules.classifier(default_index),
             priority_queues: [VecDeque::new(), VecDeque::new()],
-            priority_held: vec![0; shapers.len()],
-            conditioning,
-            droppers,
-            shapers,
+            priority_held: vec![0; shapers.len()].into(),
+            conditioning: conditioning.into(),
+            droppers: droppers.into(),
+            shapers: shapers.into(),
             queues,
-            queue_class,
+            queue_class: queue_class.into(),
             flow_hashes: FlowHashMemo::default(),
+            children: children.into(),
         })
     }
+}
+
+/// Builds the child policy `spec` of a class, found at `at`, on the class's `base_bps` (its
+/// shape rate, or the parent's bandwidth) under the parent's `scheduler`.
+fn build_child(
+    spec: &PolicySpec,
+    at: &str,
+    scheduler: Scheduler,
+    base_bps: u64,
+    interface: Interface,
+    node_address: &dyn Fn(&str) -> Option<u32>,
+) -> Result<Cbwfq, Issue> {
+    let PolicySpec::Cbwfq(params) = spec else {
+        return Err(Issue::at(
+            at,
+            "a class's child policy is a `cbwfq` policy (IOS `service-policy` of a policy map)",
+        )
+        .hint("write the child as `{kind: cbwfq, classes: [...]}`"));
+    };
+    if let Some(own) = params.scheduler.filter(|&own| own != scheduler) {
+        return Err(Issue::at(
+            join_path(at, "scheduler"),
+            format!(
+                "the child runs under its parent's `{}` scheduler, not `{}`",
+                scheduler.name(),
+                own.name()
+            ),
+        )
+        .hint("remove `scheduler` from the child"));
+    }
+    let params = CbwfqParams { scheduler: Some(scheduler), ..params.clone() };
+    let on = |admission| Interface { bandwidth_bps: base_bps, admission, ..interface };
+    // The child's own text first; then, when attached, its reservations against its base.
+    let policy = Cbwfq::build(&params, at, on(false), node_address)?;
+    if !interface.admission {
+        return Ok(policy);
+    }
+    Cbwfq::build(&params, at, on(true), node_address).map_err(|issue| Issue {
+        message: format!(
+            "the child policy's bandwidth is its class's {} kbit/s: {}",
+            base_bps / 1000,
+            issue.message
+        ),
+        ..issue
+    })
 }
 
 impl Cbwfq {
@@ -719,7 +930,7 @@ impl Cbwfq {
 
     /// Each class's promises, for explaining the policy ([`super::cbwfq_plan`]).
     pub fn plan(&self) -> Vec<ClassPlan> {
-        self.names
+        self.labels
             .iter()
             .enumerate()
             .map(|(class, name)| {
@@ -750,7 +961,9 @@ impl Cbwfq {
                         ClassQueues::Scfq(_) => plan.weight = Some(1.0 / *weight as f64),
                         ClassQueues::ThreeParameter(_) => three_parameter(*queue, &mut plan),
                     },
-                    ClassKind::Flows { queue, .. } => three_parameter(*queue, &mut plan),
+                    ClassKind::Flows { queue, .. } | ClassKind::Child { queue, .. } => {
+                        three_parameter(*queue, &mut plan)
+                    }
                     // Pre-HQF conversations: the class's share depends on its flows.
                     ClassKind::FairQueue { mask, .. } => plan.flows = *mask as usize + 1,
                 }
@@ -763,6 +976,8 @@ impl Cbwfq {
     pub fn class_limit(&self, class: usize) -> Option<QueueLimit> {
         match self.kinds[class] {
             ClassKind::Priority { limit, .. } => limit.map(|l| QueueLimit::Packets(l as u32)),
+            // Its packets wait in the child's queues.
+            ClassKind::Child { .. } => None,
             ClassKind::Queue { limit, .. }
             | ClassKind::Flows { limit, .. }
             | ClassKind::FairQueue { limit, .. } => Some(QueueLimit::Packets(limit as u32)),
@@ -777,6 +992,10 @@ impl Qdisc for Cbwfq {
 
     fn enqueue(&mut self, mut packet: Packet, ctx: &mut QdiscCtx) {
         let class = self.classifier.classify(&packet) as usize;
+        let slot = match self.kinds[class] {
+            ClassKind::Child { child, .. } => return self.enqueue_child(class, child, packet, ctx),
+            _ => self.slots[class],
+        };
         // The class's own conditioning: re-mark, then police (IOS applies `set` and
         // `police` in the class before queuing).
         let (marker, policer) = &mut self.conditioning[class];
@@ -785,38 +1004,38 @@ impl Qdisc for Cbwfq {
         }
         if let Some(policer) = policer {
             if let Verdict::Drop(reason) = policer.police(ctx.now, &mut packet) {
-                return ctx.drop_arrival(class, packet, reason);
+                return ctx.drop_arrival(slot, packet, reason);
             }
         }
         if self.shapers[class].as_ref().is_some_and(|shaper| !shaper.fits(packet.size_bytes)) {
             // Larger than the shaper's bucket: it could never earn its credit.
-            return ctx.drop_arrival(class, packet, DropReason::Overlimit);
+            return ctx.drop_arrival(slot, packet, DropReason::Overlimit);
         }
         let congested = !ctx.ring_has_room || self.len_packets() > 0;
         match &mut self.kinds[class] {
             ClassKind::Priority { level, policer, limit } => {
                 // The conditional policer: only under congestion (IOS LLQ).
                 if congested && policer.as_mut().is_some_and(|p| !p.conform(ctx.now, packet.size_bytes)) {
-                    return ctx.drop_arrival(class, packet, DropReason::Policed);
+                    return ctx.drop_arrival(slot, packet, DropReason::Policed);
                 }
                 if limit.is_some_and(|l| self.priority_held[class] >= l) {
-                    return ctx.drop_arrival(class, packet, DropReason::TailDrop);
+                    return ctx.drop_arrival(slot, packet, DropReason::TailDrop);
                 }
-                ctx.enqueued(class, &packet);
+                ctx.enqueued(slot, &packet);
                 self.priority_held[class] += 1;
                 self.priority_queues[*level].push_back((packet, class));
             }
             ClassKind::Queue { queue, weight, limit } => {
                 let held = self.queues.queue_len(*queue);
                 let packet = match &mut self.droppers[class] {
-                    Some(red) => match red.admit(packet, held as u64, held >= *limit, class, ctx) {
+                    Some(red) => match red.admit(packet, held as u64, held >= *limit, slot, ctx) {
                         Admission::Accept(packet) => packet,
                         Admission::Dropped => return,
                     },
-                    None if held >= *limit => return ctx.drop_arrival(class, packet, DropReason::TailDrop),
+                    None if held >= *limit => return ctx.drop_arrival(slot, packet, DropReason::TailDrop),
                     None => packet,
                 };
-                ctx.enqueued(class, &packet);
+                ctx.enqueued(slot, &packet);
                 self.queues.push(*queue, 0, packet, *weight);
             }
             ClassKind::Flows { queue, mask, limit } => {
@@ -825,31 +1044,170 @@ impl Qdisc for Cbwfq {
                     unreachable!("flow queues belong to the HQF and IOS XE schedulers")
                 };
                 if three.flow_len(*queue, flow) >= *limit {
-                    return ctx.drop_arrival(class, packet, DropReason::TailDrop);
+                    return ctx.drop_arrival(slot, packet, DropReason::TailDrop);
                 }
-                ctx.enqueued(class, &packet);
+                ctx.enqueued(slot, &packet);
                 three.push(*queue, flow, packet);
             }
             ClassKind::FairQueue { first, mask, limit } => {
                 let queue = *first + (self.flow_hashes.hash(&packet) & *mask) as usize;
                 if self.queues.queue_len(queue) >= *limit {
-                    return ctx.drop_arrival(class, packet, DropReason::TailDrop);
+                    return ctx.drop_arrival(slot, packet, DropReason::TailDrop);
                 }
-                ctx.enqueued(class, &packet);
+                ctx.enqueued(slot, &packet);
                 self.queues.push(queue, 0, packet, FAIR_QUEUE_WEIGHTS[packet.precedence() as usize]);
             }
+            ClassKind::Child { .. } => unreachable!("handed to the child above"),
         }
     }
 
     fn dequeue(&mut self, ctx: &mut QdiscCtx) -> Dequeue {
-        // Strict priority first.
-        if let Some(packet) = self.dequeue_interleaved(ctx) {
+        // Strict priority first, level 1 before level 2, a child's priority classes with
+        // this policy's own.
+        let mut earliest = SimTime::NEVER;
+        if let Some(packet) = self.pop_priority(ctx, &mut earliest) {
             return Dequeue::Packet(packet);
         }
-        // Then the class queues, among the heads that may leave now: an unshaped class's
-        // always, a shaped class's when its shaper has the credit.
+        self.dequeue_classes(ctx, earliest)
+    }
+
+    fn len_packets(&self) -> usize {
+        self.priority_queues[0].len()
+            + self.priority_queues[1].len()
+            + self.queues.len_packets()
+            + self.children.iter().map(|entry| entry.policy.len_packets()).sum::<usize>()
+    }
+
+    #[inline]
+    fn dequeue_interleaved(&mut self, ctx: &mut QdiscCtx) -> Option<Packet> {
+        let mut never = SimTime::NEVER;
+        self.pop_priority(ctx, &mut never)
+    }
+
+    fn take_packets(&mut self) -> Vec<Packet> {
+        self.priority_held.iter_mut().for_each(|held| *held = 0);
+        let mut packets: Vec<Packet> =
+            self.priority_queues.iter_mut().flat_map(|q| q.drain(..)).map(|(p, _)| p).collect();
+        packets.extend(self.queues.take_all());
+        for entry in &mut self.children {
+            entry.held = None;
+            packets.extend(entry.policy.take_packets());
+        }
+        packets
+    }
+}
+
+impl Cbwfq {
+    /// The number in the results of the class `packet` would join: for a class with a
+    /// child policy, the child's class.
+    fn slot_of(&self, packet: &Packet) -> usize {
+        let class = self.classifier.classify(packet) as usize;
+        match self.kinds[class] {
+            ClassKind::Child { child, .. } => {
+                let entry = &self.children[child];
+                entry.base + entry.policy.slot_of(packet)
+            }
+            _ => self.slots[class],
+        }
+    }
+
+    /// Hands `packet`, of `class`, to the class's child policy `child`. For the child the
+    /// way out is free only when this policy holds nothing and the class's shaper would let
+    /// the packet go now.
+    fn enqueue_child(&mut self, class: usize, child: usize, packet: Packet, ctx: &mut QdiscCtx) {
+        let idle = self.len_packets() == 0;
+        let entry = &mut self.children[child];
+        let shaper = &mut self.shapers[class];
+        if shaper.as_ref().is_some_and(|shaper| !shaper.fits(packet.size_bytes)) {
+            // Larger than the shaper's bucket: it could never earn its credit.
+            let slot = entry.base + entry.policy.slot_of(&packet);
+            return ctx.drop_arrival(slot, packet, DropReason::Overlimit);
+        }
+        let ring_has_room = ctx.ring_has_room;
+        ctx.ring_has_room = ring_has_room
+            && idle
+            && shaper.as_mut().is_none_or(|shaper| shaper.ready_at(ctx.now, packet.size_bytes) == ctx.now);
+        let policy = &mut entry.policy;
+        ctx.with_class_offset(entry.base, |ctx| policy.enqueue(packet, ctx));
+        ctx.ring_has_room = ring_has_room;
+    }
+
+    /// The next strict-priority packet, level 1 before level 2: this policy's own, else a
+    /// child's whose class's shaper has the credit (in class order). `earliest` learns when a
+    /// child's priority packet waiting for its shaper may leave.
+    #[inline]
+    fn pop_priority(&mut self, ctx: &mut QdiscCtx, earliest: &mut SimTime) -> Option<Packet> {
+        for level in 0..2 {
+            if let Some((packet, class)) = self.priority_queues[level].pop_front() {
+                self.priority_held[class] -= 1;
+                ctx.dequeued(self.slots[class], &packet);
+                return Some(packet);
+            }
+            if !self.children.is_empty() {
+                if let Some(packet) = self.pop_child_priority(level, ctx, earliest) {
+                    return Some(packet);
+                }
+            }
+        }
+        None
+    }
+
+    /// [`Cbwfq::pop_priority`] at one level (0 for level 1), from the children.
+    fn pop_child_priority(
+        &mut self,
+        level: usize,
+        ctx: &mut QdiscCtx,
+        earliest: &mut SimTime,
+    ) -> Option<Packet> {
         let now = ctx.now;
-        let mut earliest = SimTime::NEVER;
+        for entry in &mut self.children {
+            let Some(size_bytes) = entry.policy.priority_head_bytes(level, now) else { continue };
+            if let Some(shaper) = &mut self.shapers[entry.class] {
+                let at = shaper.ready_at(now, size_bytes);
+                if at > now {
+                    *earliest = (*earliest).min(at);
+                    continue;
+                }
+                shaper.take(now, size_bytes);
+            }
+            let policy = &mut entry.policy;
+            return ctx.with_class_offset(entry.base, |ctx| policy.pop_priority_at(level, ctx));
+        }
+        None
+    }
+
+    /// The priority packet of `level` that [`Cbwfq::pop_priority_at`] would hand out now.
+    fn priority_head_bytes(&mut self, level: usize, now: SimTime) -> Option<u32> {
+        if let Some((packet, _)) = self.priority_queues[level].front() {
+            return Some(packet.size_bytes);
+        }
+        let shapers = &mut self.shapers;
+        self.children.iter_mut().find_map(|entry| {
+            let size_bytes = entry.policy.priority_head_bytes(level, now)?;
+            let ready = shapers[entry.class].as_mut().is_none_or(|s| s.ready_at(now, size_bytes) == now);
+            ready.then_some(size_bytes)
+        })
+    }
+
+    /// Hands out the priority packet of `level` that [`Cbwfq::priority_head_bytes`] named.
+    fn pop_priority_at(&mut self, level: usize, ctx: &mut QdiscCtx) -> Option<Packet> {
+        if let Some((packet, class)) = self.priority_queues[level].pop_front() {
+            self.priority_held[class] -= 1;
+            ctx.dequeued(self.slots[class], &packet);
+            return Some(packet);
+        }
+        let mut never = SimTime::NEVER;
+        self.pop_child_priority(level, ctx, &mut never)
+    }
+
+    /// The next packet of the class queues, among the heads that may leave now: an
+    /// unshaped class's always, a shaped class's when its shaper has the credit. `earliest`
+    /// is when a packet held back so far may leave.
+    fn dequeue_classes(&mut self, ctx: &mut QdiscCtx, mut earliest: SimTime) -> Dequeue {
+        let now = ctx.now;
+        if !self.children.is_empty() {
+            earliest = earliest.min(self.refill_children(ctx));
+        }
         let (shapers, queue_class) = (&mut self.shapers, &self.queue_class);
         let may_leave = |queue: usize, head: &Packet| match &mut shapers[queue_class[queue]] {
             None => true,
@@ -871,39 +1229,54 @@ impl Qdisc for Cbwfq {
                 if let Some(shaper) = &mut self.shapers[class] {
                     shaper.take(now, packet.size_bytes);
                 }
+                if let ClassKind::Child { child, .. } = self.kinds[class] {
+                    let entry = &mut self.children[child];
+                    let held = entry.held.take().expect("a child's packet waits with its class");
+                    ctx.dequeued(entry.base + held, &packet);
+                    return Dequeue::Packet(packet);
+                }
                 if let Some(red) = &mut self.droppers[class] {
                     red.dequeued(&packet, self.queues.queue_len(queue) as u64, now);
                 }
-                ctx.dequeued(class, &packet);
+                ctx.dequeued(self.slots[class], &packet);
                 Dequeue::Packet(packet)
             }
             // Every head waits for its shaper.
-            None if self.queues.len_packets() > 0 => Dequeue::NotBefore(earliest),
+            None if self.len_packets() > 0 => Dequeue::NotBefore(earliest),
             None => Dequeue::Empty,
         }
     }
 
-    fn len_packets(&self) -> usize {
-        self.priority_queues[0].len() + self.priority_queues[1].len() + self.queues.len_packets()
-    }
-
-    #[inline]
-    fn dequeue_interleaved(&mut self, ctx: &mut QdiscCtx) -> Option<Packet> {
-        let (packet, class) = match self.priority_queues[0].pop_front() {
-            Some(first) => first,
-            None => self.priority_queues[1].pop_front()?,
-        };
-        self.priority_held[class] -= 1;
-        ctx.dequeued(class, &packet);
-        Some(packet)
-    }
-
-    fn take_packets(&mut self) -> Vec<Packet> {
-        self.priority_held.iter_mut().for_each(|held| *held = 0);
-        let mut packets: Vec<Packet> =
-            self.priority_queues.iter_mut().flat_map(|q| q.drain(..)).map(|(p, _)| p).collect();
-        packets.extend(self.queues.take_all());
-        packets
+    /// Gives each child's class queue whose packet left the child's next one (its class
+    /// queues', not its priority packets, which go by [`Cbwfq::pop_priority`]); returns when
+    /// a child whose class queues wait for their shapers may send.
+    fn refill_children(&mut self, ctx: &mut QdiscCtx) -> SimTime {
+        let mut earliest = SimTime::NEVER;
+        for entry in &mut self.children {
+            if self.queues.queue_len(entry.queue) > 0 || entry.policy.len_packets() == 0 {
+                continue;
+            }
+            if entry.wait_until > ctx.now {
+                earliest = earliest.min(entry.wait_until);
+                continue;
+            }
+            let policy = &mut entry.policy;
+            let (answer, class) = ctx.with_class_offset(entry.base, |ctx| {
+                ctx.dequeue_held(|ctx| policy.dequeue_classes(ctx, SimTime::NEVER))
+            });
+            match answer {
+                Dequeue::Packet(packet) => {
+                    entry.held = class;
+                    self.queues.push(entry.queue, 0, packet, 0);
+                }
+                Dequeue::NotBefore(at) => {
+                    entry.wait_until = at;
+                    earliest = earliest.min(at);
+                }
+                Dequeue::Empty => {}
+            }
+        }
+        earliest
     }
 }
 
@@ -1140,7 +1513,7 @@ mod tests {
         })
         .collect();
         assert_eq!(order, [4, 2, 3, 1]);
-        assert_eq!(q.priority_held, [0, 0, 0]);
+        assert_eq!(*q.priority_held, [0, 0, 0]);
     }
 
     /// Serves `q` over a link of `link_bps` (a ring of one packet, no framing) for
@@ -1265,5 +1638,151 @@ mod tests {
         let answers: Vec<Dequeue> = (0..3).map(|_| q.dequeue(&mut h.ctx())).collect();
         assert!(matches!(answers[..2], [Dequeue::Packet(_), Dequeue::Packet(_)]));
         assert_eq!(answers[2], Dequeue::NotBefore(SimTime(125_000_000)));
+    }
+
+    /// Two sites under one IOS XE level of 1 Mbit/s: `a` (AF11 data, EF voice) holds a
+    /// child LLQ, `b` (AF21) a child with class-default only; `a_shape` shapes site `a`.
+    fn sites(a_shape: &str) -> Cbwfq {
+        build(&format!(
+            "{{scheduler: xe, classes: [
+            {{name: a, match: {{dscp: [AF11, EF]}}, shape: {a_shape}, bandwidth_remaining_ratio: 1, child: {{kind: cbwfq, classes: [
+                {{name: voice, match: {{dscp: EF}}, priority: 100kbps}},
+                {{name: data, match: {{dscp: AF11}}, bandwidth: 50%}}]}}}},
+            {{name: b, match: {{dscp: AF21}}, bandwidth_remaining_ratio: 1, child: {{kind: cbwfq, classes: [{{name: class-default}}]}}}}]}}"
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_child_policys_classes_take_the_place_of_its_class() {
+        let q = sites("{rate: 600kbps}");
+        assert_eq!(
+            q.class_names(),
+            ["a/voice", "a/data", "a/class-default", "b/class-default", "class-default"]
+        );
+        // The levels' own classes explain each level.
+        let plans: Vec<String> = q.plan().into_iter().map(|p| p.name).collect();
+        assert_eq!(plans, ["a", "b", "class-default"]);
+    }
+
+    #[test]
+    fn sites_share_the_excess_equally_up_to_their_shapers() {
+        // Both sites saturated with 1000-byte packets: equal excess weights give each half
+        // of 1 Mbit/s under a 600 kbit/s shaper; shaped to 300 kbit/s, `a` keeps to it and
+        // `b` takes the other 700. Within 1 % over the last 29 s of 30.
+        for (shape, a_bps) in [("{rate: 600kbps}", 500_000.0), ("{rate: 300kbps}", 300_000.0)] {
+            let mut q = sites(shape);
+            let (sent, idle) = saturated_link(&mut q, &[(10, 1000), (18, 1000)], 1_000_000, 30_000_000_000);
+            assert_eq!(idle, 0, "{shape}: `b` always has a packet");
+            let rate_bps = |dscp: u8| {
+                let bytes: u64 =
+                    sent.iter().filter(|s| s.1 == dscp && s.0 >= 1_000_000_000).map(|s| s.2 as u64).sum();
+                bytes as f64 * 8.0 / 29.0
+            };
+            let b_bps = 1_000_000.0 - a_bps;
+            assert!((rate_bps(10) - a_bps).abs() / a_bps < 0.01, "{shape}: a {}", rate_bps(10));
+            assert!((rate_bps(18) - b_bps).abs() / b_bps < 0.01, "{shape}: b {}", rate_bps(18));
+        }
+    }
+
+    /// Serves `q` on a 1 Mbit/s link for 10 s: AF11 and AF21 kept backlogged with 1000-byte
+    /// packets, a 200-byte packet of `voice_dscp` every 20 ms. Returns the voice packets'
+    /// waits, ns, and the bit/s each DSCP was sent at over the last 9 s; checks that every
+    /// class's books balance and the policy's backlog is the classes' at every step.
+    fn voice_waits(q: &mut Cbwfq, voice_dscp: u8) -> (Vec<u64>, [f64; 64]) {
+        let mut h = harness(q.class_names().len());
+        let mut id = 0;
+        let mut arrivals: std::collections::HashMap<u64, u64> = Default::default();
+        let mut offer = |q: &mut Cbwfq, h: &mut Harness, now: u64, dscp: u8, size: u32| {
+            let mut ctx = h.ctx();
+            ctx.now = SimTime(now);
+            id += 1;
+            q.enqueue(packet(id, size, dscp), &mut ctx);
+            id
+        };
+        for dscp in [10, 18] {
+            (0..4).for_each(|_| {
+                offer(q, &mut h, 0, dscp, 1000);
+            });
+        }
+        let (mut now, mut next_voice, mut waits) = (0u64, 0u64, Vec::new());
+        let mut bps = [0.0; 64];
+        while now < 10_000_000_000 {
+            while next_voice <= now {
+                arrivals.insert(offer(q, &mut h, next_voice, voice_dscp, 200), next_voice);
+                next_voice += 20_000_000;
+            }
+            let mut ctx = h.ctx();
+            ctx.now = SimTime(now);
+            let answer = q.dequeue(&mut ctx);
+            let backlog: u64 = h.classes.iter().map(|c| c.backlog_packets).sum();
+            assert_eq!(backlog, q.len_packets() as u64);
+            match answer {
+                Dequeue::Packet(p) => {
+                    if now >= 1_000_000_000 {
+                        bps[p.dscp as usize] += p.size_bytes as f64 * 8.0 / 9.0;
+                    }
+                    now += crate::time::transmission_ns(p.size_bytes as u64 * 8, 1_000_000);
+                    match arrivals.remove(&p.id) {
+                        Some(arrived) => waits.push(now - arrived),
+                        None => {
+                            offer(q, &mut h, now, p.dscp, p.size_bytes);
+                        }
+                    }
+                }
+                Dequeue::NotBefore(t) => now = t.0.min(next_voice),
+                Dequeue::Empty => panic!("the data classes are saturated"),
+            }
+        }
+        assert!(h.classes.iter().all(|c| c.check(c.backlog_packets).is_ok()));
+        (waits, bps)
+    }
+
+    #[test]
+    fn a_childs_priority_class_keeps_its_priority_through_the_level() {
+        // Voice in site `a`'s child LLQ: it waits at most for the 1000-byte packet on the
+        // link (8 ms) and its own 1.6 ms transmission. Marked AF11 instead, the same
+        // packets queue behind `a`'s data and wait far longer.
+        let (waits, _) = voice_waits(&mut sites("{rate: 600kbps}"), 46);
+        assert_eq!(waits.len(), 500);
+        assert!(waits.iter().all(|&w| w <= 9_600_000), "{:?}", waits.iter().max());
+        let (waits, _) = voice_waits(&mut sites("{rate: 600kbps}"), 10);
+        assert!(waits.iter().sum::<u64>() / waits.len() as u64 > 50_000_000);
+    }
+
+    #[test]
+    fn a_childs_priority_class_waits_for_its_sites_shaper() {
+        // Site `a` shaped to 200 kbit/s, Bc = Be = 1000 B (Tc = 40 ms): its saturated data
+        // uses the credit of every interval, so a voice packet waits for the next interval
+        // (at most 40 ms), then for the packet on the link and its own transmission, and
+        // goes first. Voice (80 kbit/s) and data together keep to the 200 kbit/s (1 %).
+        let (waits, bps) = voice_waits(&mut sites("{rate: 200kbps, bc: 1000B, be: 1000B}"), 46);
+        assert_eq!(waits.len(), 500);
+        assert!(waits.iter().all(|&w| w <= 49_600_000), "{:?}", waits.iter().max());
+        assert!(waits.iter().any(|&w| w > 9_600_000), "some voice waits for the shaper");
+        let site_a_bps = bps[46] + bps[10];
+        assert!((site_a_bps - 200_000.0).abs() < 2_000.0, "{site_a_bps}");
+        assert!((bps[46] - 80_000.0).abs() < 800.0, "{}", bps[46]);
+    }
+
+    #[test]
+    fn child_policy_errors() {
+        let child = "child: {kind: cbwfq, classes: [{name: class-default}]}";
+        let cases = [
+            (format!("{{classes: [{{name: a, match: {{}}, bandwidth: 10%, {child}}}]}}"), "p.classes[0].child", "before HQF"),
+            (format!("{{scheduler: xe, classes: [{{name: a, match: {{}}, bandwidth: 10%, {child}}}]}}"), "p.classes[0].bandwidth", "lowest level"),
+            (format!("{{scheduler: xe, classes: [{{name: a, match: {{}}, {child}}}]}}"), "p.classes[0].child", "non-queuing"),
+            (format!("{{scheduler: xe, classes: [{{name: a, match: {{}}, priority: 10%, {child}}}]}}"), "p.classes[0].child", "priority class"),
+            (format!("{{scheduler: xe, classes: [{{name: a, match: {{}}, shape: {{rate: 100kbps}}, police: {{cir: 50kbps}}, {child}}}]}}"), "p.classes[0].police", "beside a child"),
+            ("{scheduler: xe, classes: [{name: a, match: {}, shape: {rate: 100kbps}, child: {kind: fifo}}]}".to_owned(), "p.classes[0].child", "`cbwfq` policy"),
+            ("{scheduler: xe, classes: [{name: a, match: {}, shape: {rate: 100kbps}, child: {kind: cbwfq, scheduler: hqf, classes: []}}]}".to_owned(), "p.classes[0].child.scheduler", "parent's `xe`"),
+            ("{scheduler: xe, classes: [{name: a, match: {}, shape: {rate: 100kbps}, child: {kind: cbwfq, classes: [{name: b, match: {}, bandwidth: 200kbps}]}}]}".to_owned(), "p.classes[0].child", "class's 100 kbit/s"),
+            ("{scheduler: xe, classes: [{name: a/b, match: {dscp: EF}, bandwidth: 1%}, {name: a, match: {}, shape: {rate: 100kbps}, child: {kind: cbwfq, classes: [{name: b, match: {}, bandwidth: 10%}]}}]}".to_owned(), "p.classes", "`a/b`"),
+        ];
+        for (yaml, path, needle) in cases {
+            let issue = build(&yaml).expect_err(&yaml);
+            assert_eq!(issue.key_path, path, "{yaml}: {}", issue.message);
+            assert!(issue.message.contains(needle), "{yaml}: {}", issue.message);
+        }
     }
 }

@@ -729,7 +729,10 @@ fn every_mistake_a_run_refuses_is_checked_at_its_line() {
         (format!("policy-map P\n class class-default\n  shape average 64000\n  service-policy Q\npolicy-map Q\n class class-default\n  shape average 32000\n  service-policy P\n{ATTACH}"), 8, 18, "nests itself: P -> Q -> P"),
         (format!("policy-map P\n class class-default\n  shape average 64000\n  service-policy Q\npolicy-map Q\n class class-default\n  shape average 48000\n  service-policy R\npolicy-map R\n class class-default\n  shape average 32000\n  service-policy S\npolicy-map S\n class class-default\n  fair-queue\n{ATTACH}"), 12, 18, "makes 4 levels of policy maps; IOS allows 3"),
         (format!("class-map C\n match any\npolicy-map Q\n class class-default\n  fair-queue\npolicy-map P\n class class-default\n  shape average 64000\n  priority 32\n  service-policy Q\n{ATTACH}"), 9, 3, "`priority` next to `shape` and a child `service-policy` is not modelled"),
-        (format!("class-map C\n match any\npolicy-map Q\n class class-default\n  fair-queue\npolicy-map P\n class C\n  bandwidth 64\n  service-policy Q\n{ATTACH}"), 9, 18, "a child policy is modelled only under a shaped class-default"),
+        (format!("class-map C\n match any\npolicy-map Q\n class class-default\n  fair-queue\npolicy-map P\n class C\n  bandwidth 64\n  service-policy Q\n{ATTACH}"), 9, 18, "before HQF, IOS nests a queuing policy only under `shape`"),
+        (format!("version 17.9\nclass-map C\n match any\npolicy-map Q\n class class-default\n  fair-queue\npolicy-map P\n class C\n  bandwidth 64\n  service-policy Q\n{ATTACH}"), 9, 3, "IOS XE takes `bandwidth` only in the classes of a hierarchy's lowest level"),
+        (format!("version 17.9\nclass-map C\n match any\npolicy-map Q\n class class-default\n  fair-queue\npolicy-map P\n class C\n  service-policy Q\n{ATTACH}"), 9, 18, "Cannot attach queuing-based child policy to a non-queuing based class"),
+        (format!("version 15.4\nclass-map C\n match any\npolicy-map Q\n class class-default\n  bandwidth 100\npolicy-map P\n class C\n  shape average 64000\n  service-policy Q\n{ATTACH}"), 10, 18, "the child policy's bandwidth is its class's 64 kbit/s: the classes reserve 100 kbit/s"),
         ("policy-map IN\n class class-default\n  bandwidth 64\ninterface Serial0\n service-policy input IN\n".into(), 3, 3, "IOS refuses `bandwidth` in an input policy"),
         ("priority-list 1 default low\ninterface Serial0\n priority-group 1\n hold-queue 75 out\n".into(), 4, 2, "IOS refuses `hold-queue … out` with priority queuing"),
         ("priority-list 1 queue-limit 20 40 4294967295 80\ninterface Serial0\n priority-group 1\n".into(), 1, 35, "the normal queue's limit, 0 to 32767"),
@@ -942,6 +945,35 @@ fn explaining_an_ios_xe_hierarchy() {
         "BULK queue - - 14.3 % 1.714 Mbit/s",
         "class-default queue, 16 flows - - 28.6 % 3.429 Mbit/s",
         "reserved 0 kbit/s of the 20000 kbit/s IOS allows (100 % of 20 Mbit/s): IOS accepts the policy",
+    ] {
+        assert!(lines.iter().any(|l| l == expected), "no `{expected}` in\n{text}");
+    }
+}
+
+/// `explain` on three levels (the hub of examples/hub-sites.yaml): the hub's shaper, the
+/// sites sharing its 10 Mbit/s 1 : 2 : 1 with class-default, and each site's child LLQ on
+/// what its site gets at full load.
+#[test]
+fn explaining_three_levels() {
+    let path = format!("{}/../../examples/ios/hub-sites-c8500.txt", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let text = qoslab_core::ios::explain(&parse(&text), "Gi0/0/1", Some(1_000_000_000)).unwrap();
+    let lines: Vec<String> =
+        text.lines().map(|l| l.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
+    for expected in [
+        "level 1: shape average 10 Mbit/s (the whole interface)",
+        "level 2, the `xe` scheduler, every class busy on 10 Mbit/s:",
+        "SITE-A child policy - 4 Mbit/s 25.0 % 2.5 Mbit/s",
+        "SITE-B child policy - 8 Mbit/s 50.0 % 5 Mbit/s",
+        "class-default queue - - 25.0 % 2.5 Mbit/s",
+        "level 3: class SITE-A's child policy, its percentages of 4 Mbit/s",
+        "level 3, the `xe` scheduler, every class busy on 2.5 Mbit/s:",
+        // Site A's 2.5 Mbit/s: 400 kbit/s of voice leave 2.1 for video, none for data.
+        "VIDEO priority 2 - 3 Mbit/s - 2.1 Mbit/s",
+        "level 3: class SITE-B's child policy, its percentages of 8 Mbit/s",
+        "level 3, the `xe` scheduler, every class busy on 5 Mbit/s:",
+        "class-default queue, 16 flows - - 100.0 % 1.6 Mbit/s",
+        "reserved 0 kbit/s of the 8000 kbit/s IOS allows (100 % of 8 Mbit/s): IOS accepts the policy",
     ] {
         assert!(lines.iter().any(|l| l == expected), "no `{expected}` in\n{text}");
     }

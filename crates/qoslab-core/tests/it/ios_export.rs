@@ -338,6 +338,17 @@ const XE: &str = "{kind: tbf, rate: 200kbps, child: {kind: cbwfq, scheduler: xe,
     {name: web, match: {dscp: AF21}, bandwidth_remaining_ratio: 4, fair_queue: true},
     {name: class-default, bandwidth_remaining_ratio: 1, fair_queue: true}]}}";
 
+/// Three levels under IOS XE: the link's shaper, two sites by source (the one of `a`
+/// shaped, with a child LLQ whose voice keeps its priority through the site level; the
+/// rest with a child policy under class-default), shared 2 : 1.
+const SITES: &str = "{kind: tbf, rate: 200kbps, child: {kind: cbwfq, scheduler: xe, classes: [
+    {name: site-a, match: {src: 10.1.1.0/24}, shape: {rate: 120kbps}, bandwidth_remaining_ratio: 2, child: {kind: cbwfq, classes: [
+        {name: voice, match: {dscp: EF}, priority_level: 1, police: {cir: 64kbps}},
+        {name: class-default, fair_queue: true}]}},
+    {name: class-default, bandwidth_remaining_ratio: 1, child: {kind: cbwfq, classes: [
+        {name: web, match: {dscp: AF21}, bandwidth: 50%},
+        {name: class-default}]}}]}}";
+
 /// An HQF policy: reservations up to 100 % by default, a fair-queued user class with a
 /// bandwidth, a class with neither bandwidth nor priority, a priority class's queue limit.
 const HQF: &str = "{kind: cbwfq, scheduler: hqf, classes: [
@@ -361,12 +372,13 @@ fn every_feature_round_trips() {
         ("nested", case_doc(NESTED, INPUT)),
         ("xe", case_doc(XE, "")),
         ("hqf", case_doc(HQF, "")),
+        ("sites", case_doc(SITES, "")),
     ];
     for (name, doc) in cases {
         let config = round_trip(&doc, "case.yaml", "r", "b", None).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(config.contains("interface Serial0/0/0"), "{name}:\n{config}");
         let release = match name {
-            "xe" => Some("version 17.9"),
+            "xe" | "sites" => Some("version 17.9"),
             "hqf" => Some("version 15.4"),
             _ => None,
         };
