@@ -1137,19 +1137,26 @@ impl Cbwfq {
     /// child's priority packet waiting for its shaper may leave.
     #[inline]
     fn pop_priority(&mut self, ctx: &mut QdiscCtx, earliest: &mut SimTime) -> Option<Packet> {
-        for level in 0..2 {
-            if let Some((packet, class)) = self.priority_queues[level].pop_front() {
-                self.priority_held[class] -= 1;
-                ctx.dequeued(self.slots[class], &packet);
-                return Some(packet);
-            }
-            if !self.children.is_empty() {
-                if let Some(packet) = self.pop_child_priority(level, ctx, earliest) {
-                    return Some(packet);
-                }
-            }
+        (0..2).find_map(|level| self.pop_priority_at(level, ctx, earliest))
+    }
+
+    /// [`Cbwfq::pop_priority`] at one level (0 for level 1).
+    #[inline]
+    fn pop_priority_at(
+        &mut self,
+        level: usize,
+        ctx: &mut QdiscCtx,
+        earliest: &mut SimTime,
+    ) -> Option<Packet> {
+        if let Some((packet, class)) = self.priority_queues[level].pop_front() {
+            self.priority_held[class] -= 1;
+            ctx.dequeued(self.slots[class], &packet);
+            return Some(packet);
         }
-        None
+        if self.children.is_empty() {
+            return None;
+        }
+        self.pop_child_priority(level, ctx, earliest)
     }
 
     /// [`Cbwfq::pop_priority`] at one level (0 for level 1), from the children.
@@ -1171,12 +1178,14 @@ impl Cbwfq {
                 shaper.take(now, size_bytes);
             }
             let policy = &mut entry.policy;
-            return ctx.with_class_offset(entry.base, |ctx| policy.pop_priority_at(level, ctx));
+            let mut never = SimTime::NEVER;
+            return ctx.with_class_offset(entry.base, |ctx| policy.pop_priority_at(level, ctx, &mut never));
         }
         None
     }
 
-    /// The priority packet of `level` that [`Cbwfq::pop_priority_at`] would hand out now.
+    /// The size of the priority packet of `level` that [`Cbwfq::pop_priority_at`] would hand
+    /// out now.
     fn priority_head_bytes(&mut self, level: usize, now: SimTime) -> Option<u32> {
         if let Some((packet, _)) = self.priority_queues[level].front() {
             return Some(packet.size_bytes);
@@ -1187,17 +1196,6 @@ impl Cbwfq {
             let ready = shapers[entry.class].as_mut().is_none_or(|s| s.ready_at(now, size_bytes) == now);
             ready.then_some(size_bytes)
         })
-    }
-
-    /// Hands out the priority packet of `level` that [`Cbwfq::priority_head_bytes`] named.
-    fn pop_priority_at(&mut self, level: usize, ctx: &mut QdiscCtx) -> Option<Packet> {
-        if let Some((packet, class)) = self.priority_queues[level].pop_front() {
-            self.priority_held[class] -= 1;
-            ctx.dequeued(self.slots[class], &packet);
-            return Some(packet);
-        }
-        let mut never = SimTime::NEVER;
-        self.pop_child_priority(level, ctx, &mut never)
     }
 
     /// The next packet of the class queues, among the heads that may leave now: an
