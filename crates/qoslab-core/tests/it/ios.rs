@@ -963,17 +963,17 @@ fn explaining_three_levels() {
     for expected in [
         "level 1: shape average 10 Mbit/s (the whole interface)",
         "level 2, the `xe` scheduler, every class busy on 10 Mbit/s:",
-        "SITE-A child policy - 4 Mbit/s 25.0 % 2.5 Mbit/s",
-        "SITE-B child policy - 8 Mbit/s 50.0 % 5 Mbit/s",
+        "SITE-A child policy - 3.6 Mbit/s 25.0 % 2.5 Mbit/s",
+        "SITE-B child policy - 7.2 Mbit/s 50.0 % 5 Mbit/s",
         "class-default queue - - 25.0 % 2.5 Mbit/s",
-        "level 3: class SITE-A's child policy, its percentages of 4 Mbit/s",
+        "level 3: class SITE-A's child policy, its percentages of 3.6 Mbit/s",
         "level 3, the `xe` scheduler, every class busy on 2.5 Mbit/s:",
         // Site A's 2.5 Mbit/s: 400 kbit/s of voice leave 2.1 for video, none for data.
         "VIDEO priority 2 - 3 Mbit/s - 2.1 Mbit/s",
-        "level 3: class SITE-B's child policy, its percentages of 8 Mbit/s",
+        "level 3: class SITE-B's child policy, its percentages of 7.2 Mbit/s",
         "level 3, the `xe` scheduler, every class busy on 5 Mbit/s:",
         "class-default queue, 16 flows - - 100.0 % 1.6 Mbit/s",
-        "reserved 0 kbit/s of the 8000 kbit/s IOS allows (100 % of 8 Mbit/s): IOS accepts the policy",
+        "reserved 0 kbit/s of the 7200 kbit/s IOS allows (100 % of 7.2 Mbit/s): IOS accepts the policy",
     ] {
         assert!(lines.iter().any(|l| l == expected), "no `{expected}` in\n{text}");
     }
