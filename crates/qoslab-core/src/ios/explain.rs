@@ -37,15 +37,40 @@ pub fn flow(value: &Value) -> String {
     }
 }
 
+/// Whether `value` holds a list of mappings, at any depth: on one line it would be hard to
+/// read (a class with a child policy).
+fn deep(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => map.values().any(deep),
+        Value::Array(items) => items.iter().any(Value::is_object),
+        _ => false,
+    }
+}
+
+/// The keys of `map` in the order a reader looks for them: `name` and `match` first, a
+/// `child` policy last, the others between in their order.
+fn reading_order(map: &serde_json::Map<String, Value>) -> Vec<(&String, &Value)> {
+    let rank = |key: &str| match key {
+        "name" => 0,
+        "match" => 1,
+        "child" => 3,
+        _ => 2,
+    };
+    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+    entries.sort_by_key(|(key, _)| rank(key));
+    entries
+}
+
 /// `value` as YAML block lines at `indent`: mappings open blocks, lists of mappings become
-/// `- {flow}` items, everything else stays on its key's line.
+/// `- {flow}` items (a deep one, such as a class with a child policy, a block item),
+/// everything else stays on its key's line.
 fn block(value: &Value, indent: usize, out: &mut String) {
     let pad = " ".repeat(indent);
     let Value::Object(map) = value else {
         let _ = writeln!(out, "{pad}{}", flow(value));
         return;
     };
-    for (key, v) in map {
+    for (key, v) in reading_order(map) {
         match v {
             Value::Object(inner)
                 if !inner.is_empty() && inner.values().any(|x| x.is_object() || x.is_array()) =>
@@ -56,7 +81,14 @@ fn block(value: &Value, indent: usize, out: &mut String) {
             Value::Array(items) if items.iter().any(Value::is_object) => {
                 let _ = writeln!(out, "{pad}{key}:");
                 for item in items {
-                    let _ = writeln!(out, "{pad}  - {}", flow(item));
+                    if deep(item) {
+                        // The item's block, its first line opened by the dash.
+                        let mut inner = String::new();
+                        block(item, indent + 4, &mut inner);
+                        let _ = write!(out, "{pad}  - {}", &inner[indent + 4..]);
+                    } else {
+                        let _ = writeln!(out, "{pad}  - {}", flow(item));
+                    }
                 }
             }
             _ => {

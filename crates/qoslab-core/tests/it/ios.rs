@@ -219,6 +219,35 @@ fn to_yaml_round_trips() {
     }
 }
 
+/// `to-yaml` of three levels writes each class with a child policy as a block, and the
+/// hub of examples/hub-sites.yaml runs the same from that YAML as from its IOS text.
+#[test]
+fn to_yaml_writes_three_levels_as_blocks_that_run_the_same() {
+    let path = format!("{}/../../examples/hub-sites.yaml", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    // The variant rewrites the `ios` key the YAML replaces.
+    let text = text.split("\nvariants:").next().unwrap().to_owned();
+    let ios = config("../../examples/ios/hub-sites-c8500.txt");
+    let yaml = qoslab_core::ios::to_yaml(&interface_settings(&parse(&ios), "Gi0/0/1").unwrap());
+    let lines: Vec<&str> = yaml.lines().collect();
+    assert!(lines.contains(&"      - name: SITE-A"), "{yaml}");
+    assert!(lines.contains(&"        child:"), "{yaml}");
+    assert!(lines.iter().all(|l| l.len() < 200), "{yaml}");
+    let run = |text: &str| {
+        let short = qoslab_core::Override::parse("run.duration=5s").unwrap();
+        qoslab_core::load(text, &path, &[short], None)
+            .unwrap_or_else(|e| panic!("{e}\n{text}"))
+            .finish()
+            .map(|results| json_without_identity(&results))
+            .unwrap()
+    };
+    let indented: String = yaml.lines().map(|l| format!("      {l}\n")).collect();
+    let written = "    provider: {ios: {config: ios/hub-sites-c8500.txt, interface: Gi0/0/1}}\n";
+    assert!(text.contains(written));
+    let from_yaml = text.replace(written, &format!("    provider:\n{indented}"));
+    assert_eq!(run(&from_yaml), run(&text), "{yaml}");
+}
+
 /// The other studies' published configurations: the LMR thesis's routers (priority list,
 /// WFQ, route-map marking of the voice to precedence critical), the JANET access router's
 /// MQC policy, a JANET BAR's policing and its Cisco 12000 cos-queue-group.
