@@ -13,11 +13,6 @@
 //! and counts it with [`QdiscCtx::dequeued`]. So every packet a discipline holds, its
 //! own or one taken from a child, is in exactly one class backlog.
 //!
-//! A policy nested in a class of another (IOS XE's queuing child under a shaped class)
-//! numbers its classes from 0 like any other; its parent runs it inside
-//! [`QdiscCtx::with_class_offset`], which moves its class numbers to where its classes sit
-//! among the port's.
-//!
 //! The port's totals are the sum of its classes'. A discipline of one class has the same
 //! totals as its class, event for event: the port then keeps them in the class alone
 //! (its context has no totals of its own) and copies them out when they are read.
@@ -52,9 +47,6 @@ pub struct QdiscCtx<'a> {
     holding: bool,
     /// The class of the packet dequeued while holding.
     held_class: Option<usize>,
-    /// Added to every class number: where the running policy's classes start among the
-    /// port's.
-    class_offset: usize,
 }
 
 /// Where and when a discipline works: the time, the link rate, its port and whether the
@@ -96,14 +88,12 @@ impl<'a> QdiscCtx<'a> {
             random_draws,
             holding: false,
             held_class: None,
-            class_offset: 0,
         }
     }
 
     /// `packet` was accepted into class `class`.
     #[inline(always)]
     pub fn enqueued(&mut self, class: usize, packet: &Packet) {
-        let class = class + self.class_offset;
         self.classes[class].on_enqueue(self.now, packet.size_bytes);
         if let Some(port) = &mut self.port_stats {
             port.on_enqueue(self.now, packet.size_bytes);
@@ -113,7 +103,6 @@ impl<'a> QdiscCtx<'a> {
     /// `packet` left class `class` towards the transmit ring.
     #[inline(always)]
     pub fn dequeued(&mut self, class: usize, packet: &Packet) {
-        let class = class + self.class_offset;
         if self.holding {
             debug_assert!(self.held_class.is_none(), "one dequeue hands out one packet");
             self.held_class = Some(class);
@@ -130,7 +119,6 @@ impl<'a> QdiscCtx<'a> {
     /// [`QdiscCtx::enqueued`] then [`QdiscCtx::dequeued`] would count it.
     #[inline(always)]
     pub fn passed_through(&mut self, class: usize, packet: &Packet) {
-        let class = class + self.class_offset;
         debug_assert!(!self.holding, "a packet let through is handed out, not held");
         self.classes[class].on_pass_through(self.now, packet.size_bytes);
         if let Some(port) = &mut self.port_stats {
@@ -143,7 +131,6 @@ impl<'a> QdiscCtx<'a> {
     /// discipline has already rewritten its ECN field.
     #[inline]
     pub fn ecn_marked(&mut self, class: usize) {
-        let class = class + self.class_offset;
         self.classes[class].on_ecn_mark();
         if let Some(port) = &mut self.port_stats {
             port.on_ecn_mark();
@@ -153,32 +140,20 @@ impl<'a> QdiscCtx<'a> {
     /// Runs `dequeue`, a child discipline's, for a parent that holds the packet it hands
     /// out: the packet is not counted as dequeued, and stays in its class's and the port's
     /// backlog until the parent counts it with [`QdiscCtx::dequeued`] as it really leaves.
-    /// Returns the child's answer and, with a packet, its class, numbered as the caller
-    /// numbers its classes. Drops inside the child are counted as usual. Nests: a held child
-    /// may itself hold a packet of its own child.
+    /// Returns the child's answer and, with a packet, its class. Drops inside the child are
+    /// counted as usual. Nests: a held child may itself hold a packet of its own child, and
+    /// a hold inside another keeps the outer one's class.
     pub fn dequeue_held<T>(&mut self, dequeue: impl FnOnce(&mut Self) -> T) -> (T, Option<usize>) {
         let outer = std::mem::replace(&mut self.holding, true);
         let outer_class = self.held_class.take();
         let answer = dequeue(self);
         self.holding = outer;
-        let held = std::mem::replace(&mut self.held_class, outer_class);
-        (answer, held.map(|class| class - self.class_offset))
-    }
-
-    /// Runs `work`, a nested policy's, with its class numbers moved on by `offset`: its
-    /// class 0 is the caller's class `offset`.
-    pub fn with_class_offset<T>(&mut self, offset: usize, work: impl FnOnce(&mut Self) -> T) -> T {
-        let outer = self.class_offset;
-        self.class_offset += offset;
-        let answer = work(self);
-        self.class_offset = outer;
-        answer
+        (answer, std::mem::replace(&mut self.held_class, outer_class))
     }
 
     /// `packet`, arriving for class `class`, is refused; it leaves the network here.
     #[inline]
     pub fn drop_arrival(&mut self, class: usize, packet: Packet, reason: DropReason) {
-        let class = class + self.class_offset;
         self.classes[class].on_drop_arrival(self.now, reason, packet.size_bytes);
         if let Some(port) = &mut self.port_stats {
             port.on_drop_arrival(self.now, reason, packet.size_bytes);
@@ -191,7 +166,6 @@ impl<'a> QdiscCtx<'a> {
     /// oversize packet at the head of a shaper's child); it leaves the network here.
     #[inline]
     pub fn drop_queued(&mut self, class: usize, packet: Packet, reason: DropReason) {
-        let class = class + self.class_offset;
         self.classes[class].on_drop_queued(self.now, reason, packet.size_bytes);
         if let Some(port) = &mut self.port_stats {
             port.on_drop_queued(self.now, reason, packet.size_bytes);

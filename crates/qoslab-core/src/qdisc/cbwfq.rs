@@ -55,8 +55,8 @@
 //! scheduler documents it (Cisco IOS feature guide "MQC Hierarchical Queuing with 3 Level
 //! Scheduler", 12.2(31)SB2); IOS XE's engine is not published, and qoslab assumes it does
 //! the same (`docs/qdisc/cbwfq.md`). The child's percentages are of
-//! its class's shape rate (of this policy's bandwidth for an unshaped class), and its class
-//! numbers are moved to its place among the port's by [`QdiscCtx::with_class_offset`].
+//! its class's shape rate (of this policy's bandwidth for an unshaped class), and its
+//! classes' numbers in the results are moved to where they sit among the port's.
 //!
 //! Percentages are of the interface's QoS bandwidth (IOS `bandwidth` command), not of the
 //! physical rate. `remaining` percentages are of what the priority classes leave. When the
@@ -227,17 +227,16 @@ enum ClassKind {
     Child { queue: usize, child: usize },
 }
 
-/// A policy nested in a class: its classes sit among the parent's from `base` on.
+/// A policy nested in a class, its classes' numbers in the results moved to where they sit
+/// among its parent's.
 #[derive(Clone, Debug)]
 struct ChildPolicy {
     /// The parent's class that holds it.
     class: usize,
     /// The parent's class queue its next packet waits in.
     queue: usize,
-    /// Where its classes start among the parent's results.
-    base: usize,
     policy: Box<Cbwfq>,
-    /// The child's class of the packet waiting in `queue`.
+    /// The number in the results of the class of the packet waiting in `queue`.
     held: Option<usize>,
     /// The child's class queues may not send before this (their shapers).
     wait_until: SimTime,
@@ -825,7 +824,6 @@ impl QdiscKind for Cbwfq {
             children.push(ChildPolicy {
                 class,
                 queue,
-                base: 0,
                 policy: Box::new(policy),
                 held: None,
                 wait_until: SimTime::ZERO,
@@ -838,7 +836,7 @@ impl QdiscKind for Cbwfq {
             slots.push(flat.len());
             match kinds[class] {
                 ClassKind::Child { child, .. } => {
-                    children[child].base = flat.len();
+                    children[child].policy.move_slots(flat.len());
                     flat.extend(children[child].policy.names.iter().map(|inner| format!("{name}/{inner}")));
                 }
                 _ => flat.push(name.clone()),
@@ -1071,11 +1069,13 @@ impl Qdisc for Cbwfq {
         self.dequeue_classes(ctx, earliest)
     }
 
+    #[inline]
     fn len_packets(&self) -> usize {
-        self.priority_queues[0].len()
-            + self.priority_queues[1].len()
-            + self.queues.len_packets()
-            + self.children.iter().map(|entry| entry.policy.len_packets()).sum::<usize>()
+        let own = self.priority_queues[0].len() + self.priority_queues[1].len() + self.queues.len_packets();
+        match self.children.is_empty() {
+            true => own,
+            false => own + self.children.iter().map(|entry| entry.policy.len_packets()).sum::<usize>(),
+        }
     }
 
     #[inline]
@@ -1098,15 +1098,21 @@ impl Qdisc for Cbwfq {
 }
 
 impl Cbwfq {
+    /// Moves this policy's numbers in the results, and its children's, on by `by`: it is a
+    /// child whose classes start there among its parent's.
+    fn move_slots(&mut self, by: usize) {
+        self.slots.iter_mut().for_each(|slot| *slot += by);
+        for entry in self.children.iter_mut() {
+            entry.policy.move_slots(by);
+        }
+    }
+
     /// The number in the results of the class `packet` would join: for a class with a
     /// child policy, the child's class.
     fn slot_of(&self, packet: &Packet) -> usize {
         let class = self.classifier.classify(packet) as usize;
         match self.kinds[class] {
-            ClassKind::Child { child, .. } => {
-                let entry = &self.children[child];
-                entry.base + entry.policy.slot_of(packet)
-            }
+            ClassKind::Child { child, .. } => self.children[child].policy.slot_of(packet),
             _ => self.slots[class],
         }
     }
@@ -1120,15 +1126,13 @@ impl Cbwfq {
         let shaper = &mut self.shapers[class];
         if shaper.as_ref().is_some_and(|shaper| !shaper.fits(packet.size_bytes)) {
             // Larger than the shaper's bucket: it could never earn its credit.
-            let slot = entry.base + entry.policy.slot_of(&packet);
-            return ctx.drop_arrival(slot, packet, DropReason::Overlimit);
+            return ctx.drop_arrival(entry.policy.slot_of(&packet), packet, DropReason::Overlimit);
         }
         let ring_has_room = ctx.ring_has_room;
         ctx.ring_has_room = ring_has_room
             && idle
             && shaper.as_mut().is_none_or(|shaper| shaper.ready_at(ctx.now, packet.size_bytes) == ctx.now);
-        let policy = &mut entry.policy;
-        ctx.with_class_offset(entry.base, |ctx| policy.enqueue(packet, ctx));
+        entry.policy.enqueue(packet, ctx);
         ctx.ring_has_room = ring_has_room;
     }
 
@@ -1137,7 +1141,20 @@ impl Cbwfq {
     /// child's priority packet waiting for its shaper may leave.
     #[inline]
     fn pop_priority(&mut self, ctx: &mut QdiscCtx, earliest: &mut SimTime) -> Option<Packet> {
-        (0..2).find_map(|level| self.pop_priority_at(level, ctx, earliest))
+        if self.children.is_empty() {
+            // This policy's own levels, one after the other.
+            let (packet, class) = match self.priority_queues[0].pop_front() {
+                Some(first) => first,
+                None => self.priority_queues[1].pop_front()?,
+            };
+            self.priority_held[class] -= 1;
+            ctx.dequeued(self.slots[class], &packet);
+            return Some(packet);
+        }
+        match self.pop_priority_at(0, ctx, earliest) {
+            Some(packet) => Some(packet),
+            None => self.pop_priority_at(1, ctx, earliest),
+        }
     }
 
     /// [`Cbwfq::pop_priority`] at one level (0 for level 1).
@@ -1177,9 +1194,8 @@ impl Cbwfq {
                 }
                 shaper.take(now, size_bytes);
             }
-            let policy = &mut entry.policy;
             let mut never = SimTime::NEVER;
-            return ctx.with_class_offset(entry.base, |ctx| policy.pop_priority_at(level, ctx, &mut never));
+            return entry.policy.pop_priority_at(level, ctx, &mut never);
         }
         None
     }
@@ -1201,6 +1217,7 @@ impl Cbwfq {
     /// The next packet of the class queues, among the heads that may leave now: an
     /// unshaped class's always, a shaped class's when its shaper has the credit. `earliest`
     /// is when a packet held back so far may leave.
+    #[inline]
     fn dequeue_classes(&mut self, ctx: &mut QdiscCtx, mut earliest: SimTime) -> Dequeue {
         let now = ctx.now;
         if !self.children.is_empty() {
@@ -1230,7 +1247,7 @@ impl Cbwfq {
                 if let ClassKind::Child { child, .. } = self.kinds[class] {
                     let entry = &mut self.children[child];
                     let held = entry.held.take().expect("a child's packet waits with its class");
-                    ctx.dequeued(entry.base + held, &packet);
+                    ctx.dequeued(held, &packet);
                     return Dequeue::Packet(packet);
                 }
                 if let Some(red) = &mut self.droppers[class] {
@@ -1259,9 +1276,7 @@ impl Cbwfq {
                 continue;
             }
             let policy = &mut entry.policy;
-            let (answer, class) = ctx.with_class_offset(entry.base, |ctx| {
-                ctx.dequeue_held(|ctx| policy.dequeue_classes(ctx, SimTime::NEVER))
-            });
+            let (answer, class) = ctx.dequeue_held(|ctx| policy.dequeue_classes(ctx, SimTime::NEVER));
             match answer {
                 Dequeue::Packet(packet) => {
                     entry.held = class;

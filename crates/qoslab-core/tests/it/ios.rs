@@ -189,19 +189,23 @@ fn explaining_the_congestion_lab_llq() {
     }
 }
 
+/// The results of scenario `text` (read as if from `path`) run for `duration`, without
+/// what identifies the run.
+fn run_for(text: &str, path: &str, duration: &str) -> String {
+    let short = qoslab_core::Override::parse(&format!("run.duration={duration}")).unwrap();
+    qoslab_core::load(text, path, &[short], None)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"))
+        .finish()
+        .map(|results| json_without_identity(&results))
+        .unwrap()
+}
+
 /// `qoslab ios to-yaml` writes YAML that a scenario reads back to the same interface.
 #[test]
 fn to_yaml_round_trips() {
     let path = format!("{}/../../examples/congestion-lab.yaml", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap();
-    let run = |text: &str| {
-        let short = qoslab_core::Override::parse("run.duration=10s").unwrap();
-        qoslab_core::load(text, &path, &[short], None)
-            .unwrap_or_else(|e| panic!("{e}\n{text}"))
-            .finish()
-            .map(|results| json_without_identity(&results))
-            .unwrap()
-    };
+    let run = |text: &str| run_for(text, &path, "10s");
     for scheme in ["pq", "cq", "llq"] {
         let settings =
             interface_settings(&parse(&config(&format!("congestion-lab-{scheme}.txt"))), "s0/1/1").unwrap();
@@ -233,14 +237,7 @@ fn to_yaml_writes_three_levels_as_blocks_that_run_the_same() {
     assert!(lines.contains(&"      - name: SITE-A"), "{yaml}");
     assert!(lines.contains(&"        child:"), "{yaml}");
     assert!(lines.iter().all(|l| l.len() < 200), "{yaml}");
-    let run = |text: &str| {
-        let short = qoslab_core::Override::parse("run.duration=5s").unwrap();
-        qoslab_core::load(text, &path, &[short], None)
-            .unwrap_or_else(|e| panic!("{e}\n{text}"))
-            .finish()
-            .map(|results| json_without_identity(&results))
-            .unwrap()
-    };
+    let run = |text: &str| run_for(text, &path, "5s");
     let indented: String = yaml.lines().map(|l| format!("      {l}\n")).collect();
     let written = "    provider: {ios: {config: ios/hub-sites-c8500.txt, interface: Gi0/0/1}}\n";
     assert!(text.contains(written));
