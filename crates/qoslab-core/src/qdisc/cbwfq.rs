@@ -106,6 +106,10 @@ pub const MAX_BURST_BYTES: u64 = 2_000_000;
 pub const DEFAULT_DEFAULT_CLASS_QUEUES: u32 = 256;
 /// The name of the class that takes unmatched traffic.
 pub const CLASS_DEFAULT: &str = "class-default";
+/// What separates the random seeds of a policy's child policies, class by class: 2⁶⁴ over
+/// the golden ratio (odd, so distinct classes give distinct seeds; Knuth's multiplicative
+/// hashing constant).
+const CHILD_SEED_STEP: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// Which IOS class scheduler a policy runs under.
 #[derive(Copy, Clone, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -810,7 +814,7 @@ impl QdiscKind for Cbwfq {
             let base_bps = shapers[class].as_ref().map_or(bw, ShaperCredit::rate_bps);
             // Its droppers draw from streams of their own.
             let interface = Interface {
-                random_seed: interface.random_seed ^ (class as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                random_seed: interface.random_seed ^ (class as u64 + 1).wrapping_mul(CHILD_SEED_STEP),
                 ..interface
             };
             let policy = build_child(
