@@ -1683,6 +1683,33 @@ mod tests {
     }
 
     #[test]
+    fn a_child_may_hold_children_of_its_own() {
+        // Three levels of `cbwfq` in YAML: the voice class of `b` in `a` keeps its priority
+        // through both levels, and each packet is counted in its innermost class.
+        let mut q = build(
+            "{scheduler: xe, classes: [{name: a, match: {}, shape: {rate: 800kbps}, child: {kind: cbwfq, classes: [
+                {name: b, match: {dscp: [EF, AF11]}, shape: {rate: 400kbps}, child: {kind: cbwfq, classes: [
+                    {name: voice, match: {dscp: EF}, priority: 100kbps}]}}]}}]}",
+        )
+        .unwrap();
+        let names = ["a/b/voice", "a/b/class-default", "a/class-default", "class-default"];
+        assert_eq!(q.class_names(), names);
+        let mut h = harness(names.len());
+        q.enqueue(packet(1, 1000, 10), &mut h.ctx());
+        q.enqueue(packet(2, 1000, 0), &mut h.ctx());
+        q.enqueue(packet(3, 200, 46), &mut h.ctx());
+        let mut order = Vec::new();
+        while let Dequeue::Packet(p) = q.dequeue(&mut h.ctx()) {
+            order.push(p.id);
+        }
+        assert_eq!(order[0], 3, "voice first through two levels: {order:?}");
+        assert_eq!(order.len(), 3);
+        let dequeued: Vec<u64> = h.classes.iter().map(|c| c.dequeued_packets).collect();
+        assert_eq!(dequeued, [1, 1, 1, 0]);
+        assert_eq!(q.len_packets(), 0);
+    }
+
+    #[test]
     fn sites_share_the_excess_equally_up_to_their_shapers() {
         // Both sites saturated with 1000-byte packets: equal excess weights give each half
         // of 1 Mbit/s under a 600 kbit/s shaper; shaped to 300 kbit/s, `a` keeps to it and
