@@ -85,6 +85,22 @@ impl Interface {
         })
         .transpose()
     }
+
+    /// Builds a policy nested in another on this interface (whose bandwidth is what the
+    /// parent gives the child: a shaping rate): the child's own text first, without the
+    /// admission check; then, if this interface is attached, with it — a failure there is a
+    /// problem of parent and child together, which `reframe` words.
+    pub fn build_nested<T>(
+        self,
+        build: impl Fn(Interface) -> Result<T, Issue>,
+        reframe: impl FnOnce(Issue) -> Issue,
+    ) -> Result<T, Issue> {
+        let own = build(Interface { admission: false, ..self })?;
+        if !self.admission {
+            return Ok(own);
+        }
+        build(self).map_err(reframe)
+    }
 }
 
 /// What every discipline does.

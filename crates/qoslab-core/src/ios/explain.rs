@@ -7,7 +7,7 @@ use super::check::resolve;
 use super::config::IosConfig;
 use super::translate::{InterfaceSettings, Unresolved};
 use crate::qdisc::cbwfq::Cbwfq;
-use crate::qdisc::cbwfq_plan::full_load_bps;
+use crate::qdisc::cbwfq_plan::{full_load_bps, ClassPlan};
 use crate::units::{format_rate, RateOrShare};
 use serde_json::Value;
 use std::fmt::Write;
@@ -328,7 +328,7 @@ fn cbwfq(
             let _ = writeln!(out, "      match {}", flow(m));
         }
     }
-    let shares = table(out, output, bw, served_bps, scheduler, level);
+    let plans = table(out, output, bw, served_bps, scheduler, level);
     let max_pct = output
         .get("max_reserved")
         .and_then(|v| v.as_str())
@@ -352,11 +352,13 @@ fn cbwfq(
             format_rate(rate)
         );
     }
-    // Each child policy, on what its class gets at full load.
+    // Each child policy, on its class's maximum (its shape rate, else this level's
+    // bandwidth), served at what its class gets at full load.
     for (i, class) in output["classes"].as_array().into_iter().flatten().enumerate() {
         let Some(child) = class.get("child") else { continue };
-        let base_bps = rate_bps(&class["shape"]["rate"], bw).map_or(bw, |bps| bps as u64);
-        let served_bps = shares.get(i).copied().flatten().map_or(base_bps, |bps| (bps as u64).min(base_bps));
+        let Some((plan, share)) = plans.get(i) else { continue };
+        let base_bps = plan.max_bps.unwrap_or(bw);
+        let served_bps = share.map_or(base_bps, |bps| (bps as u64).min(base_bps));
         let _ = writeln!(
             out,
             "  level {}: class {}'s child policy, its percentages of {}",
@@ -370,8 +372,8 @@ fn cbwfq(
 
 /// The level's table: each class's kind, minimum, maximum, share of what the priority
 /// classes and minimums leave, and its rate when every class is busy on a level served at
-/// `served_bps` ([`crate::qdisc::cbwfq_plan`]). Returns each class's rate at full load,
-/// where it has one.
+/// `served_bps` ([`crate::qdisc::cbwfq_plan`]). Returns each class's plan with its rate at
+/// full load, where it has one.
 fn table(
     out: &mut String,
     output: &Value,
@@ -379,7 +381,7 @@ fn table(
     served_bps: u64,
     scheduler: &str,
     level: usize,
-) -> Vec<Option<f64>> {
+) -> Vec<(ClassPlan, Option<f64>)> {
     let Some(policy) = Cbwfq::from_scenario(output, bw) else { return Vec::new() };
     let plans = policy.plan();
     let shares = full_load_bps(&plans, served_bps);
@@ -428,7 +430,7 @@ fn table(
         let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, w)| format!("{cell:<w$}")).collect();
         let _ = writeln!(out, "    {}", cells.join("  ").trim_end());
     }
-    shares
+    plans.into_iter().zip(shares).collect()
 }
 
 #[cfg(test)]

@@ -242,8 +242,6 @@ struct ChildPolicy {
     policy: Box<Cbwfq>,
     /// The number in the results of the class of the packet waiting in `queue`.
     held: Option<usize>,
-    /// The child's class queues may not send before this (their shapers).
-    wait_until: SimTime,
 }
 
 /// A CBWFQ/LLQ discipline.
@@ -825,13 +823,7 @@ impl QdiscKind for Cbwfq {
                 interface,
                 node_address,
             )?;
-            children.push(ChildPolicy {
-                class,
-                queue,
-                policy: Box::new(policy),
-                held: None,
-                wait_until: SimTime::ZERO,
-            });
+            children.push(ChildPolicy { class, queue, policy: Box::new(policy), held: None });
         }
         // The classes of the results, a child's in place of the class that holds it.
         let mut flat = Vec::with_capacity(names.len());
@@ -902,20 +894,18 @@ fn build_child(
         .hint("remove `scheduler` from the child"));
     }
     let params = CbwfqParams { scheduler: Some(scheduler), ..params.clone() };
-    let on = |admission| Interface { bandwidth_bps: base_bps, admission, ..interface };
-    // The child's own text first; then, when attached, its reservations against its base.
-    let policy = Cbwfq::build(&params, at, on(false), node_address)?;
-    if !interface.admission {
-        return Ok(policy);
-    }
-    Cbwfq::build(&params, at, on(true), node_address).map_err(|issue| Issue {
-        message: format!(
-            "the child policy's bandwidth is its class's {} kbit/s: {}",
-            base_bps / 1000,
-            issue.message
-        ),
-        ..issue
-    })
+    // Its reservations are checked against its base.
+    Interface { bandwidth_bps: base_bps, ..interface }.build_nested(
+        |on| Cbwfq::build(&params, at, on, node_address),
+        |issue| Issue {
+            message: format!(
+                "the child policy's bandwidth is its class's {} kbit/s: {}",
+                base_bps / 1000,
+                issue.message
+            ),
+            ..issue
+        },
+    )
 }
 
 impl Cbwfq {
@@ -1146,14 +1136,7 @@ impl Cbwfq {
     #[inline]
     fn pop_priority(&mut self, ctx: &mut QdiscCtx, earliest: &mut SimTime) -> Option<Packet> {
         if self.children.is_empty() {
-            // This policy's own levels, one after the other.
-            let (packet, class) = match self.priority_queues[0].pop_front() {
-                Some(first) => first,
-                None => self.priority_queues[1].pop_front()?,
-            };
-            self.priority_held[class] -= 1;
-            ctx.dequeued(self.slots[class], &packet);
-            return Some(packet);
+            return self.pop_own_priority(0, ctx).or_else(|| self.pop_own_priority(1, ctx));
         }
         match self.pop_priority_at(0, ctx, earliest) {
             Some(packet) => Some(packet),
@@ -1169,15 +1152,19 @@ impl Cbwfq {
         ctx: &mut QdiscCtx,
         earliest: &mut SimTime,
     ) -> Option<Packet> {
-        if let Some((packet, class)) = self.priority_queues[level].pop_front() {
-            self.priority_held[class] -= 1;
-            ctx.dequeued(self.slots[class], &packet);
-            return Some(packet);
+        match self.pop_own_priority(level, ctx) {
+            None if !self.children.is_empty() => self.pop_child_priority(level, ctx, earliest),
+            own => own,
         }
-        if self.children.is_empty() {
-            return None;
-        }
-        self.pop_child_priority(level, ctx, earliest)
+    }
+
+    /// The next packet of this policy's own priority queue of `level` (0 for level 1).
+    #[inline]
+    fn pop_own_priority(&mut self, level: usize, ctx: &mut QdiscCtx) -> Option<Packet> {
+        let (packet, class) = self.priority_queues[level].pop_front()?;
+        self.priority_held[class] -= 1;
+        ctx.dequeued(self.slots[class], &packet);
+        Some(packet)
     }
 
     /// [`Cbwfq::pop_priority`] at one level (0 for level 1), from the children.
@@ -1275,10 +1262,6 @@ impl Cbwfq {
             if self.queues.queue_len(entry.queue) > 0 || entry.policy.len_packets() == 0 {
                 continue;
             }
-            if entry.wait_until > ctx.now {
-                earliest = earliest.min(entry.wait_until);
-                continue;
-            }
             let policy = &mut entry.policy;
             let (answer, class) = ctx.dequeue_held(|ctx| policy.dequeue_classes(ctx, SimTime::NEVER));
             match answer {
@@ -1286,10 +1269,7 @@ impl Cbwfq {
                     entry.held = class;
                     self.queues.push(entry.queue, 0, packet, 0);
                 }
-                Dequeue::NotBefore(at) => {
-                    entry.wait_until = at;
-                    earliest = earliest.min(at);
-                }
+                Dequeue::NotBefore(at) => earliest = earliest.min(at),
                 Dequeue::Empty => {}
             }
         }
@@ -1609,13 +1589,12 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_shaped_class_alone_waits_for_its_credit() {
-        // `a` shaped to 64 kbit/s: Bc = Be = 1000 B, Tc = 125 ms, 2000 B of credit at the
-        // start. Five 500-byte packets: four leave at once, the fifth not before 125 ms.
-        let mut q = build("{classes: [{name: a, match: {dscp: AF11}, bandwidth: 5%, shape: {rate: 64kbps}}, {name: b, match: {dscp: AF21}, bandwidth: 5%}]}")
-            .unwrap();
-        let mut h = harness(3);
+    /// The trace of AF11 packets in a class shaped to 64 kbit/s (Bc = Be = 1000 B, Tc =
+    /// 125 ms: 2000 B of credit at the start) beside a class that is not: four 500-byte
+    /// packets leave at once, the fifth gets "not before 125 ms"; a packet of DSCP `other`
+    /// arriving at 10 ms leaves at once, while the fifth still waits until 125 ms.
+    fn shaped_beside_unshaped(q: &mut Cbwfq, other: u8) {
+        let mut h = harness(q.class_names().len());
         let mut at = |q: &mut Cbwfq, now_ns: u64, arrival: Option<Packet>| {
             let mut ctx = h.ctx();
             ctx.now = SimTime(now_ns);
@@ -1625,15 +1604,23 @@ mod tests {
             q.dequeue(&mut ctx)
         };
         for id in 0..4 {
-            assert!(matches!(at(&mut q, 0, Some(packet(id, 500, 10))), Dequeue::Packet(p) if p.id == id));
+            assert!(matches!(at(q, 0, Some(packet(id, 500, 10))), Dequeue::Packet(p) if p.id == id));
         }
-        assert_eq!(at(&mut q, 0, Some(packet(4, 500, 10))), Dequeue::NotBefore(SimTime(125_000_000)));
-        // An unshaped packet arriving meanwhile is sent at once, and `a` still waits.
-        assert!(matches!(at(&mut q, 10_000_000, Some(packet(5, 1000, 18))), Dequeue::Packet(p) if p.id == 5));
-        assert_eq!(at(&mut q, 10_000_000, None), Dequeue::NotBefore(SimTime(125_000_000)));
-        assert_eq!(at(&mut q, 124_999_999, None), Dequeue::NotBefore(SimTime(125_000_000)));
-        assert!(matches!(at(&mut q, 125_000_000, None), Dequeue::Packet(p) if p.id == 4));
-        assert_eq!(at(&mut q, 125_000_000, None), Dequeue::Empty);
+        assert_eq!(at(q, 0, Some(packet(4, 500, 10))), Dequeue::NotBefore(SimTime(125_000_000)));
+        assert!(matches!(at(q, 10_000_000, Some(packet(5, 1000, other))), Dequeue::Packet(p) if p.id == 5));
+        assert_eq!(at(q, 10_000_000, None), Dequeue::NotBefore(SimTime(125_000_000)));
+        assert_eq!(at(q, 124_999_999, None), Dequeue::NotBefore(SimTime(125_000_000)));
+        assert!(matches!(at(q, 125_000_000, None), Dequeue::Packet(p) if p.id == 4));
+        assert_eq!(at(q, 125_000_000, None), Dequeue::Empty);
+    }
+
+    #[test]
+    fn a_shaped_class_alone_waits_for_its_credit() {
+        // `a` shaped to 64 kbit/s: Bc = Be = 1000 B, Tc = 125 ms, 2000 B of credit at the
+        // start. Five 500-byte packets: four leave at once, the fifth not before 125 ms.
+        let mut q = build("{classes: [{name: a, match: {dscp: AF11}, bandwidth: 5%, shape: {rate: 64kbps}}, {name: b, match: {dscp: AF21}, bandwidth: 5%}]}")
+            .unwrap();
+        shaped_beside_unshaped(&mut q, 18);
         // A packet larger than Bc + Be could never leave: dropped on arrival.
         let mut h = harness(3);
         q.enqueue(packet(6, 2001, 10), &mut h.ctx());
@@ -1807,6 +1794,18 @@ mod tests {
         let site_a_bps = bps[46] + bps[10];
         assert!((site_a_bps - 200_000.0).abs() < 2_000.0, "{site_a_bps}");
         assert!((bps[46] - 80_000.0).abs() < 800.0, "{}", bps[46]);
+    }
+
+    #[test]
+    fn a_childs_packet_arriving_while_its_shaped_class_waits_leaves_at_once() {
+        // Class `a`'s child holds `slow`, shaped to 64 kbit/s, and class-default: the child's
+        // class-default packet leaves while `slow` waits for its credit, as in one policy.
+        let mut q = build(
+            "{scheduler: xe, classes: [{name: a, match: {}, bandwidth_remaining_ratio: 1, child: {kind: cbwfq, classes: [
+                {name: slow, match: {dscp: AF11}, shape: {rate: 64kbps}}]}}]}",
+        )
+        .unwrap();
+        shaped_beside_unshaped(&mut q, 0);
     }
 
     #[test]

@@ -103,13 +103,11 @@ impl QdiscKind for Tbf {
             }
             Some(child) => {
                 let child_at = join_path(at, "child");
-                let shaped =
-                    |admission| Interface { bandwidth_bps: credit.rate_bps(), admission, ..interface };
-                // The child's own text first; then, when attached, its reservations against
-                // the shaping rate, a problem of the shaper and child together.
-                let mut policy = child.build(&child_at, shaped(false), node_address)?;
-                if interface.admission {
-                    policy = child.build(&child_at, shaped(true), node_address).map_err(|issue| Issue {
+                // Its reservations are checked against the shaping rate.
+                let shaped = Interface { bandwidth_bps: credit.rate_bps(), ..interface };
+                let policy = shaped.build_nested(
+                    |on| child.build(&child_at, on, node_address),
+                    |issue| Issue {
                         key_path: at.to_owned(),
                         message: format!(
                             "the child policy's interface bandwidth is the {} kbit/s shaping rate: {}",
@@ -117,8 +115,8 @@ impl QdiscKind for Tbf {
                             issue.message
                         ),
                         hint: issue.hint.map(|hint| format!("{hint}; or raise the shaper's `rate`")),
-                    })?;
-                }
+                    },
+                )?;
                 Waiting::Child { policy: Box::new(policy), held: None }
             }
         };
