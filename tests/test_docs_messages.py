@@ -548,6 +548,7 @@ def _configuration_errors() -> list[str]:
         _cbwfq(data, {"name": "class-default", "priority": "64kbps"}),
         _cbwfq({"name": "a", "match": {}, "priority": "0kbps"}),
         _cbwfq(data | {"queue_limit": 0}),
+        _cbwfq(data | {"queue_limit": "9kB"}),
         _cbwfq({"name": "a", "match": {}, "priority": "64kbps", "burst": "8B"}),
         _cbwfq(data | {"fair_queue": True}),
         _cbwfq(shaped),
@@ -578,6 +579,9 @@ def _configuration_errors() -> list[str]:
                     {},
                 ),
                 ([VOICE_CLASS | {"fair_queue": True}], {}),
+                ([data | {"queue_limit": "0ms"}], {}),
+                ([data | {"queue_limit": "1us"}], {}),
+                ([data | {"queue_limit": "5ms", "random_detect": {}}], {}),
                 ([data], {"max_reserved": "80%"}),
                 (
                     [

@@ -17,6 +17,7 @@ pub mod cbq;
 pub mod cbwfq;
 pub mod cbwfq_plan;
 pub mod class_queue;
+pub mod class_queue_limit;
 pub mod custom;
 pub mod drr;
 pub mod fair_flows;

@@ -8,6 +8,7 @@ use super::config::IosConfig;
 use super::translate::{InterfaceSettings, Unresolved};
 use crate::qdisc::cbwfq::Cbwfq;
 use crate::qdisc::cbwfq_plan::{full_load_bps, ClassPlan};
+use crate::qdisc::class_queue_limit::ClassQueueLimit;
 use crate::units::{format_rate, RateOrShare};
 use serde_json::Value;
 use std::fmt::Write;
@@ -272,6 +273,17 @@ pub fn explain(config: &IosConfig, name: &str, physical_bps: Option<u64>) -> Res
     Ok(out)
 }
 
+/// A class's queue limit in words; a time with the bytes it holds at the level's rate `bw`.
+fn queue_limit(value: &Value, bw: u64) -> String {
+    let text = flow(value);
+    match ClassQueueLimit::parse(&text).map(|limit| (limit, limit.resolve(bw, "queue_limit"))) {
+        Ok((ClassQueueLimit::Time(_), Ok(limit))) => {
+            format!("queue_limit {text} = {} B at {}", limit.bytes().unwrap_or_default(), format_rate(bw))
+        }
+        _ => format!("queue_limit {text}"),
+    }
+}
+
 /// Explains CBWFQ `output` at `level` of the interface's hierarchy, its percentages of
 /// `bw`, the level served at `served_bps`: each class's settings and match, the table of
 /// what each class is promised and gets at full load, and the level's admission check
@@ -312,7 +324,10 @@ fn cbwfq(
         if let Some(r) = class.get("bandwidth_remaining_ratio") {
             what.push(format!("bandwidth remaining ratio {r}"));
         }
-        for key in ["queue_limit", "fair_queue", "random_detect", "police", "shape", "set", "burst"] {
+        if let Some(limit) = class.get("queue_limit") {
+            what.push(queue_limit(limit, bw));
+        }
+        for key in ["fair_queue", "random_detect", "police", "shape", "set", "burst"] {
             if let Some(v) = class.get(key) {
                 what.push(format!("{key} {}", flow(v)));
             }

@@ -17,7 +17,7 @@
 //! | `custom` queues, `default_queue`, `lowest_custom`, `classify` | `queue-list 1 protocol ip Q [list ACL]`, `queue-list 1 queue Q limit L`, `queue-list 1 queue Q byte-count B`, `queue-list 1 default Q`, `queue-list 1 lowest-custom Q`; interface `custom-queue-list 1` (QoS CR `queue-list`, `custom-queue-list`) |
 //! | `cbwfq` class `match` | `class-map match-all\|match-any NAME` with `match any`, `match [not] ip dscp V...` (at most 8 values), `match [not] ip precedence V...` (at most 4), `match [not] access-group N` (QoS CR `class-map`, `match`) |
 //! | addresses, prefixes, ports, protocols of a match | a numbered extended access list, `access-list N permit\|deny PROTOCOL SRC [PORT] DST [PORT] [dscp V\|precedence P]` with `host A`, `A WILDCARD`, `any`, `eq`, `range`, `gt`, `lt` (Security Command Reference, `access-list (IP extended)`) |
-//! | `cbwfq` classes | `policy-map NAME` and `class NAME` with `priority KBPS\|percent P [BURST]`, `bandwidth KBPS\|percent P\|remaining percent P`, `queue-limit N`, `fair-queue [QUEUES]`, `random-detect [dscp-based]`, `random-detect exponential-weighting-constant N`, `random-detect ecn`, `random-detect precedence\|dscp V MIN MAX [DENOMINATOR]`, `police cir BPS\|percent P [bc B] [be B] [pir BPS] conform-action A exceed-action A [violate-action A]`, `set ip dscp\|precedence V`, `shape average\|peak BPS\|percent P [BC_BITS [BE_BITS]]` (QoS CR, each command by name) |
+//! | `cbwfq` classes | `policy-map NAME` and `class NAME` with `priority KBPS\|percent P [BURST]`, `bandwidth KBPS\|percent P\|remaining percent P`, `queue-limit N [bytes\|ms\|us]` (the units IOS XE's), `fair-queue [QUEUES]`, `random-detect [dscp-based]`, `random-detect exponential-weighting-constant N`, `random-detect ecn`, `random-detect precedence\|dscp V MIN MAX [DENOMINATOR]`, `police cir BPS\|percent P [bc B] [be B] [pir BPS] conform-action A exceed-action A [violate-action A]`, `set ip dscp\|precedence V`, `shape average\|peak BPS\|percent P [BC_BITS [BE_BITS]]` (QoS CR, each command by name) |
 //! | `cbwfq` `scheduler: hqf\|xe`; `priority_level`, `bandwidth_remaining_ratio` | a `version 15.4` (HQF) or `version 17.9` (IOS XE) line, which the importer reads back as that scheduler; `priority level N [KBPS\|percent P [BURST]]`, `bandwidth remaining ratio N` (IOS XE QoS configuration guides, "Multi-Level Priority Queues", "Distribution of Remaining Bandwidth Using Ratio") |
 //! | `max_reserved` | interface `max-reserved-bandwidth P` (QoS CR), when it differs from the scheduler's default |
 //! | `tbf` with `child` | `policy-map NAME` whose only class, `class-default`, holds `shape average\|peak` and `service-policy CHILD` (QoS CR `shape`, `service-policy`) |
@@ -77,6 +77,7 @@ use crate::net::lfi::{LfiSpec, SequenceFormat};
 use crate::qdisc::cbwfq::{
     CbwfqParams, ClassSpec, FairQueueSpec, Scheduler, CLASS_DEFAULT, DEFAULT_MAX_RESERVED_PPM,
 };
+use crate::qdisc::class_queue_limit::ClassQueueLimit;
 use crate::qdisc::custom::{CustomParams, DEFAULT_LIMIT as CUSTOM_DEFAULT_LIMIT};
 use crate::qdisc::prio::PrioParams;
 use crate::qdisc::shaper_credit::{ShapeMode, ShapeSpec, FAST_TC_NS, SLOW_BC_BYTES, SLOW_CIR_BPS};
@@ -362,6 +363,35 @@ fn packets(limit: QueueLimit, what: &str, (low, high): (u64, u64), at: &str) -> 
             Err(Issue::at(at, format!("IOS gives {what} in packets"))
                 .hint("write the limit as a packet count, e.g. `40`"))
         }
+    }
+}
+
+/// `queue-limit N [bytes|ms|us]` for a class's limit: packets, or IOS XE's bytes or time
+/// in whole milliseconds or microseconds.
+fn queue_limit_line(limit: ClassQueueLimit, at: &str) -> Result<String, Issue> {
+    let within = |value: u64, unit: &str, (low, high): (u64, u64)| match (low..=high).contains(&value) {
+        true => Ok(format!("queue-limit {value} {unit}")),
+        false => Err(Issue::at(
+            at,
+            format!("{value} {unit} is outside the {low} to {high} {unit} a queue limit takes"),
+        )
+        .hint(format!("give {low} to {high} {unit}"))),
+    };
+    match limit {
+        ClassQueueLimit::Packets(n) => Ok(format!(
+            "queue-limit {}",
+            packets(QueueLimit::Packets(n), "a class's queue limit", range::CLASS_QUEUE_LIMIT, at)?
+        )),
+        ClassQueueLimit::Bytes(bytes) => within(bytes, "bytes", range::CLASS_QUEUE_LIMIT_BYTES),
+        ClassQueueLimit::Time(ns) if ns % 1_000_000 == 0 => {
+            within(ns / 1_000_000, "ms", range::CLASS_QUEUE_LIMIT_MS)
+        }
+        ClassQueueLimit::Time(ns) if ns % 1_000 == 0 => within(ns / 1_000, "us", range::CLASS_QUEUE_LIMIT_US),
+        ClassQueueLimit::Time(ns) => Err(Issue::at(
+            at,
+            format!("{ns} ns is not a whole number of microseconds, which IOS XE gives a queue limit in"),
+        )
+        .hint("give the limit in ms or us, e.g. `50ms`")),
     }
 }
 
@@ -1419,11 +1449,7 @@ impl<'a> Text<'a> {
             setting(format!("bandwidth remaining ratio {ratio}"));
         }
         if let Some(limit) = class.queue_limit {
-            let key = join_path(at, "queue_limit");
-            setting(format!(
-                "queue-limit {}",
-                packets(QueueLimit::Packets(limit), "a class's queue limit", range::CLASS_QUEUE_LIMIT, &key)?
-            ));
+            setting(queue_limit_line(limit, &join_path(at, "queue_limit"))?);
         }
         match class.fair_queue {
             Some(FairQueueSpec::Switch(true)) => setting("fair-queue".into()),

@@ -10,7 +10,8 @@
 //! * Without a `version` line, IOS XE syntax means IOS XE; otherwise pre-HQF, the scheduler
 //!   of the studies' routers.
 //!
-//! Syntax only IOS XE accepts: `priority level`, `bandwidth remaining ratio`. Syntax IOS XE
+//! Syntax only IOS XE accepts: `priority level`, `bandwidth remaining ratio`, `queue-limit N
+//! bytes|ms|us` (classic IOS counts a class queue in packets). Syntax IOS XE
 //! refuses: `max-reserved-bandwidth` and legacy queuing (`priority-group`,
 //! `custom-queue-list`), which IOS XE replaced by MQC. A configuration with both, or whose
 //! syntax contradicts its version or what the user said, is an error at the line that

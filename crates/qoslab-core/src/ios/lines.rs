@@ -44,6 +44,7 @@ impl Line {
 }
 
 /// A cursor over a line's words with errors naming the column.
+#[derive(Clone)]
 pub struct Words<'a> {
     line: &'a Line,
     next: usize,

@@ -137,6 +137,14 @@ fn number<T: std::str::FromStr>(words: &mut Words, what: &str) -> Result<T, Prob
 pub mod range {
     /// `queue-limit` in a policy-map class, packets.
     pub const CLASS_QUEUE_LIMIT: (u64, u64) = (1, 32_768);
+    /// IOS XE's `queue-limit N bytes`, `N ms` and `N us`: qoslab's bounds (the command
+    /// reference's ranges for these units were not in the sources read) — a 32-bit byte
+    /// count, and at most one second.
+    pub const CLASS_QUEUE_LIMIT_BYTES: (u64, u64) = (1, 4_294_967_295);
+    /// See [`CLASS_QUEUE_LIMIT_BYTES`].
+    pub const CLASS_QUEUE_LIMIT_MS: (u64, u64) = (1, 1_000);
+    /// See [`CLASS_QUEUE_LIMIT_BYTES`].
+    pub const CLASS_QUEUE_LIMIT_US: (u64, u64) = (1, 1_000_000);
     /// `tx-ring-limit`, particles (qoslab: packets).
     pub const TX_RING: (u64, u64) = (1, 32_767);
     /// `priority-list N queue-limit` and `queue-list N queue Q limit`, packets (0: no
@@ -995,22 +1003,38 @@ impl Parser {
                 }
             }
             "queue-limit" => {
-                let packets = ranged(words, "a queue limit in packets", range::CLASS_QUEUE_LIMIT)?;
+                // The number is read once its unit, the word after it, is known.
+                let mut number = words.clone();
+                words.next();
                 let column = words.column();
-                match words.next().map(str::to_ascii_lowercase).as_deref() {
-                    None | Some("packets") => {}
-                    Some(unit @ ("bytes" | "ms" | "us")) => {
-                        return Err((
-                            column,
-                            format!("a queue limit in {unit} is not modelled"),
-                            Some("give the limit in packets".into()),
-                        ))
+                let unit = words.next().map(str::to_ascii_lowercase);
+                let (what, bounds, suffix, syntax) = match unit.as_deref() {
+                    None | Some("packets") => ("a queue limit in packets", range::CLASS_QUEUE_LIMIT, "", ""),
+                    Some("bytes") => {
+                        ("a queue limit in bytes", range::CLASS_QUEUE_LIMIT_BYTES, "B", "queue-limit bytes")
+                    }
+                    Some("ms") => {
+                        ("a queue limit in ms", range::CLASS_QUEUE_LIMIT_MS, "ms", "queue-limit ms")
+                    }
+                    Some("us") => {
+                        ("a queue limit in us", range::CLASS_QUEUE_LIMIT_US, "us", "queue-limit us")
                     }
                     Some(other) => {
-                        return Err(problem(column, format!("`{other}` is not a queue-limit unit")))
+                        return Err(problem(
+                            column,
+                            format!(
+                            "`{other}` is not a queue-limit unit; expected `packets`, `bytes`, `ms` or `us`"
+                        ),
+                        ))
                     }
+                };
+                let value = ranged(&mut number, what, bounds)?;
+                if suffix.is_empty() {
+                    settings.insert("queue_limit".into(), json!(value));
+                } else {
+                    self.config.xe_syntax.get_or_insert(((line.number, column), syntax));
+                    settings.insert("queue_limit".into(), json!(format!("{value}{suffix}")));
                 }
-                settings.insert("queue_limit".into(), json!(packets));
             }
             "fair-queue" => {
                 let value = match words.peek() {

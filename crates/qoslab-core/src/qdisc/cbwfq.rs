@@ -65,6 +65,7 @@
 //! (`docs/reference/ios-defaults.md`).
 
 use super::cbwfq_plan::ClassPlan;
+use super::class_queue_limit::{ClassQueueLimit, Limit};
 use super::hqf_policy;
 use super::packet_queue::QueueLimit;
 use super::scfq::Scfq;
@@ -175,10 +176,10 @@ pub struct ClassSpec {
     pub bandwidth_remaining: Option<Percent>,
     /// IOS XE: the class's weight in the excess, 1–1000 (IOS `bandwidth remaining ratio`).
     pub bandwidth_remaining_ratio: Option<u32>,
-    /// Queue limit in packets (default 64, a priority class's too under HQF; under IOS XE 50
+    /// Queue limit: packets (default 64, a priority class's too under HQF; under IOS XE 50
     /// ms of 1500-byte packets at the interface's rate, at least 64, and 512 for a priority
-    /// class).
-    pub queue_limit: Option<u32>,
+    /// class), or under IOS XE bytes (`"64kB"`) or time (`"50ms"`).
+    pub queue_limit: Option<ClassQueueLimit>,
     /// class-default only: flow-based fair queuing inside the class.
     pub fair_queue: Option<FairQueueSpec>,
     /// Re-mark the class's packets (IOS `set ip dscp|precedence` in the class), before
@@ -219,12 +220,12 @@ pub struct CbwfqParams {
 enum ClassKind {
     /// Into the priority queue of its level (0 for level 1), policed under congestion when
     /// it has a rate, holding at most `limit` packets when it has one.
-    Priority { level: usize, policer: Option<TokenBucket>, limit: Option<usize> },
+    Priority { level: usize, policer: Option<TokenBucket>, limit: Option<Limit> },
     /// Into its own scheduler queue with this weight and limit.
-    Queue { queue: usize, weight: u64, limit: usize },
+    Queue { queue: usize, weight: u64, limit: Limit },
     /// HQF and IOS XE: into flow queue `hash & mask` of its class queue, each flow queue
-    /// holding at most `limit` packets.
-    Flows { queue: usize, mask: u64, limit: usize },
+    /// held to `limit`.
+    Flows { queue: usize, mask: u64, limit: Limit },
     /// Into one of the fair-queued conversations `first..first + count`.
     FairQueue { first: usize, mask: u64, limit: usize },
     /// Into child policy `child`, whose next packet waits in class queue `queue`.
@@ -258,8 +259,8 @@ pub struct Cbwfq {
     classifier: Classifier,
     /// The priority queues of levels 1 and 2, with each packet's class.
     priority_queues: [VecDeque<(Packet, usize)>; 2],
-    /// Per class: the packets it holds in its priority queue.
-    priority_held: Box<[usize]>,
+    /// Per class: what it holds in its priority queue.
+    priority_held: Box<[Held]>,
     /// Per class: the marker and the policer applied before queuing.
     conditioning: Box<[(Option<Marker>, Option<Policer>)]>,
     /// Per class: the random early detection dropper of its queue, if any.
@@ -272,6 +273,13 @@ pub struct Cbwfq {
     flow_hashes: FlowHashMemo,
     /// The policies nested in classes.
     children: Box<[ChildPolicy]>,
+}
+
+/// What a priority class holds in its priority queue.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+struct Held {
+    packets: usize,
+    bytes: u64,
 }
 
 /// The scheduler among the class queues.
@@ -288,6 +296,14 @@ impl ClassQueues {
         match self {
             ClassQueues::Scfq(s) => s.queue_len(queue),
             ClassQueues::ThreeParameter(t) => t.queue_len(queue),
+        }
+    }
+
+    /// Bytes held in `queue`: only IOS XE's queues count bytes against a limit.
+    fn queue_bytes(&self, queue: usize) -> u64 {
+        match self {
+            ClassQueues::Scfq(_) => unreachable!("byte limits belong to IOS XE's scheduler"),
+            ClassQueues::ThreeParameter(t) => t.queue_bytes(queue),
         }
     }
 
@@ -493,12 +509,8 @@ impl QdiscKind for Cbwfq {
                 )
                 .hint("HQF and IOS XE fair-queue any class: set `scheduler: hqf` or `scheduler: xe`"));
             }
-            if pre_hqf && is_priority && class.queue_limit.is_some() {
-                return Err(Issue::at(
-                    join_path(&here, "queue_limit"),
-                    "a priority class has no queue of its own",
-                )
-                .hint("its traffic is bounded by its policer; remove `queue_limit`"));
+            if let Some(limit) = class.queue_limit {
+                limit.check(&here, !(pre_hqf && is_priority), xe, class.random_detect.is_some())?;
             }
             if class.shape.is_some() && is_priority {
                 return Err(Issue::at(join_path(&here, "shape"), "a priority class cannot be shaped")
@@ -530,12 +542,6 @@ impl QdiscKind for Cbwfq {
                     "WRED on a fair-queued class is not modelled",
                 )
                 .hint("set `fair_queue: false` to give the class one queue with WRED"));
-            }
-            if class.queue_limit == Some(0) {
-                return Err(Issue::at(
-                    join_path(&here, "queue_limit"),
-                    "a queue limit of 0 packets holds nothing",
-                ));
             }
             if class.child.is_some() {
                 check_child_class(class, &here, scheduler)?;
@@ -656,17 +662,23 @@ impl QdiscKind for Cbwfq {
             let here = class_at(i);
             let default_limit =
                 if xe { xe_policy::default_queue_limit_packets(bw) } else { DEFAULT_QUEUE_LIMIT_PACKETS };
-            let limit = spec.and_then(|c| c.queue_limit).unwrap_or(default_limit) as usize;
+            let limit_at = join_path(&here, "queue_limit");
+            let limit = match spec.and_then(|c| c.queue_limit) {
+                Some(limit) => limit.resolve(bw, &limit_at)?,
+                None => Limit::packets(default_limit as usize),
+            };
             let kind = match spec {
                 Some(c) if c.priority.is_some() || c.priority_level.is_some() => {
                     let level = c.priority_level.unwrap_or(1) as usize - 1;
-                    let limit = match scheduler {
+                    let default_limit = match scheduler {
                         Scheduler::PreHqf => None,
-                        Scheduler::Hqf => Some(c.queue_limit.unwrap_or(DEFAULT_QUEUE_LIMIT_PACKETS) as usize),
-                        Scheduler::Xe => {
-                            Some(c.queue_limit.unwrap_or(xe_policy::PRIORITY_QUEUE_LIMIT_PACKETS) as usize)
-                        }
+                        Scheduler::Hqf => Some(DEFAULT_QUEUE_LIMIT_PACKETS),
+                        Scheduler::Xe => Some(xe_policy::PRIORITY_QUEUE_LIMIT_PACKETS),
                     };
+                    let limit = default_limit.map(|packets| match c.queue_limit {
+                        Some(_) => limit,
+                        None => Limit::packets(packets as usize),
+                    });
                     let policer = match priority_bps[i] {
                         Some(rate_bps) => {
                             Some(TokenBucket::new(rate_bps, priority_burst_bytes(c, rate_bps, &here)?))
@@ -692,6 +704,12 @@ impl QdiscKind for Cbwfq {
                     let count = fair_queues(c, &here, scheduler)?.expect("checked in the guard");
                     let first = queue_class.len();
                     queue_class.extend(std::iter::repeat_n(i, count as usize));
+                    let limit = c.queue_limit.map_or(DEFAULT_QUEUE_LIMIT_PACKETS, |l| match l {
+                        ClassQueueLimit::Packets(packets) => packets,
+                        ClassQueueLimit::Bytes(_) | ClassQueueLimit::Time(_) => {
+                            unreachable!("checked: a pre-HQF limit counts packets")
+                        }
+                    }) as usize;
                     ClassKind::FairQueue { first, mask: count as u64 - 1, limit }
                 }
                 Some(c) => {
@@ -853,7 +871,7 @@ impl QdiscKind for Cbwfq {
             kinds: kinds.into(),
             classifier: rules.classifier(default_index),
             priority_queues: [VecDeque::new(), VecDeque::new()],
-            priority_held: vec![0; shapers.len()].into(),
+            priority_held: vec![Held::default(); shapers.len()].into(),
             conditioning: conditioning.into(),
             droppers: droppers.into(),
             shapers: shapers.into(),
@@ -967,12 +985,11 @@ impl Cbwfq {
     /// The class limit as a [`QueueLimit`], for documentation and tests.
     pub fn class_limit(&self, class: usize) -> Option<QueueLimit> {
         match self.kinds[class] {
-            ClassKind::Priority { limit, .. } => limit.map(|l| QueueLimit::Packets(l as u32)),
+            ClassKind::Priority { limit, .. } => limit.map(Limit::as_queue_limit),
             // Its packets wait in the child's queues.
             ClassKind::Child { .. } => None,
-            ClassKind::Queue { limit, .. }
-            | ClassKind::Flows { limit, .. }
-            | ClassKind::FairQueue { limit, .. } => Some(QueueLimit::Packets(limit as u32)),
+            ClassKind::Queue { limit, .. } | ClassKind::Flows { limit, .. } => Some(limit.as_queue_limit()),
+            ClassKind::FairQueue { limit, .. } => Some(QueueLimit::Packets(limit as u32)),
         }
     }
 }
@@ -1010,21 +1027,24 @@ impl Qdisc for Cbwfq {
                 if congested && policer.as_mut().is_some_and(|p| !p.conform(ctx.now, packet.size_bytes)) {
                     return ctx.drop_arrival(slot, packet, DropReason::Policed);
                 }
-                if limit.is_some_and(|l| self.priority_held[class] >= l) {
+                let held = &mut self.priority_held[class];
+                if limit.is_some_and(|l| l.refuses(held.packets, || held.bytes, packet.size_bytes)) {
                     return ctx.drop_arrival(slot, packet, DropReason::TailDrop);
                 }
+                held.packets += 1;
+                held.bytes += u64::from(packet.size_bytes);
                 ctx.enqueued(slot, &packet);
-                self.priority_held[class] += 1;
                 self.priority_queues[*level].push_back((packet, class));
             }
             ClassKind::Queue { queue, weight, limit } => {
                 let held = self.queues.queue_len(*queue);
+                let full = limit.refuses(held, || self.queues.queue_bytes(*queue), packet.size_bytes);
                 let packet = match &mut self.droppers[class] {
-                    Some(red) => match red.admit(packet, held as u64, held >= *limit, slot, ctx) {
+                    Some(red) => match red.admit(packet, held as u64, full, slot, ctx) {
                         Admission::Accept(packet) => packet,
                         Admission::Dropped => return,
                     },
-                    None if held >= *limit => return ctx.drop_arrival(slot, packet, DropReason::TailDrop),
+                    None if full => return ctx.drop_arrival(slot, packet, DropReason::TailDrop),
                     None => packet,
                 };
                 ctx.enqueued(slot, &packet);
@@ -1035,7 +1055,11 @@ impl Qdisc for Cbwfq {
                 let ClassQueues::ThreeParameter(three) = &mut self.queues else {
                     unreachable!("flow queues belong to the HQF and IOS XE schedulers")
                 };
-                if three.flow_len(*queue, flow) >= *limit {
+                if limit.refuses(
+                    three.flow_len(*queue, flow),
+                    || three.flow_bytes(*queue, flow),
+                    packet.size_bytes,
+                ) {
                     return ctx.drop_arrival(slot, packet, DropReason::TailDrop);
                 }
                 ctx.enqueued(slot, &packet);
@@ -1079,7 +1103,7 @@ impl Qdisc for Cbwfq {
     }
 
     fn take_packets(&mut self) -> Vec<Packet> {
-        self.priority_held.iter_mut().for_each(|held| *held = 0);
+        self.priority_held.iter_mut().for_each(|held| *held = Held::default());
         let mut packets: Vec<Packet> =
             self.priority_queues.iter_mut().flat_map(|q| q.drain(..)).map(|(p, _)| p).collect();
         packets.extend(self.queues.take_all());
@@ -1162,7 +1186,9 @@ impl Cbwfq {
     #[inline]
     fn pop_own_priority(&mut self, level: usize, ctx: &mut QdiscCtx) -> Option<Packet> {
         let (packet, class) = self.priority_queues[level].pop_front()?;
-        self.priority_held[class] -= 1;
+        let held = &mut self.priority_held[class];
+        held.packets -= 1;
+        held.bytes -= u64::from(packet.size_bytes);
         ctx.dequeued(self.slots[class], &packet);
         Some(packet)
     }
@@ -1428,7 +1454,9 @@ mod tests {
         let q = build("{scheduler: hqf, classes: [{name: v, match: {dscp: EF}, priority: 40%}, {name: a, match: {}, bandwidth: 60%, fair_queue: true}]}")
             .unwrap();
         assert_eq!(q.class_limit(0), Some(QueueLimit::Packets(64)));
-        assert!(matches!(q.kinds[1], ClassKind::Flows { mask: 255, limit: 64, .. }));
+        assert!(
+            matches!(q.kinds[1], ClassKind::Flows { mask: 255, limit, .. } if limit == Limit::packets(64))
+        );
         // A class with neither priority nor bandwidth takes an equal part of the rest.
         assert!(build("{scheduler: hqf, classes: [{name: a, match: {}, fair_queue: true}]}").is_ok());
         let issue =
@@ -1461,6 +1489,37 @@ mod tests {
         let mut h = harness(2);
         (0..3).for_each(|id| q.enqueue(packet(id, 100, 46), &mut h.ctx()));
         assert_eq!((q.len_packets(), h.classes[0].dropped_for(DropReason::TailDrop)), (2, 1));
+    }
+
+    /// IOS XE's limits in bytes and time: 250 bytes, or 2 ms at the policy's 1 Mbit/s (250
+    /// bytes), hold two packets of 100 bytes and refuse a third — in a priority queue, a
+    /// class queue, and each flow queue of a fair-queued class.
+    #[test]
+    fn ios_xe_queue_limits_in_bytes_and_time() {
+        for limit in ["250B", "2ms"] {
+            let mut q = build(&format!(
+                "{{scheduler: xe, classes: [{{name: v, match: {{dscp: EF}}, priority_level: 1, police: {{cir: 100kbps}}, queue_limit: {limit}}}, {{name: a, match: {{dscp: AF11}}, bandwidth: 10%, queue_limit: {limit}}}, {{name: class-default, fair_queue: true, queue_limit: {limit}}}]}}"
+            ))
+            .unwrap();
+            assert_eq!(q.class_limit(1), Some(QueueLimit::Bytes(250)), "{limit}");
+            let mut h = harness(3);
+            let mut id = 0;
+            for (dscp, port) in [(46, 1), (10, 1), (0, 1000), (0, 2000)] {
+                for _ in 0..3 {
+                    id += 1;
+                    let mut p = packet(id, 100, dscp);
+                    p.src_port = port;
+                    q.enqueue(p, &mut h.ctx());
+                }
+            }
+            let drops: Vec<u64> = h.classes.iter().map(|c| c.dropped_for(DropReason::TailDrop)).collect();
+            assert_eq!((q.len_packets(), drops), (8, vec![1, 1, 2]), "{limit}");
+        }
+        let issue =
+            build("{scheduler: hqf, classes: [{name: a, match: {}, bandwidth: 10%, queue_limit: 9kB}]}")
+                .unwrap_err();
+        assert_eq!(issue.key_path, "p.classes[0].queue_limit");
+        assert!(issue.message.contains("IOS XE's"), "{}", issue.message);
     }
 
     #[test]
@@ -1510,7 +1569,7 @@ mod tests {
         })
         .collect();
         assert_eq!(order, [4, 2, 3, 1]);
-        assert_eq!(*q.priority_held, [0, 0, 0]);
+        assert_eq!(*q.priority_held, [Held::default(); 3]);
     }
 
     /// Serves `q` over a link of `link_bps` (a ring of one packet, no framing) for

@@ -26,6 +26,9 @@ pub struct FairFlows {
     /// Whether the front flow has had this turn's quantum.
     credited: bool,
     len_packets: usize,
+    /// Bytes held by each flow.
+    flow_bytes: Vec<u64>,
+    len_bytes: u64,
 }
 
 impl FairFlows {
@@ -38,6 +41,8 @@ impl FairFlows {
             round: VecDeque::with_capacity(count),
             credited: false,
             len_packets: 0,
+            flow_bytes: vec![0; count],
+            len_bytes: 0,
         }
     }
 
@@ -59,12 +64,26 @@ impl FairFlows {
         self.flows[flow].len()
     }
 
+    /// Bytes held.
+    #[inline]
+    pub fn len_bytes(&self) -> u64 {
+        self.len_bytes
+    }
+
+    /// Bytes held by `flow`.
+    #[inline]
+    pub fn flow_bytes(&self, flow: usize) -> u64 {
+        self.flow_bytes[flow]
+    }
+
     /// Appends `packet` to `flow`.
     #[inline]
     pub fn push(&mut self, flow: usize, packet: Packet) {
         if self.flows[flow].is_empty() {
             self.round.push_back(flow);
         }
+        self.flow_bytes[flow] += u64::from(packet.size_bytes);
+        self.len_bytes += u64::from(packet.size_bytes);
         self.flows[flow].push_back(packet);
         self.len_packets += 1;
     }
@@ -94,19 +113,23 @@ impl FairFlows {
     #[inline]
     pub fn pop(&mut self) -> Option<Packet> {
         self.head()?;
-        if self.flows.len() == 1 {
-            self.len_packets -= 1;
-            return self.flows[0].pop_front();
-        }
-        let flow = *self.round.front().expect("a head was found");
+        let flow = match self.flows.len() {
+            1 => 0,
+            _ => *self.round.front().expect("a head was found"),
+        };
         let packet = self.flows[flow].pop_front().expect("a head was found");
+        self.len_packets -= 1;
+        self.flow_bytes[flow] -= u64::from(packet.size_bytes);
+        self.len_bytes -= u64::from(packet.size_bytes);
+        if self.flows.len() == 1 {
+            return Some(packet);
+        }
         self.deficit_bytes[flow] -= packet.size_bytes;
         if self.flows[flow].is_empty() {
             self.deficit_bytes[flow] = 0;
             self.round.pop_front();
             self.credited = false;
         }
-        self.len_packets -= 1;
         Some(packet)
     }
 
@@ -115,7 +138,9 @@ impl FairFlows {
         self.round.clear();
         self.credited = false;
         self.deficit_bytes.iter_mut().for_each(|d| *d = 0);
+        self.flow_bytes.iter_mut().for_each(|b| *b = 0);
         self.len_packets = 0;
+        self.len_bytes = 0;
         self.flows.iter_mut().flat_map(|f| f.drain(..)).collect()
     }
 }
@@ -139,9 +164,11 @@ mod tests {
         f.push(1, packet(10, 400, 0));
         f.push(1, packet(11, 400, 0));
         f.push(1, packet(12, 1400, 0));
+        assert_eq!((f.len_bytes(), f.flow_bytes(0), f.flow_bytes(1)), (5200, 3000, 2200));
         let order: Vec<u64> = std::iter::from_fn(|| f.pop().map(|p| p.id)).collect();
         assert_eq!(order, [0, 10, 11, 1, 2, 12]);
         assert!(f.is_empty());
+        assert_eq!((f.len_bytes(), f.flow_bytes(0), f.flow_bytes(1)), (0, 0, 0));
     }
 
     #[test]

@@ -933,8 +933,9 @@ traffic:
     assert_eq!(crate::common::flow(&results, "voice").dropped_packets, 0);
 }
 
-/// IOS XE syntax under a classic IOS version, and queue limits in bytes or time, are errors
-/// at their column.
+/// IOS XE syntax under a classic IOS version is an error at its column: `priority level`,
+/// and queue limits in bytes or time, which IOS XE reads (`queue-limit 100 ms` becomes
+/// `queue_limit: 100ms`) and classic IOS does not.
 #[test]
 fn ios_flavour_errors_are_placed() {
     let text = config("metro-e-branch-xe.txt").replace("version 17.6", "version 12.4");
@@ -944,11 +945,15 @@ fn ios_flavour_errors_are_placed() {
     assert_eq!(error.message, "`priority level` is IOS XE syntax, which `version 12.4` refuses");
     let text =
         config("metro-e-branch-xe.txt").replace("  fair-queue\n", "  fair-queue\n  queue-limit 100 ms\n");
-    let error = parse(&text).diagnostics.into_iter().find(|d| d.severity == Severity::Error).unwrap();
-    assert_eq!(
-        (error.line, error.column, error.message.as_str()),
-        (27, 19, "a queue limit in ms is not modelled")
-    );
+    let settings = interface_settings(&parse(&text), "Gi0/0/1").unwrap();
+    assert_eq!(settings.output["child"]["classes"][4]["queue_limit"], json!("100ms"));
+    let explained = qoslab_core::ios::explain(&parse(&text), "Gi0/0/1", Some(100_000_000)).unwrap();
+    assert!(explained.contains("queue_limit 100ms = 250000 B at 20 Mbit/s"), "{explained}");
+    let text = "version 12.4\n".to_owned()
+        + &config("congestion-lab-llq.txt").replace("percent 10\n", "percent 10\nqueue-limit 9000 bytes\n");
+    let error =
+        qoslab_core::ios::check(&parse(&text)).into_iter().find(|d| d.severity == Severity::Error).unwrap();
+    assert_eq!(error.message, "`queue-limit bytes` is IOS XE syntax, which `version 12.4` refuses");
 }
 
 /// `explain` on the IOS XE branch: the shaper as level 1, and level 2's table — each class's

@@ -331,11 +331,11 @@ const NESTED: &str = "{kind: tbf, rate: 200kbps, be: 1500B, child: {kind: tbf, r
 
 /// An IOS XE policy: a shaper over a child with priority levels 1 (policed) and 2 (with a
 /// rate), `bandwidth remaining ratio` in every class, fair-queued user class and
-/// class-default, a priority class with its own queue limit.
+/// class-default, queue limits in packets (a priority class's), bytes and time.
 const XE: &str = "{kind: tbf, rate: 200kbps, child: {kind: cbwfq, scheduler: xe, classes: [
     {name: voice, match: {dscp: EF}, priority_level: 1, police: {cir: 64kbps}, queue_limit: 30},
-    {name: video, match: {dscp: AF41}, priority_level: 2, priority: 20%},
-    {name: web, match: {dscp: AF21}, bandwidth_remaining_ratio: 4, fair_queue: true},
+    {name: video, match: {dscp: AF41}, priority_level: 2, priority: 20%, queue_limit: 6kB},
+    {name: web, match: {dscp: AF21}, bandwidth_remaining_ratio: 4, fair_queue: true, queue_limit: 40ms},
     {name: class-default, bandwidth_remaining_ratio: 1, fair_queue: true}]}}";
 
 /// Three levels under IOS XE: the link's shaper, two sites by source (the one of `a`
@@ -690,6 +690,7 @@ fn what_ios_cannot_express_is_refused_at_its_key() {
         ("{kind: cbwfq, classes: [{name: a, match: {dscp: EF}, bandwidth: 64kbps}, {name: b, match: {dscp: AF41}, bandwidth: 10%}]}", "tx_ring: 2", ("", ""), "policies.P.classes[1].bandwidth", "P: {kind", "IOS refuses a policy map that mixes them"),
         ("{kind: cbwfq, classes: [{name: a, match: {dscp: EF}, priority: 63500bps}]}", "tx_ring: 2", ("", ""), "policies.P.classes[0].priority", "P: {kind", "takes whole kbit/s from 8"),
         ("{kind: cbwfq, classes: [{name: a, match: {dscp: EF}, bandwidth: 12.5%}]}", "tx_ring: 2", ("", ""), "policies.P.classes[0].bandwidth", "P: {kind", "12.5 %: IOS's `bandwidth percent` takes a whole percentage"),
+        ("{kind: cbwfq, scheduler: xe, classes: [{name: a, match: {dscp: AF11}, bandwidth: 64kbps, queue_limit: 1500500ns}]}", "tx_ring: 2", ("", ""), "policies.P.classes[0].queue_limit", "P: {kind", "not a whole number of microseconds"),
         ("{kind: cbwfq, classes: [{name: a, match: {dscp: EF}, bandwidth: 64kbps, shape: {rate: 128kbps, mode: continuous}}]}", "tx_ring: 2", ("", ""), "policies.P.classes[0].shape.mode", "P: {kind", "IOS shapes by intervals"),
         ("{kind: cbwfq, classes: [{name: a, match: {dscp: EF}, bandwidth: 64kbps, shape: {rate: 50%, bc: 1000B}}]}", "tx_ring: 2", ("", ""), "policies.P.classes[0].shape.bc", "P: {kind", "in milliseconds"),
         ("{kind: cbwfq, classes: [{name: a, match: {dscp: AF11}, bandwidth: 64kbps, police: {cir: 64kbps, color_aware: true}}]}", "tx_ring: 2", ("", ""), "policies.P.classes[0].police.color_aware", "P: {kind", "colour-aware policing"),
