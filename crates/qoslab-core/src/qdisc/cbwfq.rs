@@ -215,8 +215,11 @@ pub struct CbwfqParams {
     pub weight_constant: Option<u64>,
 }
 
-/// What a class does with its packets.
+/// What a class does with its packets. Tagged by a byte of its own, so that telling the
+/// kinds apart on every packet is one comparison rather than a decoding of the fields'
+/// spare values.
 #[derive(Clone, Debug)]
+#[repr(u8)]
 enum ClassKind {
     /// Into the priority queue of its level (0 for level 1), policed under congestion when
     /// it has a rate, holding at most `limit` packets when it has one.
@@ -280,6 +283,20 @@ pub struct Cbwfq {
 struct Held {
     packets: usize,
     bytes: u64,
+}
+
+/// Whether a class queue's `head` may leave `now`: always for an unshaped class, when its
+/// `shaper` has the credit for a shaped one; `earliest` learns when a held head may leave.
+#[inline]
+fn may_leave(shaper: &mut Option<ShaperCredit>, head: &Packet, now: SimTime, earliest: &mut SimTime) -> bool {
+    match shaper {
+        None => true,
+        Some(shaper) => {
+            let at = shaper.ready_at(now, head.size_bytes);
+            *earliest = (*earliest).min(at);
+            at == now
+        }
+    }
 }
 
 /// The scheduler among the class queues.
@@ -1001,10 +1018,12 @@ impl Qdisc for Cbwfq {
 
     fn enqueue(&mut self, mut packet: Packet, ctx: &mut QdiscCtx) {
         let class = self.classifier.classify(&packet) as usize;
-        let slot = match self.kinds[class] {
-            ClassKind::Child { child, .. } => return self.enqueue_child(class, child, packet, ctx),
-            _ => self.slots[class],
-        };
+        if !self.children.is_empty() {
+            if let ClassKind::Child { child, .. } = self.kinds[class] {
+                return self.enqueue_child(class, child, packet, ctx);
+            }
+        }
+        let slot = self.slots[class];
         // The class's own conditioning: re-mark, then police (IOS applies `set` and
         // `police` in the class before queuing).
         let (marker, policer) = &mut self.conditioning[class];
@@ -1081,8 +1100,10 @@ impl Qdisc for Cbwfq {
         // Strict priority first, level 1 before level 2, a child's priority classes with
         // this policy's own.
         let mut earliest = SimTime::NEVER;
-        if let Some(packet) = self.pop_priority(ctx, &mut earliest) {
-            return Dequeue::Packet(packet);
+        if self.may_hold_priority() {
+            if let Some(packet) = self.pop_priority(ctx, &mut earliest) {
+                return Dequeue::Packet(packet);
+            }
         }
         self.dequeue_classes(ctx, earliest)
     }
@@ -1092,7 +1113,7 @@ impl Qdisc for Cbwfq {
         let own = self.priority_queues[0].len() + self.priority_queues[1].len() + self.queues.len_packets();
         match self.children.is_empty() {
             true => own,
-            false => own + self.children.iter().map(|entry| entry.policy.len_packets()).sum::<usize>(),
+            false => own + self.children_len_packets(),
         }
     }
 
@@ -1152,6 +1173,21 @@ impl Cbwfq {
             && shaper.as_mut().is_none_or(|shaper| shaper.ready_at(ctx.now, packet.size_bytes) == ctx.now);
         entry.policy.enqueue(packet, ctx);
         ctx.ring_has_room = ring_has_room;
+    }
+
+    /// Whether a priority packet may be waiting: in this policy's priority queues, or in a
+    /// child's. A quick test before [`Cbwfq::pop_priority`], which most dequeues of a busy
+    /// link find nothing for.
+    #[inline]
+    fn may_hold_priority(&self) -> bool {
+        !(self.priority_queues[0].is_empty()
+            && self.priority_queues[1].is_empty()
+            && self.children.is_empty())
+    }
+
+    /// The packets the child policies hold.
+    fn children_len_packets(&self) -> usize {
+        self.children.iter().map(|entry| entry.policy.len_packets()).sum()
     }
 
     /// The next strict-priority packet, level 1 before level 2: this policy's own, else a
@@ -1241,19 +1277,13 @@ impl Cbwfq {
             earliest = earliest.min(self.refill_children(ctx));
         }
         let (shapers, queue_class) = (&mut self.shapers, &self.queue_class);
-        let may_leave = |queue: usize, head: &Packet| match &mut shapers[queue_class[queue]] {
-            None => true,
-            Some(shaper) => {
-                let at = shaper.ready_at(now, head.size_bytes);
-                earliest = earliest.min(at);
-                at == now
-            }
-        };
         let next = match &mut self.queues {
-            ClassQueues::Scfq(scfq) => scfq.pop_first(may_leave),
-            ClassQueues::ThreeParameter(three) => {
-                three.pop(may_leave).map(|(queue, packet, _)| (queue, packet))
-            }
+            ClassQueues::Scfq(scfq) => scfq.pop_first(|queue, head| {
+                may_leave(&mut shapers[queue_class[queue]], head, now, &mut earliest)
+            }),
+            ClassQueues::ThreeParameter(three) => three
+                .pop(|queue, head| may_leave(&mut shapers[queue_class[queue]], head, now, &mut earliest))
+                .map(|(queue, packet, _)| (queue, packet)),
         };
         match next {
             Some((queue, packet)) => {
@@ -1261,8 +1291,10 @@ impl Cbwfq {
                 if let Some(shaper) = &mut self.shapers[class] {
                     shaper.take(now, packet.size_bytes);
                 }
-                if let ClassKind::Child { child, .. } = self.kinds[class] {
-                    let entry = &mut self.children[child];
+                if let (false, ClassKind::Child { child, .. }) =
+                    (self.children.is_empty(), &self.kinds[class])
+                {
+                    let entry = &mut self.children[*child];
                     let held = entry.held.take().expect("a child's packet waits with its class");
                     ctx.dequeued(held, &packet);
                     return Dequeue::Packet(packet);
