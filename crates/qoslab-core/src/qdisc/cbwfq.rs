@@ -40,8 +40,9 @@
 //! proportion to their excess weights (`bandwidth_remaining_ratio` or `bandwidth_remaining`,
 //! equal by default — class-default included); priority classes sit at level 1 or 2
 //! (`priority_level`), level 1 served first; a priority class without a rate is held only by
-//! its own `police`; queue limits default to IOS XE's ([`super::xe_policy`]), and the
-//! classes may reserve the whole rate.
+//! its own `police`; queue limits default to IOS XE's ([`super::xe_policy`]) and may be
+//! given in bytes or time ([`super::class_queue_limit`]), and the classes may reserve the
+//! whole rate.
 //!
 //! **Child policies** (HQF and IOS XE: IOS `service-policy` in a class, a hierarchy's middle
 //! level, such as one shaped class per site of a hub over each site's LLQ). The class's
@@ -1039,7 +1040,9 @@ impl Qdisc for Cbwfq {
             // Larger than the shaper's bucket: it could never earn its credit.
             return ctx.drop_arrival(slot, packet, DropReason::Overlimit);
         }
-        let congested = !ctx.ring_has_room || self.len_packets() > 0;
+        // Only a priority class's policer asks whether the interface is congested.
+        let congested = matches!(self.kinds[class], ClassKind::Priority { .. })
+            && (!ctx.ring_has_room || self.len_packets() > 0);
         match &mut self.kinds[class] {
             ClassKind::Priority { level, policer, limit } => {
                 // The conditional policer: only under congestion (IOS LLQ).
