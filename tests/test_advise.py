@@ -17,10 +17,12 @@ import pytest
 
 import qoslab
 from qoslab.advise import AdviceError, Executor, advise, parse_speeds
+from qoslab.advise.advisor import DEFAULT_SPEEDS_BPS
 from qoslab.advise.document import write
 
 HERE = Path(__file__).parent
 SCENARIO = HERE / "advise" / "calls-and-data.yaml"
+BRANCH_OFFICE = HERE.parent / "examples" / "branch-office.yaml"
 SPEEDS = parse_speeds("64kbps,128kbps,192kbps,256kbps,384kbps")
 CALL_L2_BPS = 50 * 67 * 8
 DATA_L2_BPS = 64_000 * 507 / 500
@@ -110,6 +112,25 @@ def test_the_search_is_deterministic(advice):
     first = [(s.candidate.settings, s.low_pct, s.headroom) for s in advice.speeds[-1].scores]
     second = [(s.candidate.settings, s.low_pct, s.headroom) for s in again.speeds[-1].scores]
     assert first == second
+
+
+def test_a_speed_is_judged_alike_whatever_speeds_are_listed():
+    """The branch office's verdict at 512 kbit/s is the same judged alone, among 384 and 768
+    kbit/s, and in the default list's scan: the calibration, the candidates and their seeds
+    do not depend on the other speeds listed. (Calibrated at the fastest listed speed, the
+    FTP transfer offered what that speed let it: with the default list `voice` ruled 512
+    kbit/s out, with the short lists `video`.)"""
+
+    def verdict(speeds: tuple[int, ...]) -> tuple:
+        advice = advise(BRANCH_OFFICE, speeds=speeds, executor=Executor(jobs=2))
+        result = next(s for s in advice.speeds if s.speed_bps == 512_000)
+        scores = [(s.candidate.settings, s.low_pct, s.headroom) for s in result.scores]
+        return result.reason, scores
+
+    alone = verdict((512_000,))
+    assert alone[1], "512 kbit/s is searched, not ruled out by arithmetic"
+    assert verdict((384_000, 512_000, 768_000)) == alone
+    assert verdict(DEFAULT_SPEEDS_BPS) == alone
 
 
 def test_the_folder_holds_the_page_the_policy_and_the_evidence(advice, tmp_path):

@@ -130,7 +130,6 @@ def advise(
     problem = read_problem(
         scenario,
         interface=interface,
-        calibration_bps=max(speeds),
         overrides=overrides,
         target_pct=target_pct,
         confidence=confidence,

@@ -2,12 +2,13 @@
 their budgets and measured rates, and the quality target.
 
 The applications are read from one calibration run of the scenario as written, with the
-interface's link at the fastest candidate speed, but at most half the slowest other link's
-(so that the interface stays the bottleneck and nothing is lost before it), and a long FIFO:
-what arrives at the interface is what the applications offer. The ``flows`` table gives
-each flow's protocol, ports, DSCP and packet size, the ``hops`` table which flows cross the
-interface, the ``contracts`` table each application's budgets and its offered load with
-layer-2 framing, and the 1-second ``series`` its peak.
+interface's link at :data:`CALIBRATION_BPS`, but at most half the slowest other link's (so
+that the interface stays the bottleneck and nothing is lost before it), and a long FIFO:
+what arrives at the interface is what the applications offer. The calibration does not
+depend on the speeds searched, so neither do the candidates a speed is judged by. The
+``flows`` table gives each flow's protocol, ports, DSCP and packet size, the ``hops`` table
+which flows cross the interface, the ``contracts`` table each application's budgets and its
+offered load with layer-2 framing, and the 1-second ``series`` its peak.
 """
 
 from __future__ import annotations
@@ -27,6 +28,12 @@ from qoslab.scenario import scenario_text
 PEAK_INTERVAL = "1s"
 """Interval over which an application's peak rate is measured: a priority class's policer
 holds 200 ms of its rate by default, so a one-second peak is what it must carry."""
+
+CALIBRATION_BPS = 100_000_000
+"""Rate of the calibration link: the fastest of the advisor's default candidate speeds,
+whatever speeds a request lists (a TCP application offers what the link lets it, so a
+calibration at the fastest listed speed would change the problem, and every speed's
+verdict, with the list)."""
 
 CALIBRATION_QUEUE_PACKETS = 1000
 """FIFO limit of the calibration run: long enough that nothing is dropped at the interface."""
@@ -123,19 +130,18 @@ def read_problem(
     scenario: object,
     *,
     interface: str | None,
-    calibration_bps: int,
     overrides: tuple[tuple[str, str], ...],
     target_pct: float,
     confidence: float,
 ) -> Problem:
     """The problem posed by ``scenario``: its interface (``NODE.PEER``, or the one interface
-    the scenario configures), its applications measured in a calibration run at
-    ``calibration_bps``, and the quality target."""
+    the scenario configures), its applications measured in a calibration run, and the
+    quality target."""
     validate(scenario, set=[f"{key}={value}" for key, value in overrides])
     text, origin = scenario_text(scenario)
     document = _document(text)
     chosen = _interface(document, interface, origin)
-    calibration_bps = min(calibration_bps, _slowest_other_link_bps(document, chosen) // 2)
+    calibration_bps = min(CALIBRATION_BPS, _slowest_other_link_bps(document, chosen) // 2)
     calibration = _calibrate(scenario, chosen, calibration_bps, overrides, document)
     contracts = calibration.contracts
     if contracts.empty or (
