@@ -8,6 +8,9 @@ second of 60 B IP, 67 B with HDLC's 7 B: 26.8 kbit/s a call), a 64 kbit/s UDP st
 from __future__ import annotations
 
 import math
+import os
+import pty
+import re
 import shlex
 import subprocess
 import sys
@@ -131,6 +134,52 @@ def test_a_speed_is_judged_alike_whatever_speeds_are_listed():
     assert alone[1], "512 kbit/s is searched, not ruled out by arithmetic"
     assert verdict((384_000, 512_000, 768_000)) == alone
     assert verdict(DEFAULT_SPEEDS_BPS) == alone
+
+
+def _on_a_terminal(command: list[str]) -> tuple[str, str]:
+    """What ``command`` writes to stderr, a pseudo-terminal, and to stdout, a pipe."""
+    primary, secondary = pty.openpty()
+    environment = {**os.environ, "TERM": "xterm", "COLUMNS": "160"}
+    with subprocess.Popen(
+        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=secondary, env=environment
+    ) as process:
+        os.close(secondary)
+        drawn = b""
+        while True:
+            try:
+                chunk = os.read(primary, 65536)
+            except OSError:  # the terminal's other side closed
+                break
+            if not chunk:
+                break
+            drawn += chunk
+        os.close(primary)
+        printed = process.stdout.read()
+    return drawn.decode(errors="replace"), printed.decode()
+
+
+def test_progress_is_drawn_on_a_terminal_only(tmp_path):
+    """On a terminal the advisor gives its estimate of the runs before the first, then the
+    runs done, the speed being tried and the best so far; piped, stderr stays empty."""
+    arguments = ["advise", str(SCENARIO), "--links", "128kbps,192kbps", "--reps", "2"]
+    command = [sys.executable, "-m", "qoslab", *arguments]
+    drawn, printed = _on_a_terminal([*command, "-o", str(tmp_path / "terminal")])
+    drawn = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", drawn)  # colours and cursor moves
+    assert "192 kbit/s  meets the target" in printed
+    runs = int(re.search(r"(\d+) runs in", printed)[1])
+    heading = re.search(r"advise: up to (\d+) runs to search 2 link speeds.* about (\d+)", drawn)
+    assert heading, drawn
+    assert "trying 128 kbit/s" in drawn
+    assert "trying 192 kbit/s" in drawn
+    assert "best so far: 192 kbit/s meets the target" in drawn
+    done = [(int(n), int(m)) for n, m in re.findall(r"(\d+)/(\d+) runs", drawn)]
+    # The calibration is not counted; the search stops at 192 kbit/s, the estimate of what
+    # follows holds.
+    assert done[-1] == (runs - 1, runs - 1), drawn
+    assert int(heading[1]) + int(heading[2]) >= runs - 1
+    piped = _qoslab(*arguments, "-o", str(tmp_path / "piped"))
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stderr == ""
 
 
 def test_the_folder_holds_the_page_the_policy_and_the_evidence(advice, tmp_path):

@@ -14,6 +14,7 @@ text back into the scenario and check that it runs identically.
 from __future__ import annotations
 
 import json
+import sys
 import time
 from dataclasses import dataclass
 
@@ -23,8 +24,9 @@ from qoslab._core import ScenarioError, ios_from_yaml
 from qoslab.advise.error import AdviceError
 from qoslab.advise.evaluate import Evaluator, Executor, Score, ranked
 from qoslab.advise.problem import Problem, read_problem
-from qoslab.advise.rates import rate_text
-from qoslab.advise.search import SpeedResult, same_settings, search_speed
+from qoslab.advise.progress import AdviceProgress
+from qoslab.advise.rates import rate_text, rate_words
+from qoslab.advise.search import SpeedResult, estimate_runs, same_settings, search_speed
 from qoslab.advise.template import TEMPLATES, Candidate, Class, candidates, classes
 from qoslab.experiment.engine import sweep
 from qoslab.experiment.failure import order_of_failure
@@ -108,10 +110,13 @@ def advise(
     overrides: tuple[tuple[str, str], ...] = (),
     executor: Executor | None = None,
     ios_interface: str | None = None,
+    progress: bool | None = None,
 ) -> Advice:
     """Search ``speeds`` and the ``template`` family for the cheapest link and best policy
     that keep every budgeted application of ``scenario`` in contract in at least
     ``target_pct`` % of intervals (lower ``confidence`` bound over ``reps`` replications).
+    ``progress`` draws a bar on stderr (default: when stderr is a terminal): the runs done
+    of an estimate made before the first, the speed being tried and the best so far.
 
     Raises :class:`AdviceError` for a request that cannot be answered (no budgets, a
     template that cannot tell the applications apart, bad options).
@@ -139,29 +144,52 @@ def advise(
     name = ios_interface or ("Serial0/0/0" if problem.interface.serial else "GigabitEthernet0/0")
     _check_ios(problem, made, speeds, base, name)
     executor = executor or Executor()
-    evaluator = Evaluator(problem, executor, reps)
-    scanned: list[SpeedResult] = []
-    for speed in speeds:
-        result = search_speed(problem, made, speed, base, evaluator)
-        scanned.append(result)
-        if result.feasible:
-            break
-    if not any(s.scores for s in scanned):
-        raise AdviceError(
-            f"--links: every candidate speed is below what the traffic needs: at "
-            f"{rate_text(speeds[-1])}, {scanned[-1].reason}. Offer faster links"
-        )
-    recommended = scanned[-1].best if scanned[-1].feasible else None
-    curve: list[tuple[int, Score]] = []
-    overload = shares = None
-    ios = None
-    identical = None
-    examined = 0
-    if recommended is not None:
-        recommended, overload, shares, examined = _choose(problem, scanned[-1], evaluator, executor)
-        curve = _curve(problem, made, base, evaluator, recommended, scanned, speeds)
-        ios = _ios(problem, recommended.candidate, name)
-        identical = _runs_identically(problem, recommended, ios, name, base)
+    search = sum(estimate_runs(problem, made, s, base, reps) for s in speeds)
+    after = _after_search_runs(reps, CURVE_SPEEDS_ABOVE)
+    heading = (
+        f"advise: up to {search} runs to search {len(speeds)} link speeds, cheapest first "
+        f"(stopping at the first that meets the target), then about {after} to check the answer"
+    )
+    shown = sys.stderr.isatty() if progress is None else progress
+    bar = AdviceProgress(search + after, heading, shown=shown)
+    try:
+        evaluator = Evaluator(problem, executor, reps, on_runs=bar.ran)
+        scanned: list[SpeedResult] = []
+        for speed in speeds:
+            bar.trying(rate_words(speed))
+            result = search_speed(problem, made, speed, base, evaluator)
+            scanned.append(result)
+            if result.best is not None:
+                bar.best(_verdict(result))
+            if result.feasible:
+                break
+        if not any(s.scores for s in scanned):
+            raise AdviceError(
+                f"--links: every candidate speed is below what the traffic needs: at "
+                f"{rate_text(speeds[-1])}, {scanned[-1].reason}. Offer faster links"
+            )
+        recommended = scanned[-1].best if scanned[-1].feasible else None
+        if recommended is not None:
+            above = [s for s in speeds if s > recommended.candidate.speed_bps]
+            bar.expect(bar.done + _after_search_runs(reps, min(len(above), CURVE_SPEEDS_ABOVE)))
+        else:
+            bar.expect(bar.done)
+        curve: list[tuple[int, Score]] = []
+        overload = shares = None
+        ios = None
+        identical = None
+        examined = 0
+        if recommended is not None:
+            bar.trying("the overload check")
+            recommended, overload, shares, examined = _choose(
+                problem, scanned[-1], evaluator, executor, bar
+            )
+            curve = _curve(problem, made, base, evaluator, recommended, scanned, speeds)
+            ios = _ios(problem, recommended.candidate, name)
+            identical = _runs_identically(problem, recommended, ios, name, base)
+            bar.ran(2)
+    finally:
+        bar.stop()
     return Advice(
         problem=problem,
         template=template,
@@ -180,6 +208,23 @@ def advise(
     )
 
 
+def _verdict(result: SpeedResult) -> str:
+    """A speed's outcome in a few words: it meets the target, or how near its best
+    candidate's weakest application comes."""
+    speed = rate_words(result.speed_bps)
+    best = result.best
+    if result.feasible or best is None or best.failed is not None:
+        return f"{speed} {'meets the target' if result.feasible else 'failed'}"
+    return f"{speed}, {best.weakest} {best.low_pct[best.weakest]:.1f} % in contract"
+
+
+def _after_search_runs(reps: int, speeds_above: int) -> int:
+    """The runs after the search when the first candidate tried is recommended: its
+    overload steps, its settings at ``speeds_above`` speeds above, and the IOS text's two
+    runs (with a declared order, each further candidate tried adds its overload steps)."""
+    return len(OVERLOAD_FACTORS) + speeds_above * reps + 2
+
+
 def _checks(recommended: Score | None, examined: int) -> int:
     """The runs made after the search: the overload steps of each candidate tried and the
     two runs that compare the IOS text with the YAML policy."""
@@ -189,7 +234,11 @@ def _checks(recommended: Score | None, examined: int) -> int:
 
 
 def _choose(
-    problem: Problem, found: SpeedResult, evaluator: Evaluator, executor: Executor
+    problem: Problem,
+    found: SpeedResult,
+    evaluator: Evaluator,
+    executor: Executor,
+    bar: AdviceProgress,
 ) -> tuple[Score, pd.DataFrame | None, pd.DataFrame, int]:
     """The recommended candidate at the speed found, with its overload check: with a
     declared order of failure, the first candidate in rank order (of those in contract
@@ -200,7 +249,7 @@ def _choose(
     LFI setting is tried."""
     best = found.scores[0]
     if not problem.order:
-        table, shares = _overload(problem, best, executor)
+        table, shares = _overload(problem, best, executor, bar)
         return best, table, shares, 0
     pool = []
     shapes = set()
@@ -217,7 +266,7 @@ def _choose(
             continue
         _replace(found, full)
         examined += 1
-        table, shares = _overload(problem, full, executor)
+        table, shares = _overload(problem, full, executor, bar)
         if first is None:
             first = (full, table, shares)
         if (table["fails_before"] == "").all():
@@ -259,7 +308,7 @@ def _curve(
 
 
 def _overload(
-    problem: Problem, recommended: Score, executor: Executor
+    problem: Problem, recommended: Score, executor: Executor, bar: AdviceProgress
 ) -> tuple[pd.DataFrame | None, pd.DataFrame]:
     interface = problem.interface
     speed = recommended.candidate.speed_bps
@@ -276,6 +325,7 @@ def _overload(
         use_section=False,
         warn=lambda _: None,
     )
+    bar.ran(len(rates))
     contracts = done.runs.contracts
     point = str(contracts["point"].iloc[0])
     interval = float(contracts["interval_ms"].iloc[0])

@@ -15,6 +15,7 @@ budget the worst-served application leaves unused on average (1 when nothing is 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pandas as pd
@@ -70,10 +71,18 @@ class Score:
 class Evaluator:
     """Runs candidates' replications on demand and scores them."""
 
-    def __init__(self, problem: Problem, executor: Executor, full_reps: int) -> None:
+    def __init__(
+        self,
+        problem: Problem,
+        executor: Executor,
+        full_reps: int,
+        on_runs: Callable[[int], None] = lambda _: None,
+    ) -> None:
         self.problem = problem
         self.executor = executor
         self.full_reps = full_reps
+        self.on_runs = on_runs
+        """Told of each batch of runs finished, with their number."""
         self._rows: dict[tuple[str, str, int], pd.DataFrame] = {}
         self._failed: dict[tuple[str, str], str] = {}
         self.runs = 0
@@ -120,6 +129,7 @@ class Evaluator:
         except ScenarioError as error:
             raise AdviceError(f"a candidate policy was refused: {error}") from None
         self.runs += len(pairs)
+        self.on_runs(len(pairs))
         for failure in done.failures.to_dict("records"):
             key = (str(failure[interface.rate_key]), str(failure[interface.key]))
             self._failed[key] = f"{failure['status']}: {failure['error']}"

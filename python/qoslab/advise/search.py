@@ -19,6 +19,7 @@ not run.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 
 from qoslab.advise.evaluate import Evaluator, Score, ranked
@@ -79,6 +80,36 @@ def search_speed(
     if best.meets_target:
         return SpeedResult(speed_bps, None, scores)
     return SpeedResult(speed_bps, _shortfall(best, problem), scores)
+
+
+def estimate_runs(
+    problem: Problem, made: list[Class], speed_bps: int, base: dict, full_reps: int
+) -> int:
+    """The runs :func:`search_speed` makes at ``speed_bps``: none at a speed arithmetic rules
+    out; else the halving of the principal settings, then of the other variants of the three
+    best of them (as many as the three largest families have)."""
+    if infeasible(problem, made, speed_bps) is not None:
+        return 0
+    pool = candidates(problem, made, speed_bps, base)
+    principal = [c for c in pool if c.queue_limit == "default" and not c.wred]
+    families = sorted(Counter(c.principal for c in pool).values(), reverse=True)
+    refined = sum(size - 1 for size in families[:KEPT_AT_LEAST])
+    return halving_runs(len(principal), full_reps) + halving_runs(refined, full_reps)
+
+
+def halving_runs(count: int, full_reps: int) -> int:
+    """The runs successive halving makes on ``count`` candidates up to ``full_reps``
+    replications, each (candidate, replication) run once: 9 candidates brought to 5
+    replications make 9 runs, then 6 (the best 3 to 3), then 6 more (to 5): 21."""
+    runs, reps, done = 0, 1, 0
+    while count:
+        runs += count * (reps - done)
+        if reps >= full_reps:
+            return runs
+        done = reps
+        count = min(count, max(KEPT_AT_LEAST, math.ceil(count / ETA)))
+        reps = min(full_reps, reps * ETA)
+    return runs
 
 
 def _halve(pool: list[Candidate], evaluator: Evaluator, last: dict[int, Score]) -> None:
