@@ -22,6 +22,8 @@ import qoslab
 from qoslab.advise import AdviceError, Executor, advise, parse_speeds
 from qoslab.advise.advisor import DEFAULT_SPEEDS_BPS
 from qoslab.advise.document import write
+from qoslab.advise.problem import read_problem
+from qoslab.advise.template import candidates, classes
 
 HERE = Path(__file__).parent
 SCENARIO = HERE / "advise" / "calls-and-data.yaml"
@@ -180,6 +182,43 @@ def test_progress_is_drawn_on_a_terminal_only(tmp_path):
     piped = _qoslab(*arguments, "-o", str(tmp_path / "piped"))
     assert piped.returncode == 0, piped.stderr
     assert piped.stderr == ""
+
+
+JITTER_BOUND_DATA = (
+    ("measure.budgets[1]", "{app: data, end_to_end: {delay: 250ms, loss: 1%, jitter: 50ms}}"),
+)
+"""The data stream held by a jitter limit, its delay limit beyond G.114's 150 ms."""
+
+
+def test_an_application_held_by_jitter_alone_is_tried_both_ways(tmp_path):
+    """Voice (smooth, a 150 ms delay limit) is a priority class and only that; the data
+    stream, held only by its 50 ms jitter limit, is tried in priority and with a bandwidth,
+    and the page says why each class is where it is."""
+    problem = read_problem(
+        SCENARIO, interface=None, overrides=JITTER_BOUND_DATA, target_pct=95.0, confidence=0.95
+    )
+    calls, data = classes(problem, "llq")
+    assert (calls.priority, calls.movable) == (True, False)
+    assert "smooth" in calls.reason
+    assert data.movable
+    assert "held by a jitter limit" in data.reason
+    pool = candidates(problem, [calls, data], 256_000, {})
+    placements = {c.placed for c in pool}
+    assert placements == {("data",), ()}
+    for candidate in pool:
+        rows = {row["name"]: row for row in candidate.policy["classes"]}
+        assert ("priority" in rows["data"]) == (candidate.placed == ("data",))
+    advice = advise(
+        SCENARIO,
+        speeds=parse_speeds("192kbps,256kbps"),
+        reps=2,
+        overrides=JITTER_BOUND_DATA,
+        executor=Executor(jobs=2),
+    )
+    assert advice.feasible
+    write(advice, tmp_path / "advice", "qoslab advise")
+    page = (tmp_path / "advice" / "advice.md").read_text(encoding="utf-8")
+    assert "priority and bandwidth compared by runs" in page
 
 
 def test_the_folder_holds_the_page_the_policy_and_the_evidence(advice, tmp_path):

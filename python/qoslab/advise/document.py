@@ -143,6 +143,7 @@ def _class_rows(advice: Advice) -> list[dict]:
                 "app": made.app.name,
                 "match": _match_text(made.match),
                 "serve": serve,
+                "why": made.reason,
                 "queue": row.get("queue_limit", DEFAULT_QUEUE_LIMIT if "bandwidth" in row else "-"),
                 "wred": "yes" if "random_detect" in row else "no",
                 "offered": _offered(made, rec.candidate.speed_bps),

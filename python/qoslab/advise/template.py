@@ -7,9 +7,12 @@ grid of settings for one link speed:
   other application crossing the interface carries that DSCP, else by protocol and its
   server port in either direction (an access list). Applications without a budget share
   ``class-default``, which is fair-queued. With ``llq``, an application is a priority class
-  when it is UDP (inelastic: it does not back off under loss) and has a jitter limit or a
-  delay limit of at most :data:`PRIORITY_DELAY_MS` (per hop where its budget gives one,
-  else end to end); with ``cbwfq`` every class has a bandwidth.
+  when it is UDP (inelastic: it does not back off under loss), has a delay limit of at
+  most :data:`PRIORITY_DELAY_MS` (per hop where its budget gives one, else end to end) and
+  is smooth (its one-second peak at most :data:`BURSTY_PEAK_RATIO` times its mean). A UDP
+  application held only by a jitter limit, or tight but bursty — a variable-rate video
+  conference — is tried both ways, in a priority class and in a bandwidth class, and the
+  runs decide. Every other class has a bandwidth; with ``cbwfq`` every class has one.
 * **priority rate** of each priority class: its mean, its one-second peak or 1.25 x that
   peak, in whole kbit/s with layer-2 headers, with the policer's burst at IOS's default
   (200 ms at the rate); or its mean with a burst of one second at the rate (IOS ``priority
@@ -41,7 +44,7 @@ import itertools
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from qoslab.advise.error import AdviceError
 from qoslab.advise.problem import App, Interface, Problem
@@ -53,6 +56,11 @@ TEMPLATES = ("llq", "cbwfq")
 PRIORITY_DELAY_MS = 150.0
 """Largest delay limit for which an inelastic application goes to a priority class in the
 ``llq`` template: ITU-T G.114's bound on one-way delay for interactive voice."""
+
+BURSTY_PEAK_RATIO = 1.5
+"""One-second peak over mean above which an application is bursty: a priority class's
+policer, sized for its mean, would drop its peaks, and one sized for its peaks takes that
+much more from the other classes, so the ``llq`` template tries it both ways."""
 
 MIN_RATE_KBPS = 8
 """IOS's smallest ``priority`` and ``bandwidth`` rate."""
@@ -98,8 +106,13 @@ class Class:
     app: App
     match: dict
     priority: bool
+    """Whether the class is a priority class (in a candidate: whether it is placed there)."""
     name: str
     """The class map's name: the application's, made an IOS name (:func:`ios_name`)."""
+    movable: bool = False
+    """Whether the template tries the class both in priority and with a bandwidth."""
+    reason: str = ""
+    """Why the class is served as it is, in words."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +120,8 @@ class Candidate:
     """One policy of the grid at one link speed, with the settings that made it."""
 
     speed_bps: int
+    placed: tuple[str, ...]
+    """The classes tried both ways that this candidate puts in priority."""
     priority_level: str
     bandwidth_level: str
     queue_limit: str
@@ -123,7 +138,7 @@ class Candidate:
     @property
     def principal(self) -> tuple:
         """The settings that shape the policy: all but queue limits and WRED."""
-        return (self.priority_level, self.bandwidth_level, self.lfi, self.tx_ring)
+        return (self.placed, self.priority_level, self.bandwidth_level, self.lfi, self.tx_ring)
 
     @property
     def grid_point(self) -> tuple:
@@ -141,7 +156,9 @@ class Candidate:
     @property
     def label(self) -> str:
         """A short description of the settings."""
-        parts = [f"priority {self.priority_level}"] if self.priority_level != "-" else []
+        parts = [f"{', '.join(self.placed)} in priority"] if self.placed else []
+        if self.priority_level != "-":
+            parts.append(f"priority {self.priority_level}")
         parts.append(f"bandwidth {self.bandwidth_level}")
         parts.append(f"queue {self.queue_limit}")
         parts.append("WRED" if self.wred else "no WRED")
@@ -181,13 +198,45 @@ def classes(problem: Problem, template: str) -> list[Class]:
                     for side in ("dst_port", "src_port")
                 ]
             }
-        tight = app.jitter_limited or (
-            app.delay_limit_ms is not None and app.delay_limit_ms <= PRIORITY_DELAY_MS
-        )
-        priority = template == "llq" and not app.elastic and tight
         taken = {c.name.lower() for c in made} | {DEFAULT_CLASS}
-        made.append(Class(app, match, priority, ios_name(app.name, taken)))
+        placement, reason = _placement(app, template)
+        made.append(
+            Class(
+                app,
+                match,
+                placement != "bandwidth",
+                ios_name(app.name, taken),
+                movable=placement == "either",
+                reason=reason,
+            )
+        )
     return made
+
+
+def _placement(app: App, template: str) -> tuple[str, str]:
+    """Where the template serves ``app`` — ``priority``, ``bandwidth`` or ``either`` (both
+    are tried) — and why, in words."""
+    if template != "llq":
+        return "bandwidth", "the cbwfq template gives every class a bandwidth"
+    if app.elastic:
+        return "bandwidth", "TCP: it backs off under loss, so it needs no priority"
+    delay = app.delay_limit_ms
+    burst = app.peak_l2_bps / app.mean_l2_bps if app.mean_l2_bps > 0 else 1.0
+    tight = delay is not None and delay <= PRIORITY_DELAY_MS
+    if tight and burst <= BURSTY_PEAK_RATIO:
+        return "priority", f"UDP, smooth (peak {burst:.1f} x mean), a {delay:g} ms delay limit"
+    if tight:
+        return "either", (
+            f"UDP with a {delay:g} ms delay limit but bursty (peak {burst:.1f} x mean): "
+            "priority and bandwidth compared by runs"
+        )
+    if app.jitter_limited:
+        limit = "no delay limit" if delay is None else f"a {delay:g} ms delay limit"
+        return "either", (
+            f"UDP held by a jitter limit, with {limit}: priority and bandwidth compared by runs"
+        )
+    limit = "no delay limit" if delay is None else f"a {delay:g} ms delay limit"
+    return "bandwidth", f"UDP with {limit} and no jitter limit: a bandwidth keeps it"
 
 
 def ios_name(name: str, taken: set[str]) -> str:
@@ -208,7 +257,7 @@ def ios_name(name: str, taken: set[str]) -> str:
 def infeasible(problem: Problem, made: list[Class], speed_bps: int) -> str | None:
     """Why no policy can work at ``speed_bps``, by arithmetic alone; None if one may."""
     speed = _kbit(speed_bps)
-    priority = sum(c.app.mean_l2_bps for c in made if c.priority)
+    priority = sum(c.app.mean_l2_bps for c in made if c.priority and not c.movable)
     if priority > speed_bps:
         return (
             f"the priority traffic offers {_kbit(priority)} kbit/s with its layer-2 headers, "
@@ -225,15 +274,39 @@ def infeasible(problem: Problem, made: list[Class], speed_bps: int) -> str | Non
 
 def candidates(problem: Problem, made: list[Class], speed_bps: int, base: dict) -> list[Candidate]:
     """Every distinct admissible policy of the grid at ``speed_bps``; ``base`` holds the
-    interface's other settings in the scenario (kept as they are)."""
-    speed_kbps = speed_bps // 1000
-    has_priority = any(c.priority for c in made)
-    has_elastic = any(c.app.elastic and not c.priority for c in made)
+    interface's other settings in the scenario (kept as they are). A class tried both ways
+    is placed in priority, then with a bandwidth (all such classes in priority first)."""
     largest = max(app.largest_bytes for app in problem.apps)
     lfi_options = [False]
     if problem.interface.l2 == "ppp" and largest * 8 * 1000 / speed_bps > LFI_DELAY_MS:
         lfi_options.append(True)
     rings: tuple[int | None, ...] = (None,) if base.get("tx_ring") == 1 else (None, 1)
+    movable = [c.name for c in made if c.movable]
+    placements = [
+        placed for n in range(len(movable), -1, -1) for placed in itertools.combinations(movable, n)
+    ]
+    found: dict[str, Candidate] = {}
+    for placed in placements:
+        arranged = [replace(c, priority=c.name in placed) if c.movable else c for c in made]
+        _add_candidates(found, problem, arranged, placed, speed_bps, base, lfi_options, rings)
+    return list(found.values())
+
+
+def _add_candidates(
+    found: dict[str, Candidate],
+    problem: Problem,
+    made: list[Class],
+    placed: tuple[str, ...],
+    speed_bps: int,
+    base: dict,
+    lfi_options: list[bool],
+    rings: tuple[int | None, ...],
+) -> None:
+    """Adds to ``found`` the grid's distinct admissible policies with the classes ``made``
+    placed as they are."""
+    speed_kbps = speed_bps // 1000
+    has_priority = any(c.priority for c in made)
+    has_elastic = any(c.app.elastic and not c.priority for c in made)
     grid = itertools.product(
         PRIORITY_LEVELS if has_priority else ("-",),
         BANDWIDTH_LEVELS,
@@ -242,7 +315,6 @@ def candidates(problem: Problem, made: list[Class], speed_bps: int, base: dict) 
         lfi_options,
         rings,
     )
-    found: dict[str, Candidate] = {}
     for priority_level, bandwidth_level, queue_limit, wred, lfi, ring in grid:
         if bandwidth_level == "by order" and not problem.order:
             continue
@@ -262,6 +334,7 @@ def candidates(problem: Problem, made: list[Class], speed_bps: int, base: dict) 
             continue
         found[key] = Candidate(
             speed_bps=speed_bps,
+            placed=placed,
             priority_level=priority_level,
             bandwidth_level=bandwidth_level,
             queue_limit=queue_limit,
@@ -272,7 +345,6 @@ def candidates(problem: Problem, made: list[Class], speed_bps: int, base: dict) 
             reserved_kbps=reserved_kbps,
             settings=settings,
         )
-    return list(found.values())
 
 
 def _policy(
