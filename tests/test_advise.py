@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import qoslab
@@ -230,6 +231,18 @@ def test_the_folder_holds_the_page_the_policy_and_the_evidence(advice, tmp_path)
     assert "# Advice for `calls-and-data`: 192 kbit/s with LLQ" in page
     assert "runs identically (checked)" in page
     assert (tmp_path / "out" / "policy.ios").read_text() == advice.ios
+    # Each speed's evidence: every budgeted application's lower bound under its best
+    # candidate, the weakest first; a dash where arithmetic ruled the speed out.
+    best = advice.recommended
+    evidence = ", ".join(
+        f"{app} {low:.1f}" for app, low in sorted(best.low_pct.items(), key=lambda i: (i[1], i[0]))
+    )
+    assert f"| 192 kbit/s | meets the target | {best.candidate.label}" in page
+    assert f"| {evidence} |" in page
+    assert "| 64 kbit/s | no | the priority traffic offers 80.4 kbit/s" in page
+    speeds = pd.read_csv(tmp_path / "out" / "speeds.csv")
+    assert speeds["low_pct_calls"].iloc[-1] == pytest.approx(best.low_pct["calls"], abs=1e-4)
+    assert speeds["low_pct_data"].isna().iloc[0]
 
 
 def test_the_command_runs_the_scenario_from_the_ios_text(tmp_path):

@@ -106,6 +106,7 @@ def _context(advice: Advice, folder: Path, command: str) -> dict:
                 "speed": rate_words(s.speed_bps),
                 "verdict": "meets the target" if s.feasible else "no",
                 "why": _why(s.reason, rec if s.feasible else s.best),
+                "evidence": _evidence(rec if s.feasible else s.best),
             }
             for s in advice.speeds
         ],
@@ -118,6 +119,15 @@ def _context(advice: Advice, folder: Path, command: str) -> dict:
         "check": check_command(advice, folder),
         "reps": full,
     }
+
+
+def _evidence(best: Score | None) -> str:
+    """Each budgeted application's lower bound under ``best``, the weakest first; a dash
+    for a speed arithmetic ruled out."""
+    if best is None:
+        return "-"
+    ordered = sorted(best.low_pct.items(), key=lambda item: (item[1], item[0]))
+    return ", ".join(f"{app} {low:.1f}" for app, low in ordered)
 
 
 def _why(reason: str | None, best: Score | None) -> str:
@@ -235,12 +245,17 @@ def _candidates_csv(advice: Advice) -> str:
 def _speeds_csv(advice: Advice) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["speed_bps", "meets_target", "candidates", "runs", "reason", "best"])
+    apps = [app.name for app in advice.problem.budgeted]
+    writer.writerow(
+        ["speed_bps", "meets_target", "candidates", "runs", "reason", "best"]
+        + [f"low_pct_{app}" for app in apps]
+    )
     for s in advice.speeds:
         chosen = advice.recommended if s.feasible else s.best
         best = chosen.candidate.label if chosen else ""
         runs = sum(score.reps for score in s.scores)
-        writer.writerow([s.speed_bps, s.feasible, len(s.scores), runs, s.reason or "", best])
+        lows = [_number(chosen.low_pct.get(app)) if chosen else "" for app in apps]
+        writer.writerow([s.speed_bps, s.feasible, len(s.scores), runs, s.reason or "", best, *lows])
     return out.getvalue()
 
 
