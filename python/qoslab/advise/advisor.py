@@ -203,7 +203,7 @@ def advise(
         ios_interface=name,
         ios_identical=identical,
         order_examined=examined,
-        runs=1 + evaluator.runs + _checks(recommended, examined),
+        runs=1 + evaluator.runs + (_checks(max(examined, 1)) if recommended else 0),
         elapsed_s=time.monotonic() - started,
     )
 
@@ -222,15 +222,14 @@ def _after_search_runs(reps: int, speeds_above: int) -> int:
     """The runs after the search when the first candidate tried is recommended: its
     overload steps, its settings at ``speeds_above`` speeds above, and the IOS text's two
     runs (with a declared order, each further candidate tried adds its overload steps)."""
-    return len(OVERLOAD_FACTORS) + speeds_above * reps + 2
+    return _checks(1) + speeds_above * reps
 
 
-def _checks(recommended: Score | None, examined: int) -> int:
-    """The runs made after the search: the overload steps of each candidate tried and the
-    two runs that compare the IOS text with the YAML policy."""
-    if recommended is None:
-        return 0
-    return max(examined, 1) * len(OVERLOAD_FACTORS) + 2
+def _checks(tried: int) -> int:
+    """The runs made after the search besides the evaluator's: the overload steps of each
+    of the ``tried`` candidates and the two runs that compare the IOS text with the YAML
+    policy."""
+    return tried * len(OVERLOAD_FACTORS) + 2
 
 
 def _choose(

@@ -223,19 +223,18 @@ def _placement(app: App, template: str) -> tuple[str, str]:
     delay = app.delay_limit_ms
     burst = app.peak_l2_bps / app.mean_l2_bps if app.mean_l2_bps > 0 else 1.0
     tight = delay is not None and delay <= PRIORITY_DELAY_MS
+    limit = "no delay limit" if delay is None else f"a {delay:g} ms delay limit"
     if tight and burst <= BURSTY_PEAK_RATIO:
-        return "priority", f"UDP, smooth (peak {burst:.1f} x mean), a {delay:g} ms delay limit"
+        return "priority", f"UDP, smooth (peak {burst:.1f} x mean), {limit}"
     if tight:
         return "either", (
-            f"UDP with a {delay:g} ms delay limit but bursty (peak {burst:.1f} x mean): "
+            f"UDP with {limit} but bursty (peak {burst:.1f} x mean): "
             "priority and bandwidth compared by runs"
         )
     if app.jitter_limited:
-        limit = "no delay limit" if delay is None else f"a {delay:g} ms delay limit"
         return "either", (
             f"UDP held by a jitter limit, with {limit}: priority and bandwidth compared by runs"
         )
-    limit = "no delay limit" if delay is None else f"a {delay:g} ms delay limit"
     return "bandwidth", f"UDP with {limit} and no jitter limit: a bandwidth keeps it"
 
 

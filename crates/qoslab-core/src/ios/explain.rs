@@ -8,7 +8,7 @@ use super::config::IosConfig;
 use super::translate::{InterfaceSettings, Unresolved};
 use crate::qdisc::cbwfq::Cbwfq;
 use crate::qdisc::cbwfq_plan::{full_load_bps, ClassPlan};
-use crate::qdisc::class_queue_limit::ClassQueueLimit;
+use crate::qdisc::class_queue_limit::{ClassQueueLimit, Limit};
 use crate::units::{format_rate, RateOrShare};
 use serde_json::Value;
 use std::fmt::Write;
@@ -276,11 +276,13 @@ pub fn explain(config: &IosConfig, name: &str, physical_bps: Option<u64>) -> Res
 /// A class's queue limit in words; a time with the bytes it holds at the level's rate `bw`.
 fn queue_limit(value: &Value, bw: u64) -> String {
     let text = flow(value);
-    match ClassQueueLimit::parse(&text).map(|limit| (limit, limit.resolve(bw, "queue_limit"))) {
-        Ok((ClassQueueLimit::Time(_), Ok(limit))) => {
-            format!("queue_limit {text} = {} B at {}", limit.bytes().unwrap_or_default(), format_rate(bw))
-        }
-        _ => format!("queue_limit {text}"),
+    let held = match ClassQueueLimit::parse(&text) {
+        Ok(limit @ ClassQueueLimit::Time(_)) => limit.resolve(bw, "queue_limit").ok().and_then(Limit::bytes),
+        _ => None,
+    };
+    match held {
+        Some(bytes) => format!("queue_limit {text} = {bytes} B at {}", format_rate(bw)),
+        None => format!("queue_limit {text}"),
     }
 }
 

@@ -185,7 +185,13 @@ pub mod range {
 }
 
 /// The next word as a number within IOS's `(low, high)` range for `what`.
-fn ranged(words: &mut Words, what: &str, (low, high): (u64, u64)) -> Result<u64, Problem> {
+fn ranged(words: &mut Words, what: &str, bounds: (u64, u64)) -> Result<u64, Problem> {
+    within(words, what, bounds, "IOS's")
+}
+
+/// A number in `(low, high)`, the range of `whose` (`IOS's`, or `qoslab's` where IOS's own
+/// is not known), refused at its column otherwise.
+fn within(words: &mut Words, what: &str, (low, high): (u64, u64), whose: &str) -> Result<u64, Problem> {
     let column = words.column();
     let word = words.next().ok_or_else(|| problem(column, format!("{what} is missing")))?;
     let unsigned = word.strip_prefix('-').unwrap_or(word);
@@ -194,7 +200,7 @@ fn ranged(words: &mut Words, what: &str, (low, high): (u64, u64)) -> Result<u64,
         Ok(value) if (low..=high).contains(&value) => Ok(value),
         Ok(_) | Err(_) if digits => Err((
             column,
-            format!("{word} is outside IOS's range for {what}, {low} to {high}"),
+            format!("{word} is outside {whose} range for {what}, {low} to {high}"),
             Some(format!("give {what} from {low} to {high}")),
         )),
         _ => Err(problem(column, format!("`{word}` is not {what}"))),
@@ -1008,32 +1014,37 @@ impl Parser {
                 words.next();
                 let column = words.column();
                 let unit = words.next().map(str::to_ascii_lowercase);
-                let (what, bounds, suffix, syntax) = match unit.as_deref() {
-                    None | Some("packets") => ("a queue limit in packets", range::CLASS_QUEUE_LIMIT, "", ""),
-                    Some("bytes") => {
-                        ("a queue limit in bytes", range::CLASS_QUEUE_LIMIT_BYTES, "B", "queue-limit bytes")
-                    }
+                // IOS XE's units: the suffix of the YAML value and the syntax's name.
+                let (what, bounds, xe) = match unit.as_deref() {
+                    None | Some("packets") => ("a queue limit in packets", range::CLASS_QUEUE_LIMIT, None),
+                    Some("bytes") => (
+                        "a queue limit in bytes",
+                        range::CLASS_QUEUE_LIMIT_BYTES,
+                        Some(("B", "queue-limit bytes")),
+                    ),
                     Some("ms") => {
-                        ("a queue limit in ms", range::CLASS_QUEUE_LIMIT_MS, "ms", "queue-limit ms")
+                        ("a queue limit in ms", range::CLASS_QUEUE_LIMIT_MS, Some(("ms", "queue-limit ms")))
                     }
                     Some("us") => {
-                        ("a queue limit in us", range::CLASS_QUEUE_LIMIT_US, "us", "queue-limit us")
+                        ("a queue limit in us", range::CLASS_QUEUE_LIMIT_US, Some(("us", "queue-limit us")))
                     }
                     Some(other) => {
-                        return Err(problem(
+                        return Err((
                             column,
-                            format!(
-                            "`{other}` is not a queue-limit unit; expected `packets`, `bytes`, `ms` or `us`"
-                        ),
+                            format!("`{other}` is not a queue-limit unit"),
+                            Some("write `packets` (or nothing), or IOS XE's `bytes`, `ms` or `us`".into()),
                         ))
                     }
                 };
-                let value = ranged(&mut number, what, bounds)?;
-                if suffix.is_empty() {
-                    settings.insert("queue_limit".into(), json!(value));
-                } else {
-                    self.config.xe_syntax.get_or_insert(((line.number, column), syntax));
-                    settings.insert("queue_limit".into(), json!(format!("{value}{suffix}")));
+                match xe {
+                    None => {
+                        settings.insert("queue_limit".into(), json!(ranged(&mut number, what, bounds)?));
+                    }
+                    Some((suffix, syntax)) => {
+                        let value = within(&mut number, what, bounds, "qoslab's")?;
+                        self.config.xe_syntax.get_or_insert(((line.number, column), syntax));
+                        settings.insert("queue_limit".into(), json!(format!("{value}{suffix}")));
+                    }
                 }
             }
             "fair-queue" => {

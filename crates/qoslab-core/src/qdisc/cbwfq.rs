@@ -230,7 +230,8 @@ enum ClassKind {
     /// HQF and IOS XE: into flow queue `hash & mask` of its class queue, each flow queue
     /// held to `limit`.
     Flows { queue: usize, mask: u64, limit: Limit },
-    /// Into one of the fair-queued conversations `first..first + count`.
+    /// Pre-HQF: into one of the fair-queued conversations `first..first + count`, each
+    /// holding at most `limit` packets (before HQF a limit counts packets).
     FairQueue { first: usize, mask: u64, limit: usize },
     /// Into child policy `child`, whose next packet waits in class queue `queue`.
     Child { queue: usize, child: usize },
@@ -317,11 +318,12 @@ impl ClassQueues {
         }
     }
 
-    /// Bytes held in `queue`: only IOS XE's queues count bytes against a limit.
+    /// Bytes held in `queue`, a queue of one flow (a class without `fair_queue`): only IOS
+    /// XE's queues count bytes against a limit.
     fn queue_bytes(&self, queue: usize) -> u64 {
         match self {
             ClassQueues::Scfq(_) => unreachable!("byte limits belong to IOS XE's scheduler"),
-            ClassQueues::ThreeParameter(t) => t.queue_bytes(queue),
+            ClassQueues::ThreeParameter(t) => t.flow_bytes(queue, 0),
         }
     }
 
@@ -722,13 +724,7 @@ impl QdiscKind for Cbwfq {
                     let count = fair_queues(c, &here, scheduler)?.expect("checked in the guard");
                     let first = queue_class.len();
                     queue_class.extend(std::iter::repeat_n(i, count as usize));
-                    let limit = c.queue_limit.map_or(DEFAULT_QUEUE_LIMIT_PACKETS, |l| match l {
-                        ClassQueueLimit::Packets(packets) => packets,
-                        ClassQueueLimit::Bytes(_) | ClassQueueLimit::Time(_) => {
-                            unreachable!("checked: a pre-HQF limit counts packets")
-                        }
-                    }) as usize;
-                    ClassKind::FairQueue { first, mask: count as u64 - 1, limit }
+                    ClassKind::FairQueue { first, mask: count as u64 - 1, limit: limit.packet_bound() }
                 }
                 Some(c) => {
                     let class_bps = match (bandwidth_bps[i], c.bandwidth_remaining) {

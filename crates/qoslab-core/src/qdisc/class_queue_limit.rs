@@ -18,10 +18,10 @@
 //! A fair-queued class applies its limit to each flow queue, and a priority class under
 //! IOS XE or HQF to its packets in the priority queue.
 
-use super::packet_queue::QueueLimit;
+use super::packet_queue::{QueueLimit, QueueLimitError};
 use crate::config::error::{join_path, Issue};
 use crate::config::scalar::{parse_scalar, Numbers};
-use crate::units::{format_rate, parse_duration_ns, parse_size_bytes, UnitError};
+use crate::units::{format_rate, parse_duration_ns, UnitError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use std::borrow::Cow;
@@ -40,6 +40,11 @@ pub enum ClassQueueLimitError {
         "{0}; a class's queue limit is packets (64), bytes (\"64kB\") or, under IOS XE, time (\"50ms\")"
     )]
     Unit(UnitError),
+    /// No limit at all, which a class queue does not have.
+    #[error(
+        "a class's queue has a limit: give packets (64), bytes (\"64kB\") or, under IOS XE, time (\"50ms\")"
+    )]
+    Unlimited,
 }
 
 /// What a class's `queue_limit` says.
@@ -56,26 +61,23 @@ pub enum ClassQueueLimit {
 impl ClassQueueLimit {
     /// Parses packets (`64`, `"64 packets"`, `"64p"`), bytes (`"64kB"`, `"9000 bytes"`) or
     /// a time (`"50ms"`, `"500us"`).
+    /// A time is read here; packets and bytes as every queue limit is ([`QueueLimit::parse`]).
     pub fn parse(text: &str) -> Result<Self, ClassQueueLimitError> {
-        let t = text.trim();
-        let count = t.strip_suffix("packets").or_else(|| t.strip_suffix('p')).unwrap_or(t).trim();
-        if !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit()) {
-            return match count.parse::<u32>() {
-                Ok(p) if p > 0 => Ok(ClassQueueLimit::Packets(p)),
-                _ => Err(ClassQueueLimitError::PacketCount { text: text.to_owned() }),
-            };
-        }
         let zero = || ClassQueueLimitError::Zero { text: text.to_owned() };
-        match parse_duration_ns(t) {
+        match parse_duration_ns(text.trim()) {
             Ok(0) => return Err(zero()),
             Ok(ns) => return Ok(ClassQueueLimit::Time(ns)),
-            Err(UnitError::UnknownUnit { .. }) => {}
+            // Not a time: a count or a size, read below.
+            Err(UnitError::UnknownUnit { .. } | UnitError::NoUnit { .. } | UnitError::NoNumber { .. }) => {}
             Err(e) => return Err(ClassQueueLimitError::Unit(e)),
         }
-        match parse_size_bytes(t) {
-            Ok(0) => Err(zero()),
-            Ok(bytes) => Ok(ClassQueueLimit::Bytes(bytes)),
-            Err(e) => Err(ClassQueueLimitError::Unit(e)),
+        match QueueLimit::parse(text) {
+            Ok(QueueLimit::Packets(packets)) => Ok(ClassQueueLimit::Packets(packets)),
+            Ok(QueueLimit::Bytes(bytes)) => Ok(ClassQueueLimit::Bytes(bytes)),
+            Ok(QueueLimit::Unlimited) => Err(ClassQueueLimitError::Unlimited),
+            Err(QueueLimitError::PacketCount { text }) => Err(ClassQueueLimitError::PacketCount { text }),
+            Err(QueueLimitError::ZeroBytes) => Err(zero()),
+            Err(QueueLimitError::Size(e)) => Err(ClassQueueLimitError::Unit(e)),
         }
     }
 
@@ -178,6 +180,11 @@ impl Limit {
             || (self.bytes != u64::MAX && held_bytes() + u64::from(size_bytes) > self.bytes)
     }
 
+    /// The most packets the limit lets a queue hold (all a limit of packets says).
+    pub fn packet_bound(self) -> usize {
+        self.packets
+    }
+
     /// The bytes the limit holds, if it counts bytes.
     pub fn bytes(self) -> Option<u64> {
         (self.bytes != u64::MAX).then_some(self.bytes)
@@ -216,6 +223,7 @@ mod tests {
             ("0B", "a queue limit of `0B` holds nothing"),
             ("5 parsecs", "unknown size unit `parsecs`"),
             ("-5ms", "is negative"),
+            ("unlimited", "a class's queue has a limit"),
         ] {
             let error = ClassQueueLimit::parse(text).unwrap_err().to_string();
             assert!(error.contains(message), "{text}: {error}");

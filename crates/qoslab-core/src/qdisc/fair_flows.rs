@@ -28,7 +28,6 @@ pub struct FairFlows {
     len_packets: usize,
     /// Bytes held by each flow.
     flow_bytes: Vec<u64>,
-    len_bytes: u64,
 }
 
 impl FairFlows {
@@ -42,7 +41,6 @@ impl FairFlows {
             credited: false,
             len_packets: 0,
             flow_bytes: vec![0; count],
-            len_bytes: 0,
         }
     }
 
@@ -65,9 +63,9 @@ impl FairFlows {
     }
 
     /// Bytes held.
-    #[inline]
+    #[cfg(test)]
     pub fn len_bytes(&self) -> u64 {
-        self.len_bytes
+        self.flow_bytes.iter().sum()
     }
 
     /// Bytes held by `flow`.
@@ -83,7 +81,6 @@ impl FairFlows {
             self.round.push_back(flow);
         }
         self.flow_bytes[flow] += u64::from(packet.size_bytes);
-        self.len_bytes += u64::from(packet.size_bytes);
         self.flows[flow].push_back(packet);
         self.len_packets += 1;
     }
@@ -120,7 +117,6 @@ impl FairFlows {
         let packet = self.flows[flow].pop_front().expect("a head was found");
         self.len_packets -= 1;
         self.flow_bytes[flow] -= u64::from(packet.size_bytes);
-        self.len_bytes -= u64::from(packet.size_bytes);
         if self.flows.len() == 1 {
             return Some(packet);
         }
@@ -140,7 +136,6 @@ impl FairFlows {
         self.deficit_bytes.iter_mut().for_each(|d| *d = 0);
         self.flow_bytes.iter_mut().for_each(|b| *b = 0);
         self.len_packets = 0;
-        self.len_bytes = 0;
         self.flows.iter_mut().flat_map(|f| f.drain(..)).collect()
     }
 }

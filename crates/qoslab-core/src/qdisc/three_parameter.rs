@@ -154,12 +154,6 @@ impl ThreeParameter {
         self.lanes[queue].packets.flow_len(flow)
     }
 
-    /// Bytes held in `queue`.
-    #[inline]
-    pub fn queue_bytes(&self, queue: usize) -> u64 {
-        self.lanes[queue].packets.len_bytes()
-    }
-
     /// Bytes held in flow queue `flow` of `queue`.
     #[inline]
     pub fn flow_bytes(&self, queue: usize, flow: usize) -> u64 {
