@@ -19,6 +19,7 @@ import yaml
 import qoslab
 from qoslab.cli import main
 from qoslab.output import STAGING_PREFIX, OutputError, folder_name, replace
+from qoslab.output.folder import Folder
 from qoslab.output.ledger import NAME as LEDGER
 from qoslab.results import RESULT_FILES
 
@@ -144,6 +145,27 @@ def test_a_file_added_to_the_destination_during_the_write_is_kept(results, tmp_p
         results.write(out)
     assert _snapshot(out) == {**earlier, "notes.txt": b"mine"}
     assert [path.name for path in tmp_path.iterdir()] == ["out"]
+
+
+def test_a_file_removed_while_the_destination_is_checked_is_no_obstacle(
+    results, tmp_path, monkeypatch
+):
+    """Another writer replacing the folder at the same moment removes the old folder's files
+    after this writer listed them: a file gone is not a foreign file."""
+    out = tmp_path / "out"
+    results.write(out)
+    owns = Folder.owns
+
+    def removed_by_another_writer(folder, name):
+        if folder.path == out and name != LEDGER:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(name, dir_fd=folder.fd)
+        return owns(folder, name)
+
+    monkeypatch.setattr(Folder, "owns", removed_by_another_writer)
+    results.write(out)
+    monkeypatch.undo()
+    assert sorted(path.name for path in out.iterdir()) == FOLDER
 
 
 def test_write_refuses_the_current_folder_and_its_parents(results, tmp_path, monkeypatch):

@@ -168,7 +168,9 @@ def _new_folder(parent: Folder) -> str:
 
 
 def _check_destination(parent: Folder, given: Path, legacy: Callable[[str], bool]) -> None:
-    """Refuse a destination that is not absent or a folder of its writer's files alone."""
+    """Refuse a destination that is not absent or a folder of its writer's files alone. A
+    file gone by the time it is looked at is no obstacle: another writer that just replaced
+    the folder is removing the old one's files."""
     mode = parent.mode(given.name)
     if mode is None:
         return
@@ -180,6 +182,8 @@ def _check_destination(parent: Folder, given: Path, legacy: Callable[[str], bool
         for name in sorted(existing.names()):
             if name == LEDGER_NAME or existing.owns(name):
                 continue
+            if existing.mode(name) is None:
+                continue  # removed since listed: another writer emptying the folder it replaced
             raise OutputError(
                 f"{given}: holds {name!r}, which is not a result file qoslab wrote. Results "
                 "replace their folder as a whole and never remove other files: give a new or "
