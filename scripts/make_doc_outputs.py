@@ -584,6 +584,68 @@ def advise_adhoc() -> str:
     return textwrap.fill(paragraph, PROSE_COLUMNS) + "\n"
 
 
+METRO = "examples/metro-e-small-branch.yaml"
+METRO_DESIGNS = {
+    "two-levels": "video at priority level 2 (as written)",
+    "one-level": "voice and video at one priority level",
+    "video-bandwidth": "video in a bandwidth class",
+}
+METRO_APPS = ("voice", "video", "interactive")
+
+
+def _metro_worst(settings: dict[str, str], seeds: range) -> dict[str, float]:
+    """Each budgeted application's smallest in-contract share over ``seeds``."""
+    worst: dict[str, float] = {}
+    for seed in seeds:
+        for row in _run(METRO, **settings, **{"run.seed": seed}).rows("contracts"):
+            if row["point"] == "end_to_end" and row["app"] in METRO_APPS:
+                worst[row["app"]] = min(worst.get(row["app"], 100.0), row["in_contract_pct"])
+    return worst
+
+
+@table
+def advise_metro_designs() -> str:
+    """docs/advise.md: the hand-written designs of the Metro-E branch at three contracts, and
+    the advice."""
+    from qoslab.advise import Executor, advise
+
+    rows = []
+    for design, words in METRO_DESIGNS.items():
+        for contract_kbps in (1024, 1536, 2048):
+            bc = max(1500, contract_kbps * 10 // 8)
+            worst = _metro_worst(
+                {
+                    "interfaces.br1.pe.output": design,
+                    f"policies.{design}.rate": f"{contract_kbps}kbps",
+                    f"policies.{design}.bc": f"{bc}B",
+                    "interfaces.pe.br1.input.classes[0].police.cir": f"{contract_kbps}kbps",
+                },
+                range(101, 106),
+            )
+            held = "yes" if min(worst.values()) >= 95.0 else "no"
+            rows.append([words, f"{contract_kbps}", *(_pct(worst[a]) for a in METRO_APPS), held])
+    advice = advise(ROOT / METRO, executor=Executor())
+    candidate = advice.recommended.candidate
+    _line, settings, *policer = candidate.changes
+    worst = _metro_worst(dict([settings, *policer]), range(2001, 2006))
+    held = "yes" if min(worst.values()) >= 95.0 else "no"
+    rows.append(
+        [
+            f"`qoslab advise`: {candidate.label}",
+            f"{candidate.speed_bps // 1000}",
+            *(_pct(worst[a]) for a in METRO_APPS),
+            held,
+        ]
+    )
+    header = [
+        "design",
+        "contract kbit/s",
+        *(f"{a}: worst in contract" for a in METRO_APPS),
+        "every budget held",
+    ]
+    return _rows(header, rows)
+
+
 def write(document: Path, check: bool) -> bool:
     """Rewrite (or, with ``check``, compare) the blocks of ``document``; whether it was
     current."""

@@ -62,6 +62,17 @@ def scenario_counts(
     """The name of a scenario and its numbers of nodes, links and flows (read, not built),
     or of its variant ``variant``."""
 
+def interface_output(
+    text: str, origin: str, interface: str, overrides: list[Override] = ...
+) -> str:
+    """Interface ``interface`` (``NODE.PEER``) of the scenario as JSON text: ``output``, its
+    output policy as scenario data (``null`` for the default FIFO; from the IOS configuration
+    that sets it, in the form ``qoslab ios yaml`` writes), ``from_ios``, ``line_rate_bps``
+    (its link's physical rate at the start of the run), ``shaper_rate_bps`` (the rate of a
+    shaper at its root; ``null`` without one) and ``peer_input`` (the input policy written
+    for the peer's interface from the node; ``null`` without one). Raises
+    ``ScenarioError`` where a run would refuse the scenario."""
+
 def sweep_plan(text: str, origin: str) -> str:
     """The scenario's ``sweep:`` section and variants as JSON text, after checking the whole
     scenario (raises ``ScenarioError`` with a located message).

@@ -64,7 +64,7 @@ pub use scenario::{
 };
 
 // Cisco IOS: a scenario interface written as IOS configuration (reading one: [`ios`]).
-pub use scenario::ios_from_yaml;
+pub use scenario::{interface_output, ios_from_yaml};
 
 // A run: advance it, capture it, finish it.
 pub use net::pcap::CaptureError;

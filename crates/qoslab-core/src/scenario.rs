@@ -14,6 +14,7 @@ pub(crate) mod build_trace;
 mod build_tunnels;
 pub mod flow_spec;
 pub mod identity;
+mod interface_output;
 mod ios_export;
 pub mod limits;
 pub mod overlay;
@@ -22,6 +23,7 @@ pub mod spec;
 pub mod sweep;
 
 pub use crate::config::error::ScenarioError;
+pub use interface_output::interface_output;
 pub use ios_export::ios_from_yaml;
 pub use limits::Limits;
 pub use overlay::VariantSpec;

@@ -96,6 +96,23 @@ fn sweep_plan(text: &str, origin: &str) -> PyResult<String> {
     Ok(qoslab_core::sweep_plan(text, origin).map_err(scenario_error)?.to_json())
 }
 
+/// Interface `interface` (`NODE.PEER`) of the scenario as JSON text: its output policy as
+/// scenario data, whether an IOS configuration set it, and the rate of a shaper at its root
+/// (see `qoslab_core::interface_output`).
+#[pyfunction]
+#[pyo3(signature = (text, origin, interface, overrides = Vec::new()))]
+fn interface_output(
+    text: &str,
+    origin: &str,
+    interface: &str,
+    overrides: Vec<OverrideArg>,
+) -> PyResult<String> {
+    let overrides = core_overrides(overrides);
+    let selection = qoslab_core::Selection { overrides: &overrides, ..Default::default() };
+    let value = qoslab_core::interface_output(text, origin, &selection, interface).map_err(scenario_error)?;
+    Ok(value.to_string())
+}
+
 /// The `qoslab._core` module.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -104,6 +121,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_SCENARIO_BYTES", qoslab_core::MAX_SCENARIO_BYTES)?;
     m.add("ScenarioError", m.py().get_type::<errors::ScenarioError>())?;
     m.add("RunError", m.py().get_type::<errors::RunError>())?;
+    m.add_function(wrap_pyfunction!(interface_output, m)?)?;
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(parse_override, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate_bps, m)?)?;

@@ -111,12 +111,16 @@ def advise(
     executor: Executor | None = None,
     ios_interface: str | None = None,
     progress: bool | None = None,
+    scheduler: str | None = None,
 ) -> Advice:
     """Search ``speeds`` and the ``template`` family for the cheapest link and best policy
     that keep every budgeted application of ``scenario`` in contract in at least
     ``target_pct`` % of intervals (lower ``confidence`` bound over ``reps`` replications).
     ``progress`` draws a bar on stderr (default: when stderr is a terminal): the runs done
     of an estimate made before the first, the speed being tried and the best so far.
+    ``scheduler`` is the IOS class scheduler to write the policy for (default: the one the
+    scenario's policy runs under). On a sub-rate handoff the speeds are contracts under a
+    shaper, on the line as the scenario has it (:mod:`qoslab.advise.handoff`).
 
     Raises :class:`AdviceError` for a request that cannot be answered (no budgets, a
     template that cannot tell the applications apart, bad options).
@@ -138,7 +142,9 @@ def advise(
         overrides=overrides,
         target_pct=target_pct,
         confidence=confidence,
+        scheduler=scheduler,
     )
+    speeds = _within_line(problem, speeds)
     made = classes(problem, template)
     base = problem.kept_settings
     name = ios_interface or ("Serial0/0/0" if problem.interface.serial else "GigabitEthernet0/0")
@@ -146,8 +152,9 @@ def advise(
     executor = executor or Executor()
     search = sum(estimate_runs(problem, made, s, base, reps) for s in speeds)
     after = _after_search_runs(reps, CURVE_SPEEDS_ABOVE)
+    what = "contracts" if problem.handoff is not None else "link speeds"
     heading = (
-        f"advise: up to {search} runs to search {len(speeds)} link speeds, cheapest first "
+        f"advise: up to {search} runs to search {len(speeds)} {what}, cheapest first "
         f"(stopping at the first that meets the target), then about {after} to check the answer"
     )
     shown = sys.stderr.isatty() if progress is None else progress
@@ -206,6 +213,21 @@ def advise(
         runs=1 + evaluator.runs + (_checks(max(examined, 1)) if recommended else 0),
         elapsed_s=time.monotonic() - started,
     )
+
+
+def _within_line(problem: Problem, speeds: tuple[int, ...]) -> tuple[int, ...]:
+    """On a handoff, the speeds (contracts) the line can carry: all of those listed, or
+    an error naming those it cannot."""
+    handoff = problem.handoff
+    if handoff is None:
+        return speeds
+    kept = tuple(s for s in speeds if s <= handoff.line_bps)
+    if not kept:
+        raise AdviceError(
+            f"--links: every contract listed is above the interface's "
+            f"{rate_words(handoff.line_bps)} line; list contracts the line can carry"
+        )
+    return kept
 
 
 def _verdict(result: SpeedResult) -> str:
@@ -315,7 +337,7 @@ def _overload(
     done = sweep(
         problem.scenario,
         vary={interface.rate_key: rates},
-        set=problem.assignments(recommended.candidate.pairs(interface)[1]),
+        set=problem.assignments(*recommended.candidate.changes[1:]),
         reps=1,
         jobs=executor.jobs,
         executor=executor.executor,
@@ -383,7 +405,7 @@ def _check_ios(
 
 def _ios(problem: Problem, candidate: Candidate, name: str) -> str:
     interface = problem.interface
-    settings = [*problem.overrides, *candidate.pairs(interface)]
+    settings = [*problem.overrides, *candidate.changes]
     return ios_from_yaml(
         problem.text, problem.origin, f"{interface.node}.{interface.peer}", name, settings, None
     )
@@ -395,12 +417,13 @@ def _runs_identically(
     """Whether the scenario configured from the IOS text gives the same contracts and flows
     tables as from the recommended YAML settings (replication 0)."""
     interface = problem.interface
-    rate, settings = recommended.candidate.pairs(interface)
+    rate, settings, *policer = recommended.candidate.changes
     imported = {"ios": {"config": ios, "interface": name}}
     if "observe" in base:
         imported["observe"] = base["observe"]
-    from_yaml = run(problem.scenario, set=problem.assignments(rate, settings))
+    from_yaml = run(problem.scenario, set=problem.assignments(rate, settings, *policer))
     from_ios = run(
-        problem.scenario, set=problem.assignments(rate, (interface.key, json.dumps(imported)))
+        problem.scenario,
+        set=problem.assignments(rate, (interface.key, json.dumps(imported)), *policer),
     )
     return from_yaml.contracts.equals(from_ios.contracts) and from_yaml.flows.equals(from_ios.flows)

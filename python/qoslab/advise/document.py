@@ -47,10 +47,19 @@ def check_command(advice: Advice, folder: Path) -> str | None:
     parts = ["qoslab", "run", advice.problem.origin]
     for key, value in advice.problem.overrides:
         parts += ["--set", f"{key}={value}"]
-    parts += ["--set", f"{interface.rate_key}={rate_text(advice.recommended.candidate.speed_bps)}"]
+    line, _, *policer = advice.recommended.candidate.changes
+    if advice.problem.handoff is None:
+        parts += ["--set", f"{line[0]}={rate_text(int(line[1].removesuffix('bps')))}"]
     flow = yaml.safe_dump(imported, default_flow_style=True, width=1 << 20).strip()
     parts += ["--set", f"{interface.key}={flow}"]
+    for key, value in policer:
+        parts += ["--set", f"{key}={_flow(json.loads(value))}"]
     return shlex.join(parts)
+
+
+def _flow(value: object) -> str:
+    """``value`` as one line of YAML."""
+    return yaml.safe_dump(value, default_flow_style=True, width=1 << 20).strip()
 
 
 def write(advice: Advice, folder: Path, command: str) -> list[Path]:
@@ -64,7 +73,12 @@ def write(advice: Advice, folder: Path, command: str) -> list[Path]:
     if advice.recommended is not None:
         rec = advice.recommended
         files["speed.svg"] = to_svg(
-            speed_figure(advice.curve, rec.candidate.speed_bps, advice.problem.target_pct)
+            speed_figure(
+                advice.curve,
+                rec.candidate.speed_bps,
+                advice.problem.target_pct,
+                "link speed" if advice.problem.handoff is None else "contract",
+            )
         )
         if advice.overload_shares is not None:
             files["overload.svg"] = to_svg(
@@ -118,7 +132,49 @@ def _context(advice: Advice, folder: Path, command: str) -> dict:
         "overload": advice.overload.to_dict("records") if advice.overload is not None else None,
         "check": check_command(advice, folder),
         "reps": full,
+        "handoff": _handoff_text(advice),
+        "overload_text": _overload_text(advice),
     }
+
+
+def _handoff_text(advice: Advice) -> str | None:
+    """What the advice made of a sub-rate handoff, in words; None for a flat interface."""
+    problem = advice.problem
+    handoff = problem.handoff
+    if handoff is None:
+        return None
+    peer = problem.interface.peer
+    line = rate_words(handoff.line_bps)
+    said = (
+        f"the scenario shapes it to {rate_words(handoff.contract_bps)}"
+        if handoff.shaped
+        else f"{peer} polices what it receives on it at {rate_words(handoff.contract_bps)}"
+    )
+    text = (
+        f"The interface is a sub-rate handoff: its line runs at {line}, and {said}. The "
+        "speeds searched are contracts: each candidate is a shaper at the contract (IOS shape "
+        "average in a parent policy's class-default) over a child queuing policy, on the "
+        f"{line} line"
+    )
+    if handoff.policer is not None:
+        text += f", with {peer}'s policer ({handoff.policer.key}) at the contract in every run"
+    if advice.recommended is not None:
+        text += f". The shaper: {advice.recommended.candidate.shaper_reason}"
+    return text + "."
+
+
+def _overload_text(advice: Advice) -> str:
+    """How the overload check raised the load, in words."""
+    if advice.problem.handoff is not None:
+        return (
+            "The recommended configuration with the line slowed step by step, from the "
+            "contract down (the shaper and every rate of the child policy unchanged): the "
+            "offered load rises to the factor shown."
+        )
+    return (
+        "The recommended configuration with the line slowed step by step (its QoS bandwidth, "
+        "and so every rate of the policy, unchanged): the offered load rises to the factor shown."
+    )
 
 
 def _evidence(best: Score | None) -> str:
@@ -145,8 +201,11 @@ def _class_rows(advice: Advice) -> list[dict]:
     rows = []
     for made in advice.classes:
         row = by_name[made.name]
+        level = f"level {row['priority_level']} " if "priority_level" in row else ""
         serve = (
-            f"priority {row['priority']}" if "priority" in row else f"bandwidth {row['bandwidth']}"
+            f"priority {level}{row['priority']}"
+            if "priority" in row
+            else f"bandwidth {row['bandwidth']}"
         )
         rows.append(
             {
@@ -267,12 +326,25 @@ def _policy_yaml(advice: Advice) -> str:
     rec = advice.recommended
     assert rec is not None
     interface = advice.problem.interface
-    head = (
-        f"# qoslab advise: `{advice.problem.name}`, {advice.template} template.\n"
-        f"# The link {interface.node}-{interface.peer} "
-        f"(topology.links[{interface.link_index}]) at {rate_text(rec.candidate.speed_bps)}:\n"
-        f"#   --set '{interface.rate_key}={rate_text(rec.candidate.speed_bps)}'\n"
-        "# and this interface section in place of the scenario's:\n"
-    )
+    head = f"# qoslab advise: `{advice.problem.name}`, {advice.template} template.\n"
+    _, _, *policer = rec.candidate.changes
+    if advice.problem.handoff is None:
+        head += (
+            f"# The link {interface.node}-{interface.peer} "
+            f"(topology.links[{interface.link_index}]) at {rate_text(rec.candidate.speed_bps)}:\n"
+            f"#   --set '{interface.rate_key}={rate_text(rec.candidate.speed_bps)}'\n"
+            "# and this interface section in place of the scenario's:\n"
+        )
+    else:
+        head += (
+            f"# A contract of {rate_text(rec.candidate.speed_bps)} on the "
+            f"{rate_words(advice.problem.handoff.line_bps)} line.\n"
+        )
+        for key, value in policer:
+            head += (
+                "# The provider's policer at the contract:\n"
+                f"#   --set '{key}={_flow(json.loads(value))}'\n"
+            )
+        head += "# This interface section, shaped to the contract, in place of the scenario's:\n"
     body = {"interfaces": {interface.node: {interface.peer: rec.candidate.settings}}}
     return head + yaml.safe_dump(body, sort_keys=False, allow_unicode=True, width=96)

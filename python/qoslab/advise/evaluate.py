@@ -83,8 +83,8 @@ class Evaluator:
         self.full_reps = full_reps
         self.on_runs = on_runs
         """Told of each batch of runs finished, with their number."""
-        self._rows: dict[tuple[str, str, int], pd.DataFrame] = {}
-        self._failed: dict[tuple[str, str], str] = {}
+        self._rows: dict[tuple, pd.DataFrame] = {}
+        self._failed: dict[tuple[str, ...], str] = {}
         self.runs = 0
 
     def scores(self, pool: list[Candidate], reps: int) -> list[Score]:
@@ -92,11 +92,11 @@ class Evaluator:
         self._run([(c, r) for c in pool for r in range(reps) if not self._has(c, r)])
         return [self._score(c, reps) for c in pool]
 
-    def _key(self, candidate: Candidate) -> tuple[str, str]:
-        """The values the candidate's runs are varied by, and found again by: its link
-        rate and its interface settings."""
-        (_, rate), (_, settings) = candidate.pairs(self.problem.interface)
-        return rate, settings
+    def _key(self, candidate: Candidate) -> tuple[str, ...]:
+        """The values the candidate's runs are varied by, and found again by: its line's
+        rate, its interface settings and, on a handoff the provider polices, the policer's
+        settings."""
+        return tuple(value for _, value in candidate.changes)
 
     def _has(self, candidate: Candidate, replication: int) -> bool:
         key = self._key(candidate)
@@ -106,13 +106,10 @@ class Evaluator:
         if not pairs:
             return
         problem = self.problem
-        interface = problem.interface
+        names = [key for key, _ in pairs[0][0].changes]
         keys = [self._key(c) for c, _ in pairs]
-        vary = {
-            interface.rate_key: [rate for rate, _ in keys],
-            interface.key: [settings for _, settings in keys],
-            "run.replication": [r for _, r in pairs],
-        }
+        vary = {name: [key[i] for key in keys] for i, name in enumerate(names)}
+        vary["run.replication"] = [r for _, r in pairs]
         try:
             done = sweep(
                 problem.scenario,
@@ -131,15 +128,16 @@ class Evaluator:
         self.runs += len(pairs)
         self.on_runs(len(pairs))
         for failure in done.failures.to_dict("records"):
-            key = (str(failure[interface.rate_key]), str(failure[interface.key]))
+            key = tuple(str(failure[name]) for name in names)
             self._failed[key] = f"{failure['status']}: {failure['error']}"
         contracts = done.runs.contracts
         budgeted = contracts["delay_budget_ms"].notna() | contracts["loss_budget_pct"].notna()
         contracts = contracts[budgeted & contracts["app"].isin({a.name for a in problem.budgeted})]
-        for (rate, settings, replication), rows in contracts.groupby(
-            [interface.rate_key, interface.key, "run.replication"], sort=False
+        for (*values, replication), rows in contracts.groupby(
+            [*names, "run.replication"], sort=False
         ):
-            self._rows[(str(rate), str(settings), int(replication))] = rows[list(JUDGED_COLUMNS)]
+            key = tuple(str(value) for value in values)
+            self._rows[(*key, int(replication))] = rows[list(JUDGED_COLUMNS)]
 
     def _score(self, candidate: Candidate, reps: int) -> Score:
         key = self._key(candidate)

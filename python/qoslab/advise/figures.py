@@ -14,9 +14,11 @@ from qoslab.plot.style import colours, figure, legend, styled
 
 
 @styled
-def speed_figure(curve: Sequence[tuple[int, Score]], chosen_bps: int, target_pct: float) -> Figure:
-    """In-contract share (lower confidence bound) per application against link speed, for
-    the policy scored at each speed."""
+def speed_figure(
+    curve: Sequence[tuple[int, Score]], chosen_bps: int, target_pct: float, noun: str = "link speed"
+) -> Figure:
+    """In-contract share (lower confidence bound) per application against link speed (or
+    ``noun``: the contract, on a handoff), for the policy scored at each speed."""
     fig = figure(1)
     axis = fig.subplots()
     apps = sorted({app for _, score in curve for app in score.low_pct})
@@ -35,9 +37,9 @@ def speed_figure(curve: Sequence[tuple[int, Score]], chosen_bps: int, target_pct
     axis.set_xscale("log")
     axis.set_xticks(speeds_kbps, [f"{s:g}" for s in speeds_kbps])
     axis.minorticks_off()
-    axis.set_xlabel("link speed (kbit/s)")
+    axis.set_xlabel(f"{noun} (kbit/s)")
     axis.set_ylabel("in contract, lower bound (%)")
-    axis.set_title("In-contract share against link speed, best policy at each speed")
+    axis.set_title(f"In-contract share against {noun}, best policy at each")
     legend(fig, axis)
     return fig
 

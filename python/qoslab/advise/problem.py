@@ -9,6 +9,11 @@ depend on the speeds searched, so neither do the candidates a speed is judged by
 ``flows`` table gives each flow's protocol, ports, DSCP and packet size, the ``hops`` table
 which flows cross the interface, the ``contracts`` table each application's budgets and its
 offered load with layer-2 framing, and the 1-second ``series`` its peak.
+
+The interface's policy as the scenario runs it (written in YAML or read from IOS) says two
+more things: whether it is a sub-rate handoff (:mod:`qoslab.advise.handoff`), and the IOS
+class scheduler of the router (that of its CBWFQ policy, at the root or under a shaper;
+pre-HQF IOS's without one), in which the advice is written unless another is asked for.
 """
 
 from __future__ import annotations
@@ -19,7 +24,9 @@ from dataclasses import dataclass
 import pandas as pd
 import yaml
 
+from qoslab._core import interface_output
 from qoslab.advise.error import AdviceError
+from qoslab.advise.handoff import Handoff, find_handoff
 from qoslab.advise.rates import parse_rate
 from qoslab.results import Results
 from qoslab.run import run, validate
@@ -41,6 +48,9 @@ CALIBRATION_QUEUE_PACKETS = 1000
 
 KEPT_KEYS = ("tx_ring", "input", "observe")
 """Interface settings the advice leaves as the scenario has them."""
+
+SCHEDULERS = ("pre-hqf", "hqf", "xe")
+"""The IOS class schedulers a CBWFQ policy may run under (``scheduler``)."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +125,11 @@ class Problem:
     bandwidth, LFI and scheduled changes."""
     target_pct: float
     confidence: float
+    handoff: Handoff | None
+    """The sub-rate service on the interface, if it is one: the advice searches the
+    contract, under a shaper, on the line as it is."""
+    scheduler: str
+    """The IOS class scheduler the advice is written for (one of :data:`SCHEDULERS`)."""
 
     def assignments(self, *pairs: tuple[str, str]) -> list[str]:
         """The scenario's ``--set`` overrides followed by ``pairs``, as ``KEY=VALUE``."""
@@ -133,16 +148,29 @@ def read_problem(
     overrides: tuple[tuple[str, str], ...],
     target_pct: float,
     confidence: float,
+    scheduler: str | None = None,
 ) -> Problem:
     """The problem posed by ``scenario``: its interface (``NODE.PEER``, or the one interface
     the scenario configures), its applications measured in a calibration run, and the
-    quality target."""
+    quality target; the advice is written for ``scheduler`` (default: the scenario's)."""
+    if scheduler is not None and scheduler not in SCHEDULERS:
+        raise AdviceError(f"--scheduler {scheduler}: unknown; give one of {', '.join(SCHEDULERS)}")
     validate(scenario, set=[f"{key}={value}" for key, value in overrides])
     text, origin = scenario_text(scenario)
     document = _document(text)
     chosen = _interface(document, interface, origin)
+    running = json.loads(
+        interface_output(text, origin, f"{chosen.node}.{chosen.peer}", list(overrides))
+    )
+    handoff = find_handoff(
+        chosen.node,
+        chosen.peer,
+        running["line_rate_bps"],
+        running["shaper_rate_bps"],
+        running["peer_input"],
+    )
     calibration_bps = min(CALIBRATION_BPS, _slowest_other_link_bps(document, chosen) // 2)
-    calibration = _calibrate(scenario, chosen, calibration_bps, overrides, document)
+    calibration = _calibrate(scenario, chosen, calibration_bps, overrides, document, handoff)
     contracts = calibration.contracts
     if contracts.empty or (
         contracts["delay_budget_ms"].isna().all() and (contracts["loss_budget_pct"].isna().all())
@@ -170,7 +198,19 @@ def read_problem(
         kept_settings=_kept_settings(document, chosen),
         target_pct=target_pct,
         confidence=confidence,
+        handoff=handoff,
+        scheduler=scheduler or _scheduler(running["output"]),
     )
+
+
+def _scheduler(output: object) -> str:
+    """The class scheduler of the CBWFQ policy in ``output`` (at its root or under a
+    shaper), pre-HQF IOS's without one."""
+    while isinstance(output, dict):
+        if output.get("kind") == "cbwfq":
+            return str(output.get("scheduler", "pre-hqf"))
+        output = output.get("child")
+    return "pre-hqf"
 
 
 def _document(text: str) -> dict:
@@ -235,6 +275,7 @@ def _calibrate(
     rate_bps: int,
     overrides: tuple[tuple[str, str], ...],
     document: dict,
+    handoff: Handoff | None,
 ) -> Results:
     at = (document.get("measure") or {}).get("at") or ["end_to_end"]
     at = [at] if isinstance(at, str) else list(at)
@@ -251,6 +292,9 @@ def _calibrate(
         ("measure.at", json.dumps(at)),
         ("measure.series", PEAK_INTERVAL),
     ]
+    policer = handoff.policer_change(rate_bps) if handoff is not None else None
+    if policer is not None:
+        settings.append(policer)
     return run(scenario, set=[f"{key}={value}" for key, value in settings])
 
 

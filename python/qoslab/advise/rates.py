@@ -44,7 +44,9 @@ def rate_text(bps: int) -> str:
 
 
 def rate_words(bps: int) -> str:
-    """A rate for people: ``1024 kbit/s``, ``45 Mbit/s``."""
+    """A rate for people: ``1024 kbit/s``, ``45 Mbit/s``, ``1 Gbit/s``."""
+    if bps >= 1_000_000_000 and bps % 1_000_000_000 == 0:
+        return f"{bps // 1_000_000_000} Gbit/s"
     if bps >= 10_000_000 and bps % 1_000_000 == 0:
         return f"{bps // 1_000_000} Mbit/s"
     return f"{bps / 1000:g} kbit/s"

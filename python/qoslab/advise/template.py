@@ -12,7 +12,11 @@ grid of settings for one link speed:
   is smooth (its one-second peak at most :data:`BURSTY_PEAK_RATIO` times its mean). A UDP
   application held only by a jitter limit, or tight but bursty — a variable-rate video
   conference — is tried both ways, in a priority class and in a bandwidth class, and the
-  runs decide. Every other class has a bandwidth; with ``cbwfq`` every class has one.
+  runs decide; under IOS XE's scheduler, beside a priority class that stays at level 1, also
+  at priority level 2 (``priority level 2``: served after level 1, before every bandwidth
+  class). Every other class has a bandwidth; with ``cbwfq`` every class has one. The policy
+  is written for the router's class scheduler (pre-HQF, HQF or IOS XE;
+  ``docs/qdisc/cbwfq.md``).
 * **priority rate** of each priority class: its mean, its one-second peak or 1.25 x that
   peak, in whole kbit/s with layer-2 headers, with the policer's burst at IOS's default
   (200 ms at the rate); or its mean with a burst of one second at the rate (IOS ``priority
@@ -30,12 +34,19 @@ grid of settings for one link speed:
 * **LFI** (``ppp multilink fragment delay 10``) on a PPP link whose largest frame takes more
   than 10 ms, or not (IOS fragments and interleaves with multilink PPP only).
 
-IOS admits a policy whose reservations (priority plus bandwidth) fit within
+Pre-HQF IOS admits a policy whose reservations (priority plus bandwidth) fit within
 ``max-reserved-bandwidth`` (75 % of the interface bandwidth by default, up to 100 %;
 Cisco IOS Quality of Service Solutions Command Reference, ``max-reserved-bandwidth``), and
 rates from 8 kbit/s (``priority``, ``bandwidth``). A grid point whose classes do not fit at
 75 % raises ``max-reserved-bandwidth`` to 100 %; one that does not fit at 100 % either is
-shrunk in proportion, and left out if even 8 kbit/s a class does not fit.
+shrunk in proportion, and left out if even 8 kbit/s a class does not fit. A child policy
+under a shaper has no ``max-reserved-bandwidth`` of its own (an interface command), so it
+fits within 75 % of the shaping rate; HQF and IOS XE admit reservations up to the whole
+bandwidth.
+
+On a sub-rate handoff (:mod:`qoslab.advise.handoff`) the speed is the contract: the policy
+is the child of a shaper at the speed, on the line as it is, and the transmit ring is kept
+(it drains at the line's rate).
 """
 
 from __future__ import annotations
@@ -47,7 +58,8 @@ import re
 from dataclasses import dataclass, field, replace
 
 from qoslab.advise.error import AdviceError
-from qoslab.advise.problem import App, Interface, Problem
+from qoslab.advise.handoff import shaper_bursts
+from qoslab.advise.problem import App, Problem
 from qoslab.advise.rates import kbps_ceiling
 
 TEMPLATES = ("llq", "cbwfq")
@@ -61,6 +73,9 @@ BURSTY_PEAK_RATIO = 1.5
 """One-second peak over mean above which an application is bursty: a priority class's
 policer, sized for its mean, would drop its peaks, and one sized for its peaks takes that
 much more from the other classes, so the ``llq`` template tries it both ways."""
+
+LEVELS = {"priority": 1, "level 2": 2}
+"""The priority level of each place a class tried both ways may have."""
 
 MIN_RATE_KBPS = 8
 """IOS's smallest ``priority`` and ``bandwidth`` rate."""
@@ -113,6 +128,8 @@ class Class:
     """Whether the template tries the class both in priority and with a bandwidth."""
     reason: str = ""
     """Why the class is served as it is, in words."""
+    level: int = 1
+    """Its priority level (IOS XE ``priority level``), when it is a priority class."""
 
 
 @dataclass(frozen=True)
@@ -121,7 +138,9 @@ class Candidate:
 
     speed_bps: int
     placed: tuple[str, ...]
-    """The classes tried both ways that this candidate puts in priority."""
+    """The classes tried both ways that this candidate puts in priority (level 1)."""
+    second: tuple[str, ...]
+    """The classes tried both ways that this candidate puts at priority level 2."""
     priority_level: str
     bandwidth_level: str
     queue_limit: str
@@ -134,29 +153,41 @@ class Candidate:
     settings: dict = field(compare=False)
     """The interface's settings in the scenario: output, bandwidth, LFI and transmit ring,
     beside those the advice keeps."""
+    changes: tuple[tuple[str, str], ...] = field(compare=False)
+    """The scenario changes that run this candidate: the link's rate (the speed; on a
+    handoff, the line's own), the interface's settings and, on a handoff the provider
+    polices, the policer at the contract."""
+    shaper_reason: str = field(default="", compare=False)
+    """On a handoff, why the shaper has the bursts it has."""
+
+    @property
+    def settings_change(self) -> tuple[str, str]:
+        """The change of the interface's settings alone."""
+        return self.changes[1]
 
     @property
     def principal(self) -> tuple:
         """The settings that shape the policy: all but queue limits and WRED."""
-        return (self.placed, self.priority_level, self.bandwidth_level, self.lfi, self.tx_ring)
+        return (
+            self.placed,
+            self.second,
+            self.priority_level,
+            self.bandwidth_level,
+            self.lfi,
+            self.tx_ring,
+        )
 
     @property
     def grid_point(self) -> tuple:
         """Every grid setting the candidate was made with, whatever the speed."""
         return (*self.principal, self.queue_limit, self.wred)
 
-    def pairs(self, interface: Interface) -> tuple[tuple[str, str], ...]:
-        """The scenario changes that run this candidate: the link's rate and the interface's
-        settings."""
-        return (
-            (interface.rate_key, f"{self.speed_bps}bps"),
-            (interface.key, json.dumps(self.settings)),
-        )
-
     @property
     def label(self) -> str:
         """A short description of the settings."""
         parts = [f"{', '.join(self.placed)} in priority"] if self.placed else []
+        if self.second:
+            parts.append(f"{', '.join(self.second)} in priority level 2")
         if self.priority_level != "-":
             parts.append(f"priority {self.priority_level}")
         parts.append(f"bandwidth {self.bandwidth_level}")
@@ -199,7 +230,7 @@ def classes(problem: Problem, template: str) -> list[Class]:
                 ]
             }
         taken = {c.name.lower() for c in made} | {DEFAULT_CLASS}
-        placement, reason = _placement(app, template)
+        placement, reason = _placement(app, template, problem.scheduler)
         made.append(
             Class(
                 app,
@@ -213,9 +244,9 @@ def classes(problem: Problem, template: str) -> list[Class]:
     return made
 
 
-def _placement(app: App, template: str) -> tuple[str, str]:
+def _placement(app: App, template: str, scheduler: str) -> tuple[str, str]:
     """Where the template serves ``app`` — ``priority``, ``bandwidth`` or ``either`` (both
-    are tried) — and why, in words."""
+    are tried; under IOS XE's scheduler also at priority level 2) — and why, in words."""
     if template != "llq":
         return "bandwidth", "the cbwfq template gives every class a bandwidth"
     if app.elastic:
@@ -224,16 +255,17 @@ def _placement(app: App, template: str) -> tuple[str, str]:
     burst = app.peak_l2_bps / app.mean_l2_bps if app.mean_l2_bps > 0 else 1.0
     tight = delay is not None and delay <= PRIORITY_DELAY_MS
     limit = "no delay limit" if delay is None else f"a {delay:g} ms delay limit"
+    ways = "priority levels 1 and 2" if scheduler == "xe" else "priority"
     if tight and burst <= BURSTY_PEAK_RATIO:
         return "priority", f"UDP, smooth (peak {burst:.1f} x mean), {limit}"
     if tight:
         return "either", (
             f"UDP with {limit} but bursty (peak {burst:.1f} x mean): "
-            "priority and bandwidth compared by runs"
+            f"{ways} and bandwidth compared by runs"
         )
     if app.jitter_limited:
         return "either", (
-            f"UDP held by a jitter limit, with {limit}: priority and bandwidth compared by runs"
+            f"UDP held by a jitter limit, with {limit}: {ways} and bandwidth compared by runs"
         )
     return "bandwidth", f"UDP with {limit} and no jitter limit: a bandwidth keeps it"
 
@@ -256,17 +288,18 @@ def ios_name(name: str, taken: set[str]) -> str:
 def infeasible(problem: Problem, made: list[Class], speed_bps: int) -> str | None:
     """Why no policy can work at ``speed_bps``, by arithmetic alone; None if one may."""
     speed = _kbit(speed_bps)
+    noun = "link" if problem.handoff is None else "contract"
     priority = sum(c.app.mean_l2_bps for c in made if c.priority and not c.movable)
     if priority > speed_bps:
         return (
             f"the priority traffic offers {_kbit(priority)} kbit/s with its layer-2 headers, "
-            f"more than the {speed} kbit/s link"
+            f"more than the {speed} kbit/s {noun}"
         )
     inelastic = sum(c.app.mean_l2_bps for c in made if not c.app.elastic)
     if inelastic > speed_bps:
         return (
             f"the budgeted UDP applications offer {_kbit(inelastic)} kbit/s with their "
-            f"layer-2 headers, more than the {speed} kbit/s link carries"
+            f"layer-2 headers, more than the {speed} kbit/s {noun} carries"
         )
     return None
 
@@ -274,20 +307,37 @@ def infeasible(problem: Problem, made: list[Class], speed_bps: int) -> str | Non
 def candidates(problem: Problem, made: list[Class], speed_bps: int, base: dict) -> list[Candidate]:
     """Every distinct admissible policy of the grid at ``speed_bps``; ``base`` holds the
     interface's other settings in the scenario (kept as they are). A class tried both ways
-    is placed in priority, then with a bandwidth (all such classes in priority first)."""
+    is placed in priority, then (under IOS XE, beside a priority class that stays at level
+    1) at priority level 2, then with a bandwidth (all such classes in priority first)."""
     largest = max(app.largest_bytes for app in problem.apps)
     lfi_options = [False]
     if problem.interface.l2 == "ppp" and largest * 8 * 1000 / speed_bps > LFI_DELAY_MS:
         lfi_options.append(True)
-    rings: tuple[int | None, ...] = (None,) if base.get("tx_ring") == 1 else (None, 1)
+    # On a handoff the ring drains at the line's rate, far above the contract's.
+    keep_ring = base.get("tx_ring") == 1 or problem.handoff is not None
+    rings: tuple[int | None, ...] = (None,) if keep_ring else (None, 1)
     movable = [c.name for c in made if c.movable]
-    placements = [
-        placed for n in range(len(movable), -1, -1) for placed in itertools.combinations(movable, n)
-    ]
+    options = ["priority", "bandwidth"]
+    if problem.scheduler == "xe" and any(c.priority and not c.movable for c in made):
+        options.insert(1, "level 2")
     found: dict[str, Candidate] = {}
-    for placed in placements:
-        arranged = [replace(c, priority=c.name in placed) if c.movable else c for c in made]
-        _add_candidates(found, problem, arranged, placed, speed_bps, base, lfi_options, rings)
+    for choice in itertools.product(options, repeat=len(movable)):
+        place = dict(zip(movable, choice, strict=True))
+        arranged = [
+            replace(
+                c,
+                priority=place[c.name] != "bandwidth",
+                level=2 if place[c.name] == "level 2" else 1,
+            )
+            if c.movable
+            else c
+            for c in made
+        ]
+        placed = tuple(n for n in movable if place[n] == "priority")
+        second = tuple(n for n in movable if place[n] == "level 2")
+        _add_candidates(
+            found, problem, arranged, (placed, second), speed_bps, base, lfi_options, rings
+        )
     return list(found.values())
 
 
@@ -295,14 +345,15 @@ def _add_candidates(
     found: dict[str, Candidate],
     problem: Problem,
     made: list[Class],
-    placed: tuple[str, ...],
+    placed: tuple[tuple[str, ...], tuple[str, ...]],
     speed_bps: int,
     base: dict,
     lfi_options: list[bool],
     rings: tuple[int | None, ...],
 ) -> None:
     """Adds to ``found`` the grid's distinct admissible policies with the classes ``made``
-    placed as they are."""
+    placed as they are; ``placed`` names the classes tried both ways that are at priority
+    levels 1 and 2."""
     speed_kbps = speed_bps // 1000
     has_priority = any(c.priority for c in made)
     has_elastic = any(c.app.elastic and not c.priority for c in made)
@@ -318,22 +369,30 @@ def _add_candidates(
         if bandwidth_level == "by order" and not problem.order:
             continue
         made_policy = _policy(
-            made, speed_kbps, priority_level, bandwidth_level, queue_limit, wred, problem.order
+            made,
+            speed_kbps,
+            (priority_level, bandwidth_level, queue_limit, wred),
+            problem.order,
+            _reservation_steps(problem.scheduler, shaped=problem.handoff is not None),
         )
         if made_policy is None:
             continue
         policy, reserved_kbps = made_policy
-        settings = {**base, "output": policy, "bandwidth": f"{speed_kbps}kbps"}
+        if problem.scheduler != "pre-hqf":
+            policy = {"kind": "cbwfq", "scheduler": problem.scheduler, **policy}
+        settings, line, policer, why = _interface_settings(problem, made, policy, speed_bps, base)
         if lfi:
             settings["lfi"] = {"fragment_delay": f"{LFI_DELAY_MS}ms"}
         if ring is not None:
             settings["tx_ring"] = ring
+        changes = (line, (problem.interface.key, json.dumps(settings)), *policer)
         key = json.dumps(settings, sort_keys=True)
         if key in found:
             continue
         found[key] = Candidate(
             speed_bps=speed_bps,
-            placed=placed,
+            placed=placed[0],
+            second=placed[1],
             priority_level=priority_level,
             bandwidth_level=bandwidth_level,
             queue_limit=queue_limit,
@@ -343,27 +402,71 @@ def _add_candidates(
             policy=policy,
             reserved_kbps=reserved_kbps,
             settings=settings,
+            changes=changes,
+            shaper_reason=why,
         )
+
+
+def _interface_settings(
+    problem: Problem, made: list[Class], policy: dict, speed_bps: int, base: dict
+) -> tuple[dict, tuple[str, str], tuple[tuple[str, str], ...], str]:
+    """The interface's settings with ``policy`` at ``speed_bps``, the change of the line's
+    rate, the change of the provider's policer (none or one) and, on a handoff, why the
+    shaper has its bursts. A flat interface gets the policy with its QoS bandwidth at the
+    speed, on a line of that speed; a handoff a shaper at the speed over the policy, on its
+    line as it is, with the provider's policer at the speed."""
+    interface = problem.interface
+    handoff = problem.handoff
+    if handoff is None:
+        settings = {**base, "output": policy, "bandwidth": f"{speed_bps // 1000}kbps"}
+        return settings, (interface.rate_key, f"{speed_bps}bps"), (), ""
+    bursts, why = shaper_bursts(
+        speed_bps,
+        max(app.largest_bytes for app in problem.apps),
+        any(c.app.delay_limit_ms is not None for c in made),
+        handoff.policer_bc_bytes(speed_bps),
+    )
+    shaper = {"kind": "tbf", "rate": f"{speed_bps}bps", **bursts, "child": policy}
+    policer = handoff.policer_change(speed_bps)
+    return (
+        {**base, "output": shaper},
+        (interface.rate_key, f"{handoff.line_bps}bps"),
+        () if policer is None else (policer,),
+        why,
+    )
+
+
+def _reservation_steps(scheduler: str, *, shaped: bool) -> tuple[tuple[int, bool], ...]:
+    """The reservation limits (% of the policy's bandwidth) a policy is fitted into, in
+    turn, each without and then with shrinking: pre-HQF IOS admits 75 % by default and
+    ``max-reserved-bandwidth`` raises it to 100 %, an interface command that a child policy
+    under a shaper does not have; HQF admits 100 % and IOS XE lets the classes take it all
+    (``docs/qdisc/cbwfq.md``, ``max_reserved``)."""
+    if scheduler != "pre-hqf":
+        return ((100, False), (100, True))
+    if shaped:
+        return ((DEFAULT_MAX_RESERVED_PCT, False), (DEFAULT_MAX_RESERVED_PCT, True))
+    return ((DEFAULT_MAX_RESERVED_PCT, False), (100, False), (100, True))
 
 
 def _policy(
     made: list[Class],
     speed_kbps: int,
-    priority_level: str,
-    bandwidth_level: str,
-    queue_limit: str,
-    wred: bool,
+    levels: tuple[str, str, str, bool],
     order: tuple[str, ...],
+    steps: tuple[tuple[int, bool], ...],
 ) -> tuple[dict, int] | None:
-    """The policy at these grid settings and the kbit/s it reserves; None if IOS would not
-    admit it."""
+    """The policy at these grid settings (priority level, bandwidth level, queue limit,
+    WRED) and the kbit/s it reserves, fitted into the reservation limits ``steps`` in turn;
+    None if IOS would not admit it."""
+    priority_level, bandwidth_level, queue_limit, wred = levels
     priorities = {
         c.app.name: max(MIN_RATE_KBPS, kbps_ceiling(_priority_bps(c.app, priority_level)))
         for c in made
         if c.priority
     }
     plain = [c for c in made if not c.priority]
-    for max_reserved, shrink in ((DEFAULT_MAX_RESERVED_PCT, False), (100, False), (100, True)):
+    for max_reserved, shrink in steps:
         reservable = speed_kbps * max_reserved // 100 - sum(priorities.values())
         shares = _bandwidths(plain, bandwidth_level, reservable, order, shrink=shrink)
         if shares is not None:
@@ -375,6 +478,8 @@ def _policy(
         row: dict = {"name": c.name, "match": c.match}
         if c.priority:
             row["priority"] = f"{priorities[c.app.name]}kbps"
+            if c.level != 1:
+                row["priority_level"] = c.level
             if priority_level == "mean, 1 s burst":
                 burst = priorities[c.app.name] * 1000 * LONG_BURST_S / 8
                 row["burst"] = f"{min(MAX_BURST_BYTES, round(burst))}B"
@@ -388,7 +493,7 @@ def _policy(
         rows.append(row)
     rows.append({"name": DEFAULT_CLASS, "fair_queue": True})
     policy: dict = {"kind": "cbwfq", "classes": rows}
-    if max_reserved != DEFAULT_MAX_RESERVED_PCT:
+    if max_reserved != steps[0][0]:
         policy["max_reserved"] = f"{max_reserved}%"
     return policy, sum(priorities.values()) + sum(shares.values())
 

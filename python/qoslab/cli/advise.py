@@ -21,6 +21,7 @@ from qoslab.advise import (
     rate_words,
 )
 from qoslab.advise.document import FILES, check_command, write
+from qoslab.advise.problem import SCHEDULERS
 from qoslab.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_RUN_FAILED,
@@ -46,7 +47,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="find the cheapest link and a policy that keep every application in its budget",
         description="Search candidate link speeds, cheapest first, and a template family's "
         "policies at each (priority rate and burst, bandwidth per class, queue limits, WRED, "
-        "transmit ring, LFI), for "
+        "transmit ring, LFI) — on an interface shaped, or policed by its peer, below its line's "
+        "rate, candidate contracts instead, each a shaper at the contract over the policy — for "
         "the first that keeps every budgeted application of SCENARIO in contract in at least "
         "the target share of intervals (lower confidence bound over the replications); "
         "slow the line in steps under the same policy, so that the offered load rises against "
@@ -87,6 +89,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         default=95.0,
         metavar="P%",
         help="confidence level of the lower bound (default: 95%%)",
+    )
+    command.add_argument(
+        "--router",
+        choices=SCHEDULERS,
+        help="the IOS class scheduler to write the policy for: pre-HQF IOS, HQF (classic IOS "
+        "15) or IOS XE (default: the one the scenario's policy runs under, else pre-hqf)",
     )
     command.add_argument(
         "--ios-name",
@@ -131,6 +139,7 @@ def main(args: argparse.Namespace) -> int:
             overrides=tuple(pairs(args.set, {})),
             executor=Executor(args.jobs, args.executor, args.scheduler),
             ios_interface=args.ios_name,
+            scheduler=args.router,
         )
     except (AdviceError, ValueError) as error:
         print(f"error: {visible(error)}", file=sys.stderr)
@@ -156,8 +165,9 @@ def _print(advice: Advice, folder: Path) -> None:
     if rec is None:
         print("no candidate link and policy meet the target (see the reasons above)")
         return
+    noun = "contract" if advice.problem.handoff is not None else "link"
     print(
-        f"\nrecommended: {rate_words(rec.candidate.speed_bps)} link, {rec.candidate.label}; "
+        f"\nrecommended: {rate_words(rec.candidate.speed_bps)} {noun}, {rec.candidate.label}; "
         f"headroom {rec.headroom:.2f}"
     )
     for app in advice.problem.budgeted:

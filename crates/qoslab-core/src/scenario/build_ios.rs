@@ -90,6 +90,8 @@ pub(super) fn place_issue(issue: Issue, node: &str, peer: &str, origins: &IosOri
 /// What the configuration sets on the interface.
 pub(super) struct IosInterface {
     pub output: PolicySpec,
+    /// The output policy in the scenario form the IOS import writes (`qoslab ios yaml`).
+    pub output_document: serde_json::Value,
     pub input: Option<ConditionerSpec>,
     pub bandwidth_bps: Option<u64>,
     pub hold_queue: Option<u32>,
@@ -168,6 +170,7 @@ pub(super) fn ios_interface(
         bandwidth_bps: settings.bandwidth_bps,
         hold_queue: settings.hold_queue,
         tx_ring: settings.tx_ring,
+        output_document: settings.output.clone(),
         output: resolved.output,
         input: resolved.input,
         lfi: resolved.lfi,

@@ -16,6 +16,7 @@ mod example;
 mod finite_streams;
 mod fuzz_properties;
 mod hops;
+mod interface_output;
 mod ios;
 mod ios_export;
 mod jitter_reference;
