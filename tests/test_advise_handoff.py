@@ -107,7 +107,7 @@ def test_each_candidate_is_a_shaper_at_the_contract_on_the_line_as_it_is():
         output = json.loads(settings)["output"]
         assert (output["kind"], output["rate"]) == ("tbf", "1024000bps")
         # Tc = 10 ms would be 1280 B, less than a 1500-byte packet, which could never leave.
-        assert (output["bc"], output["be"]) == ("1500B", "0B")
+        assert (output["bc"], output["be"]) == ("1500B", "1500B")
         assert output["child"]["scheduler"] == "xe"
         assert "max_reserved" not in output["child"]
         assert policer[0] == POLICER_KEY
@@ -133,9 +133,11 @@ def test_each_candidate_is_a_shaper_at_the_contract_on_the_line_as_it_is():
 
 
 def test_the_shaper_bursts_follow_their_rule():
-    # 10 ms at the contract.
-    assert shaper_bursts(1_536_000, 1500, True, None)[0] == {"bc": "1920B", "be": "0B"}
-    # No more than the provider's policer holds, when that is at least a packet.
+    # 10 ms at the contract, and Be = Bc.
+    assert shaper_bursts(1_536_000, 1500, True, None)[0] == {"bc": "1920B", "be": "1920B"}
+    # Bc + Be within the provider's policer's burst.
+    assert shaper_bursts(1_536_000, 1500, True, 3000)[0] == {"bc": "1920B", "be": "1080B"}
+    # No more than the policer's burst, when that is at least a packet (and then no Be).
     bursts, why = shaper_bursts(8_000_000, 1500, True, 6000)
     assert bursts == {"bc": "6000B", "be": "0B"}
     assert "policer's burst" in why
@@ -146,12 +148,31 @@ def test_the_shaper_bursts_follow_their_rule():
     assert shaper_bursts(1_536_000, 1500, False, None)[0] == {}
 
 
+def test_without_be_a_shaper_loses_the_credit_an_interval_leaves():
+    """The reason for Be: under backlog, Bc = 1920 B sends one 1500-byte packet an interval
+    (1.2 Mbit/s of a 1.536 Mbit/s contract) when unused credit is lost, and the contract
+    when it is kept."""
+    rates = {}
+    for be in ("0B", "1920B"):
+        results = qoslab.run(
+            EXAMPLE,
+            set={
+                "interfaces.br1.pe.output": f"{{kind: tbf, rate: 1536kbps, bc: 1920B, be: {be}}}",
+                "run.duration": "20s",
+            },
+        )
+        ports = results.ports
+        rates[be] = float(ports.loc[ports["port"] == "br1->pe", "throughput_l3_bps"].iloc[0])
+    assert rates["0B"] < 0.82 * CONTRACT_BPS
+    assert rates["1920B"] > 0.97 * CONTRACT_BPS
+
+
 def test_the_advice_is_a_shaper_over_a_child_policy_that_keeps_every_budget(advised):
     done, folder = advised
     assert done.returncode == 0, done.stderr
     assert "recommended: 1536 kbit/s contract" in done.stdout
     ios = (folder / "policy.ios").read_text()
-    assert "shape average 1536000 15360 0" in ios
+    assert "shape average 1536000 15360 15360" in ios
     assert "service-policy br1-to-pe-child" in ios
     assert "version 17.9" in ios
     assert [f for f in ios_check(ios) if f[0] == "error"] == []

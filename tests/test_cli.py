@@ -116,6 +116,22 @@ def test_run_prints_contracts_and_voice_ratings(examples_dir, tmp_path, capsys):
     assert {row["app"] for row in contracts} >= {"alarm", "voip", "best-effort", "all", "quality"}
 
 
+def test_calls_that_played_nothing_are_counted_in_the_voice_line(examples_dir, tmp_path, capsys):
+    """Forty G.711 calls through a 400 kbit/s priority policer: most calls lose every packet
+    and have no rating; the line says how many, beside the mean and worst of the others."""
+    args = ["run", str(examples_dir / "metro-e-small-branch.yaml"), "-o", str(tmp_path)]
+    args += ["--variant", "one-level", "--set", "traffic.voice.copies=40"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    voice = qoslab.load(tmp_path).voice
+    silent = int(voice["mos"].isna().sum())
+    assert 0 < silent < 40
+    assert (
+        f"voice voice (40 calls, {silent} of which played nothing; g711, fixed playout, mean "
+        "and worst of the others): R "
+    ) in out
+
+
 def test_run_prints_one_voice_line_per_call(examples_dir, tmp_path, capsys):
     assert main(["run", str(examples_dir / "diffserv-af-cbq.yaml"), "-o", str(tmp_path)]) == 0
     out = capsys.readouterr().out

@@ -166,6 +166,30 @@ def test_a_run_of_a_sweep_equals_the_same_run_alone(swept):
     assert len(run["scenario_sha256"]) == 64
 
 
+def test_a_varied_replication_is_the_run_of_that_replication(voice_vs_flood):
+    """`run.replication` varied (as the advisor runs candidates, replication by replication)
+    makes each run that replication: the same run as alone, not replication 0 again."""
+    fixed = {"run.phase": "random", "run.duration": "5s"}
+    varied = qoslab.sweep(
+        voice_vs_flood,
+        vary={"run.replication": ["0", "2"]},
+        set=fixed,
+        progress=False,
+        use_section=False,
+    )
+    flows = varied.runs.flows
+    delays = {}
+    for replication in (0, 2):
+        alone = qoslab.run(voice_vs_flood, replication=replication, set=fixed)
+        mine = flows[flows["run.replication"] == str(replication)]
+        assert list(mine["replication"].unique()) == [replication]
+        delays[replication] = mine["delay_mean_ms"].tolist()
+        assert delays[replication] == alone.flows["delay_mean_ms"].tolist()
+    assert delays[0] != delays[2]
+    with pytest.raises(ValueError, match=r"run\.replication is set to 1 and 2 replications"):
+        qoslab.sweep(voice_vs_flood, set={"run.replication": "1"}, reps=2, progress=False)
+
+
 def test_the_summary_has_t_intervals_per_point_and_row(swept):
     sweep = qoslab.sweep(swept, reps=3, progress=False)
     runs = sweep.runs.flows

@@ -63,9 +63,14 @@ def scenario_counts(
     or of its variant ``variant``."""
 
 def interface_output(
-    text: str, origin: str, interface: str, overrides: list[Override] = ...
+    text: str,
+    origin: str,
+    interface: str,
+    overrides: list[Override] = ...,
+    variant: str | None = None,
 ) -> str:
-    """Interface ``interface`` (``NODE.PEER``) of the scenario as JSON text: ``output``, its
+    """Interface ``interface`` (``NODE.PEER``) of the scenario (or of its variant
+    ``variant``) as JSON text: ``output``, its
     output policy as scenario data (``null`` for the default FIFO; from the IOS configuration
     that sets it, in the form ``qoslab ios yaml`` writes), ``from_ios``, ``line_rate_bps``
     (its link's physical rate at the start of the run), ``shaper_rate_bps`` (the rate of a

@@ -98,17 +98,18 @@ fn sweep_plan(text: &str, origin: &str) -> PyResult<String> {
 
 /// Interface `interface` (`NODE.PEER`) of the scenario as JSON text: its output policy as
 /// scenario data, whether an IOS configuration set it, and the rate of a shaper at its root
-/// (see `qoslab_core::interface_output`).
+/// (see `qoslab_core::interface_output`), of its variant `variant` when given.
 #[pyfunction]
-#[pyo3(signature = (text, origin, interface, overrides = Vec::new()))]
+#[pyo3(signature = (text, origin, interface, overrides = Vec::new(), variant = None))]
 fn interface_output(
     text: &str,
     origin: &str,
     interface: &str,
     overrides: Vec<OverrideArg>,
+    variant: Option<&str>,
 ) -> PyResult<String> {
     let overrides = core_overrides(overrides);
-    let selection = qoslab_core::Selection { overrides: &overrides, ..Default::default() };
+    let selection = qoslab_core::Selection { variant, overrides: &overrides, ..Default::default() };
     let value = qoslab_core::interface_output(text, origin, &selection, interface).map_err(scenario_error)?;
     Ok(value.to_string())
 }

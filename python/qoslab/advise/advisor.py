@@ -28,7 +28,6 @@ from qoslab.advise.progress import AdviceProgress
 from qoslab.advise.rates import rate_text, rate_words
 from qoslab.advise.search import SpeedResult, estimate_runs, same_settings, search_speed
 from qoslab.advise.template import TEMPLATES, Candidate, Class, candidates, classes
-from qoslab.experiment.engine import sweep
 from qoslab.experiment.failure import order_of_failure
 from qoslab.run import run
 
@@ -334,17 +333,11 @@ def _overload(
     interface = problem.interface
     speed = recommended.candidate.speed_bps
     rates = [f"{round(speed / factor)}bps" for factor in OVERLOAD_FACTORS]
-    done = sweep(
+    done = executor.sweep(
         problem.scenario,
         vary={interface.rate_key: rates},
         set=problem.assignments(*recommended.candidate.changes[1:]),
         reps=1,
-        jobs=executor.jobs,
-        executor=executor.executor,
-        scheduler=executor.scheduler,
-        progress=False,
-        use_section=False,
-        warn=lambda _: None,
     )
     bar.ran(len(rates))
     contracts = done.runs.contracts

@@ -38,6 +38,21 @@ class Executor:
     executor: str = "local"
     scheduler: object = None
 
+    def sweep(self, scenario: object, **options):
+        """:func:`~qoslab.experiment.engine.sweep` of ``scenario`` with ``options``, on these
+        cores or this cluster, quietly: no bar, no warnings, the scenario's ``sweep:``
+        section ignored."""
+        return sweep(
+            scenario,
+            jobs=self.jobs,
+            executor=self.executor,
+            scheduler=self.scheduler,
+            progress=False,
+            use_section=False,
+            warn=lambda _: None,
+            **options,
+        )
+
 
 @dataclass
 class Score:
@@ -111,17 +126,8 @@ class Evaluator:
         vary = {name: [key[i] for key in keys] for i, name in enumerate(names)}
         vary["run.replication"] = [r for _, r in pairs]
         try:
-            done = sweep(
-                problem.scenario,
-                vary=vary,
-                zip=True,
-                set=problem.assignments(),
-                jobs=self.executor.jobs,
-                executor=self.executor.executor,
-                scheduler=self.executor.scheduler,
-                progress=False,
-                use_section=False,
-                warn=lambda _: None,
+            done = self.executor.sweep(
+                problem.scenario, vary=vary, zip=True, set=problem.assignments()
             )
         except ScenarioError as error:
             raise AdviceError(f"a candidate policy was refused: {error}") from None
@@ -147,18 +153,7 @@ class Evaluator:
         frame = pd.concat(
             [self._rows[(*key, r)].assign(replication=r) for r in range(reps)], ignore_index=True
         )
-        stats = summarize(
-            frame,
-            keys=["point", "app", "interval_ms"],
-            metrics=["in_contract_pct", "consumption_mean"],
-            confidence=self.problem.confidence,
-        )
-        share = stats[stats["metric"] == "in_contract_pct"]
-        low = share["ci_low"].where(share["n"] > 1, share["mean"])
-        low_pct = low.groupby(share["app"]).min().dropna().to_dict()
-        mean_pct = share.groupby("app")["mean"].min().dropna().to_dict()
-        used = stats[stats["metric"] == "consumption_mean"].groupby("app")["mean"].max()
-        consumption = used.dropna().to_dict()
+        low_pct, mean_pct, consumption = contract_bounds(frame, self.problem.confidence)
         target = self.problem.target_pct
         margin = min((v - target for v in low_pct.values()), default=math.inf)
         headroom = 1.0 - max(consumption.values(), default=0.0)
@@ -173,6 +168,26 @@ class Evaluator:
             headroom=float(headroom),
             meets_target=meets,
         )
+
+
+def contract_bounds(
+    frame: pd.DataFrame, confidence: float
+) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
+    """Per application, from ``contracts`` rows of several replications (``replication``
+    column): the lower confidence bound of its in-contract share and its mean, each the
+    worst over points and interval lengths, and its largest mean budget consumption."""
+    stats = summarize(
+        frame,
+        keys=["point", "app", "interval_ms"],
+        metrics=["in_contract_pct", "consumption_mean"],
+        confidence=confidence,
+    )
+    share = stats[stats["metric"] == "in_contract_pct"]
+    low = share["ci_low"].where(share["n"] > 1, share["mean"])
+    low_pct = low.groupby(share["app"]).min().dropna().to_dict()
+    mean_pct = share.groupby("app")["mean"].min().dropna().to_dict()
+    used = stats[stats["metric"] == "consumption_mean"].groupby("app")["mean"].max()
+    return low_pct, mean_pct, used.dropna().to_dict()
 
 
 def _failed_score(candidate: Candidate, reps: int, message: str, problem: Problem) -> Score:

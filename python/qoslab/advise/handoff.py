@@ -24,8 +24,12 @@ The shaper's bursts (``shaper_bursts``):
   and no more than the provider's policer's ``bc`` where that is deeper than the largest
   packet (a shaper sending more in one interval than the policer holds has the excess
   dropped). Without a class with a delay limit the shaper keeps IOS's default.
-* **Be** is 0: after an idle spell the shaper sends Bc an interval, never more, so a
-  policer with a bucket of at least Bc passes everything it sends.
+* **Be** is Bc, IOS's default, unless the provider's policer holds less than Bc + Be: then
+  what it holds beyond Bc (possibly nothing). Credit is given an interval at a time and a
+  packet larger than what is left waits for the next interval, so without Be the credit an
+  interval leaves unused is lost: with Bc little above a full packet, a backlogged shaper
+  sends one 1500-byte packet an interval and loses up to a fifth of the contract. Be keeps
+  that credit, and Bc + Be within the policer's burst passes a burst after a quiet spell.
 """
 
 from __future__ import annotations
@@ -153,6 +157,9 @@ def shaper_bursts(
         bc = largest_bytes
         why = "Bc = the largest packet, more than 10 ms at the contract"
     tc_ms = bc * 8 * 1000 / contract_bps
-    return {"bc": f"{bc}B", "be": "0B"}, (
-        f"{why} (Tc = {tc_ms:.3g} ms); Be = 0, so the shaper never sends more than Bc an interval"
-    )
+    be = bc
+    said = "Be = Bc (IOS's default), so credit an interval leaves unused is kept"
+    if policer_bc_bytes is not None and policer_bc_bytes < 2 * bc:
+        be = max(0, policer_bc_bytes - bc)
+        said = f"Be = {be} B, so that Bc + Be is within the provider's policer's burst"
+    return {"bc": f"{bc}B", "be": f"{be}B"}, f"{why} (Tc = {tc_ms:.3g} ms); {said}"

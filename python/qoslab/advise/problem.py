@@ -141,6 +141,42 @@ class Problem:
         return [app for app in self.apps if app.budgeted]
 
 
+@dataclass(frozen=True)
+class Located:
+    """A scenario's interface to advise, found."""
+
+    text: str
+    origin: str
+    document: dict
+    """The scenario as plain data, as written."""
+    interface: Interface
+    output: object
+    """Its output policy as the scenario runs it (``qoslab._core.interface_output``)."""
+    handoff: Handoff | None
+
+
+def locate(
+    scenario: object, interface: str | None, overrides: tuple[tuple[str, str], ...]
+) -> Located:
+    """The interface ``NODE.PEER`` of ``scenario`` (or the one interface it configures),
+    its policy as run, and the handoff it is, if it is one; a scenario a run would refuse
+    is refused."""
+    validate(scenario, set=[f"{key}={value}" for key, value in overrides])
+    text, origin = scenario_text(scenario)
+    document = _document(text)
+    chosen = _interface(document, interface, origin)
+    name = f"{chosen.node}.{chosen.peer}"
+    running = json.loads(interface_output(text, origin, name, list(overrides)))
+    handoff = find_handoff(
+        chosen.node,
+        chosen.peer,
+        running["line_rate_bps"],
+        running["shaper_rate_bps"],
+        running["peer_input"],
+    )
+    return Located(text, origin, document, chosen, running["output"], handoff)
+
+
 def read_problem(
     scenario: object,
     *,
@@ -154,21 +190,10 @@ def read_problem(
     the scenario configures), its applications measured in a calibration run, and the
     quality target; the advice is written for ``scheduler`` (default: the scenario's)."""
     if scheduler is not None and scheduler not in SCHEDULERS:
-        raise AdviceError(f"--scheduler {scheduler}: unknown; give one of {', '.join(SCHEDULERS)}")
-    validate(scenario, set=[f"{key}={value}" for key, value in overrides])
-    text, origin = scenario_text(scenario)
-    document = _document(text)
-    chosen = _interface(document, interface, origin)
-    running = json.loads(
-        interface_output(text, origin, f"{chosen.node}.{chosen.peer}", list(overrides))
-    )
-    handoff = find_handoff(
-        chosen.node,
-        chosen.peer,
-        running["line_rate_bps"],
-        running["shaper_rate_bps"],
-        running["peer_input"],
-    )
+        raise AdviceError(f"--router {scheduler}: unknown; give one of {', '.join(SCHEDULERS)}")
+    located = locate(scenario, interface, overrides)
+    text, origin, document = located.text, located.origin, located.document
+    chosen, handoff = located.interface, located.handoff
     calibration_bps = min(CALIBRATION_BPS, _slowest_other_link_bps(document, chosen) // 2)
     calibration = _calibrate(scenario, chosen, calibration_bps, overrides, document, handoff)
     contracts = calibration.contracts
@@ -199,7 +224,7 @@ def read_problem(
         target_pct=target_pct,
         confidence=confidence,
         handoff=handoff,
-        scheduler=scheduler or _scheduler(running["output"]),
+        scheduler=scheduler or _scheduler(located.output),
     )
 
 

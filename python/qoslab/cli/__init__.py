@@ -27,6 +27,7 @@ COMMANDS = (
     "plot",
     "reproduce",
     "advise",
+    "readiness",
     "validate",
     "schema",
     "bench",

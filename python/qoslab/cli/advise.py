@@ -8,13 +8,11 @@ import shlex
 import sys
 from pathlib import Path
 
-from qoslab._core import scenario_counts
 from qoslab.advise import (
     DEFAULT_SPEEDS_BPS,
     TEMPLATES,
     Advice,
     AdviceError,
-    Executor,
     advise,
     parse_speeds,
     rate_text,
@@ -26,12 +24,14 @@ from qoslab.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_RUN_FAILED,
     add_executor_options,
+    add_judgement_options,
     add_override_options,
     check_executor_options,
+    judgement_arguments,
+    scenario_name,
 )
 from qoslab.cli.text import visible
 from qoslab.output import check_folder, folder_name
-from qoslab.scenario import pairs, scenario_text
 
 EXIT_HELP = (
     "exit status: 0 a link and policy meet the target; 1 none of the candidates does (the "
@@ -73,23 +73,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         metavar="NODE.PEER",
         help="the egress to configure (default: the one interface the scenario configures)",
     )
-    command.add_argument(
-        "--reps", type=int, default=5, metavar="N", help="replications (default: 5, at least 2)"
-    )
-    command.add_argument(
-        "--target",
-        type=_percent,
-        default=95.0,
-        metavar="P%",
-        help="share of intervals each application must be in contract (default: 95%%)",
-    )
-    command.add_argument(
-        "--confidence",
-        type=_percent,
-        default=95.0,
-        metavar="P%",
-        help="confidence level of the lower bound (default: 95%%)",
-    )
+    add_judgement_options(command, "share of intervals each application must be in contract")
     command.add_argument(
         "--router",
         choices=SCHEDULERS,
@@ -114,16 +98,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     command.set_defaults(main=main)
 
 
-def _percent(text: str) -> float:
-    try:
-        return float(text.strip().removesuffix("%"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text}: give a percentage, e.g. 95%") from None
-
-
 def main(args: argparse.Namespace) -> int:
     # The folder is checked before the runs, which may take minutes.
-    folder = args.output or Path("advice") / folder_name(_scenario_name(args))
+    folder = args.output or Path("advice") / folder_name(scenario_name(args))
     check_folder(folder, FILES)
     try:
         check_executor_options(args)
@@ -133,13 +110,9 @@ def main(args: argparse.Namespace) -> int:
             speeds=speeds,
             template=args.template,
             interface=args.interface,
-            reps=args.reps,
-            target_pct=args.target,
-            confidence=args.confidence / 100,
-            overrides=tuple(pairs(args.set, {})),
-            executor=Executor(args.jobs, args.executor, args.scheduler),
             ios_interface=args.ios_name,
             scheduler=args.router,
+            **judgement_arguments(args),
         )
     except (AdviceError, ValueError) as error:
         print(f"error: {visible(error)}", file=sys.stderr)
@@ -149,12 +122,6 @@ def main(args: argparse.Namespace) -> int:
     _print(advice, folder.resolve())
     print(f"advice written to {visible(written[0].parent)}")
     return 0 if advice.feasible else EXIT_RUN_FAILED
-
-
-def _scenario_name(args: argparse.Namespace) -> str:
-    """The scenario's name, read as the advice will read it."""
-    text, origin = scenario_text(args.scenario)
-    return scenario_counts(text, origin, pairs(args.set, {}))[0]
 
 
 def _print(advice: Advice, folder: Path) -> None:

@@ -35,6 +35,56 @@ def add_override_options(command: argparse.ArgumentParser) -> None:
     )
 
 
+def add_judgement_options(command: argparse.ArgumentParser, target_help: str) -> None:
+    """Add ``--reps``, ``--target`` (``target_help`` says of what) and ``--confidence``: how
+    the runs of a candidate are judged (``advise``, ``readiness``)."""
+    command.add_argument(
+        "--reps", type=int, default=5, metavar="N", help="replications (default: 5, at least 2)"
+    )
+    command.add_argument(
+        "--target", type=percent, default=95.0, metavar="P%", help=f"{target_help} (default: 95%%)"
+    )
+    command.add_argument(
+        "--confidence",
+        type=percent,
+        default=95.0,
+        metavar="P%",
+        help="confidence level of the lower bounds (default: 95%%)",
+    )
+
+
+def judgement_arguments(args: argparse.Namespace) -> dict:
+    """The keyword arguments of ``advise`` and ``readiness`` their shared options give: the
+    replications, the target and confidence, the overrides and where the runs go."""
+    from qoslab.advise import Executor  # pandas only for the commands that judge runs
+    from qoslab.scenario import pairs
+
+    return {
+        "reps": args.reps,
+        "target_pct": args.target,
+        "confidence": args.confidence / 100,
+        "overrides": tuple(pairs(args.set, {})),
+        "executor": Executor(args.jobs, args.executor, args.scheduler),
+    }
+
+
+def scenario_name(args: argparse.Namespace) -> str:
+    """The name of ``args.scenario`` with its ``--set`` overrides, as a command reads it."""
+    from qoslab._core import scenario_counts
+    from qoslab.scenario import pairs, scenario_text
+
+    text, origin = scenario_text(args.scenario)
+    return scenario_counts(text, origin, pairs(args.set, {}))[0]
+
+
+def percent(text: str) -> float:
+    """An option's ``95%`` (or ``95``) as a number."""
+    try:
+        return float(text.strip().removesuffix("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text}: give a percentage, e.g. 95%") from None
+
+
 def add_executor_options(command: argparse.ArgumentParser) -> None:
     """Add ``--jobs``, ``--executor`` and ``--scheduler``: where a command's runs go."""
     from qoslab.experiment.engine import EXECUTORS  # pandas only for the commands with runs

@@ -233,7 +233,7 @@ def contract_tables(results: qoslab.Results) -> list[tuple[str, Table]]:
 def voice_lines(results: qoslab.Results) -> list[str]:
     """One line per voice flow — E-model rating, MOS, mouth-to-ear delay and loss — or, for
     the copies of one traffic entry (``voip.1`` ... ``voip.N``), one line with their mean
-    and worst."""
+    and worst, and how many played nothing (they have no rating)."""
     lines = []
     entries: dict[str, list[dict[str, object]]] = {}
     for record in records(results, "voice"):
@@ -242,8 +242,14 @@ def voice_lines(results: qoslab.Results) -> list[str]:
         first = calls[0]
         setting = f"{first['codec']}, {first['playout']} playout"
         rated = [call for call in calls if not math.isnan(call["r"])]  # type: ignore[arg-type]
+        silent = len(calls) - len(rated)
         if len(calls) == 1:
             line = f"voice {first['flow']} ({setting})"
+        elif silent and rated:
+            line = (
+                f"voice {entry} ({len(calls)} calls, {silent} of which played nothing; "
+                f"{setting}, mean and worst of the others)"
+            )
         else:
             line = f"voice {entry} ({len(calls)} calls, {setting}, mean and worst)"
         if not rated:

@@ -183,9 +183,10 @@ def _tasks(
         )
         checked.append((point, overrides, simulation.scenario_sha256))
     tasks, identities = [], {}
-    for replication in range(plan.replications):
+    for replication_index in range(plan.replications):
         for point, overrides, scenario_sha256 in checked:
             pairs = tuple((key, value) for key, value, *_ in overrides)
+            replication = _replication(pairs, replication_index, plan.replications)
             key = run_key(scenario_sha256, pairs, point.variant, plan.seed, replication)
             tasks.append(
                 Task(
@@ -208,6 +209,20 @@ def _tasks(
                 "seed": plan.seed,
             }
     return tasks, identities
+
+
+def _replication(pairs: tuple[tuple[str, str], ...], index: int, replications: int) -> int:
+    """The replication a run is: ``index``, or the one ``run.replication`` sets (varied or
+    fixed), which is the run's replication only when the plan makes one of each point."""
+    given = [value for key, value in pairs if key == "run.replication"]
+    if not given:
+        return index
+    if replications > 1:
+        raise ValueError(
+            f"run.replication is set to {given[-1]} and {replications} replications are asked "
+            "for: set the replication of each run, or ask for replications, not both"
+        )
+    return int(given[-1])
 
 
 def _sourced(point: Point, origin: str) -> list[tuple[str, str, str]]:
