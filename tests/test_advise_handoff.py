@@ -180,6 +180,8 @@ def test_the_advice_is_a_shaper_over_a_child_policy_that_keeps_every_budget(advi
     assert "The interface is a sub-rate handoff: its line runs at 1 Gbit/s" in page
     assert "A contract of **1536 kbit/s**" in page
     assert "| 1024 kbit/s | no |" in page
+    # IOS XE's default queue limit is a time, not IOS's 64 packets.
+    assert "| IOS XE's default (50 ms) |" in page
     # The check command keeps the line and sets the provider's policer at the contract.
     check = next(line.strip() for line in done.stdout.splitlines() if "qoslab run" in line)
     words = shlex.split(check)

@@ -198,6 +198,9 @@ def _class_rows(advice: Advice) -> list[dict]:
     if rec is None:
         return []
     by_name = {row["name"]: row for row in rec.candidate.policy["classes"]}
+    # IOS XE's default queue limit is 50 ms at the level's rate, not a number of packets.
+    xe = advice.problem.scheduler == "xe"
+    default_queue = "IOS XE's default (50 ms)" if xe else DEFAULT_QUEUE_LIMIT
     rows = []
     for made in advice.classes:
         row = by_name[made.name]
@@ -213,7 +216,7 @@ def _class_rows(advice: Advice) -> list[dict]:
                 "match": _match_text(made.match),
                 "serve": serve,
                 "why": made.reason,
-                "queue": row.get("queue_limit", DEFAULT_QUEUE_LIMIT if "bandwidth" in row else "-"),
+                "queue": row.get("queue_limit", default_queue if "bandwidth" in row else "-"),
                 "wred": "yes" if "random_detect" in row else "no",
                 "offered": _offered(made, rec.candidate.speed_bps),
                 "mean": rec.mean_pct.get(made.app.name),
