@@ -152,6 +152,7 @@ def test_one_count_asks_which_contracts_carry_it(tmp_path):
         ({"variants": ("two-level",)}, "is not a variant of the scenario"),
         ({"reps": 1}, "at least 2 replications"),
         ({"mos_target": 5.0}, "from 1 to 4.5"),
+        ({"links": (2_000_000_000,)}, "2 Gbit/s is above the interface's 1 Gbit/s line"),
     ],
 )
 def test_bad_requests_are_refused_with_the_reason(options, message):

@@ -161,6 +161,13 @@ def readiness(
             f"--codecs: `{flow}` is not a codec flow (its pattern is "
             f"`{pattern.get('kind', 'an application')}`); count it without --codecs"
         )
+    handoff = located.handoff
+    above = [bps for bps in links or () if handoff is not None and bps > handoff.line_bps]
+    if above:
+        raise AdviceError(
+            f"--links: {rate_words(above[0])} is above the interface's "
+            f"{rate_words(handoff.line_bps)} line; list contracts the line can carry"
+        )
     chosen_codecs: tuple[str | None, ...] = codecs or (own_codec,)
     defined = json.loads(sweep_plan(located.text, located.origin))["defined_variants"]
     chosen_variants = variants or ("base", *defined)
