@@ -125,7 +125,7 @@ def test_each_candidate_is_a_shaper_at_the_contract_on_the_line_as_it_is():
     # Pre-HQF IOS: no second level, and a child under a shaper fits within 75 %.
     classic = _problem(scheduler="pre-hqf")
     for candidate in candidates(classic, classes(classic, "llq"), 1_024_000, {}):
-        child = json.loads(candidate.settings_change[1])["output"]["child"]
+        child = json.loads(candidate.changes[1][1])["output"]["child"]
         assert "scheduler" not in child
         assert "max_reserved" not in child
         assert not candidate.second

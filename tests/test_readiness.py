@@ -138,6 +138,7 @@ def test_one_count_asks_which_contracts_carry_it(tmp_path):
     assert " no " in rows["1024"]
     assert "`video` in contract" in rows["1024"]
     assert " yes " in rows["1536"]
+    assert "cheapest contract for 5 calls, base g711: 1536 kbit/s" in done.stdout
     answers = pd.read_csv(tmp_path / "r" / "readiness.csv")
     assert list(answers["link_bps"]) == [1_024_000, 1_536_000]
     assert (tmp_path / "r" / "counts.csv").exists()

@@ -161,11 +161,6 @@ class Candidate:
     """On a handoff, why the shaper has the bursts it has."""
 
     @property
-    def settings_change(self) -> tuple[str, str]:
-        """The change of the interface's settings alone."""
-        return self.changes[1]
-
-    @property
     def principal(self) -> tuple:
         """The settings that shape the policy: all but queue limits and WRED."""
         return (
@@ -203,6 +198,9 @@ class Candidate:
 def classes(problem: Problem, template: str) -> list[Class]:
     """The template's classes for the budgeted applications, in the contracts' order."""
     made = []
+    # IOS XE's second priority level is tried beside a class that is always at the first.
+    fixed = any(_placement(a, template, "priority")[0] == "priority" for a in problem.budgeted)
+    ways = "priority levels 1 and 2" if problem.scheduler == "xe" and fixed else "priority"
     for app in problem.budgeted:
         others = [a for a in problem.apps if a is not app]
         shared = sorted({d for a in others for d in a.dscps} & set(app.dscps))
@@ -230,7 +228,7 @@ def classes(problem: Problem, template: str) -> list[Class]:
                 ]
             }
         taken = {c.name.lower() for c in made} | {DEFAULT_CLASS}
-        placement, reason = _placement(app, template, problem.scheduler)
+        placement, reason = _placement(app, template, ways)
         made.append(
             Class(
                 app,
@@ -244,9 +242,9 @@ def classes(problem: Problem, template: str) -> list[Class]:
     return made
 
 
-def _placement(app: App, template: str, scheduler: str) -> tuple[str, str]:
+def _placement(app: App, template: str, ways: str) -> tuple[str, str]:
     """Where the template serves ``app`` — ``priority``, ``bandwidth`` or ``either`` (both
-    are tried; under IOS XE's scheduler also at priority level 2) — and why, in words."""
+    are tried: ``ways`` says which priority places) — and why, in words."""
     if template != "llq":
         return "bandwidth", "the cbwfq template gives every class a bandwidth"
     if app.elastic:
@@ -255,7 +253,6 @@ def _placement(app: App, template: str, scheduler: str) -> tuple[str, str]:
     burst = app.peak_l2_bps / app.mean_l2_bps if app.mean_l2_bps > 0 else 1.0
     tight = delay is not None and delay <= PRIORITY_DELAY_MS
     limit = "no delay limit" if delay is None else f"a {delay:g} ms delay limit"
-    ways = "priority levels 1 and 2" if scheduler == "xe" else "priority"
     if tight and burst <= BURSTY_PEAK_RATIO:
         return "priority", f"UDP, smooth (peak {burst:.1f} x mean), {limit}"
     if tight:

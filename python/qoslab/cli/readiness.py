@@ -151,6 +151,12 @@ def table_lines(found: Readiness) -> list[str]:
                 f"{s.variant:<18} {s.codec or '-':<8} {link_words(s.link_bps):<13} "
                 f"{'yes' if count.carried else 'no':<10} {why}"
             )
+        for variant, codec in dict.fromkeys(
+            (v.setting.variant, v.setting.codec) for v in found.verdicts
+        ):
+            best = found.cheapest(variant, codec)
+            answer = link_words(best.setting.link_bps) if best else f"none of the {link}s listed"
+            lines.append(f"cheapest {link} for {smallest} calls, {variant} {codec or ''}: {answer}")
         return lines
     lines = [f"{'policy':<18} {link:<13} {'codec':<8} {'calls':>5}  worst MOS   why not one more"]
     for verdict in found.verdicts:
