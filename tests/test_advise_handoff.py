@@ -77,7 +77,11 @@ def test_the_shaper_and_the_provider_policer_make_a_handoff():
     handoff = problem.handoff
     assert (handoff.line_bps, handoff.contract_bps, handoff.shaped) == (10**9, CONTRACT_BPS, True)
     assert handoff.policer.key == POLICER_KEY
+    assert handoff.policer.bc_bytes == 12_000
     assert problem.scheduler == "xe"
+    # The policer's burst read as the scenario reads sizes.
+    in_kilobytes = _problem((f"{POLICER_KEY}.bc", "12.5kB")).handoff.policer
+    assert in_kilobytes.bc_bytes == 12_500
     # Moved to another contract, the policer keeps its ratio to it, and its burst in time.
     key, value = handoff.policer_change(1_024_000)
     assert key == POLICER_KEY

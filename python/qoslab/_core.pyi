@@ -48,6 +48,10 @@ def parse_rate_bps(text: str) -> int:
     """A bit rate as a scenario writes it (``512kbps``, ``2 Mbit/s``) in bit/s; raise
     ``ValueError`` naming what is wrong and how to write it."""
 
+def parse_size_bytes(text: str) -> int:
+    """A size as a scenario writes it (``12000B``, ``12.5kB``) in bytes; raise
+    ``ValueError`` naming what is wrong and how to write it."""
+
 def parse_override(text: str) -> tuple[str, str]:
     """Split one ``key.path=value`` override; raise ``ScenarioError`` if it has no ``=``."""
 

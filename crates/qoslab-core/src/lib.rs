@@ -77,7 +77,7 @@ pub use report::Results;
 // Building blocks a caller may use on their own.
 pub use bench::BENCH_CASES;
 pub use engine::Rng;
-pub use units::parse_rate_bps;
+pub use units::{parse_rate_bps, parse_size_bytes};
 
 /// The result tables of a run, one record type per table row, and their schemas (column,
 /// type, unit, description).

@@ -67,6 +67,13 @@ fn parse_rate_bps(text: &str) -> PyResult<u64> {
     qoslab_core::parse_rate_bps(text).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
 }
 
+/// A size as the scenario writes it (`12000B`, `12.5kB`), in bytes; `ValueError` with the
+/// reason and the fix otherwise.
+#[pyfunction]
+fn parse_size_bytes(text: &str) -> PyResult<u64> {
+    qoslab_core::parse_size_bytes(text).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+}
+
 /// Splits one `key.path=value` override into its key path and value.
 #[pyfunction]
 fn parse_override(text: &str) -> PyResult<(String, String)> {
@@ -126,6 +133,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(parse_override, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate_bps, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_size_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_counts, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_plan, m)?)?;
     m.add_function(wrap_pyfunction!(table_schemas, m)?)?;

@@ -38,6 +38,7 @@ import json
 import math
 from dataclasses import dataclass
 
+from qoslab._core import parse_size_bytes
 from qoslab.advise.rates import parse_rate
 
 VOICE_TC_MS = 10
@@ -126,17 +127,13 @@ def _provider_policer(conditioner: object, node: str, peer: str) -> Policer | No
     return None
 
 
-def _bytes(text: object) -> int | None:
-    """``12500B``, ``12500`` or ``12.5kB`` as bytes; None otherwise."""
-    written = str(text).strip()
-    for unit, size in (("kB", 1000), ("MB", 1_000_000), ("B", 1)):
-        if written.endswith(unit):
-            written, scale = written[: -len(unit)].strip(), size
-            break
-    else:
-        scale = 1
+def _bytes(written: object) -> int | None:
+    """A size as the scenario writes it (``12000B``, ``12.5kB``, or a number of bytes) in
+    bytes; None if it is not one."""
+    if isinstance(written, int) and not isinstance(written, bool):
+        return written
     try:
-        return round(float(written) * scale)
+        return parse_size_bytes(str(written))
     except ValueError:
         return None
 
