@@ -17,6 +17,7 @@ pub mod qdisc_ctx;
 pub mod quality;
 pub mod quantile;
 pub mod queue_stats;
+pub mod receipt;
 pub mod receipts;
 pub mod series;
 pub mod spec;

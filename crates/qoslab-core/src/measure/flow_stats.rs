@@ -10,7 +10,7 @@ use super::drops::{DropCounters, DropReason};
 use super::histogram::Histogram;
 use super::jitter::Jitter;
 use super::quantile::Quantile;
-use super::receipts::Receipt;
+use super::receipt::Receipt;
 use super::series::Series;
 use super::voice::VoiceStats;
 use crate::engine::prefetch::prefetch;

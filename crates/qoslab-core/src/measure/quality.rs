@@ -215,7 +215,7 @@ impl Quality {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::receipts::Receipt;
+    use crate::measure::receipt::Receipt;
 
     fn packet(flow: u32, created: u64) -> Packet {
         let mut packet = crate::packet::testing::packet(0, 100, 0);

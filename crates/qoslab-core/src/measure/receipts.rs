@@ -24,9 +24,8 @@
 //! statistics stay in the first-level cache, and the ring would only add its own work.
 
 use super::flow_stats::FlowStats;
+use super::receipt::Receipt;
 use crate::ids::{FlowId, Table};
-use crate::packet::{Packet, CE};
-use crate::time::SimTime;
 
 /// Flow rows from which deliveries are counted through the ring: the six lines a delivery
 /// touches in each of 256 flows take 96 kB, twice the first-level data cache of a current
@@ -37,47 +36,6 @@ pub const DEFER_FROM_FLOWS: usize = 256;
 const DEPTH: usize = 4;
 /// How many deliveries before it is counted a receipt's histogram counter is requested.
 const COUNTER_AHEAD: usize = 2;
-
-/// What counting a delivery needs of its packet.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Receipt {
-    /// When the packet was created.
-    pub created: SimTime,
-    /// When it was delivered.
-    pub delivered: SimTime,
-    /// Its flow row.
-    pub flow: FlowId,
-    /// Its size (layer 3), bytes.
-    pub size_bytes: u32,
-    /// Its ECN field said CE.
-    pub ce: bool,
-    /// It was created in the measured window (`Packet::counted`).
-    pub counted: bool,
-    /// It arrived in the measured window.
-    pub in_window: bool,
-}
-
-impl Receipt {
-    /// The receipt of `packet`, delivered at `now`.
-    #[inline]
-    pub fn of(packet: &Packet, now: SimTime, in_window: bool) -> Self {
-        Receipt {
-            created: packet.created,
-            delivered: now,
-            flow: packet.flow,
-            size_bytes: packet.size_bytes,
-            ce: packet.ecn == CE,
-            counted: packet.counted,
-            in_window,
-        }
-    }
-
-    /// Its one-way delay, ns.
-    #[inline]
-    pub fn delay_ns(&self) -> u64 {
-        self.delivered.since(self.created)
-    }
-}
 
 /// The ring of deliveries not counted yet.
 #[derive(Clone, Debug, Default)]
@@ -122,6 +80,7 @@ impl Receipts {
 mod tests {
     use super::*;
     use crate::measure::quantile::Quantile;
+    use crate::time::SimTime;
 
     fn receipt(flow: usize, created_ns: u64, delivered_ns: u64) -> Receipt {
         Receipt {

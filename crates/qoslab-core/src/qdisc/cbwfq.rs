@@ -831,8 +831,17 @@ impl QdiscKind for Cbwfq {
             Scheduler::Xe => {
                 let mut min_bps = bandwidth_bps.clone();
                 min_bps.resize(names.len(), None);
+                let excess: Vec<xe_policy::ExcessSpec> = params
+                    .classes
+                    .iter()
+                    .map(|c| xe_policy::ExcessSpec {
+                        ratio: c.bandwidth_remaining_ratio,
+                        remaining_ppm: c.bandwidth_remaining.map(|p| p.0),
+                        has_bandwidth: c.bandwidth.is_some(),
+                    })
+                    .collect();
                 ClassQueues::ThreeParameter(ThreeParameter::new(
-                    &xe_policy::queue_rates(&params.classes, &queue_class, &min_bps, &flows, &class_at)?,
+                    &xe_policy::queue_rates(&excess, &queue_class, &min_bps, &flows, &class_at)?,
                     bw,
                 ))
             }

@@ -17,7 +17,6 @@
 //!   rate, never fewer than 64; a priority queue 512 packets (Cisco IOS XE QoS congestion
 //!   management guide, "Queue Limits").
 
-use super::cbwfq::ClassSpec;
 use super::three_parameter::QueueRates;
 use crate::config::error::Issue;
 
@@ -49,17 +48,27 @@ enum WeightForm {
     Percent,
 }
 
+/// What the excess-weight rules read of a class of the policy.
+pub struct ExcessSpec {
+    /// `bandwidth_remaining_ratio`.
+    pub ratio: Option<u32>,
+    /// `bandwidth_remaining`, in parts per million.
+    pub remaining_ppm: Option<u64>,
+    /// Whether the class has a `bandwidth`.
+    pub has_bandwidth: bool,
+}
+
 /// Checks the rules of excess weights of `classes` (at `class_at(i)`); returns, for each
 /// queued class (not priority) in `queued`, its minimum (from `min_bps`), excess weight and
 /// number of flow queues (from `flows`).
 pub fn queue_rates(
-    classes: &[ClassSpec],
+    classes: &[ExcessSpec],
     queued: &[usize],
     min_bps: &[Option<u64>],
     flows: &[usize],
     class_at: &dyn Fn(usize) -> String,
 ) -> Result<Vec<QueueRates>, Issue> {
-    let form_of = |c: &ClassSpec| match (c.bandwidth_remaining_ratio, c.bandwidth_remaining) {
+    let form_of = |c: &ExcessSpec| match (c.ratio, c.remaining_ppm) {
         (Some(_), _) => Some(WeightForm::Ratio),
         (None, Some(_)) => Some(WeightForm::Percent),
         (None, None) => None,
@@ -67,7 +76,7 @@ pub fn queue_rates(
     let mut form = None;
     for (i, class) in classes.iter().enumerate() {
         let here = class_at(i);
-        if let Some(ratio) = class.bandwidth_remaining_ratio {
+        if let Some(ratio) = class.ratio {
             if !(1..=MAX_REMAINING_RATIO).contains(&ratio) {
                 return Err(Issue::at(
                     format!("{here}.bandwidth_remaining_ratio"),
@@ -75,13 +84,13 @@ pub fn queue_rates(
                 )
                 .hint("use a whole number from 1 to 1000"));
             }
-            if class.bandwidth_remaining.is_some() {
+            if class.remaining_ppm.is_some() {
                 return Err(Issue::at(
                     format!("{here}.bandwidth_remaining_ratio"),
                     "a class takes one of `bandwidth_remaining` and `bandwidth_remaining_ratio`",
                 ));
             }
-            if let Some(j) = classes.iter().position(|c| c.bandwidth.is_some()) {
+            if let Some(j) = classes.iter().position(|c| c.has_bandwidth) {
                 return Err(Issue::at(
                     format!("{}.bandwidth", class_at(j)),
                     "IOS XE refuses `bandwidth` in a policy whose classes share the excess by `bandwidth_remaining_ratio`",
@@ -101,11 +110,10 @@ pub fn queue_rates(
     // Percentages as parts per thousand; what the configured classes leave is shared equally
     // by the others.
     let percent_left_ppt = {
-        let given: u64 = classes.iter().filter_map(|c| c.bandwidth_remaining.map(|p| p.0 / 1000)).sum();
-        let unconfigured = queued
-            .iter()
-            .filter(|&&i| classes.get(i).is_none_or(|c| c.bandwidth_remaining.is_none()))
-            .count() as u64;
+        let given: u64 = classes.iter().filter_map(|c| c.remaining_ppm.map(|ppm| ppm / 1000)).sum();
+        let unconfigured =
+            queued.iter().filter(|&&i| classes.get(i).is_none_or(|c| c.remaining_ppm.is_none())).count()
+                as u64;
         (1000u64.saturating_sub(given) / unconfigured.max(1)).max(1)
     };
     Ok(queued
@@ -113,9 +121,9 @@ pub fn queue_rates(
         .map(|&i| {
             let class = classes.get(i);
             let excess_weight = match (form, class) {
-                (Some(WeightForm::Ratio), Some(c)) => u64::from(c.bandwidth_remaining_ratio.unwrap_or(1)),
+                (Some(WeightForm::Ratio), Some(c)) => u64::from(c.ratio.unwrap_or(1)),
                 (Some(WeightForm::Percent), Some(c)) => {
-                    c.bandwidth_remaining.map_or(percent_left_ppt, |p| (p.0 / 1000).max(1))
+                    c.remaining_ppm.map_or(percent_left_ppt, |ppm| (ppm / 1000).max(1))
                 }
                 (Some(WeightForm::Percent), None) => percent_left_ppt,
                 _ => 1,
