@@ -3,6 +3,7 @@
 
 pub mod build;
 mod build_app;
+mod build_flow_tunnels;
 mod build_flows;
 mod build_interfaces;
 mod build_ios;
@@ -17,6 +18,7 @@ pub mod identity;
 mod interface_output;
 mod ios_export;
 pub mod limits;
+mod names;
 pub mod overlay;
 pub mod overrides;
 pub mod spec;
@@ -154,7 +156,7 @@ fn variants_of(document: &Value, located: &Located) -> Result<BTreeMap<String, V
                     .hint("rename the variant"),
             ));
         }
-        build::check_name(name, "variant", &at).map_err(|issue| located.error(issue))?;
+        names::check_name(name, "variant", &at).map_err(|issue| located.error(issue))?;
     }
     Ok(variants)
 }

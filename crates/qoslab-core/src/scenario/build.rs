@@ -9,13 +9,13 @@
 //! first problem found is reported, so the order of the stages and of the checks within
 //! them decides which of several problems a scenario is told about.
 
+use super::build_flow_tunnels::flow_tunnels;
 use super::build_flows::{flows, Context};
 use super::build_interfaces::{check_policies, interfaces};
-use super::build_measure::measurement;
+use super::build_measure::{measurement, Observed};
 use super::build_routes::routes;
 use super::build_topology::{links, nodes};
 use super::build_trace::trace_setup;
-use super::build_tunnels::flow_tunnels;
 use super::limits::{check_structures, Limits};
 use super::spec::ScenarioSpec;
 use crate::config::error::Issue;
@@ -29,19 +29,6 @@ use crate::net::tunnel::Tunnels;
 use crate::sim::{Parts, RunIdentity, RunInfo, Simulation};
 use crate::time::{SimTime, NS_PER_S};
 use std::path::Path;
-
-/// Node and policy names become parts of key paths (`interfaces.r1.r2.output`, `--set`),
-/// so they are restricted to characters that need no quoting there or in a shell.
-pub(super) fn check_name(name: &str, what: &str, at: &str) -> Result<(), Issue> {
-    let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    if valid {
-        Ok(())
-    } else {
-        Err(Issue::at(at, format!("{what} name `{name}` has characters that key paths cannot carry"))
-            .hint("use letters, digits, `-` and `_`, starting with a letter or digit"))
-    }
-}
 
 /// Builds a simulation from `spec`; `seed` replaces the scenario's seed when given. A
 /// scenario that would need more memory or events than `limits` allow is refused.
@@ -63,14 +50,10 @@ pub fn build(
         Context { spec, interfaces: &interfaces, routes: &routes, run: &run, gap_threshold_ns, base_dir };
     let traffic = flows(&cx)?;
     let measure = &spec.measure;
-    let measured = measurement(
-        measure,
-        &spec.traffic,
-        &interfaces,
-        &traffic.flows,
-        traffic.flow_stats,
-        gap_threshold_ns,
-    )?;
+    let observed =
+        Observed { points: &interfaces.points, ports: &interfaces.ports, hops: interfaces.observed_hops };
+    let measured =
+        measurement(measure, &spec.traffic, observed, &traffic.flows, traffic.flow_stats, gap_threshold_ns)?;
     let flow_tunnels = flow_tunnels(spec, &routes, &traffic.flows, &interfaces.port_configs)?;
     traffic.work.check(limits)?;
     let mut capture = interfaces.capture;

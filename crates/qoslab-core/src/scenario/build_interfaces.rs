@@ -5,11 +5,11 @@
 //! The observation points and capture plan of `measure` are checked here too, as they
 //! name ports and mark observed ones.
 
-use super::build::check_name;
 use super::build_ios::{ios_interface, place_issue, with_router_configs, IosOrigins};
 use super::build_measure::{capture_plan, observation_points};
 use super::build_reconfig::{plan, resolve_policy, Timeline};
 use super::build_topology::{check_bandwidth, check_ring, Direction, Nodes, Topology};
+use super::names::check_name;
 use super::spec::{InterfaceChangeSpec, InterfaceSpec, ScenarioSpec};
 use crate::condition::{Conditioner, ConditionerSpec};
 use crate::config::error::{join_path, Issue};

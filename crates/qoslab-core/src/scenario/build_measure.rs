@@ -4,7 +4,6 @@
 //! fifth stage of building a scenario, [`measurement`], completes the flows' statistics and
 //! builds the ΔQ accounting.
 
-use super::build_interfaces::Interfaces;
 use super::flow_spec::belongs;
 use crate::config::error::Issue;
 use crate::ids::{FlowId, PortId, Table};
@@ -446,21 +445,32 @@ pub(super) struct Measurement {
     pub(super) class_series_ns: Option<u64>,
 }
 
-/// Completes the statistics `flow_stats` of the rows `flows` crossing `interfaces` for
-/// what `measure` asks; gaps longer than `silence_ns` end a talk spurt of a voice flow.
+/// What measuring needs of the configured interfaces.
+pub(super) struct Observed<'a> {
+    /// The observation points of `measure.at`: `None` for end to end, else the port.
+    pub(super) points: &'a [Option<PortId>],
+    /// What each port is built from.
+    pub(super) ports: &'a Table<PortId, PortSetup>,
+    /// How many ports are observed hops.
+    pub(super) hops: usize,
+}
+
+/// Completes the statistics `flow_stats` of the rows `flows` crossing the `observed`
+/// interfaces for what `measure` asks; gaps longer than `silence_ns` end a talk spurt of a
+/// voice flow.
 pub(super) fn measurement(
     measure: &MeasureSpec,
     traffic: &[FlowSpec],
-    interfaces: &Interfaces,
+    observed: Observed,
     flows: &Table<FlowId, FlowInfo>,
     mut flow_stats: Table<FlowId, FlowStats>,
     silence_ns: u64,
 ) -> Result<Measurement, Issue> {
-    let hop_slots = interfaces.observed_hops;
+    let hop_slots = observed.hops;
     for stats in &mut flow_stats {
         stats.hops = vec![HopStats::default(); hop_slots];
     }
-    let quality = build_quality(measure, &interfaces.points, traffic, flows, &interfaces.ports, hop_slots)?;
+    let quality = build_quality(measure, observed.points, traffic, flows, observed.ports, hop_slots)?;
     let notes = attach_voice(measure, traffic, flows, &mut flow_stats, silence_ns)?;
     attach_jitter_references(measure, traffic, flows, &mut flow_stats)?;
     let class_series_ns = series_length_ns(measure)?;

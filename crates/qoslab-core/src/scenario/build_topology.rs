@@ -4,7 +4,7 @@
 //!
 //! An IPv4 link's MTU is at least 68 bytes (RFC 791, section 3.2, "Total Length").
 
-use super::build::check_name;
+use super::names::check_name;
 use super::spec::{RateChangeSpec, ScenarioSpec};
 use crate::classify::matcher::{format_ipv4, parse_ipv4};
 use crate::config::error::{join_path, Issue};

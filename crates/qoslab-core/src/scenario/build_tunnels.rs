@@ -1,18 +1,15 @@
-//! Tunnels of a scenario: building them, and finding which flows cross which tunnel.
+//! Tunnels of a scenario: building them, and finding which tunnel a path crosses (each flow's
+//! crossing, once the routes are known, is [`super::build_flow_tunnels`]).
 //!
 //! A flow crosses a tunnel when both of the tunnel's ends are on its path (its source and
 //! destination count), and the tunnel's `flows` list, if any, names it. It enters at the
 //! end it reaches first and leaves at the other. A path may cross one tunnel at most.
 
-use super::build_routes::Routes;
 use super::flow_spec::belongs;
-use super::spec::ScenarioSpec;
 use crate::config::error::Issue;
-use crate::ids::{FlowId, NodeId, PortId, Table};
+use crate::ids::{NodeId, PortId, Table};
 use crate::net::port::PortConfig;
 use crate::net::tunnel::{FlowTunnel, Tunnel, TunnelSpec};
-use crate::packet::Packet;
-use crate::sim::FlowInfo;
 
 /// The tunnels of `specs`, with `node_index` resolving (and checking) end names and
 /// `address` giving a node's address.
@@ -98,37 +95,4 @@ pub(super) fn path_mtu_bytes(
         mtu = mtu.min(limit);
     }
     mtu
-}
-
-/// The tunnel each flow row crosses, if any (all rows, echoes and applications' rows
-/// included), with the header of the row's packets; the tunnels' `flows` lists must name
-/// traffic entries.
-pub(super) fn flow_tunnels(
-    spec: &ScenarioSpec,
-    routes: &Routes,
-    flows: &Table<FlowId, FlowInfo>,
-    ports: &Table<PortId, PortConfig>,
-) -> Result<Table<FlowId, Option<(FlowTunnel, Packet)>>, Issue> {
-    let specs = &spec.topology.tunnels;
-    let mut crossings = Table::with_capacity(flows.len());
-    for info in flows {
-        let path =
-            routes.table.path(info.from, info.to, &routes.edges).expect("every row's path was checked");
-        let at = "topology.tunnels";
-        let crossing = crossing(&routes.tunnels, specs, &info.name, info.from, &path, ports, at)?;
-        crossings.push(crossing.map(|c| (c, info.template)));
-    }
-    for (i, tunnel) in specs.iter().enumerate() {
-        for (k, name) in tunnel.flows.iter().flatten().enumerate() {
-            if !spec.traffic.iter().any(|f| f.name == *name) {
-                return Err(Issue::unknown_name(
-                    format!("topology.tunnels[{i}].flows[{k}]"),
-                    "flow",
-                    name,
-                    spec.traffic.iter().map(|f| f.name.as_str()),
-                ));
-            }
-        }
-    }
-    Ok(crossings)
 }
