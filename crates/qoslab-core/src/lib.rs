@@ -86,7 +86,8 @@ pub mod results {
         AppRecord, ChangeRecord, ClassRecord, FlowRecord, HopRecord, PortRecord, ProbeRecord,
     };
     pub use crate::report::results_quality::ContractRecord;
-    pub use crate::report::schema::{table_schemas, TableSchema};
+    pub use crate::report::schema::TableSchema;
+    pub use crate::report::tables::table_schemas;
 }
 
 /// The per-packet trace, handed out in chunks of columns as the run goes.

@@ -3,6 +3,7 @@
 //! (`_ms`, `_bps`, `_pct`, `_packets`, `_bytes`); `docs/results.md` documents each column.
 //! Serialized with a fixed field order, so equal runs give byte-identical JSON.
 
+use super::convert::{bps, ms};
 use super::results_distribution::{delay_distribution_records, DelayQuantileRecord};
 use super::results_quality::{
     contract_records, series_records, voice_records, ContractRecord, DqIntervalRecord, SeriesRecord,
@@ -18,7 +19,7 @@ use crate::packet::Protocol;
 use crate::packet::NO_HOP;
 use crate::sim::{Input, RunError, Simulation, Snapshot};
 use crate::tcp::sender::SendCounters;
-use crate::time::{SimTime, NS_PER_MS};
+use crate::time::SimTime;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -677,20 +678,6 @@ impl Results {
     /// Pretty JSON; byte-identical for equal runs.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("results serialize")
-    }
-}
-
-/// `ns` in milliseconds.
-pub(super) fn ms(ns: f64) -> f64 {
-    ns / NS_PER_MS as f64
-}
-
-/// `bytes` over `window_ns` as bit/s (0 over an empty window).
-pub(super) fn bps(bytes: u64, window_ns: u64) -> f64 {
-    if window_ns == 0 {
-        0.0
-    } else {
-        bytes as f64 * 8.0 * 1e9 / window_ns as f64
     }
 }
 

@@ -9,7 +9,7 @@
 //! distribution drawn from them shows both the body and the tail; they are the rows of the
 //! `delay_distribution` table, from which `qoslab.plot.delay_cdf` draws.
 
-use super::results::ms;
+use super::convert::ms;
 use super::schema::record;
 use crate::ids::{FlowId, Table};
 use crate::measure::flow_stats::FlowStats;

@@ -3,7 +3,7 @@
 //! call and per talk spurt (`voice`, `voice_spurts`) and the per-interval series (`series`).
 //! `docs/quality.md` explains the methods, `docs/results.md` the columns.
 
-use super::results::{bps, ms};
+use super::convert::{bps, ms};
 use super::schema::record;
 use crate::ids::{FlowId, Table};
 use crate::measure::dq::{Budget, DqSummary};

@@ -7,8 +7,7 @@
 //! cycle (modules of one layer may import each other, but not both ways round). One level
 //! down, the files of a module (`src/M/*.rs`, its root `src/M.rs` aside) must import each
 //! other one way too: a `super::NAME` or `crate::M::NAME` naming a sibling file is an edge,
-//! and a cycle fails the test — but for the modules still listed in
-//! `MODULES_WITH_FILE_CYCLES`, which the test holds to exactly the modules that have one.
+//! and a cycle fails the test.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -221,11 +220,6 @@ fn the_module_graph_has_no_cycle() {
     assert!(cycles.is_empty(), "import cycles between top-level modules:\n{}", cycles.join("\n"));
 }
 
-/// Top-level modules whose files still import each other in a circle, to be made one-way;
-/// the test below fails when one of them no longer has a cycle (take it off the list) and
-/// when any other module gains one.
-const MODULES_WITH_FILE_CYCLES: &[&str] = &["report"];
-
 /// Edges `file → sibling file` inside each top-level module: `src/M/a.rs` → `src/M/b.rs`
 /// when `a.rs` names `super::b` or `crate::M::b`. The module's root file (`src/M.rs`, which
 /// declares the files and re-exports their items) is not a node: its items are the
@@ -290,21 +284,10 @@ fn cycles_of(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
 #[test]
 fn the_files_inside_each_module_import_one_way() {
     let mut found = Vec::new();
-    let mut cyclic = Vec::new();
     for (module, graph) in file_graphs() {
-        let cycles = cycles_of(&graph);
-        if !cycles.is_empty() {
-            cyclic.push(module.clone());
-            if !MODULES_WITH_FILE_CYCLES.contains(&module.as_str()) {
-                found.extend(cycles.into_iter().map(|cycle| format!("{module}: {cycle}")));
-            }
-        }
+        found.extend(cycles_of(&graph).into_iter().map(|cycle| format!("{module}: {cycle}")));
     }
     assert!(found.is_empty(), "file cycles inside modules:\n{}", found.join("\n"));
-    assert_eq!(
-        cyclic, MODULES_WITH_FILE_CYCLES,
-        "modules with file cycles (update the list when one is made one-way)"
-    );
 }
 
 #[test]
