@@ -184,39 +184,9 @@ fn no_module_imports_from_a_higher_layer() {
 
 #[test]
 fn the_module_graph_has_no_cycle() {
-    let graph = import_graph();
-    // Depth-first search with colours: reaching a grey node closes a cycle.
-    fn visit<'a>(
-        node: &'a str,
-        graph: &'a BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
-        colour: &mut BTreeMap<&'a str, u8>,
-        path: &mut Vec<&'a str>,
-        cycles: &mut Vec<String>,
-    ) {
-        colour.insert(node, 1);
-        path.push(node);
-        if let Some(targets) = graph.get(node) {
-            for next in targets.keys() {
-                match colour.get(next.as_str()).copied().unwrap_or(0) {
-                    0 => visit(next, graph, colour, path, cycles),
-                    1 => {
-                        let from = path.iter().position(|n| *n == next).expect("on path");
-                        cycles.push(format!("{} → {next}", path[from..].join(" → ")));
-                    }
-                    _ => {}
-                }
-            }
-        }
-        path.pop();
-        colour.insert(node, 2);
-    }
-    let mut colour = BTreeMap::new();
-    let mut cycles = Vec::new();
-    for node in graph.keys() {
-        if colour.get(node.as_str()).copied().unwrap_or(0) == 0 {
-            visit(node, &graph, &mut colour, &mut Vec::new(), &mut cycles);
-        }
-    }
+    let graph: BTreeMap<String, BTreeSet<String>> =
+        import_graph().into_iter().map(|(module, targets)| (module, targets.into_keys().collect())).collect();
+    let cycles = cycles_of(&graph);
     assert!(cycles.is_empty(), "import cycles between top-level modules:\n{}", cycles.join("\n"));
 }
 
