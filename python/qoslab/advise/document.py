@@ -50,8 +50,7 @@ def check_command(advice: Advice, folder: Path) -> str | None:
     line, _, *policer = advice.recommended.candidate.changes
     if advice.problem.handoff is None:
         parts += ["--set", f"{line[0]}={rate_text(int(line[1].removesuffix('bps')))}"]
-    flow = yaml.safe_dump(imported, default_flow_style=True, width=1 << 20).strip()
-    parts += ["--set", f"{interface.key}={flow}"]
+    parts += ["--set", f"{interface.key}={_flow(imported)}"]
     for key, value in policer:
         parts += ["--set", f"{key}={_flow(json.loads(value))}"]
     return shlex.join(parts)

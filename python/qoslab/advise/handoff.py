@@ -80,8 +80,9 @@ class Handoff:
         scale = contract_bps / self.contract_bps
         police = dict(self.policer.police)
         police["cir"] = f"{round(self.policer.cir_bps * scale)}bps"
-        if self.policer.bc_bytes is not None:
-            police["bc"] = f"{max(1, round(self.policer.bc_bytes * scale))}B"
+        bc_bytes = self.policer_bc_bytes(contract_bps)
+        if bc_bytes is not None:
+            police["bc"] = f"{bc_bytes}B"
         return self.policer.key, json.dumps(police)
 
     def policer_bc_bytes(self, contract_bps: int) -> int | None:
