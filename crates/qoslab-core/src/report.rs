@@ -3,7 +3,10 @@
 
 mod convert;
 pub mod results;
+pub mod results_apps;
 pub mod results_distribution;
+pub mod results_flows;
+pub mod results_ports;
 pub mod results_quality;
 pub mod schema;
 pub mod tables;

@@ -2,11 +2,11 @@
 //! from its record type ([`super::schema`]): the schema the Python package and
 //! `docs/results.md` read.
 
-use super::results::{
-    AppRecord, ChangeRecord, ClassRecord, ClassSeriesRecord, FlowRecord, HopRecord, PortRecord, ProbeRecord,
-    RunRecord, SpurtRecord, UserRecord,
-};
+use super::results::RunRecord;
+use super::results_apps::{AppRecord, SpurtRecord, UserRecord};
 use super::results_distribution::DelayQuantileRecord;
+use super::results_flows::{FlowRecord, HopRecord, ProbeRecord};
+use super::results_ports::{ChangeRecord, ClassRecord, ClassSeriesRecord, PortRecord};
 use super::results_quality::{ContractRecord, DqIntervalRecord, SeriesRecord, VoiceRecord, VoiceSpurtRecord};
 use super::schema::TableSchema;
 

@@ -131,13 +131,14 @@ fn imports_of(text: &str) -> BTreeSet<String> {
     names_after(&strip_comments(text), "crate::").into_iter().collect()
 }
 
-/// The names a file of top-level module `module` reaches inside it: after `super::` and
-/// after `crate::MODULE::` (a sibling file's name, or an item of the module's root).
-fn inner_imports_of(text: &str, module: &str) -> BTreeSet<String> {
+/// The names a file of top-level module `module` reaches inside it: after `super::` (a
+/// file beside it, or an item of its parent) and after `crate::MODULE::` (a file at the
+/// module's top, or an item of the module's root).
+fn inner_imports_of(text: &str, module: &str) -> (BTreeSet<String>, BTreeSet<String>) {
     let code = strip_comments(text);
-    let mut found: BTreeSet<String> = names_after(&code, "super::").into_iter().collect();
-    found.extend(names_after(&code, &format!("crate::{module}::")));
-    found
+    let beside = names_after(&code, "super::").into_iter().collect();
+    let top = names_after(&code, &format!("crate::{module}::")).into_iter().collect();
+    (beside, top)
 }
 
 /// Edges `module → imported module → files` between distinct top-level modules.
@@ -190,29 +191,36 @@ fn the_module_graph_has_no_cycle() {
     assert!(cycles.is_empty(), "import cycles between top-level modules:\n{}", cycles.join("\n"));
 }
 
-/// Edges `file → sibling file` inside each top-level module: `src/M/a.rs` → `src/M/b.rs`
-/// when `a.rs` names `super::b` or `crate::M::b`. The module's root file (`src/M.rs`, which
-/// declares the files and re-exports their items) is not a node: its items are the
-/// module's interface.
+/// Edges `file → file` inside each top-level module, each file named by its path under
+/// `src/M/` without `.rs` (`export/acl`): `a.rs` → `b.rs` when `a.rs` names `super::b` and
+/// `b.rs` is beside it, or `crate::M::b` and `b.rs` is at the module's top. The module's root
+/// file (`src/M.rs`, which declares the files and re-exports their items) is not a node: its
+/// items are the module's interface.
 fn file_graphs() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
     let mut files = Vec::new();
     rust_files(&source_dir(), &mut files);
+    let known: BTreeSet<&Path> = files.iter().map(PathBuf::as_path).collect();
     let mut graphs: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
-    let stem = |path: &Path| path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string();
     for path in &files {
         let Some(module) = module_of(path) else { continue };
         if path.parent() == Some(source_dir().as_path()) {
             continue;
         }
-        let siblings: BTreeSet<String> =
-            files.iter().filter(|other| other.parent() == path.parent()).map(|other| stem(other)).collect();
+        let module_dir = source_dir().join(&module);
+        let node = |file: &Path| {
+            file.strip_prefix(&module_dir).expect("in module").with_extension("").display().to_string()
+        };
         let text = fs::read_to_string(path).expect("read source file");
-        let own = stem(path);
-        let targets: BTreeSet<String> = inner_imports_of(&text, &module)
-            .into_iter()
-            .filter(|name| siblings.contains(name) && *name != own)
+        let (beside, top) = inner_imports_of(&text, &module);
+        let here = path.parent().expect("in a folder");
+        let targets: BTreeSet<String> = beside
+            .iter()
+            .map(|name| here.join(format!("{name}.rs")))
+            .chain(top.iter().map(|name| module_dir.join(format!("{name}.rs"))))
+            .filter(|target| target != path && known.contains(target.as_path()))
+            .map(|target| node(&target))
             .collect();
-        graphs.entry(module).or_default().insert(own, targets);
+        graphs.entry(module).or_default().insert(node(path), targets);
     }
     graphs
 }
@@ -271,8 +279,9 @@ fn a_file_cycle_is_found() {
     .into();
     assert_eq!(cycles_of(&graph), ["a → b → c → a"]);
     let text = "use super::{b, c::X};\nuse crate::m::d;\nuse crate::other::e;\n// super::f\n";
-    let found: Vec<String> = inner_imports_of(text, "m").into_iter().collect();
-    assert_eq!(found, ["b", "c", "d"]);
+    let (beside, top) = inner_imports_of(text, "m");
+    assert_eq!(beside.into_iter().collect::<Vec<_>>(), ["b", "c"]);
+    assert_eq!(top.into_iter().collect::<Vec<_>>(), ["d"]);
 }
 
 #[test]
