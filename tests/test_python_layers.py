@@ -91,3 +91,24 @@ def test_only_the_cli_imports_the_package_root():
         "these modules import the package root, which re-exports the API above them; "
         f"import the module that defines the name instead: {offenders}"
     )
+
+
+MAX_FILE_LINES = 800
+MAX_FUNCTION_LINES = 120
+
+
+def test_modules_and_functions_stay_small():
+    """The Rust core's limits (``crates/qoslab-core/tests/it/layers.rs``) for the package:
+    a module of at most 800 lines, a function of at most 120, decorators excluded."""
+    large = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        shown = path.relative_to(SOURCE)
+        if text.count("\n") > MAX_FILE_LINES:
+            large.append(f"{shown}: {text.count(chr(10))} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    large.append(f"{shown}: {node.name} ({lines} lines)")
+    assert not large, "split these by concept:\n" + "\n".join(large)

@@ -200,92 +200,12 @@ impl Red {
             )
             .hint("a new sample weighs 2^-n; IOS's default is 9"));
         }
-        let single_keys = [
-            ("min", spec.min.is_some()),
-            ("max", spec.max.is_some()),
-            ("denominator", spec.denominator.is_some()),
-        ];
         let unlisted = spec.unlisted.unwrap_or_default();
-        let mut profiles: Vec<RedProfile> = match basis {
-            RedBasis::None => {
-                let (Some(min), Some(max)) = (spec.min, spec.max) else {
-                    return Err(Issue::at(
-                        at,
-                        "classic RED (`based_on: none`) needs `min` and `max` thresholds",
-                    )
-                    .hint("for example `{based_on: none, min: 5, max: 15, denominator: 10}`"));
-                };
-                let profile = RedProfile::new(min, max, spec.denominator.unwrap_or(DEFAULT_DENOMINATOR));
-                if spec.unlisted.is_some() {
-                    return Err(Issue::at(
-                        join_path(at, "unlisted"),
-                        "classic RED has one profile for every packet",
-                    )
-                    .hint(
-                        "remove `unlisted`, or choose `based_on: precedence`, `dscp` or `drop_precedence`",
-                    ));
-                }
-                vec![check_profile(profile, at)?]
-            }
-            _ => {
-                if let Some((key, _)) = single_keys.iter().find(|(_, set)| *set) {
-                    return Err(Issue::at(
-                        join_path(at, key),
-                        format!("`{key}` sets the single profile of classic RED (`based_on: none`)"),
-                    )
-                    .hint("change one profile with a `profiles` row, e.g. `profiles: [{precedence: 0, min: 20, max: 40}]`"));
-                }
-                match basis {
-                    RedBasis::Precedence => precedence_profiles().to_vec(),
-                    RedBasis::Dscp => dscp_profiles().to_vec(),
-                    _ => RIO_PROFILES.to_vec(),
-                }
-            }
-        };
+        let mut profiles = base_profiles(spec, at, basis)?;
         let mut listed = vec![basis == RedBasis::None; profiles.len()];
         for (i, row) in spec.profiles.iter().enumerate() {
             let here = format!("{}[{i}]", join_path(at, "profiles"));
-            let profile = check_profile(
-                RedProfile::new(row.min, row.max, row.denominator.unwrap_or(DEFAULT_DENOMINATOR)),
-                &here,
-            )?;
-            let (key, indices): (&str, Vec<usize>) =
-                match basis {
-                    RedBasis::Precedence => (
-                        "precedence",
-                        row.precedence.iter().flat_map(|v| v.0.iter().map(|p| p.0 as usize)).collect(),
-                    ),
-                    RedBasis::Dscp => {
-                        ("dscp", row.dscp.iter().flat_map(|v| v.0.iter().map(|d| d.0 as usize)).collect())
-                    }
-                    RedBasis::DropPrecedence => (
-                        "drop_precedence",
-                        row.drop_precedence.iter().flat_map(|v| v.0.iter().map(|d| *d as usize)).collect(),
-                    ),
-                    RedBasis::None => return Err(Issue::at(
-                        here,
-                        "classic RED has one profile, set by `min`, `max` and `denominator`",
-                    )
-                    .hint(
-                        "remove `profiles`, or choose `based_on: precedence`, `dscp` or `drop_precedence`",
-                    )),
-                };
-            let others = [
-                ("precedence", row.precedence.is_some()),
-                ("dscp", row.dscp.is_some()),
-                ("drop_precedence", row.drop_precedence.is_some()),
-            ];
-            if let Some((other, _)) = others.iter().find(|(k, set)| *set && *k != key) {
-                return Err(Issue::at(
-                    join_path(&here, other),
-                    format!("profiles are chosen by {key} here (`based_on`), not by {other}"),
-                )
-                .hint(format!("write `{key}: ...` in the row, or change `based_on`")));
-            }
-            if indices.is_empty() {
-                return Err(Issue::at(&here, "the row does not say which packets it applies to")
-                    .hint(format!("add `{key}: ...`")));
-            }
+            let (profile, indices) = row_profile(row, &here, basis)?;
             for index in indices {
                 profiles[index] = profile;
                 listed[index] = true;
@@ -425,6 +345,87 @@ impl Red {
             self.averages[0].went_idle(now);
         }
     }
+}
+
+/// The profiles of `basis` before any row replaces one: `min`, `max` and `denominator` for
+/// classic RED, refused beside another basis, whose defaults are IOS's tables.
+fn base_profiles(spec: &RedSpec, at: &str, basis: RedBasis) -> Result<Vec<RedProfile>, Issue> {
+    let single_keys = [
+        ("min", spec.min.is_some()),
+        ("max", spec.max.is_some()),
+        ("denominator", spec.denominator.is_some()),
+    ];
+    Ok(match basis {
+        RedBasis::None => {
+            let (Some(min), Some(max)) = (spec.min, spec.max) else {
+                return Err(Issue::at(at, "classic RED (`based_on: none`) needs `min` and `max` thresholds")
+                    .hint("for example `{based_on: none, min: 5, max: 15, denominator: 10}`"));
+            };
+            let profile = RedProfile::new(min, max, spec.denominator.unwrap_or(DEFAULT_DENOMINATOR));
+            if spec.unlisted.is_some() {
+                return Err(Issue::at(
+                    join_path(at, "unlisted"),
+                    "classic RED has one profile for every packet",
+                )
+                .hint("remove `unlisted`, or choose `based_on: precedence`, `dscp` or `drop_precedence`"));
+            }
+            vec![check_profile(profile, at)?]
+        }
+        _ => {
+            if let Some((key, _)) = single_keys.iter().find(|(_, set)| *set) {
+                return Err(Issue::at(
+                    join_path(at, key),
+                    format!("`{key}` sets the single profile of classic RED (`based_on: none`)"),
+                )
+                .hint("change one profile with a `profiles` row, e.g. `profiles: [{precedence: 0, min: 20, max: 40}]`"));
+            }
+            match basis {
+                RedBasis::Precedence => precedence_profiles().to_vec(),
+                RedBasis::Dscp => dscp_profiles().to_vec(),
+                _ => RIO_PROFILES.to_vec(),
+            }
+        }
+    })
+}
+
+/// The profile of `row`, found at `here`, and the indices (precedences, DSCPs or drop
+/// precedences, by `basis`) it replaces.
+fn row_profile(row: &RedProfileSpec, here: &str, basis: RedBasis) -> Result<(RedProfile, Vec<usize>), Issue> {
+    let profile = check_profile(
+        RedProfile::new(row.min, row.max, row.denominator.unwrap_or(DEFAULT_DENOMINATOR)),
+        here,
+    )?;
+    let (key, indices): (&str, Vec<usize>) = match basis {
+        RedBasis::Precedence => {
+            ("precedence", row.precedence.iter().flat_map(|v| v.0.iter().map(|p| p.0 as usize)).collect())
+        }
+        RedBasis::Dscp => ("dscp", row.dscp.iter().flat_map(|v| v.0.iter().map(|d| d.0 as usize)).collect()),
+        RedBasis::DropPrecedence => (
+            "drop_precedence",
+            row.drop_precedence.iter().flat_map(|v| v.0.iter().map(|d| *d as usize)).collect(),
+        ),
+        RedBasis::None => {
+            return Err(Issue::at(here, "classic RED has one profile, set by `min`, `max` and `denominator`")
+                .hint("remove `profiles`, or choose `based_on: precedence`, `dscp` or `drop_precedence`"))
+        }
+    };
+    let others = [
+        ("precedence", row.precedence.is_some()),
+        ("dscp", row.dscp.is_some()),
+        ("drop_precedence", row.drop_precedence.is_some()),
+    ];
+    if let Some((other, _)) = others.iter().find(|(k, set)| *set && *k != key) {
+        return Err(Issue::at(
+            join_path(here, other),
+            format!("profiles are chosen by {key} here (`based_on`), not by {other}"),
+        )
+        .hint(format!("write `{key}: ...` in the row, or change `based_on`")));
+    }
+    if indices.is_empty() {
+        return Err(Issue::at(here, "the row does not say which packets it applies to")
+            .hint(format!("add `{key}: ...`")));
+    }
+    Ok((profile, indices))
 }
 
 #[cfg(test)]

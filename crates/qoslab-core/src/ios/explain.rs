@@ -189,55 +189,9 @@ pub fn explain(config: &IosConfig, name: &str, physical_bps: Option<u64>) -> Res
             let served_bps = physical_bps.map_or(shape_bps, |p| p.min(shape_bps));
             cbwfq(&mut out, &output["child"], shape_bps, physical_bps, served_bps, 2);
         }
-        "prio" => {
-            for band in output["bands"].as_array().into_iter().flatten() {
-                let _ =
-                    writeln!(out, "    band {}: limit {} packets", flow(&band["name"]), flow(&band["limit"]));
-            }
-            for rule in output["classify"].as_array().into_iter().flatten() {
-                let _ = writeln!(out, "    {} <- {}", flow(&rule["band"]), flow(&rule["match"]));
-            }
-            let _ = writeln!(out, "    unmatched -> {}", flow(&output["default"]));
-        }
-        "custom" => {
-            for (queue, spec) in output["queues"].as_object().into_iter().flatten() {
-                let _ = writeln!(out, "    queue {queue}: {}", flow(spec));
-            }
-            for rule in output["classify"].as_array().into_iter().flatten() {
-                let _ = writeln!(out, "    queue {} <- {}", flow(&rule["queue"]), flow(&rule["match"]));
-            }
-            let default = output.get("default_queue").map_or("1".to_owned(), flow);
-            let _ = writeln!(out, "    unmatched -> queue {default}");
-        }
-        "mdrr" => {
-            for queue in output["queues"].as_array().into_iter().flatten() {
-                let weight = queue["weight"].as_u64().unwrap_or(1);
-                let limit = queue.get("limit").map_or("64 (default)".to_owned(), flow);
-                let _ = writeln!(
-                    out,
-                    "    {}: weight {weight} (quantum MTU + {} B), limit {limit} packets",
-                    flow(&queue["name"]),
-                    weight.saturating_sub(1).saturating_mul(512)
-                );
-                for profile in queue["random_detect"]["profiles"].as_array().into_iter().flatten() {
-                    let _ = writeln!(
-                        out,
-                        "      WRED precedence {}: {} to {} packets, 1/{} at the maximum",
-                        flow(&profile["precedence"]),
-                        profile["min"],
-                        profile["max"],
-                        profile["denominator"]
-                    );
-                }
-            }
-            if let Some(low) = output.get("low_latency") {
-                let _ = writeln!(out, "    low-latency queue: {}", flow(low));
-            }
-            for rule in output["classify"].as_array().into_iter().flatten() {
-                let _ = writeln!(out, "    {} <- {}", flow(&rule["queue"]), flow(&rule["match"]));
-            }
-            let _ = writeln!(out, "    unmatched -> {}", flow(&output["default"]));
-        }
+        "prio" => prio(&mut out, output),
+        "custom" => custom(&mut out, output),
+        "mdrr" => mdrr(&mut out, output),
         "wfq" => {
             let cdt = output.get("cdt").map_or("64 (IOS default)".to_owned(), flow);
             let queues = output.get("dynamic_queues").map_or("256 (IOS default)".to_owned(), flow);
@@ -271,6 +225,61 @@ pub fn explain(config: &IosConfig, name: &str, physical_bps: Option<u64>) -> Res
         let _ = writeln!(out, "  fragmentation: {}", flow(lfi));
     }
     Ok(out)
+}
+
+/// A `prio` policy's bands and rules (IOS `priority-list`).
+fn prio(out: &mut String, output: &Value) {
+    for band in output["bands"].as_array().into_iter().flatten() {
+        let _ = writeln!(out, "    band {}: limit {} packets", flow(&band["name"]), flow(&band["limit"]));
+    }
+    for rule in output["classify"].as_array().into_iter().flatten() {
+        let _ = writeln!(out, "    {} <- {}", flow(&rule["band"]), flow(&rule["match"]));
+    }
+    let _ = writeln!(out, "    unmatched -> {}", flow(&output["default"]));
+}
+
+/// A `custom` policy's queues and rules (IOS `queue-list`).
+fn custom(out: &mut String, output: &Value) {
+    for (queue, spec) in output["queues"].as_object().into_iter().flatten() {
+        let _ = writeln!(out, "    queue {queue}: {}", flow(spec));
+    }
+    for rule in output["classify"].as_array().into_iter().flatten() {
+        let _ = writeln!(out, "    queue {} <- {}", flow(&rule["queue"]), flow(&rule["match"]));
+    }
+    let default = output.get("default_queue").map_or("1".to_owned(), flow);
+    let _ = writeln!(out, "    unmatched -> queue {default}");
+}
+
+/// An `mdrr` policy's queues, their WRED profiles and rules (the Cisco 12000's
+/// `cos-queue-group`).
+fn mdrr(out: &mut String, output: &Value) {
+    for queue in output["queues"].as_array().into_iter().flatten() {
+        let weight = queue["weight"].as_u64().unwrap_or(1);
+        let limit = queue.get("limit").map_or("64 (default)".to_owned(), flow);
+        let _ = writeln!(
+            out,
+            "    {}: weight {weight} (quantum MTU + {} B), limit {limit} packets",
+            flow(&queue["name"]),
+            weight.saturating_sub(1).saturating_mul(512)
+        );
+        for profile in queue["random_detect"]["profiles"].as_array().into_iter().flatten() {
+            let _ = writeln!(
+                out,
+                "      WRED precedence {}: {} to {} packets, 1/{} at the maximum",
+                flow(&profile["precedence"]),
+                profile["min"],
+                profile["max"],
+                profile["denominator"]
+            );
+        }
+    }
+    if let Some(low) = output.get("low_latency") {
+        let _ = writeln!(out, "    low-latency queue: {}", flow(low));
+    }
+    for rule in output["classify"].as_array().into_iter().flatten() {
+        let _ = writeln!(out, "    {} <- {}", flow(&rule["queue"]), flow(&rule["match"]));
+    }
+    let _ = writeln!(out, "    unmatched -> {}", flow(&output["default"]));
 }
 
 /// A class's queue limit in words; a time with the bytes it holds at the level's rate `bw`.

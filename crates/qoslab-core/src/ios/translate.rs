@@ -541,69 +541,9 @@ pub fn interface_settings(config: &IosConfig, name: &str) -> Result<InterfaceSet
         places.insert("output".into(), at(group));
         (cos_queue_group(config, group)?, format!("tx-cos {}", group.name))
     } else if let Some(list) = &interface.priority_group {
-        places.insert("output".into(), at(list));
-        let pl = config.priority_lists.get(&list.name).ok_or_else(|| {
-            error(
-                at(list),
-                format!("priority list {} is not configured", list.name),
-                format!("define it with `priority-list {} protocol ip high ...`", list.name),
-            )
-        })?;
-        if let Some((_, place)) = pl.limits {
-            places.insert("output.bands".into(), place);
-        }
-        let limits = pl.limits.map_or([20, 40, 60, 80], |(limits, _)| limits);
-        let bands: Vec<Value> = ["high", "medium", "normal", "low"]
-            .iter()
-            .zip(limits)
-            .map(|(band, limit)| json!({"name": band, "limit": limit}))
-            .collect();
-        let mut classify = Vec::new();
-        for (i, (band, what, place)) in pl.rules.iter().enumerate() {
-            places.insert(format!("output.classify[{i}]"), *place);
-            classify.push(json!({"match": list_condition(config, what, *place)?, "band": band}));
-        }
-        let default = pl.default.clone().unwrap_or_else(|| "normal".into());
-        (
-            json!({"kind": "prio", "bands": bands, "default": default, "classify": classify}),
-            format!("priority-group {}", list.name),
-        )
+        (priority_group(config, list, &mut places)?, format!("priority-group {}", list.name))
     } else if let Some(list) = &interface.custom_queue_list {
-        places.insert("output".into(), at(list));
-        let ql = config.queue_lists.get(&list.name).ok_or_else(|| {
-            error(
-                at(list),
-                format!("queue list {} is not configured", list.name),
-                format!("define it with `queue-list {} protocol ip 1 ...`", list.name),
-            )
-        })?;
-        let mut queues = Map::new();
-        for (q, (limit, bytes)) in &ql.queues {
-            let mut spec = Map::new();
-            if let Some(l) = limit {
-                spec.insert("limit".into(), json!(l));
-            }
-            if let Some(b) = bytes {
-                spec.insert("byte_count".into(), json!(format!("{b}B")));
-            }
-            if let Some(place) = ql.queue_places.get(q) {
-                places.insert(format!("output.queues.{q}"), *place);
-            }
-            queues.insert(q.to_string(), Value::Object(spec));
-        }
-        let mut classify = Vec::new();
-        for (i, (q, what, place)) in ql.rules.iter().enumerate() {
-            places.insert(format!("output.classify[{i}]"), *place);
-            classify.push(json!({"match": list_condition(config, what, *place)?, "queue": q}));
-        }
-        let mut custom = json!({"kind": "custom", "queues": queues, "classify": classify});
-        if let Some(d) = ql.default {
-            custom["default_queue"] = json!(d);
-        }
-        if let Some(l) = ql.lowest_custom {
-            custom["lowest_custom"] = json!(l);
-        }
-        (custom, format!("custom-queue-list {}", list.name))
+        (custom_queue_list(config, list, &mut places)?, format!("custom-queue-list {}", list.name))
     } else {
         let place = interface.places.get("fair_queue").copied().unwrap_or(interface_place);
         places.insert("output".into(), place);
@@ -672,4 +612,73 @@ pub fn interface_settings(config: &IosConfig, name: &str) -> Result<InterfaceSet
         lfi,
         places,
     })
+}
+
+/// The `prio` policy of `priority-group LIST` (IOS `priority-list`), its places noted in
+/// `places`.
+fn priority_group(config: &IosConfig, list: &Reference, places: &mut Places) -> Result<Value, Unresolved> {
+    places.insert("output".into(), (list.line, list.column));
+    let pl = config.priority_lists.get(&list.name).ok_or_else(|| {
+        error(
+            (list.line, list.column),
+            format!("priority list {} is not configured", list.name),
+            format!("define it with `priority-list {} protocol ip high ...`", list.name),
+        )
+    })?;
+    if let Some((_, place)) = pl.limits {
+        places.insert("output.bands".into(), place);
+    }
+    let limits = pl.limits.map_or([20, 40, 60, 80], |(limits, _)| limits);
+    let bands: Vec<Value> = ["high", "medium", "normal", "low"]
+        .iter()
+        .zip(limits)
+        .map(|(band, limit)| json!({"name": band, "limit": limit}))
+        .collect();
+    let mut classify = Vec::new();
+    for (i, (band, what, place)) in pl.rules.iter().enumerate() {
+        places.insert(format!("output.classify[{i}]"), *place);
+        classify.push(json!({"match": list_condition(config, what, *place)?, "band": band}));
+    }
+    let default = pl.default.clone().unwrap_or_else(|| "normal".into());
+    Ok(json!({"kind": "prio", "bands": bands, "default": default, "classify": classify}))
+}
+
+/// The `custom` policy of `custom-queue-list LIST` (IOS `queue-list`), its places noted in
+/// `places`.
+fn custom_queue_list(config: &IosConfig, list: &Reference, places: &mut Places) -> Result<Value, Unresolved> {
+    places.insert("output".into(), (list.line, list.column));
+    let ql = config.queue_lists.get(&list.name).ok_or_else(|| {
+        error(
+            (list.line, list.column),
+            format!("queue list {} is not configured", list.name),
+            format!("define it with `queue-list {} protocol ip 1 ...`", list.name),
+        )
+    })?;
+    let mut queues = Map::new();
+    for (q, (limit, bytes)) in &ql.queues {
+        let mut spec = Map::new();
+        if let Some(l) = limit {
+            spec.insert("limit".into(), json!(l));
+        }
+        if let Some(b) = bytes {
+            spec.insert("byte_count".into(), json!(format!("{b}B")));
+        }
+        if let Some(place) = ql.queue_places.get(q) {
+            places.insert(format!("output.queues.{q}"), *place);
+        }
+        queues.insert(q.to_string(), Value::Object(spec));
+    }
+    let mut classify = Vec::new();
+    for (i, (q, what, place)) in ql.rules.iter().enumerate() {
+        places.insert(format!("output.classify[{i}]"), *place);
+        classify.push(json!({"match": list_condition(config, what, *place)?, "queue": q}));
+    }
+    let mut custom = json!({"kind": "custom", "queues": queues, "classify": classify});
+    if let Some(d) = ql.default {
+        custom["default_queue"] = json!(d);
+    }
+    if let Some(l) = ql.lowest_custom {
+        custom["lowest_custom"] = json!(l);
+    }
+    Ok(custom)
 }

@@ -255,94 +255,13 @@ impl QdiscKind for Htb {
         if r2q == 0 {
             return Err(Issue::at(join_path(at, "r2q"), "must be above zero"));
         }
-        let mut names = ClassNames::with_capacity(specs.len());
-        for (i, class) in specs.iter().enumerate() {
-            names.add(&class.name, "class", join_path(&class_at(i), "name"))?;
-        }
+        let (names, parents, depths) = class_tree(params, at)?;
         let index_of = |name: &str| names.position(name);
-        let mut parents = Vec::with_capacity(specs.len());
-        for (i, class) in specs.iter().enumerate() {
-            parents.push(match &class.parent {
-                None => None,
-                Some(name) => Some(index_of(name).ok_or_else(|| {
-                    Issue::at(join_path(&class_at(i), "parent"), format!("there is no class `{name}`"))
-                        .hint("name a class of this policy, or remove `parent` for a top-level class")
-                })?),
-            });
-        }
-        // Depth of every class, refusing cycles.
-        let mut depths = Vec::with_capacity(specs.len());
-        for i in 0..specs.len() {
-            let mut depth = 0usize;
-            let mut c = i;
-            while let Some(p) = parents[c] {
-                depth += 1;
-                c = p;
-                if depth > specs.len() {
-                    return Err(Issue::at(
-                        join_path(&class_at(i), "parent"),
-                        format!("class `{}` is its own ancestor", specs[i].name),
-                    )
-                    .hint("the classes must form a tree: follow `parent` up to a class without one"));
-                }
-            }
-            depths.push(depth);
-        }
         let is_inner: Vec<bool> = (0..specs.len()).map(|i| parents.contains(&Some(i))).collect();
         let bw = interface.bandwidth_bps;
         let mut nodes = Vec::with_capacity(specs.len());
         for (i, class) in specs.iter().enumerate() {
-            let here = class_at(i);
-            if is_inner[i] && depths[i] + 1 >= LEVELS {
-                return Err(Issue::at(&here, "the class tree is too deep")
-                    .hint("HTB allows at most 7 levels of inner classes above the leaves"));
-            }
-            let rate_bps = class.rate.bps(bw);
-            if rate_bps == 0 {
-                return Err(Issue::at(join_path(&here, "rate"), "the rate must be above zero"));
-            }
-            let ceil_bps = class.ceil.map_or(rate_bps, |c| c.bps(bw));
-            if ceil_bps < rate_bps {
-                return Err(Issue::at(
-                    join_path(&here, "ceil"),
-                    format!("the ceil ({ceil_bps} bit/s) is below the rate ({rate_bps} bit/s)"),
-                )
-                .hint("a class never sends less than its rate: raise `ceil` or lower `rate`"));
-            }
-            if is_inner[i] {
-                for (key, set) in [
-                    ("match", class.condition.is_some()),
-                    ("limit", class.limit.is_some()),
-                    ("random_detect", class.random_detect.is_some()),
-                    ("prio", class.prio.is_some()),
-                    ("quantum", class.quantum.is_some()),
-                ] {
-                    if set {
-                        return Err(Issue::at(
-                            join_path(&here, key),
-                            format!("`{key}` belongs to a leaf class, and `{}` has children", class.name),
-                        )
-                        .hint("inner classes only lend bandwidth; set it on the leaves below"));
-                    }
-                }
-            }
-            if class.prio.is_some_and(|p| p as usize >= PRIORITIES) {
-                return Err(Issue::at(join_path(&here, "prio"), "prio must be from 0 to 7"));
-            }
-            if class.quantum.is_some_and(|q| q.0 == 0 || q.0 > i32::MAX as u64) {
-                return Err(Issue::at(
-                    join_path(&here, "quantum"),
-                    "the quantum must be from 1 B to 2147483647 B",
-                ));
-            }
-            let level = if is_inner[i] { LEVELS - 1 - depths[i] } else { 0 };
-            nodes.push(Node {
-                parent: parents[i],
-                level,
-                rate: Bucket::new(rate_bps, class.burst.map_or(default_burst_bytes(rate_bps), |s| s.0)),
-                ceil: Bucket::new(ceil_bps, class.cburst.map_or(default_burst_bytes(ceil_bps), |s| s.0)),
-                last: SimTime::ZERO,
-            });
+            nodes.push(node(class, &class_at(i), parents[i], depths[i], is_inner[i], bw)?);
         }
         let leaf_classes: Vec<usize> = (0..specs.len()).filter(|&i| !is_inner[i]).collect();
         let default_leaf = match &params.default {
@@ -400,6 +319,109 @@ impl QdiscKind for Htb {
             packets: 0,
         })
     }
+}
+
+/// The policy's class names, each class's parent and its depth below the top.
+type ClassTree = (ClassNames, Vec<Option<usize>>, Vec<usize>);
+
+/// The class tree of `params`, found at `at`, refusing an unknown parent and a class that is
+/// its own ancestor.
+fn class_tree(params: &HtbParams, at: &str) -> Result<ClassTree, Issue> {
+    let class_at = |i: usize| element_path(at, "classes", i);
+    let specs = &params.classes;
+    let mut names = ClassNames::with_capacity(specs.len());
+    for (i, class) in specs.iter().enumerate() {
+        names.add(&class.name, "class", join_path(&class_at(i), "name"))?;
+    }
+    let index_of = |name: &str| names.position(name);
+    let mut parents = Vec::with_capacity(specs.len());
+    for (i, class) in specs.iter().enumerate() {
+        parents.push(match &class.parent {
+            None => None,
+            Some(name) => Some(index_of(name).ok_or_else(|| {
+                Issue::at(join_path(&class_at(i), "parent"), format!("there is no class `{name}`"))
+                    .hint("name a class of this policy, or remove `parent` for a top-level class")
+            })?),
+        });
+    }
+    // Depth of every class, refusing cycles.
+    let mut depths = Vec::with_capacity(specs.len());
+    for i in 0..specs.len() {
+        let mut depth = 0usize;
+        let mut c = i;
+        while let Some(p) = parents[c] {
+            depth += 1;
+            c = p;
+            if depth > specs.len() {
+                return Err(Issue::at(
+                    join_path(&class_at(i), "parent"),
+                    format!("class `{}` is its own ancestor", specs[i].name),
+                )
+                .hint("the classes must form a tree: follow `parent` up to a class without one"));
+            }
+        }
+        depths.push(depth);
+    }
+    Ok((names, parents, depths))
+}
+
+/// The node of class `class` found at `here`, under `parent` at `depth` (`inner`: it has
+/// children), with its rate and ceil resolved on `bw`.
+fn node(
+    class: &HtbClassSpec,
+    here: &str,
+    parent: Option<usize>,
+    depth: usize,
+    inner: bool,
+    bw: u64,
+) -> Result<Node, Issue> {
+    if inner && depth + 1 >= LEVELS {
+        return Err(Issue::at(here, "the class tree is too deep")
+            .hint("HTB allows at most 7 levels of inner classes above the leaves"));
+    }
+    let rate_bps = class.rate.bps(bw);
+    if rate_bps == 0 {
+        return Err(Issue::at(join_path(here, "rate"), "the rate must be above zero"));
+    }
+    let ceil_bps = class.ceil.map_or(rate_bps, |c| c.bps(bw));
+    if ceil_bps < rate_bps {
+        return Err(Issue::at(
+            join_path(here, "ceil"),
+            format!("the ceil ({ceil_bps} bit/s) is below the rate ({rate_bps} bit/s)"),
+        )
+        .hint("a class never sends less than its rate: raise `ceil` or lower `rate`"));
+    }
+    if inner {
+        for (key, set) in [
+            ("match", class.condition.is_some()),
+            ("limit", class.limit.is_some()),
+            ("random_detect", class.random_detect.is_some()),
+            ("prio", class.prio.is_some()),
+            ("quantum", class.quantum.is_some()),
+        ] {
+            if set {
+                return Err(Issue::at(
+                    join_path(here, key),
+                    format!("`{key}` belongs to a leaf class, and `{}` has children", class.name),
+                )
+                .hint("inner classes only lend bandwidth; set it on the leaves below"));
+            }
+        }
+    }
+    if class.prio.is_some_and(|p| p as usize >= PRIORITIES) {
+        return Err(Issue::at(join_path(here, "prio"), "prio must be from 0 to 7"));
+    }
+    if class.quantum.is_some_and(|q| q.0 == 0 || q.0 > i32::MAX as u64) {
+        return Err(Issue::at(join_path(here, "quantum"), "the quantum must be from 1 B to 2147483647 B"));
+    }
+    let level = if inner { LEVELS - 1 - depth } else { 0 };
+    Ok(Node {
+        parent,
+        level,
+        rate: Bucket::new(rate_bps, class.burst.map_or(default_burst_bytes(rate_bps), |s| s.0)),
+        ceil: Bucket::new(ceil_bps, class.cburst.map_or(default_burst_bytes(ceil_bps), |s| s.0)),
+        last: SimTime::ZERO,
+    })
 }
 
 impl Htb {

@@ -57,16 +57,7 @@ pub(super) fn add_app(
         AppSpec::Ptt(params) => Some(params.voice.packets(&format!("{at}.app.voice"))?),
         _ => None,
     };
-    let tcp_name = if voice.is_some() { format!("{}.signalling", flow.name) } else { flow.name.clone() };
-    let reverse_name = format!("{tcp_name}.reverse");
-    for name in [&tcp_name, &reverse_name] {
-        if name != &flow.name && flows.iter().any(|f| &f.name == name) {
-            return Err(Issue::at(format!("{at}.name"), format!("`{name}` is already a flow name")).hint(
-                "an application's reverse direction is reported under its name + `.reverse` \
-                 (a push-to-talk control connection under `.signalling`)",
-            ));
-        }
-    }
+    let (tcp_name, reverse_name) = tcp_row_names(flow, at, voice.is_some(), flows)?;
     let app_id = apps.apps.next_key();
     let datagrams = voice.map(|(size_bytes, interval_ns)| {
         let row = flows.next_key();
@@ -159,6 +150,28 @@ pub(super) fn add_app(
         flow_stats.push(FlowStats::new(0, gap_threshold_ns));
     }
     Ok(())
+}
+
+/// The names of the TCP rows of application flow `flow` (at key path `at`): its own name, or
+/// `NAME.signalling` beside a push-to-talk application's voice (`ptt`), and that + `.reverse`;
+/// refused when another flow has one of them.
+fn tcp_row_names(
+    flow: &FlowSpec,
+    at: &str,
+    ptt: bool,
+    flows: &Table<FlowId, FlowInfo>,
+) -> Result<(String, String), Issue> {
+    let tcp_name = if ptt { format!("{}.signalling", flow.name) } else { flow.name.clone() };
+    let reverse_name = format!("{tcp_name}.reverse");
+    for name in [&tcp_name, &reverse_name] {
+        if name != &flow.name && flows.iter().any(|f| &f.name == name) {
+            return Err(Issue::at(format!("{at}.name"), format!("`{name}` is already a flow name")).hint(
+                "an application's reverse direction is reported under its name + `.reverse` \
+                 (a push-to-talk control connection under `.signalling`)",
+            ));
+        }
+    }
+    Ok((tcp_name, reverse_name))
 }
 
 /// Rejects settings of `flow` (at key path `at`) that an application over TCP does not

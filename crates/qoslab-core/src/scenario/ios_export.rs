@@ -14,11 +14,13 @@ use super::build_ios::{ios_interface, place_issue, with_router_configs};
 use super::build_reconfig::resolve_policy;
 use super::build_topology::{links, nodes};
 use super::limits::Limits;
+use super::spec::{InterfaceSpec, LinkSpec};
 use super::{base_dir, read, Read, Selection};
 use crate::config::error::{join_path, Issue, ScenarioError};
 use crate::ios::export::{canonical_interface, default_interface_name, export, Export};
 use crate::qdisc::PolicySpec;
 use crate::units::format_rate;
+use std::collections::BTreeMap;
 
 /// Where each part of the exported settings was written, for placing a refusal.
 struct Origins {
@@ -37,6 +39,26 @@ struct Origins {
 }
 
 impl Origins {
+    /// Where the settings of interface `at` come from when the interface sets none of its
+    /// own: its output entry, and the link at `link_at`.
+    fn of_link(at: &str, link_at: &str, link: &LinkSpec) -> Self {
+        Origins {
+            output: join_path(at, "output"),
+            interface: at.to_owned(),
+            bandwidth: join_path(link_at, if link.bandwidth.is_some() { "bandwidth" } else { "rate" }),
+            rate: join_path(
+                link_at,
+                match (link.rate_trace.is_some(), changes_rate(link)) {
+                    (true, _) => "rate_trace",
+                    (false, true) => "rate_changes",
+                    (false, false) => "rate",
+                },
+            ),
+            tx_ring: if link.tx_ring.is_some() { join_path(link_at, "tx_ring") } else { link_at.to_owned() },
+            ios: None,
+        }
+    }
+
     /// The scenario key path of the export's `key_path`.
     fn place(&self, key_path: &str) -> String {
         if let Some(ios) = &self.ios {
@@ -93,19 +115,13 @@ pub fn ios_from_yaml(
     let topology = links(&spec, nodes(&spec).map_err(|i| located.error(i))?, &base_dir)
         .map_err(|issue| located.error(issue))?;
     let at = format!("interfaces.{node}.{peer}");
-    let Some(link_index) = spec.topology.links.iter().position(|l| {
-        (l.between[0] == node && l.between[1] == peer) || (l.between[1] == node && l.between[0] == peer)
-    }) else {
-        let known = spec.topology.links.iter().flat_map(|l| {
-            [format!("{}.{}", l.between[0], l.between[1]), format!("{}.{}", l.between[1], l.between[0])]
-        });
-        let listing: Vec<String> = known.collect();
-        return Err(refused(
-            at,
+    let link_index = link_between(&spec.topology.links, node, peer).map_err(|listing| {
+        refused(
+            at.clone(),
             format!("no link joins `{node}` and `{peer}`"),
-            &format!("name one of the scenario's interfaces: {}", listing.join(", ")),
-        ));
-    };
+            &format!("name one of the scenario's interfaces: {listing}"),
+        )
+    })?;
     let link = &spec.topology.links[link_index];
     let port = topology
         .ports
@@ -123,26 +139,12 @@ pub fn ios_from_yaml(
         None => default_interface_name(port.l2_framing).to_owned(),
     };
     let link_at = format!("topology.links[{link_index}]");
-    let rate_changes = !link.rate_changes.is_empty() || link.rate_trace.is_some();
+    let rate_changes = changes_rate(link);
     let (interfaces, ios_origins) = with_router_configs(&spec).map_err(|issue| located.error(issue))?;
     let entry = interfaces.get(node).and_then(|by_peer| by_peer.get(peer));
     let default_output = PolicySpec::default_output();
     let imported;
-    let mut origins = Origins {
-        output: join_path(&at, "output"),
-        interface: at.clone(),
-        bandwidth: join_path(&link_at, if link.bandwidth.is_some() { "bandwidth" } else { "rate" }),
-        rate: join_path(
-            &link_at,
-            match (link.rate_trace.is_some(), rate_changes) {
-                (true, _) => "rate_trace",
-                (false, true) => "rate_changes",
-                (false, false) => "rate",
-            },
-        ),
-        tx_ring: if link.tx_ring.is_some() { join_path(&link_at, "tx_ring") } else { link_at.clone() },
-        ios: None,
-    };
+    let mut origins = Origins::of_link(&at, &link_at, link);
     let mut export_spec = Export {
         comments: vec![format!(
             "interfaces.{node}.{peer} of scenario `{}`: {node}'s interface to {peer}, a {} link",
@@ -183,30 +185,71 @@ pub fn ios_from_yaml(
             export_spec.input = imported.input.as_ref();
             export_spec.lfi = imported.lfi.as_ref();
         } else {
-            if let Some(output) = &entry.output {
-                let (policy, policy_at) = resolve_policy(output, &origins.output, &spec.policies)
-                    .map_err(|issue| located.error(issue))?;
-                if let Some(policy_name) = policy_at.strip_prefix("policies.") {
-                    export_spec.output_name = policy_name.to_owned();
-                }
-                export_spec.output = policy;
-                origins.output = policy_at;
-            }
-            if let Some(bandwidth) = entry.bandwidth {
-                export_spec.bandwidth_bps = Some(bandwidth.0);
-                origins.bandwidth = join_path(&at, "bandwidth");
-            }
-            if let Some(ring) = entry.tx_ring {
-                export_spec.tx_ring = ring;
-                origins.tx_ring = join_path(&at, "tx_ring");
-            }
-            export_spec.hold_queue = entry.hold_queue;
-            export_spec.input = entry.input.as_ref();
-            export_spec.lfi = entry.lfi.as_ref();
+            own_settings(entry, &at, &spec.policies, &mut export_spec, &mut origins)
+                .map_err(|issue| located.error(issue))?;
         }
     }
     export(&export_spec, &|name| topology.nodes.address(name)).map_err(|issue| {
         let placed = Issue { key_path: origins.place(&issue.key_path), ..issue };
         located.error(place_issue(placed, node, peer, &ios_origins))
     })
+}
+
+/// Whether `link`'s rate changes during the run.
+fn changes_rate(link: &LinkSpec) -> bool {
+    !link.rate_changes.is_empty() || link.rate_trace.is_some()
+}
+
+/// The index of the link of `links` joining `node` and `peer`, or the listing of the
+/// interfaces the links make (`a.b, b.a, ...`) when none does.
+fn link_between(links: &[LinkSpec], node: &str, peer: &str) -> Result<usize, String> {
+    links
+        .iter()
+        .position(|l| {
+            (l.between[0] == node && l.between[1] == peer) || (l.between[1] == node && l.between[0] == peer)
+        })
+        .ok_or_else(|| {
+            let known: Vec<String> = links
+                .iter()
+                .flat_map(|l| {
+                    [
+                        format!("{}.{}", l.between[0], l.between[1]),
+                        format!("{}.{}", l.between[1], l.between[0]),
+                    ]
+                })
+                .collect();
+            known.join(", ")
+        })
+}
+
+/// Takes into `export` the settings interface entry `entry`, at `at`, gives itself — its
+/// output policy (in place or named in `policies`), QoS bandwidth, transmit ring, hold queue,
+/// input policy and fragmentation — and notes in `origins` where each was written.
+fn own_settings<'a>(
+    entry: &'a InterfaceSpec,
+    at: &str,
+    policies: &'a BTreeMap<String, PolicySpec>,
+    export: &mut Export<'a>,
+    origins: &mut Origins,
+) -> Result<(), Issue> {
+    if let Some(output) = &entry.output {
+        let (policy, policy_at) = resolve_policy(output, &origins.output, policies)?;
+        if let Some(policy_name) = policy_at.strip_prefix("policies.") {
+            export.output_name = policy_name.to_owned();
+        }
+        export.output = policy;
+        origins.output = policy_at;
+    }
+    if let Some(bandwidth) = entry.bandwidth {
+        export.bandwidth_bps = Some(bandwidth.0);
+        origins.bandwidth = join_path(at, "bandwidth");
+    }
+    if let Some(ring) = entry.tx_ring {
+        export.tx_ring = ring;
+        origins.tx_ring = join_path(at, "tx_ring");
+    }
+    export.hold_queue = entry.hold_queue;
+    export.input = entry.input.as_ref();
+    export.lfi = entry.lfi.as_ref();
+    Ok(())
 }

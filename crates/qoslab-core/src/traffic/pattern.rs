@@ -163,37 +163,8 @@ impl PatternSpec {
                     .hint("write e.g. `64kbps` or `150%`")),
                 bps => Ok(bps),
             };
-        let rate_pair_error =
-            || Issue::at(at, "give exactly one of `rate_pps` (packets/s) and `rate` (bit/s)");
         match self {
-            PatternSpec::Cbr(p) => {
-                let size = check_size(p.size, at)?;
-                let clock = match (p.rate_pps, p.rate) {
-                    (Some(pps), None) => {
-                        // Exact for up to six decimals: interval = 10^15 / (pps · 10^6) ns.
-                        let micro_pps = (pps * 1e6).round();
-                        if !(pps.is_finite() && micro_pps >= 1.0) || (pps * 1e6 - micro_pps).abs() > 1e-3 {
-                            return Err(Issue::at(
-                                join_path(at, "rate_pps"),
-                                format!("`{pps}` is not a usable packet rate"),
-                            )
-                            .hint("give a positive rate with at most six decimals, e.g. 12.5"));
-                        }
-                        cbr_clock(NS_PER_S as u128 * 1_000_000, micro_pps as u128)
-                    }
-                    (None, Some(rate)) => {
-                        cbr_clock(size as u128 * 8 * NS_PER_S as u128, resolve(rate)? as u128)
-                    }
-                    _ => return Err(rate_pair_error()),
-                };
-                Ok(Pattern {
-                    size_bytes: size,
-                    nominal_interval_ns: clock.interval_ns(),
-                    packets_per_s: clock.packets_per_s(),
-                    period: Period::every_ns(clock.interval_ns()),
-                    generator: Generator::Cbr(clock),
-                })
-            }
+            PatternSpec::Cbr(p) => cbr(p, at, &resolve),
             PatternSpec::Codec(p) => {
                 let interval_ns = p.interval.map_or(p.codec.default_interval_ns(), |d| d.0);
                 let payload = p
@@ -221,69 +192,13 @@ impl PatternSpec {
                     generator: Generator::Cbr(clock),
                 })
             }
-            PatternSpec::Poisson(p) => {
-                let size = check_size(p.size, at)?;
-                let pps = match (p.rate_pps, p.rate) {
-                    (Some(pps), None) => pps,
-                    (None, Some(rate)) => resolve(rate)? as f64 / (size as f64 * 8.0),
-                    _ => return Err(rate_pair_error()),
-                };
-                if !(pps.is_finite() && pps > 0.0) {
-                    return Err(Issue::at(at, "the mean rate must be above zero"));
-                }
-                let mean_gap_ns = (NS_PER_S as f64 / pps).round() as u64;
-                if mean_gap_ns == 0 {
-                    return Err(Issue::at(at, "the mean rate exceeds one packet per nanosecond"));
-                }
-                Ok(Pattern {
-                    size_bytes: size,
-                    nominal_interval_ns: mean_gap_ns,
-                    packets_per_s: pps,
-                    period: Period::None("Poisson arrivals are random already"),
-                    generator: Generator::Poisson { mean_gap_ns, last: SimTime::ZERO, first: true },
-                })
-            }
+            PatternSpec::Poisson(p) => poisson(p, at, &resolve),
             PatternSpec::Probe(p) => p.compile(at),
             PatternSpec::Alarm(p) => p.compile(at),
             PatternSpec::OspfHello(p) => p.compile(at),
             PatternSpec::Burst(p) => p.compile(at, resolve(p.rate)?),
-            PatternSpec::Video(p) => {
-                let (packet, headers) = frame_packets(p.packet_size, p.headers, at)?;
-                let (clock, mean_frame_bytes, fps) = VideoClock::build(p, at)?;
-                let packets_per_frame = (mean_frame_bytes / (packet - headers) as f64).ceil().max(1.0);
-                Ok(Pattern {
-                    size_bytes: packet,
-                    nominal_interval_ns: (1e9 / fps / packets_per_frame) as u64,
-                    packets_per_s: fps * packets_per_frame,
-                    period: Period::every_ns(clock.frame_interval_ns()),
-                    generator: Generator::Frames(Box::new(FrameState::new(
-                        FrameSource::Video(clock),
-                        packet,
-                        headers,
-                    ))),
-                })
-            }
-            PatternSpec::Trace(p) => {
-                let (packet, headers) = frame_packets(p.packet_size, p.headers, at)?;
-                let trace = Trace::load(p, at, env.base_dir)?;
-                let mean_row_bytes =
-                    trace.mean_rate_bps() / 8.0 * trace.period_ns as f64 / 1e9 / trace.rows.len() as f64;
-                let packets_per_row = (mean_row_bytes / (packet - headers) as f64).ceil().max(1.0);
-                let packets_per_s = packets_per_row * trace.rows.len() as f64 * 1e9 / trace.period_ns as f64;
-                let nominal_interval_ns = (trace.mean_gap_ns() as f64 / packets_per_row) as u64;
-                let cursor = TraceCursor::new(Arc::new(trace), p.repeat);
-                Ok(Pattern {
-                    size_bytes: packet,
-                    nominal_interval_ns,
-                    packets_per_s,
-                    period: Period::None("a trace replays its recorded times from the flow's `start`"),
-                    generator: Generator::Frames(Box::new(FrameState::new(
-                        FrameSource::Trace(cursor),
-                        packet,
-                        headers,
-                    ))),
-                })
-            }
+            PatternSpec::Video(p) => video(p, at),
+            PatternSpec::Trace(p) => trace(p, at, env),
             PatternSpec::Ramp(p) => {
                 let size = check_size(p.size, at)?;
                 let clock = RampClock::build(p, size, at)?;
@@ -296,43 +211,7 @@ impl PatternSpec {
                     generator: Generator::Ramp(Box::new(clock)),
                 })
             }
-            PatternSpec::OnOff(p) => {
-                let inner_at = join_path(at, "during_on");
-                if !matches!(
-                    *p.during_on,
-                    PatternSpec::Cbr(_)
-                        | PatternSpec::Codec(_)
-                        | PatternSpec::Poisson(_)
-                        | PatternSpec::Video(_)
-                        | PatternSpec::Trace(_)
-                ) {
-                    return Err(Issue::at(
-                        join_path(&inner_at, "kind"),
-                        "the ON pattern must be `cbr`, `codec`, `poisson`, `video` or `trace`",
-                    ));
-                }
-                if p.on.mean_ns() == 0.0 {
-                    return Err(Issue::at(join_path(at, "on"), "ON periods of zero length send nothing"));
-                }
-                let inner = p.during_on.compile(&inner_at, env)?;
-                // Constant ON and OFF periods around a clock repeat every ON + OFF.
-                let period = match (p.on, p.off, inner.period) {
-                    (DurationDist::Constant(on_ns), DurationDist::Constant(off_ns), Period::Every(_)) => {
-                        Period::every_ns(on_ns.saturating_add(off_ns))
-                    }
-                    (DurationDist::Constant(_), DurationDist::Constant(_), Period::None(why)) => {
-                        Period::None(why)
-                    }
-                    _ => Period::None("random ON and OFF lengths make its times random already"),
-                };
-                Ok(Pattern {
-                    size_bytes: inner.size_bytes,
-                    nominal_interval_ns: inner.nominal_interval_ns,
-                    packets_per_s: inner.packets_per_s,
-                    period,
-                    generator: OnOffState::around(p.on, p.off, inner.generator),
-                })
-            }
+            PatternSpec::OnOff(p) => on_off(p, at, env),
         }
     }
 
@@ -349,4 +228,138 @@ impl PatternSpec {
     pub fn starts_off(&self) -> bool {
         matches!(self, PatternSpec::OnOff(p) if p.start_off)
     }
+}
+
+/// A `cbr` pattern: its clock from a packet rate (exact to six decimals) or a bit rate.
+fn cbr(
+    p: &CbrParams,
+    at: &str,
+    resolve: &dyn Fn(RateOrShare) -> Result<u64, Issue>,
+) -> Result<Pattern, Issue> {
+    let size = check_size(p.size, at)?;
+    let clock = match (p.rate_pps, p.rate) {
+        (Some(pps), None) => {
+            // Exact for up to six decimals: interval = 10^15 / (pps · 10^6) ns.
+            let micro_pps = (pps * 1e6).round();
+            if !(pps.is_finite() && micro_pps >= 1.0) || (pps * 1e6 - micro_pps).abs() > 1e-3 {
+                return Err(Issue::at(
+                    join_path(at, "rate_pps"),
+                    format!("`{pps}` is not a usable packet rate"),
+                )
+                .hint("give a positive rate with at most six decimals, e.g. 12.5"));
+            }
+            cbr_clock(NS_PER_S as u128 * 1_000_000, micro_pps as u128)
+        }
+        (None, Some(rate)) => cbr_clock(size as u128 * 8 * NS_PER_S as u128, resolve(rate)? as u128),
+        _ => return Err(rate_pair_error(at)),
+    };
+    Ok(Pattern {
+        size_bytes: size,
+        nominal_interval_ns: clock.interval_ns(),
+        packets_per_s: clock.packets_per_s(),
+        period: Period::every_ns(clock.interval_ns()),
+        generator: Generator::Cbr(clock),
+    })
+}
+
+/// A `poisson` pattern: exponential gaps at a mean packet rate or bit rate.
+fn poisson(
+    p: &PoissonParams,
+    at: &str,
+    resolve: &dyn Fn(RateOrShare) -> Result<u64, Issue>,
+) -> Result<Pattern, Issue> {
+    let size = check_size(p.size, at)?;
+    let pps = match (p.rate_pps, p.rate) {
+        (Some(pps), None) => pps,
+        (None, Some(rate)) => resolve(rate)? as f64 / (size as f64 * 8.0),
+        _ => return Err(rate_pair_error(at)),
+    };
+    if !(pps.is_finite() && pps > 0.0) {
+        return Err(Issue::at(at, "the mean rate must be above zero"));
+    }
+    let mean_gap_ns = (NS_PER_S as f64 / pps).round() as u64;
+    if mean_gap_ns == 0 {
+        return Err(Issue::at(at, "the mean rate exceeds one packet per nanosecond"));
+    }
+    Ok(Pattern {
+        size_bytes: size,
+        nominal_interval_ns: mean_gap_ns,
+        packets_per_s: pps,
+        period: Period::None("Poisson arrivals are random already"),
+        generator: Generator::Poisson { mean_gap_ns, last: SimTime::ZERO, first: true },
+    })
+}
+
+/// A `video` pattern: frames at a frame rate, split into packets.
+fn video(p: &VideoParams, at: &str) -> Result<Pattern, Issue> {
+    let (packet, headers) = frame_packets(p.packet_size, p.headers, at)?;
+    let (clock, mean_frame_bytes, fps) = VideoClock::build(p, at)?;
+    let packets_per_frame = (mean_frame_bytes / (packet - headers) as f64).ceil().max(1.0);
+    Ok(Pattern {
+        size_bytes: packet,
+        nominal_interval_ns: (1e9 / fps / packets_per_frame) as u64,
+        packets_per_s: fps * packets_per_frame,
+        period: Period::every_ns(clock.frame_interval_ns()),
+        generator: Generator::Frames(Box::new(FrameState::new(FrameSource::Video(clock), packet, headers))),
+    })
+}
+
+/// A `trace` pattern: frames from a file, split into packets.
+fn trace(p: &TraceParams, at: &str, env: &PatternEnv) -> Result<Pattern, Issue> {
+    let (packet, headers) = frame_packets(p.packet_size, p.headers, at)?;
+    let trace = Trace::load(p, at, env.base_dir)?;
+    let mean_row_bytes = trace.mean_rate_bps() / 8.0 * trace.period_ns as f64 / 1e9 / trace.rows.len() as f64;
+    let packets_per_row = (mean_row_bytes / (packet - headers) as f64).ceil().max(1.0);
+    let packets_per_s = packets_per_row * trace.rows.len() as f64 * 1e9 / trace.period_ns as f64;
+    let nominal_interval_ns = (trace.mean_gap_ns() as f64 / packets_per_row) as u64;
+    let cursor = TraceCursor::new(Arc::new(trace), p.repeat);
+    Ok(Pattern {
+        size_bytes: packet,
+        nominal_interval_ns,
+        packets_per_s,
+        period: Period::None("a trace replays its recorded times from the flow's `start`"),
+        generator: Generator::Frames(Box::new(FrameState::new(FrameSource::Trace(cursor), packet, headers))),
+    })
+}
+
+/// An `onoff` pattern around its ON pattern, which must be one that can start and stop.
+fn on_off(p: &OnOffParams, at: &str, env: &PatternEnv) -> Result<Pattern, Issue> {
+    let inner_at = join_path(at, "during_on");
+    if !matches!(
+        *p.during_on,
+        PatternSpec::Cbr(_)
+            | PatternSpec::Codec(_)
+            | PatternSpec::Poisson(_)
+            | PatternSpec::Video(_)
+            | PatternSpec::Trace(_)
+    ) {
+        return Err(Issue::at(
+            join_path(&inner_at, "kind"),
+            "the ON pattern must be `cbr`, `codec`, `poisson`, `video` or `trace`",
+        ));
+    }
+    if p.on.mean_ns() == 0.0 {
+        return Err(Issue::at(join_path(at, "on"), "ON periods of zero length send nothing"));
+    }
+    let inner = p.during_on.compile(&inner_at, env)?;
+    // Constant ON and OFF periods around a clock repeat every ON + OFF.
+    let period = match (p.on, p.off, inner.period) {
+        (DurationDist::Constant(on_ns), DurationDist::Constant(off_ns), Period::Every(_)) => {
+            Period::every_ns(on_ns.saturating_add(off_ns))
+        }
+        (DurationDist::Constant(_), DurationDist::Constant(_), Period::None(why)) => Period::None(why),
+        _ => Period::None("random ON and OFF lengths make its times random already"),
+    };
+    Ok(Pattern {
+        size_bytes: inner.size_bytes,
+        nominal_interval_ns: inner.nominal_interval_ns,
+        packets_per_s: inner.packets_per_s,
+        period,
+        generator: OnOffState::around(p.on, p.off, inner.generator),
+    })
+}
+
+/// The refusal of a pattern at `at` that gives both or neither of its rate forms.
+fn rate_pair_error(at: &str) -> Issue {
+    Issue::at(at, "give exactly one of `rate_pps` (packets/s) and `rate` (bit/s)")
 }

@@ -290,3 +290,60 @@ fn the_reader_sees_grouped_and_nested_paths() {
     let found: Vec<String> = imports_of(text).into_iter().collect();
     assert_eq!(found, ["a", "c", "g"]);
 }
+
+/// The most lines a source file holds before its unit tests.
+const MAX_FILE_LINES: usize = 800;
+/// The most lines one function spans, its signature and closing brace included.
+const MAX_FUNCTION_LINES: usize = 120;
+
+/// The functions of `text` longer than `MAX_FUNCTION_LINES`, as `name (N lines)`: each `fn`
+/// that opens a body runs to the first line that closes it at the `fn`'s own indentation.
+fn long_functions(text: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut found = Vec::new();
+    for (start, line) in lines.iter().enumerate() {
+        let code = line.trim_start();
+        let indent = &line[..line.len() - code.len()];
+        let signature = ["pub(crate) ", "pub(super) ", "pub ", "const ", "unsafe ", "async "]
+            .iter()
+            .fold(code, |rest, prefix| rest.strip_prefix(prefix).unwrap_or(rest));
+        let Some(after) = signature.strip_prefix("fn ") else { continue };
+        let name: String = after.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        // A declaration without a body (a trait's) ends with `;` before any `{`.
+        let opens = lines[start..].iter().find(|l| l.contains('{') || l.trim_end().ends_with(';'));
+        if !opens.is_some_and(|l| l.contains('{')) {
+            continue;
+        }
+        let closing = format!("{indent}}}");
+        let end = (start..lines.len()).find(|&i| lines[i].trim_end() == closing).unwrap_or(start);
+        if end + 1 - start > MAX_FUNCTION_LINES {
+            found.push(format!("{name} ({} lines)", end + 1 - start));
+        }
+    }
+    found
+}
+
+#[test]
+fn files_and_functions_stay_small() {
+    let mut files = Vec::new();
+    rust_files(&source_dir(), &mut files);
+    let mut large = Vec::new();
+    for path in &files {
+        let text = fs::read_to_string(path).expect("read source file");
+        let code = text.split("\n#[cfg(test)]").next().unwrap_or_default();
+        let shown = path.strip_prefix(source_dir()).expect("under src").display();
+        let lines = code.lines().count();
+        if lines > MAX_FILE_LINES {
+            large.push(format!("{shown}: {lines} lines"));
+        }
+        large.extend(long_functions(code).into_iter().map(|f| format!("{shown}: fn {f}")));
+    }
+    assert!(large.is_empty(), "split these by concept:\n{}", large.join("\n"));
+}
+
+#[test]
+fn a_long_function_is_found() {
+    let body = "    let x = 1;\n".repeat(MAX_FUNCTION_LINES);
+    let text = format!("fn short() {{\n}}\n\nfn long() {{\n{body}}}\n\ntrait T {{\n    fn declared(\n        &self,\n    );\n}}\n");
+    assert_eq!(long_functions(&text), [format!("long ({} lines)", MAX_FUNCTION_LINES + 2)]);
+}
