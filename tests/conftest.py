@@ -122,3 +122,28 @@ def qoslab_process(*args: object, cwd: Path) -> subprocess.CompletedProcess[str]
 def run_qoslab() -> Callable[..., subprocess.CompletedProcess[str]]:
     """The ``qoslab`` command as a separate process (see :func:`qoslab_process`)."""
     return qoslab_process
+
+
+# The test files of the full gate only: each runs many simulations, a whole sweep, a browser
+# or the linters (pytest --durations on a 2-core machine: 17 to 204 s each, 632 s together).
+# `scripts/fast-tests` leaves them out; `pytest` alone runs them.
+SLOW_FILES = {
+    "test_advise.py",
+    "test_advise_handoff.py",
+    "test_code_is_clean.py",
+    "test_docs_outputs.py",
+    "test_examples.py",
+    "test_hostile_input.py",
+    "test_hostile_writes.py",
+    "test_pages_in_a_browser.py",
+    "test_readiness.py",
+    "test_reproduce.py",
+    "test_sweep.py",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Marks the tests of :data:`SLOW_FILES` ``slow``."""
+    for item in items:
+        if item.path.name in SLOW_FILES:
+            item.add_marker(pytest.mark.slow)

@@ -1,4 +1,6 @@
-"""The formatters and linters the project holds itself to pass on the whole tree."""
+"""The formatters, linters and type checkers the project holds itself to pass on the whole
+tree: ruff, mypy over the package (settings in ``pyproject.toml``), mypy's stubtest of the
+compiled ``qoslab._core`` against ``python/qoslab/_core.pyi``, rustfmt and clippy."""
 
 from __future__ import annotations
 
@@ -18,6 +20,18 @@ CHECKS = [
     pytest.param(
         [sys.executable, "-m", "ruff", "format", "--check", "python", "tests", "scripts"],
         id="ruff format",
+    ),
+    pytest.param([sys.executable, "-m", "mypy"], id="mypy"),
+    pytest.param(
+        [
+            sys.executable,
+            "-m",
+            "mypy.stubtest",
+            "qoslab._core",
+            "--allowlist",
+            "stubtest-allowlist.txt",
+        ],
+        id="stubtest of the compiled module",
     ),
     pytest.param(["cargo", "fmt", "--all", "--", "--check"], id="cargo fmt"),
     pytest.param(

@@ -45,6 +45,15 @@ def test_api_raises_the_intended_error(case):
         qoslab.run(path)
     message = str(raised.value)
     assert message.startswith(expected_prefix(spec, str(path))), message
+    error = raised.value
+    assert (error.kind, error.key_path, error.line) == (
+        spec["kind"],
+        spec["path"],
+        spec.get("line"),
+    )
+    assert error.origin == str(path)
+    assert error.message in message
+    assert error.hint is None or error.hint[1:] in message
     if spec["path"]:
         assert f": {spec['path']}: " in message, message
     for fragment in spec["contains"]:

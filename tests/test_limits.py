@@ -52,8 +52,10 @@ def test_the_cli_refuses_with_exit_2_and_names_the_option(voice_vs_flood, capsys
 
 def test_a_queue_without_limit_stops_the_run_with_exit_1(voice_vs_flood, tmp_path, capsys):
     unbounded = ["policies.fifo.limit=unlimited", "traffic.1.pattern.rate=5000%"]
-    with pytest.raises(qoslab.RunError, match="port r1->r2 holds"):
+    with pytest.raises(qoslab.RunError, match="port r1->r2 holds") as raised:
         qoslab.run(voice_vs_flood, set=unbounded, max_memory=4_000_000)
+    assert raised.value.kind == "stopped"
+    assert raised.value.message.startswith("run stopped at")
     args = ["run", str(voice_vs_flood), "--max-memory", "4MB", "-o", str(tmp_path / "out")]
     assert main(args + [f"--set={change}" for change in unbounded]) == 1
     assert "run stopped at" in capsys.readouterr().err

@@ -2,13 +2,36 @@
 
 import os
 import pathlib
-from collections.abc import Callable
-from typing import Any, Literal, TypedDict
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, TypedDict, final
+
+__all__ = [
+    "BENCH_CASES",
+    "MAX_SCENARIO_BYTES",
+    "RunError",
+    "ScenarioError",
+    "Simulation",
+    "__version__",
+    "interface_output",
+    "ios_check",
+    "ios_explain",
+    "ios_flavour",
+    "ios_from_yaml",
+    "ios_interfaces",
+    "ios_migrate",
+    "ios_read",
+    "ios_to_yaml",
+    "json_schema",
+    "parse_override",
+    "parse_rate_bps",
+    "parse_size_bytes",
+    "scenario_counts",
+    "sweep_plan",
+    "table_schemas",
+]
 
 __version__: str
 """Version of the simulator core."""
-
-"""The headline benchmark scenario (FIFO on its bottleneck), as YAML text."""
 
 BENCH_CASES: list[tuple[str, str, list[str]]]
 """The benchmark's variants: a name and the ``key.path=value`` overrides that select it."""
@@ -20,12 +43,36 @@ class ScenarioError(ValueError):
     """A scenario that cannot be loaded.
 
     The message is one paragraph: ``file:line:column: key.path: what is wrong. How to fix
-    it.``
+    it.`` The same parts are attributes, ``kind`` first: a stable name for what kind of
+    problem it is.
     """
 
+    kind: Literal[
+        "syntax",
+        "unknown_key",
+        "unknown_value",
+        "unknown_name",
+        "missing_key",
+        "wrong_type",
+        "invalid",
+        "limit",
+        "file",
+    ]
+    origin: str | None
+    key_path: str
+    line: int | None
+    column: int | None
+    message: str
+    hint: str | None
+
 class RunError(RuntimeError):
-    """A run that broke one of the simulator's invariants, such as packet conservation, or
-    that was stopped because its packets in flight outgrew the memory allowed."""
+    """A run that broke one of the simulator's invariants, such as packet conservation
+    (``kind`` ``invariant``), that was stopped because its packets in flight outgrew the
+    memory allowed (``stopped``), or whose packet capture could not be written
+    (``capture``)."""
+
+    kind: Literal["invariant", "stopped", "capture"]
+    message: str
 
 def json_schema() -> str:
     """The JSON Schema of the scenario format, as pretty-printed JSON text."""
@@ -61,7 +108,7 @@ the value was written (``"s.yaml:14:31: sweep.vary.topology.links.1.rate[1]"``):
 the value is reported there instead of at ``origin (--set key.path=value)``."""
 
 def scenario_counts(
-    text: str, origin: str, overrides: list[Override] = ..., variant: str | None = None
+    text: str, origin: str, overrides: Sequence[Override] = ..., variant: str | None = None
 ) -> tuple[str, int, int, int]:
     """The name of a scenario and its numbers of nodes, links and flows (read, not built),
     or of its variant ``variant``."""
@@ -70,7 +117,7 @@ def interface_output(
     text: str,
     origin: str,
     interface: str,
-    overrides: list[Override] = ...,
+    overrides: Sequence[Override] = ...,
     variant: str | None = None,
 ) -> str:
     """Interface ``interface`` (``NODE.PEER``) of the scenario (or of its variant
@@ -146,7 +193,7 @@ def ios_from_yaml(
     origin: str,
     interface: str,
     name: str | None = None,
-    overrides: list[Override] = ...,
+    overrides: Sequence[Override] = ...,
     variant: str | None = None,
 ) -> str:
     """Interface ``interface`` (``"NODE.PEER"``) of the scenario ``text`` as Cisco IOS
@@ -157,6 +204,7 @@ def ios_from_yaml(
     the scenario as for a run. Raises ``ScenarioError`` naming the scenario's place and key
     path when a run would refuse the scenario, or IOS cannot express the interface."""
 
+@final
 class Simulation:
     """A scenario parsed, validated and built, ready to run.
 
@@ -173,18 +221,18 @@ class Simulation:
     port unless ``measure.trace`` narrows it), ``False`` none.
     """
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         text: str,
         origin: str,
-        overrides: list[Override] = ...,
+        overrides: Sequence[Override] = ...,
         seed: int | None = None,
         max_memory_bytes: int | None = None,
         max_events: int | None = None,
         variant: str | None = None,
         replication: int | None = None,
         trace: bool | None = None,
-    ) -> None: ...
+    ) -> Simulation: ...
     @property
     def scenario_sha256(self) -> str:
         """SHA-256 (64 hex digits) of the effective scenario (after the variant and the

@@ -10,11 +10,12 @@ any module of the package, so every ``Results`` and ``Sweep`` finds it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 _renderer: Callable[[object], str] | None = None
 
 
-def show_with(renderer: Callable[[object], str]) -> None:
+def show_with(renderer: Callable[[Any], str]) -> None:
     """Make ``renderer`` the function that turns results or a sweep into notebook HTML."""
     global _renderer
     _renderer = renderer

@@ -11,7 +11,7 @@ import shutil
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from qoslab import display
 from qoslab._core import table_schemas
@@ -100,7 +100,7 @@ class Results:
         self._json_text = json_text
         self.trace_path = trace_path
         self._flow_records = {record["flow"]: record for record in self._document["flows"]}
-        self.run: dict[str, object] = self._document["run"]
+        self.run: dict[str, Any] = self._document["run"]
         self.inputs: list[dict[str, str]] = self._document.get("inputs", [])
         """The texts the run read, as read: the scenario (``kind`` ``scenario``), then each
         IOS configuration file (``ios``), each with its ``path`` and ``text``."""
@@ -127,7 +127,7 @@ class Results:
             f"flows={len(self.rows('flows'))} ports={len(self.rows('ports'))}>"
         )
 
-    def rows(self, table: str) -> list[dict[str, object]]:
+    def rows(self, table: str) -> list[dict[str, Any]]:
         """The rows of ``table`` as the simulator wrote them, each a dict of column to value
         (``None`` where the DataFrame holds a missing value), without loading pandas."""
         if table not in TABLES:
@@ -182,9 +182,9 @@ class Results:
         """
         return replace_folder(directory, self._files(report), known=FOLDER_FILES)
 
-    def _files(self, report: str | None) -> dict[str, Callable[[Path], None]]:
+    def _files(self, report: str | None) -> dict[str, Callable[[Path], object]]:
         """Each result file's name and the function writing it, ``results.json`` last."""
-        files: dict[str, Callable[[Path], None]] = {}
+        files: dict[str, Callable[[Path], object]] = {}
         for table in TABLES:
             # A table changed through its DataFrame is written as it now is.
             written = None if table in self.__dict__ else writers(self.rows(table), SCHEMAS[table])

@@ -55,8 +55,9 @@ def check_rows(rows: object, table: str, shown: Path) -> list[dict]:
     of rows each holding exactly the schema's columns with values of their types."""
     schema = schemas()[table]
     expect(isinstance(rows, list), shown, f"table {table!r} is not a list of rows")
+    assert isinstance(rows, list)
     names = [column["name"] for column in schema]
-    for number, row in enumerate(rows):  # type: ignore[arg-type]
+    for number, row in enumerate(rows):
         expect(isinstance(row, dict), shown, f"row {number} of {table!r} is not a record")
         if list(row) != names:
             missing = [name for name in names if name not in row]
@@ -74,7 +75,7 @@ def check_rows(rows: object, table: str, shown: Path) -> list[dict]:
                 shown,
                 f"row {number} of {table!r}: {column['name']} is not a {column['type']}",
             )
-    return rows  # type: ignore[return-value]
+    return rows
 
 
 def check_document(document: object, shown: Path) -> dict:

@@ -12,8 +12,9 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from qoslab._core import MAX_SCENARIO_BYTES, ScenarioError, parse_override
-from qoslab.textfile import read_text
+from qoslab._core import MAX_SCENARIO_BYTES, parse_override
+from qoslab._core import ScenarioError as ScenarioError
+from qoslab.textfile import input_error, read_text
 
 Scenario = str | os.PathLike[str] | Mapping[str, object]
 """A scenario: the path of a YAML file, or the scenario document as a dict."""
@@ -30,10 +31,10 @@ MAX_SEED = 2**64 - 1
 def check_limits(seed: int | None, max_memory: int | None, max_events: int | None) -> None:
     """Raise ``ScenarioError`` for a seed or limit out of the range the core takes."""
     if seed is not None and not 0 <= seed <= MAX_SEED:
-        raise ScenarioError(f"seed {seed}: out of range. Use a whole number from 0 to {MAX_SEED}")
+        raise input_error(f"seed {seed}: out of range. Use a whole number from 0 to {MAX_SEED}")
     for name, value in (("max_memory", max_memory), ("max_events", max_events)):
         if value is not None and not 1 <= value <= MAX_SEED:
-            raise ScenarioError(
+            raise input_error(
                 f"{name} {value}: out of range. Use a whole number from 1 to {MAX_SEED}"
             )
 
@@ -73,11 +74,11 @@ def scenario_text(scenario: Scenario) -> tuple[str, str]:
         try:
             return json.dumps(scenario), "<dict>"
         except (TypeError, ValueError) as error:
-            raise ScenarioError(
+            raise input_error(
                 f"<dict>: {error}. Use only dicts, lists, strings, numbers, booleans and None"
             ) from None
         except RecursionError:
-            raise ScenarioError(
+            raise input_error(
                 "<dict>: nested too deeply to be a scenario, which nests a few levels. Check "
                 "how the dict was built"
             ) from None

@@ -86,7 +86,7 @@ def kind(column: ColumnSchema, values: Sequence[object]) -> Kind | None:
 
 def writers(
     rows: list[dict[str, object]], schema: list[ColumnSchema]
-) -> tuple[Callable[[Path], None], Callable[[Path], None]] | None:
+) -> tuple[Callable[[Path], object], Callable[[Path], object]] | None:
     """The functions writing a table of ``rows`` (each holding every column of ``schema``)
     as CSV and as Parquet; ``None`` when a column's form is not known here."""
     if any(list(row) != [column["name"] for column in schema] for row in rows):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -71,26 +72,27 @@ class TraceWriter:
         self._writer = pq.ParquetWriter(
             self.path,
             SCHEMA,
-            use_dictionary=[*_INDICES, *_OPTIONAL_INDICES],
+            # A list of columns, as pyarrow documents it; its stubs type only a bool.
+            use_dictionary=[*_INDICES, *_OPTIONAL_INDICES],  # type: ignore[arg-type]
             write_statistics=["time_ns"],
         )
 
-    def __call__(self, chunk: dict[str, object]) -> None:
+    def __call__(self, chunk: dict[str, Any]) -> None:
         names = dict(self._names, **{"class": pa.array(chunk["class_names"], pa.string())})
         columns: dict[str, pa.Array] = {}
         for column, kind in _NUMBERS.items():
-            columns[column] = pa.array(np.frombuffer(chunk[column], kind))  # type: ignore[call-overload]
+            columns[column] = pa.array(np.frombuffer(chunk[column], kind))
         for column, kind in (_INDICES | _OPTIONAL_INDICES).items():
             # Unsigned indices read as signed: all ones bits (the missing marker) become -1.
-            indices = np.frombuffer(chunk[column], kind)  # type: ignore[call-overload]
+            indices = np.frombuffer(chunk[column], kind)
             mask = indices < 0 if column in _OPTIONAL_INDICES or column == "port" else None
             columns[column] = pa.DictionaryArray.from_arrays(
                 pa.array(indices, mask=mask), names[column]
             )
-        queue = np.frombuffer(chunk["queue_packets"], np.uint32)  # type: ignore[call-overload]
+        queue = np.frombuffer(chunk["queue_packets"], np.uint32)
         columns["queue_packets"] = pa.array(queue, mask=queue == np.iinfo(np.uint32).max)
         for column in ("tcp_seq", "tcp_ack"):
-            numbers = np.frombuffer(chunk[column], np.uint64)  # type: ignore[call-overload]
+            numbers = np.frombuffer(chunk[column], np.uint64)
             columns[column] = pa.array(numbers, mask=numbers == np.iinfo(np.uint64).max)
         table = pa.Table.from_arrays([columns[field.name] for field in SCHEMA], schema=SCHEMA)
         self._writer.write_table(table)

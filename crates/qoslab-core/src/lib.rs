@@ -59,7 +59,7 @@ mod units;
 // Scenarios in: load, validate, vary, sweep.
 pub use scenario::overrides::OverrideError;
 pub use scenario::{
-    json_schema, load, load_selected, load_within, parse_variant, sweep_plan, Limits, Override,
+    json_schema, load, load_selected, load_within, parse_variant, sweep_plan, ErrorKind, Limits, Override,
     ScenarioError, ScenarioSpec, Selection, SweepPlan, MAX_SCENARIO_BYTES,
 };
 

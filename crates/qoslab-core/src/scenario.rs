@@ -24,7 +24,7 @@ pub mod overrides;
 pub mod spec;
 pub mod sweep;
 
-pub use crate::config::error::ScenarioError;
+pub use crate::config::error::{ErrorKind, ScenarioError};
 pub use interface_output::interface_output;
 pub use ios_export::ios_from_yaml;
 pub use limits::Limits;
@@ -96,7 +96,8 @@ pub fn sweep_plan(text: &str, origin: &str) -> Result<SweepPlan, ScenarioError> 
 fn written(text: &str, origin: &str) -> Result<(Value, Located), ScenarioError> {
     if text.len() > MAX_SCENARIO_BYTES {
         return Err(ScenarioError {
-            origin: origin.to_owned(),
+            kind: ErrorKind::Limit,
+            origin: origin.into(),
             position: None,
             key_path: String::new(),
             message: format!(
@@ -108,7 +109,8 @@ fn written(text: &str, origin: &str) -> Result<(Value, Located), ScenarioError> 
         });
     }
     let (mut document, index) = yaml::parse(text).map_err(|e| ScenarioError {
-        origin: origin.to_owned(),
+        kind: ErrorKind::Syntax,
+        origin: origin.into(),
         position: Some(e.position),
         key_path: String::new(),
         message: e.message,
@@ -127,7 +129,8 @@ fn written(text: &str, origin: &str) -> Result<(Value, Located), ScenarioError> 
         _ => {
             return Err(located.error(
                 Issue::at("", "a scenario must be a mapping of keys, not a list or a single value")
-                    .hint("start with `name:`, `run:`, `topology:` and `traffic:`"),
+                    .hint("start with `name:`, `run:`, `topology:` and `traffic:`")
+                    .kind(ErrorKind::WrongType),
             ))
         }
     }
@@ -376,7 +379,8 @@ impl Located {
             None => format!("{} (--set {}={})", self.origin, change.key_path, change.value),
         };
         ScenarioError {
-            origin,
+            kind: issue.kind,
+            origin: origin.into(),
             position: None,
             key_path: issue.key_path,
             message: issue.message,

@@ -54,24 +54,42 @@ pub(crate) fn trace_of_everything(
     }
 }
 
-/// A run that cannot give results: it broke an invariant (the model has a bug, and the
-/// run's numbers cannot be trusted), or it was stopped at a guard (its packets in flight
-/// would need more memory than allowed).
+/// A run that cannot give results.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunError {
-    /// What was found, as one sentence starting with what kind of failure it is.
-    pub message: String,
+pub enum RunError {
+    /// It broke an invariant: the model has a bug, and the run's numbers cannot be trusted.
+    Invariant(String),
+    /// It was stopped at a guard: its packets in flight would need more memory than allowed.
+    Stopped(String),
+    /// Its packet capture could not be written.
+    Capture(String),
 }
 
 impl RunError {
     fn invariant(what: String) -> Self {
-        RunError { message: format!("invariant violated, results discarded: {what}") }
+        RunError::Invariant(format!("invariant violated, results discarded: {what}"))
+    }
+
+    /// The failure's kind, a stable name: `invariant`, `stopped` or `capture`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            RunError::Invariant(_) => "invariant",
+            RunError::Stopped(_) => "stopped",
+            RunError::Capture(_) => "capture",
+        }
+    }
+
+    /// What was found, as one sentence starting with what kind of failure it is.
+    pub fn message(&self) -> &str {
+        match self {
+            RunError::Invariant(message) | RunError::Stopped(message) | RunError::Capture(message) => message,
+        }
     }
 }
 
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(self.message())
     }
 }
 
@@ -393,17 +411,15 @@ impl Simulation {
             return;
         }
         let fullest = self.net.ports.iter().max_by_key(|p| p.packets_held()).expect("a network has ports");
-        self.halted = Some(RunError {
-            message: format!(
-                "run stopped at {:.3} s: {in_flight} packets in flight would need more than the memory \
+        self.halted = Some(RunError::Stopped(format!(
+            "run stopped at {:.3} s: {in_flight} packets in flight would need more than the memory \
                  allowed ({} packets); port {} holds {} of them. Give its queue a limit, lower the \
                  traffic, or allow more with --max-memory",
-                self.now.0 as f64 / 1e9,
-                self.max_packets_in_flight,
-                fullest.config.name,
-                fullest.packets_held()
-            ),
-        });
+            self.now.0 as f64 / 1e9,
+            self.max_packets_in_flight,
+            fullest.config.name,
+            fullest.packets_held()
+        )));
     }
 
     /// The environment the network works in during the current event.
@@ -614,7 +630,7 @@ impl Simulation {
             if let Some(capture) = port.capture.as_mut() {
                 capture
                     .finish()
-                    .map_err(|message| RunError { message: format!("packet capture failed: {message}") })?;
+                    .map_err(|message| RunError::Capture(format!("packet capture failed: {message}")))?;
                 self.run.notes.extend(capture.note(&port.config.name));
             }
         }

@@ -1,7 +1,7 @@
 //! Cisco IOS configurations for the `qoslab ios` command: import, and export of a scenario
 //! interface.
 
-use crate::errors::{scenario_error, ScenarioError};
+use crate::errors::{invalid_input, scenario_error, scenario_error_with, Parts};
 use crate::{core_overrides, OverrideArg};
 use pyo3::prelude::*;
 use qoslab_core::ios::{
@@ -13,14 +13,28 @@ use std::path::Path;
 
 /// A problem of the configuration read from `origin` as a `ScenarioError` naming its place.
 fn located(origin: &str) -> impl Fn(Diagnostic) -> PyErr + '_ {
-    move |diagnostic| ScenarioError::new_err(diagnostic.located(origin))
+    move |diagnostic| {
+        let parts = Parts {
+            kind: "invalid",
+            origin: Some(origin),
+            key_path: "",
+            line: Some(diagnostic.line),
+            column: Some(diagnostic.column),
+            message: &diagnostic.message,
+            hint: diagnostic.hint.as_deref(),
+        };
+        scenario_error_with(diagnostic.located(origin), parts)
+    }
 }
 
 /// The text of the configuration file at `path`: a missing file, a folder, a file above
 /// the size limit or text that is not UTF-8 is a `ScenarioError` saying so.
 #[pyfunction]
 pub fn ios_read(path: &str) -> PyResult<String> {
-    read_config(Path::new(path)).map_err(|e| ScenarioError::new_err(format!("{} ({})", e.message, e.hint)))
+    read_config(Path::new(path)).map_err(|e| {
+        let text = format!("{} ({})", e.message, e.hint);
+        scenario_error_with(text.clone(), Parts::message("file", &text))
+    })
 }
 
 /// `text` read, with the class scheduler the user names (`pre-hqf`, `hqf`, `xe`) if any.
@@ -32,7 +46,7 @@ fn read_told(text: &str, scheduler: Option<&str>) -> PyResult<IosConfig> {
         Some("hqf") => Some(Scheduler::Hqf),
         Some("xe") => Some(Scheduler::Xe),
         Some(other) => {
-            return Err(ScenarioError::new_err(format!(
+            return Err(invalid_input(format!(
                 "--scheduler: `{other}` is not a scheduler (use pre-hqf, hqf or xe)"
             )))
         }
@@ -84,7 +98,7 @@ pub fn ios_explain(
     scheduler: Option<&str>,
 ) -> PyResult<String> {
     let rate_bps = rate
-        .map(|r| qoslab_core::parse_rate_bps(r).map_err(|e| ScenarioError::new_err(format!("--rate: {e}"))))
+        .map(|r| qoslab_core::parse_rate_bps(r).map_err(|e| invalid_input(format!("--rate: {e}"))))
         .transpose()?;
     explain(&read_told(text, scheduler)?, interface, rate_bps).map_err(located(origin))
 }
@@ -104,15 +118,10 @@ pub fn ios_migrate(
     let to = match to {
         "xe" => Scheduler::Xe,
         "hqf" => Scheduler::Hqf,
-        other => {
-            return Err(ScenarioError::new_err(format!("--to: `{other}` is not a target (use xe or hqf)")))
-        }
+        other => return Err(invalid_input(format!("--to: `{other}` is not a target (use xe or hqf)"))),
     };
     let rate_bps = rate
-        .map(|r| {
-            qoslab_core::parse_rate_bps(r)
-                .map_err(|e| ScenarioError::new_err(format!("the link's rate: {e}")))
-        })
+        .map(|r| qoslab_core::parse_rate_bps(r).map_err(|e| invalid_input(format!("the link's rate: {e}"))))
         .transpose()?;
     let migration = migrate(&parse(text), text, interface, rate_bps, to).map_err(located(origin))?;
     Ok((migration.text, migration.changes))

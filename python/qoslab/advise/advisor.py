@@ -30,6 +30,7 @@ from qoslab.advise.search import SpeedResult, estimate_runs, same_settings, sear
 from qoslab.advise.template import TEMPLATES, Candidate, Class, candidates, classes
 from qoslab.experiment.failure import order_of_failure
 from qoslab.run import run
+from qoslab.scenario import Scenario
 
 DEFAULT_SPEEDS_BPS = (
     64_000,
@@ -98,7 +99,7 @@ class Advice:
 
 
 def advise(
-    scenario: object,
+    scenario: Scenario,
     *,
     speeds: tuple[int, ...] = DEFAULT_SPEEDS_BPS,
     template: str = "llq",
@@ -278,7 +279,7 @@ def _choose(
         if score.margin_pct >= 0 and score.failed is None and shape not in shapes:
             shapes.add(shape)
             pool.append(score)
-    first: tuple[Score, pd.DataFrame, pd.DataFrame] | None = None
+    first: tuple[Score, pd.DataFrame | None, pd.DataFrame] | None = None
     examined = 0
     for score in pool[:ORDER_TRIES]:
         (full,) = evaluator.scores([score.candidate], evaluator.full_reps)
@@ -287,6 +288,7 @@ def _choose(
         _replace(found, full)
         examined += 1
         table, shares = _overload(problem, full, executor, bar)
+        assert table is not None, "asked for with an order of failure"
         if first is None:
             first = (full, table, shares)
         if (table["fails_before"] == "").all():

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, cast
 
 import pandas as pd
 
@@ -25,7 +26,8 @@ from qoslab.advise.problem import Problem
 from qoslab.advise.template import Candidate
 from qoslab.analysis.summary import summarize
 from qoslab.experiment.engine import sweep
-from qoslab.scenario import ScenarioError
+from qoslab.experiment.sweep import Sweep
+from qoslab.scenario import Scenario, ScenarioError
 
 JUDGED_COLUMNS = ("point", "app", "interval_ms", "in_contract_pct", "consumption_mean")
 
@@ -38,7 +40,7 @@ class Executor:
     executor: str = "local"
     scheduler: object = None
 
-    def sweep(self, scenario: object, **options):
+    def sweep(self, scenario: Scenario, **options: Any) -> Sweep:
         """:func:`~qoslab.experiment.engine.sweep` of ``scenario`` with ``options``, on these
         cores or this cluster, quietly: no bar, no warnings, the scenario's ``sweep:``
         section ignored."""
@@ -123,7 +125,7 @@ class Evaluator:
         problem = self.problem
         names = [key for key, _ in pairs[0][0].changes]
         keys = [self._key(c) for c, _ in pairs]
-        vary = {name: [key[i] for key in keys] for i, name in enumerate(names)}
+        vary: dict[str, list] = {name: [key[i] for key in keys] for i, name in enumerate(names)}
         vary["run.replication"] = [r for _, r in pairs]
         try:
             done = self.executor.sweep(
@@ -143,7 +145,7 @@ class Evaluator:
             [*names, "run.replication"], sort=False
         ):
             key = tuple(str(value) for value in values)
-            self._rows[(*key, int(replication))] = rows[list(JUDGED_COLUMNS)]
+            self._rows[(*key, int(cast(int, replication)))] = rows[list(JUDGED_COLUMNS)]
 
     def _score(self, candidate: Candidate, reps: int) -> Score:
         key = self._key(candidate)
@@ -184,10 +186,15 @@ def contract_bounds(
     )
     share = stats[stats["metric"] == "in_contract_pct"]
     low = share["ci_low"].where(share["n"] > 1, share["mean"])
-    low_pct = low.groupby(share["app"]).min().dropna().to_dict()
-    mean_pct = share.groupby("app")["mean"].min().dropna().to_dict()
-    used = stats[stats["metric"] == "consumption_mean"].groupby("app")["mean"].max()
-    return low_pct, mean_pct, used.dropna().to_dict()
+    low_pct = low.groupby(share["app"]).min().dropna()
+    mean_pct = share.groupby("app")["mean"].min().dropna()
+    used = stats[stats["metric"] == "consumption_mean"].groupby("app")["mean"].max().dropna()
+    return _by_app(low_pct), _by_app(mean_pct), _by_app(used)
+
+
+def _by_app(values: pd.Series) -> dict[str, float]:
+    """``values``, indexed by application, as a plain mapping."""
+    return {str(app): float(value) for app, value in values.items()}
 
 
 def _failed_score(candidate: Candidate, reps: int, message: str, problem: Problem) -> Score:

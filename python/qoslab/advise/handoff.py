@@ -116,7 +116,9 @@ def _provider_policer(conditioner: object, node: str, peer: str) -> Policer | No
         if not isinstance(row, dict) or row.get("match") not in ({}, None):
             continue
         police = row.get("police")
-        cir = parse_rate(police.get("cir")) if isinstance(police, dict) else None
+        if not isinstance(police, dict):
+            continue
+        cir = parse_rate(police.get("cir"))
         if cir:
             bc = police.get("bc")
             return Policer(

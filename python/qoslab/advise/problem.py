@@ -30,7 +30,7 @@ from qoslab.advise.handoff import Handoff, find_handoff
 from qoslab.advise.rates import parse_rate
 from qoslab.results import Results
 from qoslab.run import run, validate
-from qoslab.scenario import scenario_text
+from qoslab.scenario import Scenario, scenario_text
 
 PEAK_INTERVAL = "1s"
 """Interval over which an application's peak rate is measured: a priority class's policer
@@ -112,7 +112,7 @@ class App:
 class Problem:
     """Everything the search works from."""
 
-    scenario: object
+    scenario: Scenario
     text: str
     origin: str
     name: str
@@ -156,7 +156,7 @@ class Located:
 
 
 def locate(
-    scenario: object, interface: str | None, overrides: tuple[tuple[str, str], ...]
+    scenario: Scenario, interface: str | None, overrides: tuple[tuple[str, str], ...]
 ) -> Located:
     """The interface ``NODE.PEER`` of ``scenario`` (or the one interface it configures),
     its policy as run, and the handoff it is, if it is one; a scenario a run would refuse
@@ -178,7 +178,7 @@ def locate(
 
 
 def read_problem(
-    scenario: object,
+    scenario: Scenario,
     *,
     interface: str | None,
     overrides: tuple[tuple[str, str], ...],
@@ -295,7 +295,7 @@ def _kept_settings(document: dict, interface: Interface) -> dict:
 
 
 def _calibrate(
-    scenario: object,
+    scenario: Scenario,
     interface: Interface,
     rate_bps: int,
     overrides: tuple[tuple[str, str], ...],
@@ -370,7 +370,7 @@ def _server_ports(flows: pd.DataFrame, app: str, app_of: pd.Series) -> tuple[tup
     forward = [
         f for f, a in app_of.items() if a == app and not str(f).endswith((".reverse", ".echo"))
     ]
-    table = flows.loc[sorted(forward)] if forward else flows.iloc[0:0]
+    table = flows.loc[sorted(map(str, forward))] if forward else flows.iloc[0:0]
     pairs = zip(table["protocol"], table["dst_port"], strict=True)
     return tuple(sorted({(str(protocol), int(port)) for protocol, port in pairs}))
 

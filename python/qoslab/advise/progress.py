@@ -4,6 +4,8 @@ redirected, the advisor says nothing until its answer."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -16,7 +18,7 @@ class AdviceProgress:
         self.done = 0
         self.estimate = estimate
         self.console = Console(stderr=True)
-        self._fields = {"speed": "the first speed", "best": "none yet"}
+        self._fields: dict[str, Any] = {"speed": "the first speed", "best": "none yet"}
         self._bar: Progress | None = None
         if shown:
             self.console.print(heading, markup=False, highlight=False)

@@ -37,7 +37,8 @@ from qoslab.advise.evaluate import Executor, contract_bounds
 from qoslab.advise.problem import Located, locate
 from qoslab.advise.rates import rate_words
 from qoslab.analysis.summary import summarize
-from qoslab.scenario import ScenarioError
+from qoslab.experiment.sweep import Tables
+from qoslab.scenario import Scenario, ScenarioError
 
 DEFAULT_MOS = 3.6
 """MOS target by default: R = 70 (ITU-T G.107's mapping), the lower edge of ITU-T G.109's
@@ -119,7 +120,7 @@ class Readiness:
 
 
 def readiness(
-    scenario: object,
+    scenario: Scenario,
     *,
     flow: str,
     calls: tuple[int, int],
@@ -154,7 +155,8 @@ def readiness(
         raise AdviceError(f"--confidence {confidence:.0%}: give a level above 0 and below 100 %")
     located = locate(scenario, interface, overrides)
     entry = _entry(located, flow)
-    pattern = entry.get("pattern") if isinstance(entry.get("pattern"), dict) else {}
+    written = entry.get("pattern")
+    pattern: dict = written if isinstance(written, dict) else {}
     own_codec = pattern.get("codec") if pattern.get("kind") == "codec" else None
     if codecs and own_codec is None:
         raise AdviceError(
@@ -164,6 +166,7 @@ def readiness(
     handoff = located.handoff
     above = [bps for bps in links or () if handoff is not None and bps > handoff.line_bps]
     if above:
+        assert handoff is not None
         raise AdviceError(
             f"--links: {rate_words(above[0])} is above the interface's "
             f"{rate_words(handoff.line_bps)} line; list contracts the line can carry"
@@ -237,7 +240,7 @@ def _entry(located: Located, flow: str) -> dict:
 class _Judge:
     """Runs counts of calls under settings, on the sweep engine, and judges them."""
 
-    def __init__(self, scenario: object, located: Located, flow: str, options: dict) -> None:
+    def __init__(self, scenario: Scenario, located: Located, flow: str, options: dict) -> None:
         self.scenario = scenario
         self.located = located
         self.flow = flow
@@ -315,7 +318,7 @@ class _Judge:
         return [(f"{located.interface.key}.output", shaped), *([policer] if policer else [])]
 
     def _judge(
-        self, runs, keys: list[str], values: tuple[str, ...], setting: Setting, calls: int
+        self, runs: Tables, keys: list[str], values: tuple[str, ...], setting: Setting, calls: int
     ) -> Count:
         """The count judged on its replications' tables."""
         contracts = _rows(runs.contracts, keys, values)

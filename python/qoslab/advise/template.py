@@ -197,7 +197,7 @@ class Candidate:
 
 def classes(problem: Problem, template: str) -> list[Class]:
     """The template's classes for the budgeted applications, in the contracts' order."""
-    made = []
+    made: list[Class] = []
     # IOS XE's second priority level is tried beside a class that is always at the first.
     fixed = any(_placement(a, template, "priority")[0] == "priority" for a in problem.budgeted)
     ways = "priority levels 1 and 2" if problem.scheduler == "xe" and fixed else "priority"

@@ -17,10 +17,10 @@ import numpy as np
 import pandas as pd
 
 
-def natural_key(value: object) -> tuple[int, Real, str, str]:
+def natural_key(value: object) -> tuple[int, Real | int, str, str]:
     """The sort key of one value: numbers by value (compared exactly, so large integers stay
     apart), then text, then anything else."""
-    if isinstance(value, Real) and not isinstance(value, str):
+    if isinstance(value, Real):
         return (0, value, "", "")
     if isinstance(value, str):
         return (1, 0, value, "")
@@ -36,7 +36,7 @@ def ranks(column: pd.Series, order: Sequence[object] | None = None) -> np.ndarra
     """
     if order is not None:
         listed = pd.Index(pd.unique(pd.Series(list(order), dtype=object)))
-        codes = listed.get_indexer(column)
+        codes = listed.get_indexer(pd.Index(column))
         unlisted = column.notna().to_numpy() & (codes == -1)
         if unlisted.any():
             missing = ", ".join(sorted({repr(v) for v in column[unlisted]}))

@@ -22,6 +22,7 @@ from qoslab.cli.common import (
 )
 from qoslab.cli.text import counted, plain, visible
 from qoslab.reproduce import (
+    Reproduction,
     Setting,
     StudyError,
     catalogue,
@@ -182,7 +183,7 @@ def _command(args: argparse.Namespace) -> str:
     return " ".join(shlex.quote(word) for word in words)
 
 
-def _summary(result: object) -> Table:
+def _summary(result: Reproduction) -> Table:
     study = result.study
     table = Table(
         box=box.SIMPLE_HEAD,

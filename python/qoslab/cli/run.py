@@ -8,6 +8,7 @@ import re
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from rich import box
 from rich.table import Table
@@ -174,7 +175,7 @@ def wall_time(wall_s: float) -> str:
     return f"{wall_ms:.1f} ms" if wall_ms < 999.95 else f"{wall_s:.2f} s"
 
 
-def records(results: qoslab.Results, table: str) -> list[dict[str, object]]:
+def records(results: qoslab.Results, table: str) -> list[dict[str, Any]]:
     """The rows of ``table`` with each missing number as NaN, as in its DataFrame (the lines
     below read the rows, so that printing them does not load pandas)."""
     numbers = [column["name"] for column in SCHEMAS[table] if column["type"] == "float"]
@@ -235,13 +236,13 @@ def voice_lines(results: qoslab.Results) -> list[str]:
     the copies of one traffic entry (``voip.1`` ... ``voip.N``), one line with their mean
     and worst, and how many played nothing (they have no rating)."""
     lines = []
-    entries: dict[str, list[dict[str, object]]] = {}
+    entries: dict[str, list[dict[str, Any]]] = {}
     for record in records(results, "voice"):
         entries.setdefault(re.sub(r"\.\d+$", "", str(record["flow"])), []).append(record)
     for entry, calls in entries.items():
         first = calls[0]
         setting = f"{first['codec']}, {first['playout']} playout"
-        rated = [call for call in calls if not math.isnan(call["r"])]  # type: ignore[arg-type]
+        rated = [call for call in calls if not math.isnan(call["r"])]
         silent = len(calls) - len(rated)
         if len(calls) == 1:
             line = f"voice {first['flow']} ({setting})"
@@ -263,7 +264,7 @@ def voice_lines(results: qoslab.Results) -> list[str]:
             )
             continue
         r, mos, delay, loss = (
-            [call[column] for call in rated if not math.isnan(call[column])]  # type: ignore[arg-type]
+            [call[column] for call in rated if not math.isnan(call[column])]
             for column in ("r", "mos", "mouth_to_ear_ms", "effective_loss_pct")
         )
         lines.append(
@@ -360,7 +361,7 @@ def _mean(values: list[float]) -> float:
 def _cell(column: str, value: object) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
-    if column.endswith("_bps"):
+    if column.endswith("_bps") and isinstance(value, int | float):
         return f"{value / 1000:,.1f}"
     if isinstance(value, float):
         return f"{value:,.2f}"

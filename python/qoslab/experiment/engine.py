@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from pathlib import Path
 
 from qoslab._core import Simulation, __version__, scenario_counts
@@ -23,7 +23,7 @@ from qoslab.experiment.plan import Plan, Point, make_plan
 from qoslab.experiment.progress import SweepProgress
 from qoslab.experiment.store import FORMAT, Store
 from qoslab.experiment.sweep import Sweep
-from qoslab.experiment.task import DONE, Task, run_key
+from qoslab.experiment.task import DONE, Override, Task, run_key
 from qoslab.memory import default_max_memory
 from qoslab.scenario import Assignments, Scenario, check_limits, scenario_text
 from qoslab.scenario import pairs as override_pairs
@@ -111,7 +111,7 @@ def sweep(
     try:
         if store is not None:
             store.write_manifest(manifest)
-            kept = store.kept([task.key for task in tasks])
+            kept: Set[str] = store.kept([task.key for task in tasks])
         else:
             kept = frozenset()
         todo = [task for task in tasks if task.key not in kept]
@@ -168,9 +168,9 @@ def _tasks(
 ) -> tuple[list[Task], dict[str, dict]]:
     """Every run of the plan, replication by replication, each point checked first; and
     each run's identity by key."""
-    checked: list[tuple[Point, tuple, str]] = []
+    checked: list[tuple[Point, tuple[Override, ...], str]] = []
     for point in plan.points():
-        overrides = (*fixed, *_sourced(point, origin))
+        overrides: tuple[Override, ...] = (*fixed, *_sourced(point, origin))
         simulation = Simulation(
             text,
             origin,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -32,7 +33,7 @@ FAILURE_COLUMNS = (
 
 
 def order_of_failure(
-    sweep: Sweep | Sequence[tuple[object, Results]],
+    sweep: Sweep | Sequence[tuple[object, Any]],
     *,
     point: str | None = None,
     interval_ms: float | None = None,
@@ -95,16 +96,16 @@ def order_of_failure(
     ranked = sorted({s for s in failed_at.values() if s is not None})
     records = []
     for rank, app in enumerate((a for a in order if a in budgeted), start=1):
-        step = failed_at[app]
+        failed = failed_at[app]
         earlier = [a for a in order[: order.index(app)] if a in budgeted]
-        late = [a for a in earlier if _later(failed_at[a], step)]
+        late = [a for a in earlier if _later(failed_at[a], failed)]
         records.append(
             {
                 "app": app,
                 "declared_rank": rank,
-                "first_failure_step": step,
-                "first_failure_at": None if step is None else sweep[step][0],
-                "observed_rank": len(ranked) + 1 if step is None else ranked.index(step) + 1,
+                "first_failure_step": failed,
+                "first_failure_at": None if failed is None else sweep[failed][0],
+                "observed_rank": len(ranked) + 1 if failed is None else ranked.index(failed) + 1,
                 "fails_before": ", ".join(late),
             }
         )

@@ -55,9 +55,9 @@ class LocalExecutor:
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
-                    task = next(queue, None)
-                    if task is not None:
-                        pending.add(pool.submit(run_task, task, cancel))
+                    following = next(queue, None)
+                    if following is not None:
+                        pending.add(pool.submit(run_task, following, cancel))
                     yield future.result()
         finally:
             cancel.set()

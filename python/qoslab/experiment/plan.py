@@ -20,6 +20,7 @@ import itertools
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from qoslab._core import sweep_plan
 from qoslab.scenario import BASE, yaml_scalar
@@ -67,7 +68,8 @@ class Plan:
 
     def points(self) -> list[Point]:
         """Every point of the grid: variants outermost, then the axes in order."""
-        columns = []  # each: a list of steps, a step being ((key, value, source), ...)
+        # Each: a list of steps, a step being ((key, value, source), ...).
+        columns: list[list[tuple[tuple[str, Any, Any], ...]]] = []
         grouped = {key: group for group in self.zip_groups for key in group}
         placed: set[tuple[str, ...]] = set()
         by_key = {axis.key: axis for axis in self.axes}
@@ -249,7 +251,9 @@ def _pairs(axis: Axis) -> Iterable[tuple[str, str | None]]:
 
 
 def _split_top_level(text: str) -> list[str]:
-    parts, current, depth, quote = [], [], 0, ""
+    parts: list[str] = []
+    current: list[str] = []
+    depth, quote = 0, ""
     for char in text:
         if quote:
             quote = "" if char == quote else quote

@@ -3,6 +3,8 @@ time left at the pace so far."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -41,7 +43,7 @@ class SweepProgress:
             self._bar.add_task("sweep", total=total, completed=done, **self._fields())
             self._bar.start()
 
-    def _fields(self) -> dict[str, int]:
+    def _fields(self) -> dict[str, Any]:
         return {"running": min(self.slots, self.total - self.done), "failed": self.failed}
 
     def advance(self, *, failed: bool) -> None:

@@ -333,6 +333,7 @@ def check_manifest(manifest: object, shown: Path) -> None:
         "plan.variants is not a list of names",
     )
     expect(type(plan.get("replications")) is int, shown, "plan.replications is not a number")
+    assert isinstance(vary, list)
     keys = [axis["key"] for axis in vary]
     # The index orders each parameter by the plan's values: a run's value must be one.
     values = {

@@ -36,6 +36,10 @@ resumed sweep keeps them rather than running them again; a crash (a worker lost,
 exhausted) is retried."""
 
 
+Override = tuple[str, str] | tuple[str, str, str]
+"""A ``(key, value)`` pair, or ``(key, value, source)`` naming where the value was written."""
+
+
 @dataclass(frozen=True)
 class Task:
     """One run: the scenario, its changes, and the run's identity."""
@@ -43,7 +47,7 @@ class Task:
     key: str
     text: str
     origin: str
-    overrides: tuple[tuple[str, ...], ...]
+    overrides: tuple[Override, ...]
     """``(key, value)`` pairs, or ``(key, value, source)`` naming where a value was written."""
     variant: str | None
     seed: int | None

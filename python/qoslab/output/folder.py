@@ -114,6 +114,7 @@ class Folder:
             with contextlib.suppress(FileExistsError):
                 os.mkdir(name, 0o777, dir_fd=self.fd)
         descriptor = _open_folder(self.fd, name, self.path / name)
+        ledger: Ledger | None
         if own_ledger:
             try:
                 ledger, prefix = Ledger(descriptor), ""
@@ -191,7 +192,7 @@ class Folder:
             raise
         return self.path / name
 
-    def write_with(self, name: str, writer: Callable[[Path], None]) -> Path:
+    def write_with(self, name: str, writer: Callable[[Path], object]) -> Path:
         """Make ``name`` hold what ``writer`` writes when given a path, in one step; the
         path is in a private staging folder of this one. Return the file's path."""
         self.check_replaceable(name)

@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import stat
+from io import BufferedReader
 
 from qoslab.output import staging
 
@@ -136,7 +137,7 @@ class Ledger:
             return (facts.st_size, file_sha256(file)) in recorded
 
 
-def file_sha256(file) -> str:
+def file_sha256(file: BufferedReader) -> str:
     """The SHA-256 of an open binary file, read from its start."""
     file.seek(0)
     return hashlib.file_digest(file, "sha256").hexdigest()

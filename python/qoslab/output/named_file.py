@@ -25,7 +25,7 @@ def check_file(path: str | os.PathLike[str]) -> None:
         folder.check_room(0, "the file")
 
 
-def write_file(path: str | os.PathLike[str], content: bytes | Callable[[Path], None]) -> Path:
+def write_file(path: str | os.PathLike[str], content: bytes | Callable[[Path], object]) -> Path:
     """Make the file at ``path`` hold ``content`` (bytes, or a function writing the file at
     the path it is given), in one step; return ``path``. Its folder must exist."""
     given = Path(path)

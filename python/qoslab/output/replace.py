@@ -140,7 +140,7 @@ class NewFolder:
 
 def replace_folder(
     directory: str | os.PathLike[str],
-    files: Mapping[str, Callable[[Path], None]],
+    files: Mapping[str, Callable[[Path], object]],
     *,
     known: Iterable[str] = (),
 ) -> list[Path]:

@@ -14,6 +14,10 @@ returns a ``matplotlib.figure.Figure`` (built on the Agg canvas, never through p
 A plot the data cannot give raises :class:`PlotError` naming what is missing.
 """
 
+from collections.abc import Callable
+
+from matplotlib.figure import Figure
+
 from qoslab.plot.bars import bars
 from qoslab.plot.delay_cdf import delay_cdf
 from qoslab.plot.dq_scatter import dq_scatter
@@ -27,7 +31,7 @@ from qoslab.plot.tcp_sequence import tcp_sequence
 from qoslab.plot.to_svg import to_svg
 from qoslab.plot.voice import voice
 
-KINDS = {
+KINDS: dict[str, Callable[..., Figure]] = {
     "bars": bars,
     "series": series,
     "delay_cdf": delay_cdf,

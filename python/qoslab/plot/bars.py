@@ -21,6 +21,7 @@ from qoslab.plot.source import need_sweep, palette, point_label, points, scenari
 from qoslab.plot.style import (
     category_ticks,
     figure,
+    first_column,
     legend,
     panels,
     quantity,
@@ -100,7 +101,7 @@ def bars(
                 tag(container.errorbar.lines[2], "errorbar", number)
         category_ticks(axis, range(len(categories)), categories)
         axis.set_xlabel(grouping.axis_name(by))
-        if axis.get_subplotspec().is_first_col():
+        if first_column(axis):
             axis.set_ylabel(label)
         if others:
             axis.set_title(point_label(others, values))

@@ -11,9 +11,11 @@ loss. End to end the point is the consumption itself and the budget is the line 
 from __future__ import annotations
 
 from itertools import count
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from qoslab.experiment.sweep import Sweep
@@ -95,7 +97,7 @@ def dq_scatter(
 
 
 def _per_hop_marks(
-    axis, frame: pd.DataFrame, chosen: pd.DataFrame, row: dict[str, int], interval_ms: float
+    axis: Axes, frame: pd.DataFrame, chosen: pd.DataFrame, row: dict[str, int], interval_ms: float
 ) -> None:
     """Where each application's per-hop limits lie on the end-to-end scale."""
     end_to_end = frame[
@@ -108,7 +110,8 @@ def _per_hop_marks(
         for app in hop.index:
             if app not in whole.index:
                 continue
-            per_hop, total = hop.at[app, column], whole.at[app, column]
+            per_hop: Any = hop.at[app, column]
+            total: Any = whole.at[app, column]
             if pd.notna(per_hop) and pd.notna(total) and float(total) > 0:
                 ratios.append((float(per_hop) / float(total), row[app]))
         if ratios:

@@ -20,7 +20,16 @@ from qoslab.plot import grouping
 from qoslab.plot.contracts import at_point
 from qoslab.plot.errors import PlotError
 from qoslab.plot.source import TOTALS, need_sweep, palette, point_label, points, scenario
-from qoslab.plot.style import category_ticks, figure, legend, panels, styled, tag, title
+from qoslab.plot.style import (
+    category_ticks,
+    figure,
+    first_column,
+    legend,
+    panels,
+    styled,
+    tag,
+    title,
+)
 
 KIND = "in_contract"
 METRIC = "in_contract_pct"
@@ -89,7 +98,7 @@ def in_contract(
         category_ticks(axis, range(len(categories)), categories)
         axis.set_ylim(-3, 103)
         axis.set_xlabel(grouping.axis_name(by))
-        if axis.get_subplotspec().is_first_col():
+        if first_column(axis):
             axis.set_ylabel(label)
         if others:
             axis.set_title(point_label(others, values))

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from itertools import count
 
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from qoslab.plot.errors import PlotError
@@ -74,8 +75,8 @@ def queue(results: object, port: str | None = None) -> Figure:
 
 
 def _draw_class(
-    above,
-    below,
+    above: Axes,
+    below: Axes,
     rows: pd.DataFrame,
     backlog: Sequence[str],
     colour: str,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from itertools import count
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -20,6 +21,7 @@ from matplotlib.lines import Line2D
 
 from qoslab.plot.errors import PlotError
 from qoslab.plot.source import (
+    check_source,
     palette,
     parameters,
     point_label,
@@ -29,7 +31,20 @@ from qoslab.plot.source import (
     scenario,
     where,
 )
-from qoslab.plot.style import figure, legend, panels, quantity, styled, tag, title, unit
+from qoslab.plot.style import (
+    figure,
+    first_column,
+    legend,
+    panels,
+    quantity,
+    styled,
+    tag,
+    title,
+    unit,
+)
+
+if TYPE_CHECKING:
+    from matplotlib.typing import LineStyleType
 
 KIND = "series"
 
@@ -44,7 +59,7 @@ ALIASES = {
 NOT_METRICS = ("flow", "app", "start_s", "interval_s", "replication")
 ZERO_WHEN_ABSENT = ("delivered_packets", "delivered_bps", "lost_packets")
 """Counts that are 0 in an interval without a row; the other columns do not exist there."""
-DASHES = ("-", "--", ":", "-.")
+DASHES: tuple[LineStyleType, ...] = ("-", "--", ":", "-.")
 """The line style of each column of a metric (mean solid, max dashed)."""
 
 FIX = "ask for it with measure.series in the scenario (e.g. measure: {series: 1s})"
@@ -62,11 +77,12 @@ def series(
     ``delay`` (mean and largest), ``jitter``, ``loss``, ``throughput``. ``flows`` limits the
     flows drawn. For a sweep, a panel per point of the grid (``select`` keeps some, e.g.
     ``{"interfaces.r1.r2.output": "llq"}``) with every replication overlaid."""
-    frame = rows(results_or_sweep, "series", KIND, FIX)
+    source = check_source(results_or_sweep, KIND)
+    frame = rows(source, "series", KIND, FIX)
     columns = _columns(metric, frame)
     frame = _flows(frame, flows)
     frame = where(frame, select, KIND)
-    grid = parameters(results_or_sweep)  # type: ignore[arg-type]
+    grid = parameters(source)
     facets = points(frame, grid)
     colour = palette(results_or_sweep)  # type: ignore[arg-type]
     label, factor = unit(columns[0], frame[columns[0]], metric if metric in ALIASES else None)
@@ -88,7 +104,7 @@ def series(
                     numbers,
                 )
         axis.set_xlabel("time since the run began (s)")
-        if axis.get_subplotspec().is_first_col():
+        if first_column(axis):
             axis.set_ylabel(label)
         if grid:
             axis.set_title(point_label(grid, values))

@@ -4,6 +4,7 @@ its tables, the names its colours are given to, and the points of a sweep's grid
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import cast
 
 import pandas as pd
 
@@ -128,9 +129,8 @@ def where(frame: pd.DataFrame, selection: Mapping[str, object] | None, kind: str
         return frame
     for column, value in selection.items():
         if column not in frame:
-            raise PlotError(
-                f"{kind}: no column {column!r} to select on (columns: {', '.join(frame)})"
-            )
+            listed = ", ".join(map(str, frame.columns))
+            raise PlotError(f"{kind}: no column {column!r} to select on (columns: {listed})")
         wanted = _text(value)
         chosen = frame[column].map(_text) == wanted
         if not chosen.any():
@@ -144,7 +144,7 @@ def replications(frame: pd.DataFrame) -> list[tuple[int, pd.DataFrame]]:
     """The rows of each replication (one group, replication 0, for a run's table)."""
     if REPLICATION not in frame:
         return [(0, frame)]
-    return [(int(key), rows) for key, rows in frame.groupby(REPLICATION, sort=True)]
+    return [(int(cast(int, key)), rows) for key, rows in frame.groupby(REPLICATION, sort=True)]
 
 
 def _text(value: object) -> str:

@@ -18,19 +18,22 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from functools import wraps
-from typing import ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
 import matplotlib as mpl
 import numpy as np
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.colors import to_hex
+from matplotlib.colors import ListedColormap, to_hex
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 from matplotlib.ticker import FixedFormatter, Formatter
 
-STYLE = {
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
+STYLE: dict[RcKeyType, Any] = {
     "font.size": 10,
     "axes.titlesize": 11,
     "figure.titlesize": 12,
@@ -46,8 +49,11 @@ STYLE = {
 drawn as paths (the SVG needs no font) and fixed ids (equal data, equal SVG)."""
 
 PALETTE = tuple(
-    to_hex(colour) for name in ("tab10", "Dark2", "Set1") for colour in mpl.colormaps[name].colors
+    to_hex(colour)
+    for name in ("tab10", "Dark2", "Set1")
+    for colour in cast(Sequence[Any], cast(ListedColormap, mpl.colormaps[name]).colors)
 )
+
 """The qualitative palette the names are given colours from, in order."""
 
 FIGURE_WIDTH_IN = 8.0
@@ -96,11 +102,11 @@ class LiteralFormatter(Formatter):
     def __call__(self, x: float, pos: int | None = None) -> str:
         return literal(self.inner(x, pos))
 
-    def set_axis(self, axis: object) -> None:
+    def set_axis(self, axis: Any) -> None:
         super().set_axis(axis)
         self.inner.set_axis(axis)
 
-    def set_locs(self, locs: object) -> None:
+    def set_locs(self, locs: Any) -> None:
         super().set_locs(locs)
         self.inner.set_locs(locs)
 
@@ -242,13 +248,10 @@ def legend(fig: Figure, axis: Axes, **options: object) -> None:
     handles, labels = axis.get_legend_handles_labels()
     if not handles:
         return
-    top_right = max(
-        (
-            a
-            for a in fig.axes
-            if a.get_subplotspec() is not None and a.get_subplotspec().is_first_row()
-        ),
-        key=lambda a: a.get_subplotspec().colspan.stop,
+    top_row = [(a, spec) for a in fig.axes if (spec := a.get_subplotspec()) is not None]
+    top_right, _ = max(
+        ((a, spec) for a, spec in top_row if spec.is_first_row()),
+        key=lambda pair: pair[1].colspan.stop,
     )
     top_right.legend(
         handles,
@@ -259,3 +262,9 @@ def legend(fig: Figure, axis: Axes, **options: object) -> None:
         ncols=-(-len(handles) // LEGEND_ROWS),
         **options,
     )
+
+
+def first_column(axis: Axes) -> bool:
+    """Whether ``axis`` is a panel of its figure's first column (where the y label goes)."""
+    spec = axis.get_subplotspec()
+    return spec is not None and spec.is_first_col()

@@ -44,7 +44,8 @@ def suggested(results_or_sweep: object) -> list[tuple[str, Figure]]:
         name: _has_rows(source, name)
         for name in ("flows", "series", "contracts", "voice", "class_series")
     }
-    budgets = has["contracts"] and table(source, "contracts")["consumption_mean"].notna().any()
+    contracts = table(source, "contracts")
+    budgets = contracts is not None and contracts["consumption_mean"].notna().any()
     if isinstance(source, Sweep):
         if has["flows"]:
             figures += [(name, bars(source, metric)) for metric, name in SWEEP_BARS]

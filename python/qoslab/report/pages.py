@@ -27,20 +27,24 @@ MARKDOWN_ENTITIES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 BACKTICK_RUNS = re.compile(r"`+")
 
 
-def html_environment(package: str, **whitespace: bool) -> Environment:
+def html_environment(
+    package: str, *, trim_blocks: bool = False, lstrip_blocks: bool = False
+) -> Environment:
     """The environment of the HTML templates of ``package`` (``qoslab.report``, ...):
-    every value escaped. ``whitespace`` sets Jinja2's ``trim_blocks`` and
-    ``lstrip_blocks``."""
+    every value escaped; ``trim_blocks`` and ``lstrip_blocks`` are Jinja2's."""
     return Environment(
         loader=PackageLoader(package, "templates"),
         autoescape=True,
         undefined=StrictUndefined,
         keep_trailing_newline=True,
-        **whitespace,
+        trim_blocks=trim_blocks,
+        lstrip_blocks=lstrip_blocks,
     )
 
 
-def markdown_environment(package: str, **whitespace: bool) -> Environment:
+def markdown_environment(
+    package: str, *, trim_blocks: bool = False, lstrip_blocks: bool = False
+) -> Environment:
     """The environment of the Markdown templates of ``package``: every value made inert
     (see the module's description), with the ``code`` and ``fenced`` filters."""
     environment = Environment(
@@ -49,7 +53,8 @@ def markdown_environment(package: str, **whitespace: bool) -> Environment:
         finalize=markdown_text,
         undefined=StrictUndefined,
         keep_trailing_newline=True,
-        **whitespace,
+        trim_blocks=trim_blocks,
+        lstrip_blocks=lstrip_blocks,
     )
     environment.filters["code"] = code_span
     environment.filters["fenced"] = fenced_block

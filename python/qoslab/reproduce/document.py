@@ -232,7 +232,7 @@ def _grid(table: Table, by_id: dict[str, Judged]) -> list[dict]:
     letter (None for a cell the study left empty)."""
     rows = []
     for label, ids in table.grid:
-        cells = []
+        cells: list[dict[str, object] | None] = []
         for row_id in ids:
             if row_id is None:
                 cells.append(None)

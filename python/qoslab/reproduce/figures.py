@@ -19,6 +19,7 @@ sequence graph).
 from __future__ import annotations
 
 import json
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -50,9 +51,10 @@ def _plot(spec: Figure, measured: Measurements) -> MplFigure:
     name with the values' labels (``speed=512k``), so that an axis of several scenario keys
     is one parameter and the plot's ``by`` names the axis."""
     experiment = measured.study.experiments[str(spec.experiment)]
-    source: object = labelled(measured.sweeps[experiment.name], experiment, spec.at)
+    sweep = labelled(measured.sweeps[experiment.name], experiment, spec.at)
+    source: Sweep | Results = sweep
     if spec.replication is not None:
-        source = source.results(replication=spec.replication)
+        source = sweep.results(replication=spec.replication)
         if spec.trace is not None:
             source = traced(experiment, source, spec.trace)
     fig = KINDS[str(spec.plot)](source, **spec.args)
@@ -99,7 +101,7 @@ def labelled(sweep: Sweep, experiment: Experiment, at: dict[str, str]) -> Sweep:
         if variant is not None and (run["variant"] or BASE) != variant:
             continue
         if any(
-            label(settings, experiment.axis(name)) != value
+            label(settings, cast(Axis, experiment.axis(name))) != value
             for name, value in at.items()
             if name != VARIANT
         ):
@@ -139,14 +141,20 @@ def _series(spec: Figure, measured: Measurements) -> MplFigure:
         experiment = study.experiments[metric.experiment]
         frame = measured.sweeps[experiment.name].runs[metric.table]
         for point in points:
-            rows = _select(frame, measured, experiment.name, {**spec.at, spec.over: point})
+            rows = _select(frame, measured, experiment.name, {**spec.at, str(spec.over): point})
             rows = rows[where_mask(rows, metric, metric.where)]
             rows = rows[rows[REPLICATION] == 0].sort_values("start_s")
             values = (
-                rows[metric.column] if metric.column else rows.eval(metric.expr, engine="python")
+                rows[metric.column]
+                if metric.column
+                else rows.eval(str(metric.expr), engine="python")
             )
             (line,) = axis.plot(
-                rows["start_s"], values, label=point, color=colour[point], linewidth=1
+                rows["start_s"],
+                cast(pd.Series, values),
+                label=point,
+                color=colour[point],
+                linewidth=1,
             )
             tag(line, f"{spec.name}-{number}", len(axis.lines))
         axis.set_ylabel(f"{metric.label} ({metric.unit})" if metric.unit else metric.label)
@@ -174,9 +182,9 @@ def _bars(spec: Figure, measured: Measurements) -> MplFigure:
     for number, (axis, name) in enumerate(zip(axes, spec.metrics, strict=True)):
         metric = study.metrics[name]
         for k, group in enumerate(groups):
-            at_group = {} if group is None else {spec.group: group}
+            at_group = {} if group is None else {str(spec.group): group}
             estimates = [
-                measured.estimate(name, {**spec.at, **at_group, spec.over: p}) for p in points
+                measured.estimate(name, {**spec.at, **at_group, str(spec.over): p}) for p in points
             ]
             means = np.array([e.mean for e in estimates])
             errors = np.array([e.half_width for e in estimates])
@@ -191,7 +199,7 @@ def _bars(spec: Figure, measured: Measurements) -> MplFigure:
             )
             tag(bars.patches, f"{spec.name}-{number}", k)
         axis.set_ylabel(f"{metric.label} ({metric.unit})" if metric.unit else metric.label)
-        category_ticks(axis, positions, points)
+        category_ticks(axis, positions.tolist(), points)
     if spec.group is not None:
         legend(fig, axes[0], title=spec.group)
     interval = "Student t" if study.interval == "t" else "normal approximation"

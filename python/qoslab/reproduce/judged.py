@@ -84,7 +84,9 @@ def judge_all(measured: Measurements) -> list[Judged]:
         if row.claim is None:
             # Not modelled; a metric named with it is shown beside it, unjudged (the E-model
             # MOS of calls whose published score is PSQM).
-            shown = {None: measured.estimate(row.metric, row.at)} if row.metric else {}
+            shown: dict[str | None, Estimate] = (
+                {None: measured.estimate(row.metric, row.at)} if row.metric else {}
+            )
             out.append(Judged(row, shown, NOT_MODELLED))
             continue
         assert row.metric is not None  # a judged value names its metric (checked on load)

@@ -10,9 +10,10 @@ approximation, as the study reports its own; :mod:`qoslab.analysis.interval`).
 from __future__ import annotations
 
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fnmatch import fnmatchcase
 from types import SimpleNamespace
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -92,7 +93,8 @@ def _trials(
         values = pd.to_numeric(rows[metric.column], errors="coerce")
     else:
         try:
-            values = pd.to_numeric(rows.eval(metric.expr, engine="python"), errors="coerce")
+            evaluated = rows.eval(str(metric.expr), engine="python")
+            values = pd.to_numeric(cast(pd.Series, evaluated), errors="coerce")
         except Exception as error:  # pandas raises many kinds for a bad expression
             raise StudyError(
                 f"metric `{metric.name}`: cannot evaluate `{metric.expr}`: {error}"
@@ -152,6 +154,7 @@ def _failures(
     for replication in sorted(int(r) for r in here[REPLICATION].unique()):
         mine = here[here[REPLICATION] == replication]
         steps = []
+        assert over is not None, "checked when the study was read"
         for value in over.values:
             rows = mine[point_mask(mine, experiment, {over.name: value})]
             rows = rows[["point", "app", "interval_ms", "consumption_mean", "in_contract_pct"]]
@@ -159,7 +162,7 @@ def _failures(
         table = order_of_failure(
             steps,
             declared=declared,
-            min_in_contract_pct=metric.failure.get("min_in_contract_pct"),
+            min_in_contract_pct=cast(float | None, metric.failure.get("min_in_contract_pct")),
         )
         out.append(sum(len(late.split(", ")) for late in table["fails_before"] if late))
     return np.array(out, dtype=np.float64)
@@ -266,6 +269,10 @@ def reduce_rows(values: np.ndarray, metric: Metric, part: np.ndarray | None = No
         return 0.0 if metric.per_run == "sum" else np.nan
     if metric.per_run == "range":
         return float(np.max(present) - np.min(present))
-    return float(
-        {"max": np.max, "min": np.min, "mean": np.mean, "sum": np.sum}[metric.per_run](present)
-    )
+    reduce: dict[str, Callable[[np.ndarray], Any]] = {
+        "max": np.max,
+        "min": np.min,
+        "mean": np.mean,
+        "sum": np.sum,
+    }
+    return float(reduce[metric.per_run](present))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from qoslab.experiment.engine import sweep
@@ -84,8 +85,13 @@ def run_study(study: Study, setting: Setting) -> Ran:
             out=setting.runs / experiment.name if setting.runs is not None else None,
             resume=setting.runs is not None,
             progress=setting.progress,
-            warn=lambda message, name=experiment.name: warnings.append(f"{name}: {message}"),
+            warn=partial(_warn, warnings, experiment.name),
             use_section=False,
         )
         replications[experiment.name] = reps
     return Ran(sweeps, replications, time.perf_counter() - start, warnings)
+
+
+def _warn(warnings: list[str], experiment: str, message: str) -> None:
+    """Keeps ``message``, a warning of ``experiment``'s sweep."""
+    warnings.append(f"{experiment}: {message}")

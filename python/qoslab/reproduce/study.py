@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 from qoslab.analysis.verdict import Claim, Tolerance
 from qoslab.plot import KINDS
@@ -109,12 +110,12 @@ def _study(folder: Path, doc: Located, pub: Located) -> Study:
         _figure(f, metrics, experiments)
         for f in (m["figures"].sequence() if "figures" in m else [])
     )
-    for kind, items in (("table", tables), ("figure", figures)):
+    for kind, made in (("table", tables), ("figure", figures)):
         seen: set[str] = set()
-        for item in items:
-            if item.name in seen:
-                raise doc.error(f"two {kind}s are called `{item.name}`", "give each its own name")
-            seen.add(item.name)
+        for named in made:
+            if named.name in seen:
+                raise doc.error(f"two {kind}s are called `{named.name}`", "give each its own name")
+            seen.add(named.name)
     in_tables = {
         row
         for t in tables
@@ -232,7 +233,8 @@ def _axis(name: str, axis: Located) -> Axis:
         raise a["values"].error(
             "with `keys`, give each value a label and its settings: `LABEL: [v1, v2, ...]`"
         )
-    labels, columns = [], [[] for _ in keys]
+    labels: list[str] = []
+    columns: list[list[str]] = [[] for _ in keys]
     for label, settings in a["values"].mapping().items():
         if not isinstance(settings.items, list) or len(settings.sequence()) != len(keys):
             raise settings.error(f"give one setting for each of the {len(keys)} keys, in order")
@@ -488,7 +490,8 @@ def _published(
     if claim is not None and experiment is not None:
         over = m["published"].mapping().get("over")
         # A rule over an axis, and an order of failure along one, leave that axis free.
-        free = {over.value if over is not None else None, metrics[metric].failure_over}
+        failure_over = metrics[metric].failure_over if metric is not None else None
+        free = {over.value if over is not None else None, failure_over}
         _check_point(item, at, experiment, free)
     elif claim is None and experiment is not None:
         _check_point(item, at, experiment, None)  # the metric shown beside it, at one point
@@ -671,9 +674,9 @@ def _plot_figure(item: Located, experiments: dict[str, Experiment]) -> Figure:
     at = _at(m.get("at"), experiment)
     if replication is not None:
         _check_point(item, at, experiment, None)
-    trace = None
+    trace: dict[str, object] | bool | None = None
     if "trace" in m:
-        trace = m["trace"].plain()
+        trace = cast(dict[str, object] | bool, m["trace"].plain())
         if replication is None:
             raise m["trace"].error("a traced run is one run", "give its `replication` (and `at`)")
         if trace is not True and not isinstance(trace, dict):
@@ -688,7 +691,7 @@ def _plot_figure(item: Located, experiments: dict[str, Experiment]) -> Figure:
         at=at,
         plot=plot,
         experiment=name,
-        args=m["args"].plain() if "args" in m else {},
+        args=cast(dict[str, object], m["args"].plain()) if "args" in m else {},
         replication=replication,
         trace=trace,
     )

@@ -4,11 +4,71 @@ use super::suggest::nearest;
 use super::yaml::{Position, PositionIndex};
 use std::fmt;
 
+/// What kind of problem an input has: a closed list with stable names, for programs that
+/// react to errors (Python's `ScenarioError.kind`) and for the tests that pin them. Every
+/// problem has one; those of no narrower kind are `invalid`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// The text is not YAML (or JSON) at all.
+    Syntax,
+    /// A key the format does not have at that place.
+    UnknownKey,
+    /// A value that is not one of the names the format allows at that place.
+    UnknownValue,
+    /// A reference to a node, link, policy, flow or other name the scenario does not define.
+    UnknownName,
+    /// A required key left out.
+    MissingKey,
+    /// A value of the wrong type, or no value.
+    WrongType,
+    /// A value the format takes but its place refuses: out of range, in conflict with
+    /// another setting, or not expressible where it is asked for.
+    #[default]
+    Invalid,
+    /// A scenario or run beyond the size, memory or events allowed.
+    Limit,
+    /// A file the scenario names that cannot be read.
+    File,
+}
+
+impl ErrorKind {
+    /// Every kind, in the order above.
+    pub const ALL: [ErrorKind; 9] = [
+        ErrorKind::Syntax,
+        ErrorKind::UnknownKey,
+        ErrorKind::UnknownValue,
+        ErrorKind::UnknownName,
+        ErrorKind::MissingKey,
+        ErrorKind::WrongType,
+        ErrorKind::Invalid,
+        ErrorKind::Limit,
+        ErrorKind::File,
+    ];
+
+    /// The kind's stable name (`unknown_key`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Syntax => "syntax",
+            ErrorKind::UnknownKey => "unknown_key",
+            ErrorKind::UnknownValue => "unknown_value",
+            ErrorKind::UnknownName => "unknown_name",
+            ErrorKind::MissingKey => "missing_key",
+            ErrorKind::WrongType => "wrong_type",
+            ErrorKind::Invalid => "invalid",
+            ErrorKind::Limit => "limit",
+            ErrorKind::File => "file",
+        }
+    }
+}
+
 /// A problem in a scenario: where it is, what is wrong, how to fix it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScenarioError {
-    /// The file (or `<dict>`, `<string>`) the scenario came from.
-    pub origin: String,
+    /// What kind of problem it is.
+    pub kind: ErrorKind,
+    /// The file (or `<dict>`, `<string>`) the scenario came from (a `Box<str>`, which keeps
+    /// the error within the size clippy's `result_large_err` allows).
+    pub origin: Box<str>,
     /// Line and column in that file, when known.
     pub position: Option<Position>,
     /// Key path of the offending value, e.g. `topology.links[2].rate`; empty for the whole
@@ -46,6 +106,8 @@ impl std::error::Error for ScenarioError {}
 /// A problem found before its position is known: a key path, a message and maybe a hint.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Issue {
+    /// What kind of problem it is.
+    pub kind: ErrorKind,
     /// Key path of the offending value.
     pub key_path: String,
     /// What is wrong.
@@ -57,7 +119,13 @@ pub struct Issue {
 impl Issue {
     /// A problem at `key_path`.
     pub fn at(key_path: impl Into<String>, message: impl Into<String>) -> Self {
-        Issue { key_path: key_path.into(), message: message.into(), hint: None }
+        Issue { kind: ErrorKind::Invalid, key_path: key_path.into(), message: message.into(), hint: None }
+    }
+
+    /// The same problem, of kind `kind`.
+    pub fn kind(mut self, kind: ErrorKind) -> Self {
+        self.kind = kind;
+        self
     }
 
     /// The same problem at `key_path` (for an issue found by code that does not know where
@@ -90,13 +158,14 @@ impl Issue {
             None if listing.is_empty() => format!("define the {what} first"),
             None => format!("known {plural}: {}", listing.join(", ")),
         };
-        Issue::at(key_path, format!("unknown {what} `{name}`")).hint(hint)
+        Issue::at(key_path, format!("unknown {what} `{name}`")).hint(hint).kind(ErrorKind::UnknownName)
     }
 
     /// Places the issue in `origin` using the positions of the document's key paths.
     pub fn locate(self, origin: &str, index: &PositionIndex) -> ScenarioError {
         ScenarioError {
-            origin: origin.to_owned(),
+            kind: self.kind,
+            origin: origin.into(),
             // The document as a whole has no useful position, and neither has text that did
             // not come from a file (`<dict>`, `<string>`: one-line JSON, say).
             position: if self.key_path.is_empty() || origin.starts_with('<') {
@@ -141,17 +210,22 @@ pub fn from_serde_message(key_path: String, message: &str) -> Issue {
                 Some(best) => format!("did you mean `{best}`? (valid: {})", names.join(", ")),
                 None => format!("valid {what}s here: {}", names.join(", ")),
             };
-            return Issue::at(key_path, format!("unknown {what} `{wrong}`")).hint(hint);
+            let kind = if what == "key" { ErrorKind::UnknownKey } else { ErrorKind::UnknownValue };
+            return Issue::at(key_path, format!("unknown {what} `{wrong}`")).hint(hint).kind(kind);
         }
     }
     if let Some(field) = message.strip_prefix("missing field `").and_then(|r| r.split('`').next()) {
-        return Issue::at(key_path, format!("missing key `{field}`")).hint(format!("add `{field}:` here"));
+        return Issue::at(key_path, format!("missing key `{field}`"))
+            .hint(format!("add `{field}:` here"))
+            .kind(ErrorKind::MissingKey);
     }
     if let Some(expected) = message.strip_prefix("invalid type: null, expected ") {
         return Issue::at(key_path, format!("has no value; expected {expected}"))
-            .hint("write the value after the colon, or remove the key");
+            .hint("write the value after the colon, or remove the key")
+            .kind(ErrorKind::WrongType);
     }
-    Issue::at(key_path, message.to_owned())
+    let kind = if message.starts_with("invalid type: ") { ErrorKind::WrongType } else { ErrorKind::Invalid };
+    Issue::at(key_path, message.to_owned()).kind(kind)
 }
 
 /// `parent.key`, or `key` at the top level.
@@ -215,6 +289,7 @@ mod tests {
     #[test]
     fn display_has_file_line_column_path_and_hint() {
         let e = ScenarioError {
+            kind: ErrorKind::Invalid,
             origin: "s.yaml".into(),
             position: Some(Position { line: 4, column: 7 }),
             key_path: "run.duration".into(),
@@ -222,5 +297,18 @@ mod tests {
             hint: Some("write e.g. `60s`".into()),
         };
         assert_eq!(e.to_string(), "s.yaml:4:7: run.duration: must be greater than zero. Write e.g. `60s`");
+    }
+
+    #[test]
+    fn serde_messages_keep_their_kinds() {
+        let kind = |message: &str| from_serde_message("a".into(), message).kind;
+        assert_eq!(kind("unknown field `rat`, expected one of `rate`"), ErrorKind::UnknownKey);
+        assert_eq!(kind("unknown variant `qp`, expected `pq`"), ErrorKind::UnknownValue);
+        assert_eq!(kind("missing field `rate`"), ErrorKind::MissingKey);
+        assert_eq!(kind("invalid type: null, expected a string"), ErrorKind::WrongType);
+        assert_eq!(kind("invalid type: integer `3`, expected a string"), ErrorKind::WrongType);
+        assert_eq!(kind("must be above zero"), ErrorKind::Invalid);
+        let names: std::collections::BTreeSet<&str> = ErrorKind::ALL.iter().map(|k| k.name()).collect();
+        assert_eq!(names.len(), ErrorKind::ALL.len(), "every kind has a name of its own");
     }
 }

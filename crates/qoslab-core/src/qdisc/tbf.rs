@@ -108,6 +108,7 @@ impl QdiscKind for Tbf {
                 let policy = shaped.build_nested(
                     |on| child.build(&child_at, on, node_address),
                     |issue| Issue {
+                        kind: issue.kind,
                         key_path: at.to_owned(),
                         message: format!(
                             "the child policy's interface bandwidth is the {} kbit/s shaping rate: {}",

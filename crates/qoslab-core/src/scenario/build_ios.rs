@@ -5,7 +5,7 @@
 
 use super::spec::{InterfaceSpec, IosSpec, ScenarioSpec};
 use crate::condition::ConditionerSpec;
-use crate::config::error::{join_path, Issue};
+use crate::config::error::{join_path, ErrorKind, Issue};
 use crate::ios::{parse, read_config, resolve, Severity};
 use crate::net::lfi::LfiSpec;
 use crate::qdisc::PolicySpec;
@@ -116,10 +116,12 @@ pub(super) fn ios_interface(
     } else {
         let path = base_dir.join(&spec.config);
         let text = read_config(&path).map_err(|unreadable| {
-            Issue::at(&config_at, unreadable.message).hint(format!(
-                "{}; text with line breaks is read as the configuration itself",
-                unreadable.hint
-            ))
+            Issue::at(&config_at, unreadable.message)
+                .hint(format!(
+                    "{}; text with line breaks is read as the configuration itself",
+                    unreadable.hint
+                ))
+                .kind(ErrorKind::File)
         })?;
         (text, Some(path.display().to_string()))
     };

@@ -9,7 +9,7 @@
 //! unchanged; a changed value or a changed file changes it. Two runs with the same hash and
 //! the same qoslab version give the same results.
 
-use crate::config::error::Issue;
+use crate::config::error::{ErrorKind, Issue};
 use crate::config::user_file;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -29,11 +29,13 @@ pub fn scenario_sha256(
         let mut file = user_file::open(path).map_err(|why| {
             Issue::at("", format!("cannot read a file again to identify the run: {}", why.message))
                 .hint(why.hint)
+                .kind(ErrorKind::File)
         })?;
         let mut file_hasher = Sha256::new();
         std::io::copy(&mut file, &mut file_hasher).map_err(|error| {
             Issue::at("", format!("cannot read `{}` again to identify the run: {error}", path.display()))
                 .hint("check that the file stays in place while the scenario loads")
+                .kind(ErrorKind::File)
         })?;
         hasher.update(file_hasher.finalize());
     }

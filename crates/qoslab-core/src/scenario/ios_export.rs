@@ -16,7 +16,7 @@ use super::build_topology::{links, nodes};
 use super::limits::Limits;
 use super::spec::{InterfaceSpec, LinkSpec};
 use super::{base_dir, read, Read, Selection};
-use crate::config::error::{join_path, Issue, ScenarioError};
+use crate::config::error::{join_path, ErrorKind, Issue, ScenarioError};
 use crate::ios::export::{canonical_interface, default_interface_name, export, Export};
 use crate::qdisc::PolicySpec;
 use crate::units::format_rate;
@@ -99,7 +99,8 @@ pub fn ios_from_yaml(
     let unlimited = Limits { max_memory_bytes: u64::MAX, max_events: u64::MAX };
     build(&spec, selection.seed, &base_dir, &unlimited).map_err(|issue| located.error(issue))?;
     let refused = |key_path: String, message: String, hint: &str| ScenarioError {
-        origin: origin.to_owned(),
+        kind: ErrorKind::Invalid,
+        origin: origin.into(),
         position: None,
         key_path,
         message,

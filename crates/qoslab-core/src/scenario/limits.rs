@@ -26,7 +26,7 @@
 //! ([`Workload::capture_bytes`]).
 
 use super::spec::ScenarioSpec;
-use crate::config::error::Issue;
+use crate::config::error::{ErrorKind, Issue};
 use crate::ids::PortId;
 use crate::measure::histogram::HISTOGRAM_BYTES;
 use crate::measure::FlowStats;
@@ -124,7 +124,8 @@ pub fn check_structures(spec: &ScenarioSpec, limits: &Limits) -> Result<u64, Iss
                 format_bytes(limits.max_memory_bytes)
             ),
         )
-        .hint("use fewer copies, users, nodes or observation points, or allow more with --max-memory"));
+        .hint("use fewer copies, users, nodes or observation points, or allow more with --max-memory")
+        .kind(ErrorKind::Limit));
     }
     Ok(bytes)
 }
@@ -209,7 +210,8 @@ impl Workload {
                 limits.max_events as f64
             ),
         )
-        .hint("check the rates and sizes, shorten run.duration, or allow it with --max-events"))
+        .hint("check the rates and sizes, shorten run.duration, or allow it with --max-events")
+        .kind(ErrorKind::Limit))
     }
 }
 

@@ -10,7 +10,7 @@
 //! period later, the period being the last row's time plus the mean gap between rows; without
 //! it the flow falls silent after the last row.
 
-use crate::config::error::{join_path, Issue};
+use crate::config::error::{join_path, ErrorKind, Issue};
 use crate::config::user_file;
 use crate::time::SimTime;
 use crate::units::Size;
@@ -169,8 +169,9 @@ impl Trace {
 /// issue's key path is empty: the caller places it.
 pub fn read_rows(path: &Path, column: &str, unit: &str) -> Result<Vec<(u64, u64)>, Issue> {
     let origin = path.display().to_string();
-    let file = user_file::open(path)
-        .map_err(|why| Issue::at("", format!("cannot read the trace: {}", why.message)).hint(why.hint))?;
+    let file = user_file::open(path).map_err(|why| {
+        Issue::at("", format!("cannot read the trace: {}", why.message)).hint(why.hint).kind(ErrorKind::File)
+    })?;
     parse_rows(BufReader::new(file), &origin, column, unit).map_err(|error| {
         Issue::at("", error.to_string()).hint(format!("rows are `time_s,{column}`, one per line"))
     })

@@ -15,13 +15,10 @@ fn each_bad_input_gives_its_error() {
         let line = case["line"].as_u64().map(|line| usize::try_from(line).unwrap());
         let contains = case["contains"].as_array().unwrap();
         let fragments: Vec<&str> = contains.iter().map(|f| f.as_str().unwrap()).collect();
-        assert_refused(
-            case["id"].as_str().unwrap(),
-            case["scenario"].as_str().unwrap(),
-            case["path"].as_str().unwrap(),
-            line,
-            &fragments,
-        );
+        let (id, scenario) = (case["id"].as_str().unwrap(), case["scenario"].as_str().unwrap());
+        assert_refused(id, scenario, case["path"].as_str().unwrap(), line, &fragments);
+        let error = load(scenario, "case.yaml", &[], None).err().expect("refused");
+        assert_eq!(error.kind.name(), case["kind"].as_str().expect("every case has a kind"), "{id}: {error}");
     }
 }
 
@@ -59,11 +56,11 @@ fn the_override_that_wrote_the_fault_is_blamed() {
         (lmr, &["traffic[0].app.talk[1]=true"], "ex.yaml (--set traffic[0].app.talk[1]=true)"),
     ];
     for (text, sets, origin) in cases {
-        assert_eq!(origin_of(text, sets), (origin.to_owned(), None), "{sets:?}");
+        assert_eq!(origin_of(text, sets), (origin.into(), None), "{sets:?}");
     }
     // A fault in the file's own value stays in the file, though a `--set` changed a key the
     // file has beside it.
     let zero_rate = example.replace("rate_pps: 50", "rate_pps: 0");
     let (origin, position) = origin_of(&zero_rate, &["traffic.0.pattern.size=100B"]);
-    assert_eq!((origin.as_str(), position.map(|p| p.line)), ("ex.yaml", Some(58)));
+    assert_eq!((&*origin, position.map(|p| p.line)), ("ex.yaml", Some(58)));
 }

@@ -87,13 +87,14 @@ fn an_unbounded_queue_stops_the_run_at_the_memory_guard() {
     let limits = Limits { max_memory_bytes: 8 << 20, ..Limits::default() };
     let sim = load_within(&text, "u.yaml", &[], None, &limits).unwrap();
     let error = sim.finish().expect_err("stopped");
-    assert!(error.message.starts_with("run stopped at"), "{error}");
-    assert!(error.message.contains("port tx->rx"), "{error}");
+    assert_eq!(error.kind(), "stopped");
+    assert!(error.message().starts_with("run stopped at"), "{error}");
+    assert!(error.message().contains("port tx->rx"), "{error}");
     // 1250 packets/s queue up (2500 arrive, 1250 leave); the guard allows 8 MiB / 160 B ≈
     // 52,400 packets less the flow's and ports' structures, and looks every 65,536 events,
     // while at most as many packets can have been created.
     let number = |after: &str| -> u64 {
-        let rest = &error.message[error.message.find(after).unwrap() + after.len()..];
+        let rest = &error.message()[error.message().find(after).unwrap() + after.len()..];
         rest.split([' ', ')']).find(|w| !w.is_empty()).unwrap().parse().unwrap()
     };
     let (in_flight, allowed) = (number(" s: "), number("allowed ("));
