@@ -102,6 +102,14 @@ def default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def script_check(name: str) -> subprocess.CompletedProcess[str]:
+    """``scripts/NAME --check`` run to its end: exit status 0 when what it writes is current."""
+    script = Path(__file__).resolve().parent.parent / "scripts" / name
+    return subprocess.run(
+        [sys.executable, str(script), "--check"], capture_output=True, text=True, check=False
+    )
+
+
 def qoslab_command(*args: object) -> list[str]:
     """The ``qoslab`` command line as this interpreter runs it."""
     return [sys.executable, "-m", "qoslab", *map(str, args)]

@@ -63,6 +63,15 @@ def test_every_table_has_identity_and_descriptive_columns():
         assert not set(IDENTITY_COLUMNS[table]) & set(DESCRIPTIVE_COLUMNS[table]), table
 
 
+def test_the_core_numbers_each_tables_key_columns_from_one():
+    # The roles come from the records' schemas: every table but `run` has a key, its
+    # columns numbered 1, 2, ... without a gap.
+    for table, schema in qoslab._core.table_schemas().items():
+        ranks = sorted(column["key"] for column in schema if column["key"] is not None)
+        assert ranks == list(range(1, len(ranks) + 1)), table
+        assert bool(ranks) == (table != "run"), table
+
+
 @pytest.fixture(scope="module")
 def runs() -> list[qoslab.Results]:
     """Runs that between them fill every result table."""

@@ -6,26 +6,19 @@ are computed again here."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import qoslab
-from conftest import words
+from conftest import script_check, words
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def test_every_marked_output_and_table_is_current():
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "make_doc_outputs.py"), "--check"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = script_check("make_doc_outputs.py")
     assert done.returncode == 0, done.stdout + done.stderr
 
 

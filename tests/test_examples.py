@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 import qoslab
+from conftest import script_check
 
 EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.yaml"))
 
@@ -57,3 +58,11 @@ def test_example_runs(path, overrides):
     assert run["created_packets"] == (
         run["delivered_packets"] + run["dropped_packets"] + run["in_flight_packets"]
     )
+
+
+def test_every_examples_headline_results_are_the_snapshots():
+    """``tests/snapshots/example-headlines.csv`` holds each example's flows as they come out
+    now (``scripts/make_example_snapshot.py`` writes it): a change to any example's results
+    is a diff of that file."""
+    done = script_check("make_example_snapshot.py")
+    assert done.returncode == 0, done.stdout + done.stderr

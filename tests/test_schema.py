@@ -35,7 +35,8 @@ def test_the_schemas_cover_the_document_tables():
     for table, schema in SCHEMAS.items():
         assert schema, table
         for column in schema:
-            assert set(column) == {"name", "type", "nullable", "unit", "description"}
+            fields = {"name", "type", "nullable", "unit", "key", "descriptive", "description"}
+            assert set(column) == fields
             assert column["type"] in ("int", "float", "str", "bool", "list[str]"), column
 
 

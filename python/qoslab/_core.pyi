@@ -78,12 +78,16 @@ def json_schema() -> str:
     """The JSON Schema of the scenario format, as pretty-printed JSON text."""
 
 class ColumnSchema(TypedDict):
-    """One column of a result table."""
+    """One column of a result table: ``key`` is its place (1 first) in the columns that name
+    a row within one run, ``None`` when it is not one of them; ``descriptive`` whether it
+    describes the row from the scenario rather than measures it."""
 
     name: str
     type: Literal["int", "float", "str", "bool", "list[str]"]
     nullable: bool
     unit: str
+    key: int | None
+    descriptive: bool
     description: str
 
 def table_schemas() -> dict[str, list[ColumnSchema]]:

@@ -28,6 +28,8 @@ pub mod htb;
 pub mod mdrr;
 pub mod packet_queue;
 pub mod prio;
+#[cfg(test)]
+mod reference;
 pub mod scfq;
 pub mod shaper_credit;
 pub mod tbf;

@@ -40,7 +40,7 @@ fn json_schema() -> String {
 }
 
 /// The schema of every result table, `run` first: table name → its columns in order, each a
-/// dict of `name`, `type`, `nullable`, `unit` and `description`.
+/// dict of `name`, `type`, `nullable`, `unit`, `key`, `descriptive` and `description`.
 #[pyfunction]
 fn table_schemas(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let tables = PyDict::new(py);
@@ -52,6 +52,8 @@ fn table_schemas(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
             entry.set_item("type", column.kind)?;
             entry.set_item("nullable", column.nullable)?;
             entry.set_item("unit", column.unit)?;
+            entry.set_item("key", column.key)?;
+            entry.set_item("descriptive", column.descriptive)?;
             entry.set_item("description", column.description)?;
             columns.append(entry)?;
         }

@@ -6,8 +6,8 @@ different runs — the same flow, the same class of the same port's discipline, 
 interval — and averaging their measurements. The *identity* columns of a table name its row
 within one run; the *descriptive* columns repeat facts of the scenario about that row (its
 endpoints, its DSCP, its codec, the link's configured rate, a budget) and are not
-measurements, even where they are numbers; every other numeric column is a *metric*. The
-lists follow the records the simulator writes (``docs/results.md`` documents each column).
+measurements, even where they are numbers; every other numeric column is a *metric*
+(``docs/results.md`` documents each column).
 
 Some identities hold only as far as the runs agree on what they contain: a discipline's
 classes are named by the time the discipline was installed (``since_s``) because an interface
@@ -15,6 +15,9 @@ replaced during the run lists the classes of every discipline it had, and a chan
 discipline by the time it happened (``at_s``); talk spurts are numbered in the order they
 were spoken, so spurt 3 of one replication and spurt 3 of another are different talk spurts
 put side by side.
+
+The roles are the core's: each record marks its key columns and its descriptive ones
+(``crates/qoslab-core/src/report/``), and ``qoslab._core.table_schemas()`` hands them over.
 """
 
 from __future__ import annotations
@@ -24,77 +27,26 @@ from numbers import Real
 import pandas as pd
 from pandas.api import types
 
+from qoslab._core import table_schemas
 from qoslab.results import TABLES
 
-IDENTITY_COLUMNS: dict[str, tuple[str, ...]] = {
-    "flows": ("flow",),
-    "classes": ("port", "since_s", "class"),
-    "ports": ("port",),
-    "apps": ("app",),
-    "users": ("app", "user"),
-    "probes": ("probe",),
-    "spurts": ("app", "spurt"),
-    "hops": ("port", "flow"),
-    "changes": ("port", "at_s"),
-    "contracts": ("point", "app", "interval_ms"),
-    "dq_intervals": ("point", "app", "interval_ms", "start_s"),
-    "voice": ("flow",),
-    "voice_spurts": ("flow", "spurt"),
-    "series": ("flow", "start_s"),
-    "class_series": ("port", "since_s", "class", "start_s"),
-    "delay_distribution": ("flow", "quantile"),
-}
-"""The columns that name a row of each table within one run."""
 
-DESCRIPTIVE_COLUMNS: dict[str, tuple[str, ...]] = {
-    "flows": (
-        "from",
-        "to",
-        "src_addr",
-        "dst_addr",
-        "protocol",
-        "src_port",
-        "dst_port",
-        "dscp",
-        "pattern",
-        "packet_size_bytes",
-        "bottleneck",
-    ),
-    "classes": ("qdisc",),
-    "ports": (
-        "node",
-        "peer",
-        "qdisc",
-        "rate_bps",
-        "bandwidth_bps",
-        "l2_overhead_bytes",
-        "propagation_ms",
-        "mtu_bytes",
-        "tx_ring_packets",
-    ),
-    "apps": ("kind", "from", "to", "users"),
-    "users": (),
-    "probes": ("from", "to", "dscp"),
-    "spurts": ("start_s",),
-    "hops": (),
-    "changes": ("qdisc", "cause"),
-    "contracts": ("delay_budget_ms", "loss_budget_pct", "jitter_budget_ms", "link_bps"),
-    "dq_intervals": (),
-    "voice": (
-        "codec",
-        "ie",
-        "bpl",
-        "playout",
-        "playout_buffer_ms",
-        "packetization_ms",
-        "codec_delay_ms",
-    ),
-    "voice_spurts": ("start_s",),
-    "series": ("app", "interval_s"),
-    "class_series": ("qdisc", "interval_s"),
-    "delay_distribution": (),
-}
-"""The columns of each table that describe its row from the scenario: not measurements."""
+def _roles() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """Each table's key columns in key order, and its descriptive columns in row order, as
+    the core's schemas mark them (``key``, ``descriptive``)."""
+    identity, descriptive = {}, {}
+    for table, columns in table_schemas().items():
+        if table == "run":
+            continue
+        keyed = sorted((column["key"], column["name"]) for column in columns if column["key"])
+        identity[table] = tuple(name for _, name in keyed)
+        descriptive[table] = tuple(c["name"] for c in columns if c["descriptive"])
+    return identity, descriptive
+
+
+IDENTITY_COLUMNS, DESCRIPTIVE_COLUMNS = _roles()
+"""The columns that name a row of each table within one run, and those that describe its
+row from the scenario (not measurements), from the core's table schemas."""
 
 RUN_COLUMNS = ("replication", "seed")
 """Columns a sweep adds to name the run a row comes from; never metrics."""

@@ -706,3 +706,6 @@ impl Port {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

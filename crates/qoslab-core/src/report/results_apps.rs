@@ -13,19 +13,19 @@ record! {
     /// Per-application results over the measured window (applications over TCP).
     pub struct AppRecord {
         /// Application name.
-        #[unit = ""]
+        #[unit = "", key = 1]
         pub app: String,
         /// The application's `kind`.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub kind: &'static str,
         /// The node the application's entry names in `from`.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub from: String,
         /// The node the application's entry names in `to`.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub to: String,
         /// Users (each with its own connections).
-        #[unit = "users"]
+        #[unit = "users", descriptive = true]
         pub users: u32,
         /// Transfers started in the window.
         #[unit = "transfers"]
@@ -73,10 +73,10 @@ record! {
     /// Per-user results of an application over the measured window.
     pub struct UserRecord {
         /// The application.
-        #[unit = ""]
+        #[unit = "", key = 1]
         pub app: String,
         /// User number, from 0.
-        #[unit = ""]
+        #[unit = "", key = 2]
         pub user: u32,
         /// Transfers the user completed.
         #[unit = "transfers"]
@@ -97,13 +97,13 @@ record! {
     /// One talk spurt of a push-to-talk application's voice (spurts that start in the window).
     pub struct SpurtRecord {
         /// The application.
-        #[unit = ""]
+        #[unit = "", key = 1]
         pub app: String,
         /// Spurt number, from 0.
-        #[unit = ""]
+        #[unit = "", key = 2]
         pub spurt: u32,
         /// When its first packet was sent, since the run began.
-        #[unit = "s"]
+        #[unit = "s", descriptive = true]
         pub start_s: f64,
         /// From its first to its last packet.
         #[unit = "s"]

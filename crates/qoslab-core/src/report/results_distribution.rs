@@ -23,10 +23,10 @@ record! {
     /// One quantile of one flow's one-way delay.
     pub struct DelayQuantileRecord {
         /// Flow name.
-        #[unit = ""]
+        #[unit = "", key = 1]
         pub flow: String,
         /// The quantile q, 0 to 1.
-        #[unit = ""]
+        #[unit = "", key = 2]
         pub quantile: f64,
         /// The one-way delay at that quantile.
         #[unit = "ms"]

@@ -16,40 +16,40 @@ record! {
     /// Per-flow results over the measured window.
     pub struct FlowRecord {
         /// Flow name (`NAME.reverse`, `NAME.echo` and `NAME.1` … for the flows qoslab adds).
-        #[unit = ""]
+        #[unit = "", key = 1]
         pub flow: String,
         /// Sending node.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub from: String,
         /// Receiving node.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub to: String,
         /// Source IPv4 address written in the packets.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub src_addr: String,
         /// Destination IPv4 address written in the packets.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub dst_addr: String,
         /// `udp`, `tcp`, `icmp`, or the protocol number.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub protocol: String,
         /// Source port written in the packets.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub src_port: u16,
         /// Destination port written in the packets.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub dst_port: u16,
         /// DSCP, 0 to 63.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub dscp: u8,
         /// The pattern's `kind` (`onoff` for ON-OFF flows), or the application's for its flows.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub pattern: &'static str,
         /// IP packet size (an application's flows: the largest segment, or a pure ACK).
-        #[unit = "bytes"]
+        #[unit = "bytes", descriptive = true]
         pub packet_size_bytes: u32,
         /// The port of the lowest physical rate on the path, the first one on ties.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub bottleneck: String,
         /// Packets the source created in the window.
         #[unit = "packets"]
@@ -134,16 +134,16 @@ record! {
     /// counted out of the requests sent, as the agent counts them out of its train.
     pub struct ProbeRecord {
         /// The probing flow.
-        #[unit = ""]
+        #[unit = "", key = 1]
         pub probe: String,
         /// Its sending node.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub from: String,
         /// The node that replies.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub to: String,
         /// DSCP of the requests.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub dscp: u8,
         /// Requests sent in the window.
         #[unit = "packets"]
@@ -190,10 +190,10 @@ record! {
     /// its link.
     pub struct HopRecord {
         /// The observed port.
-        #[unit = ""]
+        #[unit = "", key = 1]
         pub port: String,
         /// The flow (flows that never crossed the port have no row).
-        #[unit = ""]
+        #[unit = "", key = 2]
         pub flow: String,
         /// Packets offered to the port's discipline.
         #[unit = "packets"]

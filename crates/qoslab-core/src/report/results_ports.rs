@@ -15,17 +15,17 @@ record! {
     /// Per-class results of a port's discipline over the measured window.
     pub struct ClassRecord {
         /// The port, `node->peer`.
-        #[unit = ""]
+        #[unit = "", key = 1]
         pub port: String,
         /// The discipline's `kind`.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub qdisc: &'static str,
         /// Class or band name.
-        #[unit = ""]
+        #[unit = "", key = 3]
         pub class: String,
         /// When the discipline this class belongs to was installed (0 unless the interface was
         /// reconfigured during the run).
-        #[unit = "s"]
+        #[unit = "s", key = 2]
         pub since_s: f64,
         /// Packets accepted into the class.
         #[unit = "packets"]
@@ -70,22 +70,22 @@ record! {
     /// One interval of one class of a port's discipline (when `measure.series` asks for them).
     pub struct ClassSeriesRecord {
         /// The port, as in `classes`.
-        #[unit = ""]
+        #[unit = "", key = 1]
         pub port: String,
         /// The discipline's `kind`, as in `classes`.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub qdisc: &'static str,
         /// The class, as in `classes`.
-        #[unit = ""]
+        #[unit = "", key = 3]
         pub class: String,
         /// When the discipline this class belongs to was installed.
-        #[unit = "s"]
+        #[unit = "s", key = 2]
         pub since_s: f64,
         /// Start of the interval, since the run began.
-        #[unit = "s"]
+        #[unit = "s", key = 4]
         pub start_s: f64,
         /// Length of the interval.
-        #[unit = "s"]
+        #[unit = "s", descriptive = true]
         pub interval_s: f64,
         /// Backlog at the interval's end.
         #[unit = "packets"]
@@ -124,34 +124,34 @@ record! {
     /// Per-port results over the measured window.
     pub struct PortRecord {
         /// Port name, `node->peer`.
-        #[unit = ""]
+        #[unit = "", key = 1]
         pub port: String,
         /// The sending node.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub node: String,
         /// The node at the far end of the link.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub peer: String,
         /// The output discipline's `kind` at the end of the run.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub qdisc: &'static str,
         /// Physical rate at the end of the run.
-        #[unit = "bit/s"]
+        #[unit = "bit/s", descriptive = true]
         pub rate_bps: u64,
         /// QoS bandwidth (IOS `bandwidth`) in effect at the end of the run.
-        #[unit = "bit/s"]
+        #[unit = "bit/s", descriptive = true]
         pub bandwidth_bps: u64,
         /// Layer-2 bytes added to each frame.
-        #[unit = "bytes"]
+        #[unit = "bytes", descriptive = true]
         pub l2_overhead_bytes: u32,
         /// Propagation delay of the link.
-        #[unit = "ms"]
+        #[unit = "ms", descriptive = true]
         pub propagation_ms: f64,
         /// MTU of the link.
-        #[unit = "bytes"]
+        #[unit = "bytes", descriptive = true]
         pub mtu_bytes: u32,
         /// Transmit ring size in effect, the frame on the wire included.
-        #[unit = "packets"]
+        #[unit = "packets", descriptive = true]
         pub tx_ring_packets: u32,
         /// Packets the discipline accepted (sum over its classes).
         #[unit = "packets"]
@@ -209,16 +209,16 @@ record! {
     /// only the measured window).
     pub struct ChangeRecord {
         /// The port, `node->peer`.
-        #[unit = ""]
+        #[unit = "", key = 1]
         pub port: String,
         /// When, since the run began.
-        #[unit = "s"]
+        #[unit = "s", key = 2]
         pub at_s: f64,
         /// The `kind` of the discipline installed.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub qdisc: &'static str,
         /// Why: a scheduled change, or a rate change re-sizing or withdrawing the policy.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub cause: String,
         /// Packets queued in the old discipline, offered to the new one.
         #[unit = "packets"]

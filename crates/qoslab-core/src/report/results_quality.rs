@@ -23,22 +23,22 @@ record! {
     /// consumption, its share of intervals in contract and its loads over the measured window.
     pub struct ContractRecord {
         /// `end_to_end` or a port.
-        #[unit = ""]
+        #[unit = "", key = 1]
         pub point: String,
         /// Application, or `all` / `quality` for the totals.
-        #[unit = ""]
+        #[unit = "", key = 2]
         pub app: String,
         /// ΔQ interval length.
-        #[unit = "ms"]
+        #[unit = "ms", key = 3]
         pub interval_ms: f64,
         /// Delay limit at this point (per hop at a port); empty without a budget.
-        #[unit = "ms"]
+        #[unit = "ms", descriptive = true]
         pub delay_budget_ms: Option<f64>,
         /// Loss limit at this point; empty without a budget.
-        #[unit = "%"]
+        #[unit = "%", descriptive = true]
         pub loss_budget_pct: Option<f64>,
         /// Jitter limit at this point; empty without a budget or a jitter limit.
-        #[unit = "ms"]
+        #[unit = "ms", descriptive = true]
         pub jitter_budget_ms: Option<f64>,
         /// Intervals evaluated (some packet entered and has an outcome); empty without a budget.
         #[unit = "intervals"]
@@ -102,7 +102,7 @@ record! {
         #[unit = "bit/s"]
         pub out_of_contract_bps: f64,
         /// The link the loads are compared with: the port's, or end to end the slowest crossed.
-        #[unit = "bit/s"]
+        #[unit = "bit/s", descriptive = true]
         pub link_bps: u64,
         /// Offered load with layer-2 framing, as a share of `link_bps`.
         #[unit = "%"]
@@ -123,16 +123,16 @@ record! {
     /// One ΔQ interval of one application at one point.
     pub struct DqIntervalRecord {
         /// As in `contracts`.
-        #[unit = ""]
+        #[unit = "", key = 1]
         pub point: String,
         /// As in `contracts`.
-        #[unit = ""]
+        #[unit = "", key = 2]
         pub app: String,
         /// As in `contracts`.
-        #[unit = "ms"]
+        #[unit = "ms", key = 3]
         pub interval_ms: f64,
         /// Start of the interval, since the run began.
-        #[unit = "s"]
+        #[unit = "s", key = 4]
         pub start_s: f64,
         /// Packets that entered in the interval and have an outcome.
         #[unit = "packets"]
@@ -171,22 +171,22 @@ record! {
     /// What a listener hears of one voice flow over the measured window.
     pub struct VoiceRecord {
         /// The voice flow.
-        #[unit = ""]
+        #[unit = "", key = 1]
         pub flow: String,
         /// Its codec.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub codec: &'static str,
         /// The codec's equipment impairment factor Ie used.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub ie: f64,
         /// The codec's packet-loss robustness factor Bpl used.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub bpl: f64,
         /// `fixed` or `adaptive`.
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub playout: &'static str,
         /// The fixed buffer; empty for an adaptive one.
-        #[unit = "ms"]
+        #[unit = "ms", descriptive = true]
         pub playout_buffer_ms: Option<f64>,
         /// Talk spurts sent.
         #[unit = "spurts"]
@@ -219,10 +219,10 @@ record! {
         #[unit = "ms"]
         pub playout_delay_mean_ms: Option<f64>,
         /// The packet interval.
-        #[unit = "ms"]
+        #[unit = "ms", descriptive = true]
         pub packetization_ms: f64,
         /// The codec delay added.
-        #[unit = "ms"]
+        #[unit = "ms", descriptive = true]
         pub codec_delay_ms: f64,
         /// Playout delay + packetization + codec delay.
         #[unit = "ms"]
@@ -261,13 +261,13 @@ record! {
     /// One talk spurt of a voice flow (spurts sent in the measured window).
     pub struct VoiceSpurtRecord {
         /// The voice flow.
-        #[unit = ""]
+        #[unit = "", key = 1]
         pub flow: String,
         /// Spurt number, from 0.
-        #[unit = ""]
+        #[unit = "", key = 2]
         pub spurt: u32,
         /// Creation of its first packet, since the run began.
-        #[unit = "s"]
+        #[unit = "s", descriptive = true]
         pub start_s: f64,
         /// Packets sent.
         #[unit = "packets"]
@@ -303,16 +303,16 @@ record! {
     /// One interval of one flow's series.
     pub struct SeriesRecord {
         /// The flow.
-        #[unit = ""]
+        #[unit = "", key = 1]
         pub flow: String,
         /// The flow's application, when the ΔQ accounting runs (to aggregate per application).
-        #[unit = ""]
+        #[unit = "", descriptive = true]
         pub app: Option<String>,
         /// Start of the interval, since the run began.
-        #[unit = "s"]
+        #[unit = "s", key = 2]
         pub start_s: f64,
         /// Length of the interval.
-        #[unit = "s"]
+        #[unit = "s", descriptive = true]
         pub interval_s: f64,
         /// Packets that arrived in the interval.
         #[unit = "packets"]

@@ -27,6 +27,12 @@ pub struct Column {
     pub nullable: bool,
     /// Unit of the values (`ms`, `bit/s`, `packets` …); empty for names and pure numbers.
     pub unit: &'static str,
+    /// The column's place in the key that names a row within one run (1 first), when it is
+    /// part of that key: replications' rows with equal keys are the same thing measured.
+    pub key: Option<u8>,
+    /// Whether the column describes its row from the scenario (an endpoint, a DSCP, a
+    /// configured rate, a budget) rather than measuring it, even where it is a number.
+    pub descriptive: bool,
     /// What the column holds, in one line.
     pub description: String,
 }
@@ -68,19 +74,28 @@ impl<T: Cell> Cell for Option<T> {
 
 /// A field of a record: the columns it stands for and how it writes them.
 pub trait Columns {
-    /// Appends the columns of the field `name`.
-    fn describe(name: &str, unit: &'static str, description: &str, out: &mut Vec<Column>);
+    /// Appends the columns of the field `name`, in `role`.
+    fn describe(name: &str, unit: &'static str, role: Role, description: &str, out: &mut Vec<Column>);
     /// Writes the field `name` as its columns.
     fn write<M: SerializeMap>(&self, name: &'static str, map: &mut M) -> Result<(), M::Error>;
 }
 
+/// What a field is to its row: its place in the row's key, and whether it describes the row.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Role {
+    pub key: Option<u8>,
+    pub descriptive: bool,
+}
+
 impl<T: Cell> Columns for T {
-    fn describe(name: &str, unit: &'static str, description: &str, out: &mut Vec<Column>) {
+    fn describe(name: &str, unit: &'static str, role: Role, description: &str, out: &mut Vec<Column>) {
         out.push(Column {
             name: name.to_owned(),
             kind: T::KIND,
             nullable: T::NULLABLE,
             unit,
+            key: role.key,
+            descriptive: role.descriptive,
             description: description.trim().to_owned(),
         });
     }
@@ -92,7 +107,7 @@ impl<T: Cell> Columns for T {
 
 /// The drop counts by reason, keyed `dropped_<reason>_packets`: a column per reason.
 impl Columns for Map<String, Value> {
-    fn describe(_name: &str, unit: &'static str, description: &str, out: &mut Vec<Column>) {
+    fn describe(_name: &str, unit: &'static str, _role: Role, description: &str, out: &mut Vec<Column>) {
         let mut reasons = DropReason::ALL.to_vec();
         reasons.sort_by_key(|r| r.name());
         out.extend(reasons.into_iter().map(|reason| Column {
@@ -100,6 +115,8 @@ impl Columns for Map<String, Value> {
             kind: "int",
             nullable: false,
             unit,
+            key: None,
+            descriptive: false,
             description: format!(
                 "{}: {}",
                 description.trim().trim_end_matches('.'),
@@ -136,14 +153,15 @@ fn drop_reason_description(reason: DropReason) -> &'static str {
 
 /// Declares a result record: the struct, its [`Serialize`] (one key per column, in field
 /// order) and `columns()`, its schema. Each field carries a doc comment (its description)
-/// and `#[unit = "…"]`.
+/// and `#[unit = "…"]`, followed by `key = N` for the N-th column of the key that names a
+/// row within one run, or by `descriptive = true` for a column that describes the row.
 macro_rules! record {
     (
         $(#[doc = $doc:literal])*
         pub struct $name:ident {
             $(
                 $(#[doc = $field_doc:literal])+
-                #[unit = $unit:literal]
+                #[unit = $unit:literal $(, key = $key:literal)? $(, descriptive = $descriptive:literal)?]
                 pub $field:ident: $ty:ty,
             )*
         }
@@ -162,9 +180,14 @@ macro_rules! record {
             pub fn columns() -> Vec<$crate::report::schema::Column> {
                 let mut columns = Vec::new();
                 $(
+                    #[allow(unused_mut)]
+                    let mut role = $crate::report::schema::Role::default();
+                    $(role.key = Some($key);)?
+                    $(role.descriptive = $descriptive;)?
                     <$ty as $crate::report::schema::Columns>::describe(
                         stringify!($field),
                         $unit,
+                        role,
                         concat!($($field_doc),+),
                         &mut columns,
                     );

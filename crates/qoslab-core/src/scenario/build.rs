@@ -9,7 +9,7 @@
 //! first problem found is reported, so the order of the stages and of the checks within
 //! them decides which of several problems a scenario is told about.
 
-use super::build_flow_tunnels::flow_tunnels;
+use super::build_flow_tunnels::check_tunnel_flows;
 use super::build_flows::{flows, Context};
 use super::build_interfaces::{check_policies, interfaces};
 use super::build_measure::{measurement, Observed};
@@ -54,7 +54,7 @@ pub fn build(
         Observed { points: &interfaces.points, ports: &interfaces.ports, hops: interfaces.observed_hops };
     let measured =
         measurement(measure, &spec.traffic, observed, &traffic.flows, traffic.flow_stats, gap_threshold_ns)?;
-    let flow_tunnels = flow_tunnels(spec, &routes, &traffic.flows, &interfaces.port_configs)?;
+    check_tunnel_flows(spec)?;
     traffic.work.check(limits)?;
     let mut capture = interfaces.capture;
     let estimated = traffic.work.capture_bytes(&capture.ports, capture.snap_bytes, MAX_FRAME_HEADER_BYTES);
@@ -72,7 +72,7 @@ pub fn build(
     };
     run.notes = interfaces.notes;
     run.notes.extend(measured.notes);
-    let tunnels = Tunnels::new(routes.tunnels, flow_tunnels);
+    let tunnels = Tunnels::new(routes.tunnels, traffic.crossings);
     let network = Network::new(interfaces.nodes.list, ports, routes.table, tunnels, run.warmup_end);
     Ok(Simulation::new(Parts {
         run,

@@ -1,35 +1,13 @@
-//! The tunnel each flow row crosses, found once the routes are known: the stage after the
-//! flows ([`super::build_tunnels`] gives the crossing of one path).
+//! The tunnels' `flows` lists checked against the traffic: each names a traffic entry. (Each
+//! flow row's crossing is found where the row is added, [`super::build_flows`], with
+//! [`super::build_tunnels`]'s crossing of one path.)
 
-use super::build_routes::Routes;
-use super::build_tunnels::crossing;
 use super::spec::ScenarioSpec;
 use crate::config::error::Issue;
-use crate::ids::{FlowId, PortId, Table};
-use crate::net::port::PortConfig;
-use crate::net::tunnel::FlowTunnel;
-use crate::packet::Packet;
-use crate::sim::FlowInfo;
 
-/// The tunnel each flow row crosses, if any (all rows, echoes and applications' rows
-/// included), with the header of the row's packets; the tunnels' `flows` lists must name
-/// traffic entries.
-pub(super) fn flow_tunnels(
-    spec: &ScenarioSpec,
-    routes: &Routes,
-    flows: &Table<FlowId, FlowInfo>,
-    ports: &Table<PortId, PortConfig>,
-) -> Result<Table<FlowId, Option<(FlowTunnel, Packet)>>, Issue> {
-    let specs = &spec.topology.tunnels;
-    let mut crossings = Table::with_capacity(flows.len());
-    for info in flows {
-        let path =
-            routes.table.path(info.from, info.to, &routes.edges).expect("every row's path was checked");
-        let at = "topology.tunnels";
-        let crossing = crossing(&routes.tunnels, specs, &info.name, info.from, &path, ports, at)?;
-        crossings.push(crossing.map(|c| (c, info.template)));
-    }
-    for (i, tunnel) in specs.iter().enumerate() {
+/// Refuses a name in a tunnel's `flows` list that is no traffic entry's.
+pub(super) fn check_tunnel_flows(spec: &ScenarioSpec) -> Result<(), Issue> {
+    for (i, tunnel) in spec.topology.tunnels.iter().enumerate() {
         for (k, name) in tunnel.flows.iter().flatten().enumerate() {
             if !spec.traffic.iter().any(|f| f.name == *name) {
                 return Err(Issue::unknown_name(
@@ -41,5 +19,5 @@ pub(super) fn flow_tunnels(
             }
         }
     }
-    Ok(crossings)
+    Ok(())
 }

@@ -16,6 +16,7 @@ use crate::ids::{FlowId, NodeId, PortId, SourceId, Table};
 use crate::measure::FlowStats;
 use crate::net::port::PortConfig;
 use crate::net::routing::PathError;
+use crate::net::tunnel::FlowTunnel;
 use crate::packet::{protocol, Packet, ECT_0};
 use crate::scenario::spec::ScenarioSpec;
 use crate::sim::{AppSetup, Echo, FlowInfo, RunInfo, Sink};
@@ -48,6 +49,9 @@ pub(super) struct Traffic {
     pub(super) sources: Table<SourceId, (Source, SimTime)>,
     pub(super) flows: Table<FlowId, FlowInfo>,
     pub(super) flow_stats: Table<FlowId, FlowStats>,
+    /// Per flow row: the tunnel its path crosses, if any, with the header of its packets —
+    /// found once, where the row is added.
+    pub(super) crossings: Table<FlowId, Option<(FlowTunnel, Packet)>>,
     pub(super) apps: AppSetup,
     pub(super) work: Workload,
 }
@@ -70,6 +74,7 @@ pub(super) fn flows(cx: &Context) -> Result<Traffic, Issue> {
         sources: Table::new(),
         flows: Table::new(),
         flow_stats: Table::new(),
+        crossings: Table::new(),
         apps: AppSetup::default(),
         work: Workload::default(),
     };
@@ -267,6 +272,7 @@ fn add_app_flow(
     traffic.work.add(at, segments_per_s / 2.0, 64.0 * 8.0, active_s, rates_bps(&reverse, ports));
     let setup =
         AppFlow { at, flow, from, to, path, reverse: &reverse, mtu_bytes, bottleneck_port, start: start_ns };
+    let first_row = traffic.flows.len();
     add_app(
         &setup,
         template,
@@ -276,7 +282,14 @@ fn add_app_flow(
         &mut traffic.apps,
         &mut traffic.flows,
         &mut traffic.flow_stats,
-    )
+    )?;
+    // The application's rows go from `from` to `to` (its data, a push-to-talk voice) or back
+    // (the acknowledgements).
+    for row in traffic.flows.iter().skip(first_row) {
+        let crossed = if row.from == from { there } else { back };
+        traffic.crossings.push(crossed.map(|c| (c, row.template)));
+    }
+    Ok(())
 }
 
 /// Adds the open-loop source of `flow` (traffic entry at key path `at`) sending
@@ -370,6 +383,7 @@ fn add_open_loop(
         codec: pattern_spec.codec(),
     });
     traffic.flow_stats.push(FlowStats::new(pattern.nominal_interval_ns, cx.gap_threshold_ns));
+    traffic.crossings.push(tunnel.map(|c| (c, template)));
     if flow.echo {
         add_echo(cx, traffic, flow, at, pattern.nominal_interval_ns)?;
     }
@@ -408,6 +422,8 @@ fn add_echo(
         ..t
     };
     let ports = &cx.interfaces.port_configs;
+    let (tunnels, tunnel_specs) = (&cx.routes.tunnels, &cx.spec.topology.tunnels);
+    let back = crossing(tunnels, tunnel_specs, &name, forward.to, &reverse, ports, at)?;
     let bottleneck_port = *reverse.iter().min_by_key(|&&p| ports[p].rate_bps).expect("a path has a port");
     flows.last_mut().expect("the flow was just added").sink =
         Sink::Echo(Echo { flow: echo_flow, first_port: reverse[0] });
@@ -422,6 +438,7 @@ fn add_echo(
         ..forward
     });
     traffic.flow_stats.push(FlowStats::new(nominal_interval_ns, cx.gap_threshold_ns));
+    traffic.crossings.push(back.map(|c| (c, template)));
     Ok(())
 }
 
