@@ -188,17 +188,27 @@ def test_errors_in_files_give_line_and_column(voice_vs_flood, tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("scenario", "fragment"),
+    ("scenario", "fragment", "kind", "origin"),
     [
-        pytest.param("missing.yaml", "missing.yaml: no such file", id="missing file"),
-        pytest.param(".", "is a directory", id="directory"),
-        pytest.param({"name": object()}, "<dict>", id="dict that is not JSON"),
+        pytest.param(
+            "missing.yaml", "missing.yaml: no such file", "file", "missing.yaml", id="missing file"
+        ),
+        pytest.param(".", "is a directory", "file", ".", id="directory"),
+        pytest.param(
+            {"name": object()}, "<dict>", "wrong_type", "<dict>", id="dict that is not JSON"
+        ),
     ],
 )
-def test_unreadable_scenarios_are_scenario_errors(scenario, fragment, tmp_path, monkeypatch):
+def test_unreadable_scenarios_are_scenario_errors(
+    scenario, fragment, kind, origin, tmp_path, monkeypatch
+):
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(qoslab.ScenarioError, match=re.escape(fragment)):
+    with pytest.raises(qoslab.ScenarioError, match=re.escape(fragment)) as raised:
         qoslab.run(scenario)
+    # Found before the core reads the text, with the same attributes as the core's errors.
+    error = raised.value
+    assert (error.kind, error.origin, error.key_path, error.line) == (kind, origin, "", None)
+    assert error.message == str(error)
 
 
 def test_override_without_equals_sign_is_a_scenario_error(make_scenario):

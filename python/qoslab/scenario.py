@@ -75,11 +75,15 @@ def scenario_text(scenario: Scenario) -> tuple[str, str]:
             return json.dumps(scenario), "<dict>"
         except (TypeError, ValueError) as error:
             raise input_error(
-                f"<dict>: {error}. Use only dicts, lists, strings, numbers, booleans and None"
+                f"<dict>: {error}. Use only dicts, lists, strings, numbers, booleans and None",
+                "wrong_type",
+                "<dict>",
             ) from None
         except RecursionError:
             raise input_error(
                 "<dict>: nested too deeply to be a scenario, which nests a few levels. Check "
-                "how the dict was built"
+                "how the dict was built",
+                "limit",
+                "<dict>",
             ) from None
     return read_text(Path(scenario), limit_bytes=MAX_SCENARIO_BYTES), os.fspath(scenario)

@@ -22,19 +22,20 @@ OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY"
 """Open for reading without waiting on a pipe and without taking a terminal."""
 
 
-def input_error(text: str, kind: str = "invalid") -> ScenarioError:
-    """A ``ScenarioError`` found in Python, with the attributes the core's carry: ``kind``
-    and ``message`` (the whole ``text``); it has no key path, line or column."""
+def input_error(text: str, kind: str = "invalid", origin: str | None = None) -> ScenarioError:
+    """A ``ScenarioError`` found in Python, with the attributes the core's carry: ``kind``,
+    ``origin`` and ``message`` (the whole ``text``); it has no key path, line or column."""
     error = ScenarioError(text)
     error.kind = kind  # type: ignore[assignment]
-    error.origin, error.key_path, error.line, error.column = None, "", None, None
+    error.origin, error.key_path, error.line, error.column = origin, "", None, None
     error.message, error.hint = text, None
     return error
 
 
-def file_error(text: str) -> ScenarioError:
-    """A ``ScenarioError`` of kind ``file``: a file that cannot be read as asked."""
-    return input_error(text, "file")
+def file_error(path: Path, text: str, kind: str = "file") -> ScenarioError:
+    """A ``ScenarioError`` about the file ``path``: one that cannot be read as asked (kind
+    ``file``), or one too large to read (``limit``)."""
+    return input_error(text, kind, str(path))
 
 
 def read_text(path: Path, *, limit_bytes: int) -> str:
@@ -47,28 +48,32 @@ def read_text(path: Path, *, limit_bytes: int) -> str:
         descriptor = os.open(path, OPEN_FLAGS)
     except FileNotFoundError:
         raise file_error(
+            path,
             f"{path}: no such file. Check the name; a relative path is read from the "
-            f"current directory, {Path.cwd()}"
+            f"current directory, {Path.cwd()}",
         ) from None
     except OSError as error:
         raise _unreadable(path, error) from None
     except ValueError:
-        raise file_error(f"{str(path)!r}: a path cannot hold a NUL character") from None
+        raise file_error(path, f"{str(path)!r}: a path cannot hold a NUL character") from None
     try:
         data = _read_regular(path, descriptor, limit_bytes + 1)
     finally:
         os.close(descriptor)
     if len(data) > limit_bytes:
         raise file_error(
+            path,
             f"{path}: larger than {limit_bytes / MIB:g} MiB, the most qoslab reads. Check that "
-            "this is the file meant; a scenario is far smaller"
+            "this is the file meant; a scenario is far smaller",
+            "limit",
         )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
         raise file_error(
-            f"{path}: not UTF-8 text (byte {error.start}, line {line}). Save the file as UTF-8"
+            path,
+            f"{path}: not UTF-8 text (byte {error.start}, line {line}). Save the file as UTF-8",
         ) from None
 
 
@@ -76,11 +81,12 @@ def _read_regular(path: Path, descriptor: int, size_bytes: int) -> bytes:
     """At most ``size_bytes`` of the open file, if it is a regular file."""
     mode = os.fstat(descriptor).st_mode
     if stat.S_ISDIR(mode):
-        raise file_error(f"{path}: is a directory. Give the path of a .yaml file")
+        raise file_error(path, f"{path}: is a directory. Give the path of a .yaml file")
     if not stat.S_ISREG(mode):
         raise file_error(
+            path,
             f"{path}: is not a regular file (a device, pipe or socket). Give the path of a "
-            ".yaml file"
+            ".yaml file",
         )
     chunks = []
     remaining = size_bytes
@@ -97,4 +103,4 @@ def _read_regular(path: Path, descriptor: int, size_bytes: int) -> bytes:
 
 
 def _unreadable(path: Path, error: OSError) -> ScenarioError:
-    return file_error(f"{path}: cannot be read: {error.strerror or error}")
+    return file_error(path, f"{path}: cannot be read: {error.strerror or error}")

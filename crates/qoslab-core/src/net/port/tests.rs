@@ -1,8 +1,9 @@
 //! The port on its own, driven by a bench that plays the run loop's part for one port: its
 //! events taken in time order, each frame's arrival at the far end recorded. Checked by hand:
 //! frame times, the transmit ring's occupancy, what the ring's length does to a priority
-//! packet's wait, a FIFO's pass-through, and a priority packet sent between the fragments of
-//! a large one (link fragmentation and interleaving).
+//! packet's wait, a FIFO's pass-through, a priority packet sent between the fragments of a
+//! large one (link fragmentation and interleaving), and a change of rate and discipline
+//! during the run.
 
 use super::*;
 use crate::ids::FlowId;
@@ -10,6 +11,13 @@ use crate::measure::FlowStats;
 use crate::packet::testing::packet;
 use crate::qdisc::testing::INTERFACE;
 use crate::qdisc::PolicySpec;
+
+/// The discipline of `policy` (YAML) on a 1 Mbit/s interface.
+fn build(policy: &str) -> AnyQdisc {
+    let (value, _) = crate::config::yaml::parse(policy).expect("a policy");
+    let spec: PolicySpec = serde_json::from_value(value).expect("a valid policy");
+    spec.build("output", INTERFACE, &|_| None).expect("it builds")
+}
 
 /// One port from `a` to `b` and what surrounds it in a run.
 struct Bench {
@@ -27,8 +35,6 @@ impl Bench {
     /// A port at `rate_bps` with no framing overhead and no propagation delay, a transmit
     /// ring of `ring` packets and output policy `policy` (YAML).
     fn new(rate_bps: u64, ring: u32, policy: &str) -> Self {
-        let (value, _) = crate::config::yaml::parse(policy).expect("a policy");
-        let spec: PolicySpec = serde_json::from_value(value).expect("a valid policy");
         let config = PortConfig {
             name: "a->b".into(),
             node: NodeId(0),
@@ -43,7 +49,7 @@ impl Bench {
         };
         let setup = PortSetup {
             config,
-            qdisc: spec.build("output", INTERFACE, &|_| None).expect("it builds"),
+            qdisc: build(policy),
             ingress: None,
             link_loss: None,
             lfi: None,
@@ -67,6 +73,21 @@ impl Bench {
         let spec: crate::net::lfi::LfiSpec = serde_json::from_value(value).expect("valid settings");
         self.port.lfi = Some(Lfi::build(&spec, "lfi", bandwidth_bps).expect("it builds"));
         self
+    }
+
+    /// At `at_ns` the link's rate becomes `rate_bps` and the discipline `policy` (YAML).
+    fn change_at(&mut self, at_ns: u64, rate_bps: u64, policy: &str) {
+        let change = PortChange {
+            at: SimTime(at_ns),
+            rate_bps: Some(rate_bps),
+            bandwidth_bps: None,
+            discipline: Some((build(policy), "a test's change".into())),
+        };
+        self.port.schedule.push_back(change);
+        // As a port built with a change of discipline to come does: it stamps arrivals, so
+        // that the held packets are handed over in their order of arrival.
+        self.port.stamps_arrivals = true;
+        self.events.schedule(SimTime(at_ns), Event::PortChange(PortId(0)));
     }
 
     fn env(&mut self) -> (&mut Port, PortEnv<'_>) {
@@ -102,6 +123,11 @@ impl Bench {
                 }
                 Event::LinkArrival(_) => self.arrival(),
                 Event::PortWake(_) => port.wake(&mut env),
+                Event::PortChange(index) => {
+                    if let Some(next) = port.apply_changes(&mut env) {
+                        env.events.schedule(next, Event::PortChange(index));
+                    }
+                }
                 other => panic!("a port schedules no {other:?}"),
             }
         }
@@ -208,4 +234,29 @@ fn fragmentation_lets_a_priority_packet_in_after_one_fragment() {
         let order: Vec<u64> = bench.received.iter().map(|r| r.0).collect();
         assert_eq!(order, if lfi.is_some() { [99, 1] } else { [1, 99] }, "ring {ring}, lfi {lfi:?}");
     }
+}
+
+#[test]
+fn a_new_discipline_takes_the_held_packets_in_their_arrival_order() {
+    // Three 1000 B best-effort packets at 0 (one on the wire, two in the FIFO) and a 100 B
+    // EF packet at 0.5 ms behind them. At 1 ms the link goes to 2 Mbit/s and the FIFO is
+    // replaced by priority queuing: the three held packets are handed over in arrival order,
+    // the EF one to the high band. The frame on the wire ends at its old rate (8 ms); then EF
+    // (0.4 ms at the new rate), then the other two (4 ms each).
+    let mut bench = Bench::new(1_000_000, 1, "{kind: fifo}");
+    bench.change_at(
+        MS,
+        2_000_000,
+        "{kind: prio, bands: [{name: high}, {name: low}], classify: [{match: {dscp: EF}, band: high}]}",
+    );
+    for id in 1..=3 {
+        bench.arrive(0, id, 1000, 0);
+    }
+    bench.arrive(MS / 2, 4, 100, 46);
+    bench.run_until(100 * MS);
+    let times: Vec<(u64, u64)> = bench.received.iter().map(|&(id, at)| (id, at.0)).collect();
+    assert_eq!(times, [(1, 8 * MS), (4, 8_400_000), (2, 12_400_000), (3, 16_400_000)]);
+    let change = &bench.port.changes[0];
+    assert_eq!((change.kind, change.handed_over_packets, change.refused_packets), ("prio", 3, 0));
+    assert_eq!(bench.port.retired[0].kind, "fifo");
 }
