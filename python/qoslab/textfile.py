@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import Literal
 
 from qoslab._core import ScenarioError
 
@@ -22,17 +23,21 @@ OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY"
 """Open for reading without waiting on a pipe and without taking a terminal."""
 
 
-def input_error(text: str, kind: str = "invalid", origin: str | None = None) -> ScenarioError:
+FoundKind = Literal["invalid", "wrong_type", "limit", "file"]
+"""The kinds of the problems found in Python, before the core reads a scenario."""
+
+
+def input_error(text: str, kind: FoundKind = "invalid", origin: str | None = None) -> ScenarioError:
     """A ``ScenarioError`` found in Python, with the attributes the core's carry: ``kind``,
     ``origin`` and ``message`` (the whole ``text``); it has no key path, line or column."""
     error = ScenarioError(text)
-    error.kind = kind  # type: ignore[assignment]
+    error.kind = kind
     error.origin, error.key_path, error.line, error.column = origin, "", None, None
     error.message, error.hint = text, None
     return error
 
 
-def file_error(path: Path, text: str, kind: str = "file") -> ScenarioError:
+def file_error(path: Path, text: str, kind: FoundKind = "file") -> ScenarioError:
     """A ``ScenarioError`` about the file ``path``: one that cannot be read as asked (kind
     ``file``), or one too large to read (``limit``)."""
     return input_error(text, kind, str(path))

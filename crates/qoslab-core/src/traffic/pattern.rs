@@ -21,7 +21,7 @@
 use super::codec::{Codec, IP_UDP_RTP_HEADER_BYTES};
 use super::distribution::DurationDist;
 use super::frames::{FrameSource, FrameState};
-use super::generator::{cbr_clock, check_size, Generator, OnOffState, Pattern};
+use super::generator::{cbr_clock, check_size, CbrClock, Generator, OnOffState, Pattern};
 use super::phase::Period;
 use super::presets::{AlarmParams, BurstParams, OspfHelloParams, ProbeParams};
 use super::ramp::{RampClock, RampParams};
@@ -184,13 +184,7 @@ impl PatternSpec {
             PatternSpec::Flood(p) => {
                 let size = check_size(p.size.unwrap_or(Size(1500)), at)?;
                 let clock = cbr_clock(size as u128 * 8 * NS_PER_S as u128, resolve(p.rate)? as u128);
-                Ok(Pattern {
-                    size_bytes: size,
-                    nominal_interval_ns: clock.interval_ns(),
-                    packets_per_s: clock.packets_per_s(),
-                    period: Period::every_ns(clock.interval_ns()),
-                    generator: Generator::Cbr(clock),
-                })
+                Ok(clocked(size, clock))
             }
             PatternSpec::Poisson(p) => poisson(p, at, &resolve),
             PatternSpec::Probe(p) => p.compile(at),
@@ -253,13 +247,7 @@ fn cbr(
         (None, Some(rate)) => cbr_clock(size as u128 * 8 * NS_PER_S as u128, resolve(rate)? as u128),
         _ => return Err(rate_pair_error(at)),
     };
-    Ok(Pattern {
-        size_bytes: size,
-        nominal_interval_ns: clock.interval_ns(),
-        packets_per_s: clock.packets_per_s(),
-        period: Period::every_ns(clock.interval_ns()),
-        generator: Generator::Cbr(clock),
-    })
+    Ok(clocked(size, clock))
 }
 
 /// A `poisson` pattern: exponential gaps at a mean packet rate or bit rate.
@@ -357,6 +345,17 @@ fn on_off(p: &OnOffParams, at: &str, env: &PatternEnv) -> Result<Pattern, Issue>
         period,
         generator: OnOffState::around(p.on, p.off, inner.generator),
     })
+}
+
+/// Packets of `size` bytes sent by `clock`: the pattern of `cbr` and `flood`.
+fn clocked(size: u32, clock: CbrClock) -> Pattern {
+    Pattern {
+        size_bytes: size,
+        nominal_interval_ns: clock.interval_ns(),
+        packets_per_s: clock.packets_per_s(),
+        period: Period::every_ns(clock.interval_ns()),
+        generator: Generator::Cbr(clock),
+    }
 }
 
 /// The refusal of a pattern at `at` that gives both or neither of its rate forms.
