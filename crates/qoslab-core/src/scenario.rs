@@ -410,6 +410,9 @@ fn base_dir(origin: &str) -> std::path::PathBuf {
 }
 
 #[cfg(test)]
+mod run_loop_tests;
+
+#[cfg(test)]
 mod tests {
     use super::load;
 

@@ -322,6 +322,17 @@ impl Simulation {
         true
     }
 
+    /// Processes the run's next event as [`Simulation::advance`] does, without the memory
+    /// guard: the event and its time, or `None` at the end of the run. For tests that look
+    /// at the run between its events.
+    #[cfg(test)]
+    pub(crate) fn step(&mut self) -> Option<(SimTime, Event)> {
+        let (at, event) = self.events.pop_before(self.run.end)?;
+        self.now = at;
+        self.dispatch(event);
+        Some((at, event))
+    }
+
     /// 64-bit random outputs drawn so far by every stream that can change the results: the
     /// sources (start phases included), the applications, the droppers and the link loss
     /// models. Seeding a port's droppers from its stream is not a draw of the run.
