@@ -60,11 +60,13 @@ NOT_OUTPUT = {
     "node fifo, prio… FIFO, tx_ring rate_bps, + L2 delay drops, order packets incl. overhead "
     "per frame the one on the wire": "a drawing of the egress port",
     "results/congestion-lab-sweep/ manifest.json the grid, every run's identity in grid order, "
-    "versions, command line runs/<key>.json one finished run's results (the results.json of "
-    "`qoslab run`) runs/<key>.error.json one failed run: its status and message runs.csv one "
+    "versions, command line runs/<key>.arrow one finished run's results: every table, compact "
+    "and columnar runs/<key>.error.json one failed run: its status and message runs.csv one "
     "row per run: parameters, replication, key, status, error summary/<table>.csv the summary "
-    "of each table .qoslab-written the ledger of every file the sweeps wrote here, with its "
-    "SHA-256 .lock held by the sweep writing the folder": "the layout of a sweep's folder",
+    "of each table but the per-interval ones summary/<table>.parquet with --series-summary "
+    "parquet: the per-interval tables' summaries .qoslab-written the ledger of every file the "
+    "sweeps wrote here, with its SHA-256 .lock held by the sweep writing the folder": "the "
+    "layout of a sweep's folder",
     "run failed: invariant violated, results discarded: packet conservation: created 4290 != "
     "delivered 2152 + dropped 2098 + in flight 41": "the form an invariant failure takes; "
     "no valid scenario breaks an invariant, so none can be made to",

@@ -120,13 +120,13 @@ def test_a_corrupted_run_file_on_resume_names_the_file_and_the_way_forward(
     args = ["sweep", str(voice_vs_flood), "-o", str(out), "--quiet", "--set", "run.duration=1s"]
     args += ["--vary", "interfaces.r1.r2.output=fifo,pq"]
     assert main(args) == 0
-    damaged = sorted((out / "runs").glob("*.json"))[0]
-    damaged.write_text(damaged.read_text()[:300])
+    damaged = sorted((out / "runs").glob("*.arrow"))[0]
+    damaged.write_bytes(damaged.read_bytes()[:300])
     assert main([*args, "--resume"]) == 2
     err = capsys.readouterr().err
-    assert f"{damaged}: is not valid JSON" in err
+    assert f"{damaged}: is not a run file" in err
     assert "move it away and resume again" in err
-    damaged.rename(tmp_path / "aside.json")
+    damaged.rename(tmp_path / "aside.arrow")
     assert main([*args, "--resume"]) == 0
     assert damaged.is_file()
 
@@ -136,11 +136,35 @@ def test_a_run_file_of_an_older_store_is_run_again(voice_vs_flood, tmp_path):
     options = {"vary": {"interfaces.r1.r2.output": ["fifo"]}, "set": {"run.duration": "1s"}}
     qoslab.sweep(voice_vs_flood, out=out, progress=False, **options)
     (out / ".qoslab-written").unlink()  # as a store written before ledgers were kept
-    damaged = next((out / "runs").glob("*.json"))
-    damaged.write_text("{")
+    damaged = next((out / "runs").glob("*.arrow"))
+    damaged.write_bytes(b"{")
     sweep = qoslab.sweep(voice_vs_flood, out=out, resume=True, progress=False, **options)
     assert list(sweep.index["status"]) == ["done"]
-    assert json.loads(damaged.read_text())["run"]["scenario"] == "voice-vs-flood"
+    assert sweep.results({"interfaces.r1.r2.output": "fifo"}).run["scenario"] == "voice-vs-flood"
+
+
+def test_a_sweep_of_the_earlier_layout_is_refused_and_resumed_into_this_one(
+    voice_vs_flood, tmp_path
+):
+    """A folder written when each run was a results document (manifest format 1): reading
+    it says how to bring it to this layout, and resuming does the runs again, removing the
+    documents they replace."""
+    out = tmp_path / "sweep"
+    options = {"vary": {"interfaces.r1.r2.output": ["fifo"]}, "set": {"run.duration": "1s"}}
+    qoslab.sweep(voice_vs_flood, out=out, progress=False, **options)
+    stored = next((out / "runs").glob("*.arrow"))
+    fifo = {"interfaces.r1.r2.output": "fifo"}
+    document = qoslab.load(out).results(fifo).to_json()
+    stored.unlink()
+    (out / "runs" / stored.name.replace(".arrow", ".json")).write_text(document)
+    (out / ".qoslab-written").unlink()  # the document is not one this test's sweep wrote
+    manifest = json.loads((out / "manifest.json").read_text())
+    (out / "manifest.json").write_text(json.dumps({**manifest, "format": 1}))
+    with pytest.raises(read_error(), match=r"layout 1, which this qoslab \(layout 2\) does not"):
+        qoslab.load(out)
+    qoslab.sweep(voice_vs_flood, out=out, resume=True, progress=False, **options)
+    assert sorted(path.name for path in (out / "runs").iterdir()) == [stored.name]
+    assert json.loads(qoslab.load(out).results(fifo).to_json()) == json.loads(document)
 
 
 def _tamper(folder: Path, name: str, content: bytes | None) -> None:
@@ -299,7 +323,7 @@ def _link_first_run(folder: Path) -> None:
 
 
 def _first_run(folder: Path) -> str:
-    return sorted(path.name for path in (folder / "runs").glob("*.json"))[0]
+    return sorted(path.name for path in (folder / "runs").glob("*.arrow"))[0]
 
 
 @pytest.mark.parametrize("tamper", TAMPERED_SWEEPS, ids=list(TAMPERED_SWEEPS))

@@ -210,7 +210,7 @@ def test_report_of_a_sweep_lists_its_failed_runs(voice_vs_flood, tmp_path):
     )
     manifest = json.loads((tmp_path / "sweep" / "manifest.json").read_text())
     key = manifest["runs"][0]["key"]
-    failed = tmp_path / "sweep" / "runs" / f"{key}.json"
+    failed = tmp_path / "sweep" / "runs" / f"{key}.arrow"
     failed.unlink()
     (failed.parent / f"{key}.error.json").write_text(
         json.dumps({"status": "run_error", "error": "memory guard <tripped>"})

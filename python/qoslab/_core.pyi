@@ -294,3 +294,14 @@ class Simulation:
         Raises ``RunError`` if an invariant is broken. The simulation is spent afterwards:
         any further call raises ``RuntimeError``.
         """
+
+    def finish_columns(
+        self, trace_sink: Callable[[dict[str, Any]], object] | None = None
+    ) -> tuple[str, list[tuple[str, int, list[tuple[str, bytes | None, bytes, bytes | None]]]]]:
+        """``finish``, with the results as columns: the ``run`` record and the inputs as JSON
+        text (``{"run": ..., "inputs": ...}``), then every other table in the document's
+        order as ``(name, rows, columns)``, each column ``(name, validity, values, text)`` in
+        Apache Arrow's memory layout: the validity bitmap (``None`` when every row has a
+        value), the values (little-endian 64-bit integers or floats, bit-packed booleans, or
+        a text column's 64-bit offsets) and a text column's UTF-8 bytes (else ``None``).
+        """

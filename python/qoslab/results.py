@@ -94,9 +94,16 @@ class Results:
     delay_distribution: pd.DataFrame
 
     def __init__(
-        self, json_text: str, *, trace_path: Path | None = None, _document: dict | None = None
+        self,
+        json_text: str | None,
+        *,
+        trace_path: Path | None = None,
+        _document: dict | None = None,
     ) -> None:
-        self._document = json.loads(json_text) if _document is None else _document
+        if _document is None:
+            assert json_text is not None, "a document or its text"
+            _document = json.loads(json_text)
+        self._document = _document
         self._json_text = json_text
         self.trace_path = trace_path
         self._flow_records = {record["flow"]: record for record in self._document["flows"]}
@@ -112,6 +119,12 @@ class Results:
         what in it is wrong."""
         document = check_document(parse_json(json_text, shown), shown)
         return cls(json_text, trace_path=trace_path, _document=document)
+
+    @classmethod
+    def from_document(cls, document: dict) -> Results:
+        """The results of a results document already read and checked (a sweep's run
+        file, ``qoslab.runfile``)."""
+        return cls(None, _document=document)
 
     def __getattr__(self, name: str) -> pd.DataFrame:
         """A table, made a DataFrame when first asked for (and kept)."""
@@ -139,7 +152,11 @@ class Results:
         return display.html(self)
 
     def to_json(self) -> str:
-        """The results document exactly as the simulator wrote it."""
+        """The results document exactly as the simulator wrote it; for results read from a
+        sweep's run file, the same document written by Python (the same values; numbers
+        may be spelled differently, ``1e-05`` for ``1e-5``)."""
+        if self._json_text is None:
+            self._json_text = json.dumps(self._document, indent=2, ensure_ascii=False)
         return self._json_text
 
     def flow(self, name: str) -> dict[str, object]:
@@ -196,7 +213,7 @@ class Results:
             files[TRACE_PARQUET] = partial(_place, self.trace_path)
         if report is not None:
             files[REPORT_HTML] = partial(Path.write_text, data=report, encoding="utf-8")
-        files[RESULTS_JSON] = lambda path: path.write_text(self._json_text, encoding="utf-8")
+        files[RESULTS_JSON] = lambda path: path.write_text(self.to_json(), encoding="utf-8")
         return files
 
 

@@ -82,6 +82,7 @@ pub use units::{parse_rate_bps, parse_size_bytes};
 /// The result tables of a run, one record type per table row, and their schemas (column,
 /// type, unit, description).
 pub mod results {
+    pub use crate::report::columns::{ColumnValues, TableColumns, Values};
     pub use crate::report::results_apps::AppRecord;
     pub use crate::report::results_flows::{FlowRecord, HopRecord, ProbeRecord};
     pub use crate::report::results_ports::{ChangeRecord, ClassRecord, PortRecord};

@@ -1,6 +1,7 @@
 //! The result tables of a finished run: the flow, port, class, application and quality rows,
 //! built from the snapshot a [`crate::sim::Simulation`] leaves when it finishes.
 
+pub mod columns;
 mod convert;
 pub mod results;
 pub mod results_apps;

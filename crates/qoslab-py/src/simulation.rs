@@ -4,9 +4,10 @@ use crate::errors::{already_finished, capture_error, run_error, scenario_error};
 use crate::{core_overrides, OverrideArg};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+use qoslab_core::results::{TableColumns, Values};
 use qoslab_core::trace::{TraceChunk, TraceEvent};
-use qoslab_core::DropReason;
 use qoslab_core::CHECK_EVERY_EVENTS;
+use qoslab_core::{DropReason, Results};
 use qoslab_core::{Limits, Selection};
 
 /// Events simulated between two looks for a pending signal (Ctrl-C): a few tens of
@@ -159,13 +160,75 @@ impl Simulation {
     /// `advance`), checks the invariants and returns the results as JSON text.
     #[pyo3(signature = (trace_sink = None))]
     fn finish(&mut self, py: Python<'_>, trace_sink: Option<Bound<'_, PyAny>>) -> PyResult<String> {
+        let results = self.results(py, trace_sink)?;
+        Ok(py.detach(|| results.to_json()))
+    }
+
+    /// `finish`, with the results as columns: the `run` record and the inputs as JSON text
+    /// (`{"run": ..., "inputs": ...}`), then every other table in the document's order as
+    /// `(name, rows, columns)`, each column `(name, validity, values, text)` in the memory
+    /// layout of Apache Arrow: the validity bitmap (`None` when every row has a value),
+    /// the values (little-endian 64-bit integers or floats, bit-packed booleans, or a text
+    /// column's 64-bit offsets) and a text column's UTF-8 bytes (else `None`).
+    #[pyo3(signature = (trace_sink = None))]
+    fn finish_columns<'py>(
+        &mut self,
+        py: Python<'py>,
+        trace_sink: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<(String, Vec<TableTuple<'py>>)> {
+        let results = self.results(py, trace_sink)?;
+        let (header, tables) = py.detach(|| (results.header_json(), results.to_columns()));
+        Ok((header, tables.iter().map(|table| table_tuple(py, table)).collect()))
+    }
+}
+
+impl Simulation {
+    /// Runs to the end, hands the rest of the trace to `trace_sink` and finishes the run.
+    fn results(&mut self, py: Python<'_>, trace_sink: Option<Bound<'_, PyAny>>) -> PyResult<Results> {
         let end_ns = self.core()?.end_ns();
         self.advance(py, end_ns, trace_sink.clone())?;
         let mut core = self.inner.take().ok_or_else(already_finished)?;
         drain(py, &mut core, true, trace_sink.as_ref())?;
-        let results = py.detach(|| core.finish()).map_err(run_error)?;
-        Ok(results.to_json())
+        py.detach(|| core.finish()).map_err(run_error)
     }
+}
+
+/// `values` as little-endian bytes, back to back.
+fn le_bytes<'py, T: Copy>(
+    py: Python<'py>,
+    values: &[T],
+    bytes: impl Fn(T) -> [u8; 8],
+) -> Bound<'py, PyBytes> {
+    let out: Vec<u8> = values.iter().flat_map(|&v| bytes(v)).collect();
+    PyBytes::new(py, &out)
+}
+
+/// One column for Python: name, validity bitmap, values, text bytes.
+type ColumnTuple<'py> =
+    (String, Option<Bound<'py, PyBytes>>, Bound<'py, PyBytes>, Option<Bound<'py, PyBytes>>);
+
+/// One table for Python: name, rows, columns.
+type TableTuple<'py> = (&'static str, usize, Vec<ColumnTuple<'py>>);
+
+/// `table` as Python values, its buffers as bytes.
+fn table_tuple<'py>(py: Python<'py>, table: &TableColumns) -> TableTuple<'py> {
+    let columns = table
+        .columns
+        .iter()
+        .map(|column| {
+            let validity = column.validity.as_deref().map(|bits| PyBytes::new(py, bits));
+            let (values, text) = match &column.values {
+                Values::Int(v) => (le_bytes(py, v, |x| x.to_le_bytes()), None),
+                Values::Float(v) => (le_bytes(py, v, |x| x.to_le_bytes()), None),
+                Values::Bool(bits) => (PyBytes::new(py, bits), None),
+                Values::Str { offsets, data } => {
+                    (le_bytes(py, offsets, |x| x.to_le_bytes()), Some(PyBytes::new(py, data)))
+                }
+            };
+            (column.name.clone(), validity, values, text)
+        })
+        .collect();
+    (table.name, table.rows, columns)
 }
 
 /// Hands the full trace chunks (with `all`, every row left) to `sink`, if there is one.

@@ -20,13 +20,15 @@ import argparse
 import json
 import math
 import statistics
+import sys
 import time
+from pathlib import Path
 
 from rich.table import Table
 
 from qoslab._core import BENCH_CASES, Simulation, parse_override
 from qoslab.cli.bench_sweep import sweep_table
-from qoslab.cli.common import EXIT_STATUS_HELP, stdout_console
+from qoslab.cli.common import EXIT_BAD_INPUT, EXIT_STATUS_HELP, stdout_console
 
 NS_PER_S = 1_000_000_000
 
@@ -80,6 +82,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     command.add_argument(
         "--runs", type=int, metavar="N", help="runs of the --sweep measurement (default: 24)"
     )
+    command.add_argument(
+        "--grid",
+        type=Path,
+        metavar="SCENARIO",
+        help="with --sweep: the runs of this scenario's sweep: section instead "
+        "(e.g. examples/congestion-lab.yaml)",
+    )
     command.set_defaults(main=main)
 
 
@@ -97,8 +106,11 @@ def simulated_seconds(text: str) -> float:
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.grid is not None and not args.sweep:
+        print("error: --grid measures a sweep: add --sweep", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if args.sweep:
-        stdout_console().print(sweep_table(args.seconds, args.runs))
+        stdout_console().print(sweep_table(args.seconds, args.runs, args.grid))
         return 0
     table = Table(title="qoslab bench", title_justify="left")
     for heading in HEADINGS:

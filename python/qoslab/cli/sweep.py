@@ -25,6 +25,7 @@ from qoslab.cli.common import (
 )
 from qoslab.cli.text import counted, plain, visible
 from qoslab.experiment.plan import parse_vary
+from qoslab.experiment.sweep import SERIES_FORMS
 from qoslab.output import folder_name
 
 SHOWN_METRICS = ("loss_pct", "delay_mean_ms", "delay_p99_ms", "jitter_rfc3550_ms")
@@ -47,8 +48,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "each of --reps replications — on local cores or a Dask cluster. Each run is stored "
         "in the output folder as it finishes; --resume runs only what is missing. Prints "
         "each flow's mean and 95 % confidence interval per point; the folder holds the "
-        "summary of every table (summary/*.csv), the index of runs (runs.csv) and each "
-        "run's results (runs/*.json). Settings not given here come from the scenario's "
+        "summary of every table but the per-interval ones (summary/*.csv), "
+        "the index of runs (runs.csv) and each run's results (runs/*.arrow, Arrow IPC "
+        "files). Settings not given here come from the scenario's "
         "sweep: section.",
         epilog=EXIT_HELP,
     )
@@ -90,6 +92,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     command.add_argument("--quiet", action="store_true", help="no progress bar")
     command.add_argument(
+        "--series-summary",
+        choices=SERIES_FORMS,
+        metavar="FORM",
+        help="also summarize the per-interval tables (series, class_series, dq_intervals) "
+        "into summary/, as parquet or csv (large: a row per interval, point and metric); "
+        "each run's file has them in any case",
+    )
+    command.add_argument(
         "--show",
         default=",".join(SHOWN_METRICS),
         metavar="METRIC,...",
@@ -126,6 +136,7 @@ def main(args: argparse.Namespace) -> int:
             max_events=args.max_events,
             warn=lambda message: print(f"warning: {visible(message)}", file=sys.stderr),
             command=["qoslab", *sys.argv[1:]],
+            series_summary=args.series_summary,
         )
     except ValueError as error:
         print(f"error: {visible(error)}", file=sys.stderr)
@@ -149,7 +160,7 @@ def main(args: argparse.Namespace) -> int:
             f"{counted(replications, 'replication')} each)"
         )
     )
-    if "flows" in sweep.summary.names:
+    if "flows" in sweep.summary:
         console.print(flow_summary_table(sweep.summary.flows, metrics))
     for row in sweep.failures.to_dict("records"):
         where = ", ".join(f"{key}={row[key]}" for key in sweep.parameters)

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import os
 import sys
+import weakref
 from collections.abc import Callable, Mapping, Sequence, Set
+from functools import partial
 from pathlib import Path
 
 from qoslab._core import Simulation, __version__, scenario_counts
@@ -21,10 +23,11 @@ from qoslab.experiment.cluster import DaskExecutor
 from qoslab.experiment.local import LocalExecutor
 from qoslab.experiment.plan import Plan, Point, make_plan
 from qoslab.experiment.progress import SweepProgress
-from qoslab.experiment.store import FORMAT, Store
-from qoslab.experiment.sweep import Sweep
+from qoslab.experiment.store import FORMAT, RUNS, Store
+from qoslab.experiment.sweep import SERIES_FORMS, Sweep
 from qoslab.experiment.task import DONE, Override, Task, run_key
 from qoslab.memory import default_max_memory
+from qoslab.runfile import SUFFIX, RunFile
 from qoslab.scenario import Assignments, Scenario, check_limits, scenario_text
 from qoslab.scenario import pairs as override_pairs
 
@@ -58,6 +61,7 @@ def sweep(
     warn: Callable[[str], None] | None = None,
     command: Sequence[str] | None = None,
     use_section: bool = True,
+    series_summary: str | None = None,
 ) -> Sweep:
     """Run ``scenario`` at every point of a grid and return the :class:`Sweep`.
 
@@ -77,7 +81,9 @@ def sweep(
     when stderr is a terminal). ``max_memory`` is the memory of one run (default: half the
     memory this process can get, ``qoslab.memory``, shared among the local jobs); ``warn``
     receives warnings (default: printed to stderr); ``command`` is recorded in the manifest.
-    ``use_section=False`` ignores the scenario's ``sweep:`` section.
+    ``use_section=False`` ignores the scenario's ``sweep:`` section. The folder holds a
+    summary of the per-interval tables (``series``, ``class_series``, ``dq_intervals``) when
+    ``series_summary`` is ``"parquet"`` or ``"csv"``.
 
     Raises ``ScenarioError`` (with the place) for a grid point that cannot be loaded,
     ``ValueError`` for a bad argument, ``OutputError`` for a folder refused; runs that fail
@@ -85,6 +91,10 @@ def sweep(
     """
     text, origin = scenario_text(scenario)
     check_limits(seed, max_memory, max_events)
+    if series_summary not in (None, *SERIES_FORMS):
+        raise ValueError(
+            f"series_summary {series_summary!r}: use one of {', '.join(SERIES_FORMS)} (or None)"
+        )
     plan = make_plan(
         text,
         origin,
@@ -106,7 +116,7 @@ def sweep(
     manifest = _manifest(plan, tasks, identities, text, origin, command)
 
     store = Store.create(out, resume=resume) if out is not None else None
-    results: dict[str, str] = {}
+    results: dict[str, bytes] = {}
     failures: dict[str, dict] = {}
     try:
         if store is not None:
@@ -125,7 +135,9 @@ def sweep(
                 if store is not None:
                     store.save(outcome, identity)
                 if outcome.status == DONE:
-                    results[outcome.key] = outcome.text
+                    if store is None:
+                        assert outcome.data is not None, "a finished run has its file"
+                        results[outcome.key] = outcome.data
                     if not warned and plan.replications > 1 and outcome.random_draws == 0:
                         say(
                             IDENTICAL_REPLICATIONS.format(
@@ -139,14 +151,33 @@ def sweep(
         finally:
             bar.stop()
         if store is None:
-            return Sweep(manifest, results.get, failures.get)
-        finished = Sweep(manifest, store.result_text, store.failure, store.directory)
-        store.write_index(finished.index)
-        store.write_summary({table: finished.summary[table] for table in finished.summary.names})
-        return finished
+            return Sweep(manifest, partial(_in_memory, results), failures.get)
+        return _finished(store, manifest, series_summary)
     finally:
         if store is not None:
             store.close()
+
+
+def _finished(store: Store, manifest: dict, series_summary: str | None) -> Sweep:
+    """The sweep stored in ``store``, its index and summary written: read through a reader
+    of its own, which outlives the writer."""
+    reader = store.reading()
+    finished = Sweep(manifest, reader.result, reader.failure, store.directory, reader.has_result)
+    weakref.finalize(finished, reader.close)
+    store.write_index(finished.index)
+    store.write_summary(finished.summary_files(series_summary))
+    return finished
+
+
+def _in_memory(
+    results: Mapping[str, bytes], key: str, tables: Sequence[str] | None = None
+) -> RunFile | None:
+    """The run file of the run ``key`` of a sweep kept in memory, with its tables
+    ``tables`` read (default: all), or ``None``."""
+    data = results.get(key)
+    if data is None:
+        return None
+    return RunFile(data, Path("<sweep in memory>") / RUNS / f"{key}{SUFFIX}", tables)
 
 
 def _executor(executor: str, jobs: int | None, scheduler: object) -> LocalExecutor | DaskExecutor:

@@ -1,10 +1,14 @@
 """The folder of a sweep: a manifest, one file per run, and the summary.
 
     DIR/manifest.json         the plan, the runs in grid order, versions, the command line
-    DIR/runs/<key>.json       a finished run's results document (as ``qoslab run`` writes)
+    DIR/runs/<key>.arrow      a finished run's results, one compact columnar file
+                              (``qoslab.runfile``: Arrow IPC, compressed)
     DIR/runs/<key>.error.json a failed run: its status and error message
     DIR/runs.csv              one row per run: its settings, status and error
-    DIR/summary/<table>.csv   per table, row and metric: n, mean, SD, 95 % CI, min, max
+    DIR/summary/<table>.csv   per table, row and metric: n, mean, SD, 95 % CI, min, max;
+    DIR/summary/<table>.parquet  the same for the per-interval tables (``series``,
+                              ``class_series``, ``dq_intervals``), whose summaries are large,
+                              and for every table a CSV is not asked for
     DIR/.qoslab-written       the ledger of the files the sweeps wrote here
     DIR/.lock                 held by the sweep writing the folder
 
@@ -16,10 +20,12 @@ only when the folder's ledger records it as the sweeps wrote it (in a folder wri
 ledgers were kept: a regular file of a sweep's names). Staging files of ended processes are
 removed when the folder is next opened. A run's file is named by its key
 (``task.run_key``), so a resumed sweep finds the runs it has and does the others; a run file
-that no longer reads as a results document is run again when it is the sweep's own, and
-stops the sweep with its name otherwise. One sweep at a time may write a folder: the writer
-holds an exclusive ``flock`` on ``DIR/.lock``, which the system releases when the process
-ends however it ends.
+that no longer reads as a run file is run again when it is the sweep's own, and stops the
+sweep with its name otherwise. A folder of the earlier layout, a results document per run
+(``runs/<key>.json``, manifest format 1), is refused for reading and, resumed, has its runs
+done again in this one (its documents removed as each run is replaced). One sweep at a
+time may write a folder: the writer holds an exclusive ``flock`` on ``DIR/.lock``, which the
+system releases when the process ends however it ends.
 
 Reading goes through ``qoslab.readback``: every file is opened without following a link and
 checked, and whatever is wrong raises its ``ReadError`` naming the file.
@@ -31,6 +37,7 @@ import fcntl
 import json
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -45,25 +52,33 @@ from qoslab.readback import (
     exists,
     expect,
     open_folder,
-    parse_json,
+    read_bytes,
     read_json,
-    read_text,
 )
-from qoslab.resultsdoc import check_document, schemas
+from qoslab.resultsdoc import schemas
+from qoslab.runfile import SUFFIX as RESULT_SUFFIX
+from qoslab.runfile import RunFile
 
 MANIFEST = "manifest.json"
 RUNS = "runs"
 INDEX = "runs.csv"
 SUMMARY = "summary"
 LOCK = ".lock"
-RESULT_SUFFIX = ".json"
 ERROR_SUFFIX = ".error.json"
+LEGACY_SUFFIX = ".json"
+"""A run's results document in folders of format 1."""
+
+SUMMARY_SUFFIXES = (".csv", ".parquet")
+
+MAX_RUN_BYTES = 1 << 30
+"""Largest run file read back."""
 
 OWN_ENTRIES = (MANIFEST, RUNS, INDEX, SUMMARY, LOCK, LEDGER)
 """What a sweep's folder may hold."""
 
-FORMAT = 1
-"""Version of the folder's layout, recorded in the manifest."""
+FORMAT = 2
+"""Version of the folder's layout, recorded in the manifest: 2 stores runs as run files,
+1 (earlier) as results documents."""
 
 KEY = re.compile(r"[0-9a-f]{64}")
 """A run's key: 64 hex digits (``task.run_key``)."""
@@ -79,10 +94,11 @@ def _sweep_file(name: str) -> bool:
         return True
     folder, _, file = name.partition("/")
     if folder == SUMMARY:
-        return file.removesuffix(".csv") in schemas()
+        table, dot, suffix = file.rpartition(".")
+        return f"{dot}{suffix}" in SUMMARY_SUFFIXES and table in schemas()
     if folder == RUNS:
         key = file.removesuffix(ERROR_SUFFIX).removesuffix(RESULT_SUFFIX)
-        return KEY.fullmatch(key) is not None
+        return KEY.fullmatch(key.removesuffix(LEGACY_SUFFIX)) is not None
     return False
 
 
@@ -150,9 +166,29 @@ class Store:
         try:
             if not exists(descriptor, MANIFEST):
                 raise ReadError(path, f"holds no sweep (no {MANIFEST})", "Give a sweep's folder")
-            store.manifest()
+            layout = store.manifest().get("format")
+            if layout != FORMAT:
+                raise ReadError(
+                    path / MANIFEST,
+                    f"is a sweep of layout {layout}, which this qoslab (layout {FORMAT}) does "
+                    "not read",
+                    "Run the same sweep again into this folder with --resume: its runs are "
+                    "done again and stored in this layout",
+                )
             if exists(descriptor, RUNS):
                 store._runs_fd = _open_runs(descriptor, path)
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    def reading(self) -> Store:
+        """The same folder opened again for reading, to outlive this writer: closing the
+        writer releases the folder, and the reader keeps its own descriptors of it."""
+        descriptor = os.dup(self._fd)
+        store = Store(self.directory, descriptor)
+        try:
+            store._runs_fd = _open_runs(descriptor, self.directory)
         except BaseException:
             store.close()
             raise
@@ -204,9 +240,8 @@ class Store:
 
     def kept(self, keys: list[str]) -> set[str]:
         """Those of ``keys`` that need not run again: finished, or failed with a verdict
-        the simulator would give again. A run file that no longer reads as a results
-        document is removed to be run again when it is the sweep's own; otherwise a
-        ``ReadError`` names it."""
+        the simulator would give again. A run file that no longer reads as one is removed
+        to be run again when it is the sweep's own; otherwise a ``ReadError`` names it."""
         kept = set()
         runs = self._runs
         assert runs is not None, "open for writing"
@@ -214,7 +249,7 @@ class Store:
             name = f"{key}{RESULT_SUFFIX}"
             if exists(runs.fd, name):
                 try:
-                    self.results_document(key)
+                    self.result(key, ())
                 except ReadError as error:
                     if not runs.remove(name):
                         raise ReadError(
@@ -237,8 +272,10 @@ class Store:
         runs = self._runs
         assert runs is not None, "open for writing"
         if outcome.status == DONE:
-            runs.write(f"{outcome.key}{RESULT_SUFFIX}", outcome.text.encode())
+            assert outcome.data is not None, "a finished run has its file"
+            runs.write(f"{outcome.key}{RESULT_SUFFIX}", outcome.data)
             runs.remove(f"{outcome.key}{ERROR_SUFFIX}")
+            runs.remove(f"{outcome.key}{LEGACY_SUFFIX}")
         else:
             record = {"status": outcome.status, "error": outcome.text, **identity}
             runs.write(f"{outcome.key}{ERROR_SUFFIX}", _json_bytes(record))
@@ -246,21 +283,19 @@ class Store:
     def result_path(self, key: str) -> Path:
         return self.directory / RUNS / f"{key}{RESULT_SUFFIX}"
 
-    def result_text(self, key: str) -> str | None:
-        """A finished run's results document as text, or ``None``."""
+    def has_result(self, key: str) -> bool:
+        """Whether the run ``key`` has its file (not read: see :meth:`result`)."""
+        return self._runs_fd is not None and exists(self._runs_fd, f"{key}{RESULT_SUFFIX}")
+
+    def result(self, key: str, tables: Sequence[str] | None = None) -> RunFile | None:
+        """A finished run's file with its tables ``tables`` read (default: all), its header
+        checked against the core's schemas; or ``None``."""
         name = f"{key}{RESULT_SUFFIX}"
         if self._runs_fd is None or not exists(self._runs_fd, name):
             return None
-        return read_text(self._runs_fd, name, self.result_path(key))
-
-    def results_document(self, key: str) -> dict | None:
-        """A finished run's results document, checked against the core's schemas, or
-        ``None``."""
-        text = self.result_text(key)
-        if text is None:
-            return None
         shown = self.result_path(key)
-        return check_document(parse_json(text, shown), shown)
+        data = read_bytes(self._runs_fd, name, shown, limit_bytes=MAX_RUN_BYTES)
+        return RunFile(data, shown, tables)
 
     def failure(self, key: str, *, tolerant: bool = False) -> dict | None:
         """A failed run's record, or ``None``. A record that does not read is a
@@ -287,16 +322,15 @@ class Store:
     def write_index(self, frame: pd.DataFrame) -> None:
         self._writer().write(INDEX, frame.to_csv(index=False).encode())
 
-    def write_summary(self, tables: dict[str, pd.DataFrame]) -> None:
-        """Make ``summary/`` hold one CSV file per table of ``tables``: an earlier grid's
-        table that this one has not is removed when it is the sweep's own file; any other
-        file there stays."""
+    def write_summary(self, files: dict[str, bytes]) -> None:
+        """Make ``summary/`` hold ``files`` (by name): an earlier grid's summary file that
+        this one has not is removed when it is the sweep's own; any other file stays."""
         summary = self._summary
         assert summary is not None, "open for writing"
-        for table, frame in tables.items():
-            summary.write(f"{table}.csv", frame.to_csv(index=False).encode())
+        for name, data in files.items():
+            summary.write(name, data)
         for name in summary.names():
-            if name.endswith(".csv") and name.removesuffix(".csv") not in tables:
+            if name.endswith(SUMMARY_SUFFIXES) and name not in files:
                 summary.remove(name)
 
     def _writer(self) -> Folder:

@@ -11,24 +11,26 @@ sort by the grid rather than alphabetically.
 
 from __future__ import annotations
 
-import json
+import io
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from qoslab import display
 from qoslab.analysis import summarize, thesis_table
-from qoslab.experiment.store import RESULT_SUFFIX, RUNS, Store
+from qoslab.experiment.store import Store
 from qoslab.experiment.task import DONE
-from qoslab.readback import DAMAGED, ReadError, parse_json
 from qoslab.results import TABLES, Results, with_dtypes
-from qoslab.results import columns as result_columns
-from qoslab.resultsdoc import check_rows
+from qoslab.runfile import RunFile, table_type_empty
 from qoslab.scenario import BASE
+
+if TYPE_CHECKING:
+    pass
 
 VARIANT = "variant"
 REPLICATION = "replication"
@@ -84,61 +86,50 @@ class Tables:
     def __repr__(self) -> str:
         return f"<Tables {', '.join(self.names)}>"
 
+    def keep(self, name: str, frame: pd.DataFrame) -> None:
+        """Holds ``frame`` as table ``name``, made elsewhere (and equal to what ``load``
+        would make)."""
+        self._frames[name] = frame
 
-_DECODER = json.JSONDecoder()
 
+ROWS_PER_BATCH = 400_000
+"""Rows (of all tables) of the runs a summary holds at once, in whole points of the grid."""
 
-def table_rows(text: str, table: str, shown: Path) -> list[dict]:
-    """The rows of the table ``table`` of a run's results document (read from the file
-    ``shown``), checked against the table's schema. The core writes the document with each
-    top-level key on its own line, indented by two spaces (a JSON string holds no line
-    break, so only a top-level key can match): the table is found by its key and decoded
-    alone, a fraction of the document. A document laid out otherwise is decoded whole."""
-    marker = f'\n  "{table}": '
-    at = text.find(marker)
-    rows: object = None
-    if at >= 0:
-        try:
-            rows, _ = _DECODER.raw_decode(text, at + len(marker))
-        except (ValueError, RecursionError):
-            rows = None
-    if not isinstance(rows, list):
-        document = parse_json(text, shown)
-        if not isinstance(document, dict) or table not in document:
-            raise ReadError(shown, f"has no table {table!r}", DAMAGED)
-        rows = document[table]
-    return check_rows(rows, table, shown)
+SERIES_TABLES = ("series", "class_series", "dq_intervals")
+"""The per-interval tables: a sweep's folder has their summaries only when asked for."""
+
+SERIES_FORMS = ("parquet", "csv")
+"""The forms of the per-interval tables' summaries a sweep's folder may have."""
 
 
 class Sweep:
     """The runs of a sweep: its manifest (plan and runs in grid order) and a way to read
-    each run's results document and failure record by key."""
+    each run's file and failure record by key."""
 
     def __init__(
         self,
         manifest: dict,
-        read_result: Callable[[str], str | None],
+        read_result: Callable[[str, Sequence[str] | None], RunFile | None],
         read_failure: Callable[[str], dict | None],
         directory: Path | None = None,
+        has_result: Callable[[str], bool] | None = None,
     ) -> None:
         self.manifest = manifest
         self.directory = directory
         self._read_result = read_result
         self._read_failure = read_failure
+        self._has_result = has_result or (lambda key: read_result(key, ()) is not None)
 
     @classmethod
     def load(cls, directory: str | Path) -> Sweep:
         """The sweep written in ``directory``; ``qoslab.readback.ReadError`` names the file
         of it that does not read."""
         store = Store.open(directory)
-        sweep = cls(store.manifest(), store.result_text, store.failure, Path(directory))
+        sweep = cls(
+            store.manifest(), store.result, store.failure, Path(directory), store.has_result
+        )
         weakref.finalize(sweep, store.close)
         return sweep
-
-    def _shown(self, key: str) -> Path:
-        """Where the run ``key``'s results are, for messages."""
-        where = self.directory if self.directory is not None else Path("<sweep in memory>")
-        return where / RUNS / f"{key}{RESULT_SUFFIX}"
 
     def __repr__(self) -> str:
         done = int((self.index["status"] == DONE).sum())
@@ -156,7 +147,9 @@ class Sweep:
         """The same stored runs seen through another ``manifest``: some of the runs, or the
         parameters under other names (each run in it keeps its ``key``, by which its results
         are read)."""
-        return Sweep(manifest, self._read_result, self._read_failure, self.directory)
+        return Sweep(
+            manifest, self._read_result, self._read_failure, self.directory, self._has_result
+        )
 
     @property
     def keys(self) -> list[str]:
@@ -186,7 +179,7 @@ class Sweep:
             if failure is not None:
                 status, error = failure["status"], failure["error"]
             else:
-                status = DONE if self._read_result(run["key"]) is not None else "missing"
+                status = DONE if self._has_result(run["key"]) else "missing"
                 error = ""
             records.append({**self._prefix(run), RUN: run["key"], "status": status, "error": error})
         columns = [*self.parameters, REPLICATION, RUN, "status", "error"]
@@ -206,28 +199,99 @@ class Sweep:
 
     def _table(self, table: str) -> pd.DataFrame:
         """Every finished run's rows of ``table``."""
-        rows: list[dict] = []
-        counts: list[int] = []
-        columns: list[str] | None = None
-        prefixes = []
+        done = []
         for run in self.manifest["runs"]:
-            text = self._read_result(run["key"])
-            if text is None:
-                continue
-            records = table_rows(text, table, self._shown(run["key"]))
-            prefixes.append(self._prefix(run))
-            if records and columns is None:
-                columns = list(records[0])
-            rows.extend(records)
-            counts.append(len(records))
-        frame = pd.DataFrame.from_records(rows, columns=columns or result_columns(table))
+            result = self._read_result(run["key"], (table,))
+            if result is not None:
+                done.append((run, result))
+        return self._frame(table, done)
+
+    def _frame(self, table: str, done: Sequence[tuple[dict, RunFile]]) -> pd.DataFrame:
+        """The rows of ``table`` of the runs ``done`` (each with its manifest entry),
+        prefixed with their parameters and replication."""
+        import pyarrow as pa
+
+        pieces = [result.table(table) for _, result in done]
+        combined = pa.concat_tables(pieces) if pieces else table_type_empty(table)
+        frame = combined.to_pandas()
         # Each run's parameters repeated over its rows, rather than copied into every
         # record: a sweep's series tables hold millions of rows.
+        counts = [piece.num_rows for piece in pieces]
+        prefixes = [self._prefix(run) for run, _ in done]
         for position, column in enumerate([*self.parameters, REPLICATION]):
             values = [prefix[column] for prefix in prefixes]
             frame.insert(position, column, np.repeat(np.array(values, dtype=object), counts))
         frame[REPLICATION] = frame[REPLICATION].astype("int64")
         return self._ordered(with_dtypes(frame, table))
+
+    def summary_files(self, series: str | None = None) -> dict[str, bytes]:
+        """The summary of every table with rows as files, by name: ``<table>.csv``; the
+        per-interval tables (:data:`SERIES_TABLES`, whose summaries have a row per interval,
+        point and metric) only when ``series`` names a form, ``"parquet"`` or ``"csv"``.
+        Equal to :attr:`summary`, but made a few points at a time — whole points of the
+        grid, each run read once, about :data:`ROWS_PER_BATCH` rows at once — so that
+        memory does not grow with the number of runs."""
+        if series not in (None, *SERIES_FORMS):
+            raise ValueError(f"series summary {series!r}: use one of {', '.join(SERIES_FORMS)}")
+        tables = [t for t in TABLES if series is not None or t not in SERIES_TABLES]
+        frames: dict[str, list[pd.DataFrame]] = {}
+        sinks: dict[str, tuple[io.BytesIO, pq.ParquetWriter]] = {}
+
+        def summarize_batch(batch: list[tuple[dict, RunFile]]) -> None:
+            for table in tables:
+                if not any(result.table(table).num_rows for _, result in batch):
+                    continue
+                summary = summarize(self._frame(table, batch), by=self.parameters, table=table)
+                if table in SERIES_TABLES and series == "parquet":
+                    chunk = pa.Table.from_pandas(summary, preserve_index=False)
+                    if table not in sinks:
+                        sink = io.BytesIO()
+                        sinks[table] = (
+                            sink,
+                            pq.ParquetWriter(sink, chunk.schema, compression="zstd"),
+                        )
+                    sinks[table][1].write_table(chunk)
+                else:
+                    frames.setdefault(table, []).append(summary)
+
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        batch: list[tuple[dict, RunFile]] = []
+        rows = 0
+        for runs in self._points():
+            for run in runs:
+                result = self._read_result(run["key"], tables)
+                if result is not None:
+                    batch.append((run, result))
+                    rows += result.rows()
+            if rows >= ROWS_PER_BATCH:
+                summarize_batch(batch)
+                batch, rows = [], 0
+        summarize_batch(batch)
+        files = {}
+        for table in TABLES:
+            if table in frames:
+                whole = pd.concat(frames[table], ignore_index=True)
+                self.summary.keep(table, whole)
+                files[f"{table}.csv"] = whole.to_csv(index=False).encode()
+            elif table in sinks:
+                sink, writer = sinks[table]
+                writer.close()
+                files[f"{table}.parquet"] = sink.getvalue()
+        return files
+
+    def _points(self) -> list[list[dict]]:
+        """The runs grouped by point of the grid (variant and settings), the points in the
+        summary's order: by variant, then each varied key, each in the order its values
+        were given."""
+        orders = self._orders()
+        points: dict[tuple, list[dict]] = {}
+        for run in self.manifest["runs"]:
+            prefix = self._prefix(run)
+            place = tuple(orders[column].index(prefix[column]) for column in self.parameters)
+            points.setdefault(place, []).append(run)
+        return [points[place] for place in sorted(points)]
 
     @cached_property
     def summary(self) -> Tables:
@@ -264,10 +328,10 @@ class Sweep:
                 and run[REPLICATION] == replication
                 and all(values[key] == value for key, value in wanted.items())
             ):
-                text = self._read_result(run["key"])
-                if text is None:
+                result = self._read_result(run["key"], None)
+                if result is None:
                     raise KeyError(f"the run {run['key']} did not finish (see Sweep.failures)")
-                return Results.read(text, self._shown(run["key"]))
+                return Results.from_document(result.document())
         raise KeyError(
             f"no run with {wanted or 'no settings'}, variant {variant}, replication {replication}"
         )
@@ -299,14 +363,18 @@ class Sweep:
         prefix[REPLICATION] = run[REPLICATION]
         return prefix
 
-    def _ordered(self, frame: pd.DataFrame) -> pd.DataFrame:
-        """``frame`` with each parameter column an ordered categorical in the grid's order."""
+    def _orders(self) -> dict[str, list]:
+        """Each parameter's values in the grid's order."""
         # A zipped key may repeat a value (1 Mbit/s with two configurations): each value
         # is one category, at its first place.
-        orders = {VARIANT: self.variants} | {
+        return {VARIANT: self.variants} | {
             axis["key"]: list(dict.fromkeys(axis["values"]))
             for axis in self.manifest["plan"]["vary"]
         }
+
+    def _ordered(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """``frame`` with each parameter column an ordered categorical in the grid's order."""
+        orders = self._orders()
         for column in self.parameters:
             frame[column] = pd.Categorical(frame[column], categories=orders[column], ordered=True)
         return frame

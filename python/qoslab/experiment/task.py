@@ -16,6 +16,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from qoslab import runfile
 from qoslab._core import RunError, ScenarioError, Simulation, __version__
 
 PIECE_S = 0.05
@@ -58,12 +59,14 @@ class Task:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What came of a task: ``status`` (``done`` or a failure), the results JSON when done
-    or the error message when not, and the random numbers the run drew (when done)."""
+    """What came of a task: ``status`` (``done`` or a failure), the error message when it
+    failed, and when done the run file (``qoslab.runfile``) and the random numbers the run
+    drew."""
 
     key: str
     status: str
-    text: str
+    text: str = ""
+    data: bytes | None = None
     random_draws: int | None = None
 
 
@@ -118,24 +121,12 @@ def run_task(task: Task, cancel: threading.Event | None = None) -> Outcome:
                 piece_ns *= 2
             elif took_s > 2 * PIECE_S:
                 piece_ns = max(piece_ns // 2, 1)
-        text = simulation.finish()
-        return Outcome(task.key, DONE, text, run_section(text)["random_draws"])
+        header, tables = simulation.finish_columns()
+        draws = json.loads(header)["run"]["random_draws"]
+        return Outcome(task.key, DONE, data=runfile.encode(header, tables), random_draws=draws)
     except ScenarioError as error:
         return Outcome(task.key, SCENARIO_ERROR, str(error))
     except RunError as error:
         return Outcome(task.key, RUN_ERROR, str(error))
     except MemoryError:
         return Outcome(task.key, CRASHED, "the worker ran out of memory")
-
-
-def run_section(text: str) -> dict:
-    """The ``run`` object a results document begins with, read without parsing the rest
-    (the document's tables are far longer)."""
-    start = text.find('"run"')
-    if start < 0:
-        return json.loads(text)["run"]
-    value_at = text.index(":", start) + 1
-    while text[value_at].isspace():
-        value_at += 1
-    section, _ = json.JSONDecoder().raw_decode(text, value_at)
-    return section

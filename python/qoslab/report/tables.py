@@ -187,7 +187,7 @@ def sweep_tables(sweep: Sweep) -> list[Table]:
     half-width of the 95 % confidence interval."""
     tables = []
     for name, metrics in SWEEP_METRICS.items():
-        if name not in sweep.summary.names:
+        if name not in sweep.summary:
             continue
         summary = sweep.summary[name]
         summary = summary[summary["metric"].isin(metrics)].copy()

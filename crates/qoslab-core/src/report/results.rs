@@ -3,6 +3,7 @@
 //! (`_ms`, `_bps`, `_pct`, `_packets`, `_bytes`); `docs/results.md` documents each column.
 //! Serialized with a fixed field order, so equal runs give byte-identical JSON.
 
+use super::columns::TableColumns;
 use super::results_apps::{app_records, spurt_records, user_records, AppRecord, SpurtRecord, UserRecord};
 use super::results_distribution::{delay_distribution_records, DelayQuantileRecord};
 use super::results_flows::{flow_records, hop_records, probe_records, FlowRecord, HopRecord, ProbeRecord};
@@ -14,7 +15,7 @@ use super::results_quality::{
     contract_records, series_records, voice_records, ContractRecord, DqIntervalRecord, SeriesRecord,
     VoiceRecord, VoiceSpurtRecord,
 };
-use super::schema::record;
+use super::schema::{record, table_columns};
 use crate::sim::{Input, RunError, Simulation, Snapshot};
 use serde::Serialize;
 
@@ -125,6 +126,40 @@ impl Results {
     /// Pretty JSON; byte-identical for equal runs.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("results serialize")
+    }
+
+    /// Every table but `run` as columns, in the document's order
+    /// ([`super::tables::table_schemas`]).
+    pub fn to_columns(&self) -> Vec<TableColumns> {
+        vec![
+            table_columns("flows", &self.flows),
+            table_columns("classes", &self.classes),
+            table_columns("ports", &self.ports),
+            table_columns("apps", &self.apps),
+            table_columns("users", &self.users),
+            table_columns("probes", &self.probes),
+            table_columns("spurts", &self.spurts),
+            table_columns("hops", &self.hops),
+            table_columns("changes", &self.changes),
+            table_columns("contracts", &self.contracts),
+            table_columns("dq_intervals", &self.dq_intervals),
+            table_columns("voice", &self.voice),
+            table_columns("voice_spurts", &self.voice_spurts),
+            table_columns("series", &self.series),
+            table_columns("class_series", &self.class_series),
+            table_columns("delay_distribution", &self.delay_distribution),
+        ]
+    }
+
+    /// What the document holds besides the tables — the `run` record and the inputs — as
+    /// compact JSON: `{"run": {...}, "inputs": [...]}`.
+    pub fn header_json(&self) -> String {
+        #[derive(Serialize)]
+        struct Header<'a> {
+            run: &'a RunRecord,
+            inputs: &'a [Input],
+        }
+        serde_json::to_string(&Header { run: &self.run, inputs: &self.inputs }).expect("results serialize")
     }
 }
 

@@ -10,6 +10,7 @@
 //! by reason are one field that stands for a column per [`DropReason`], in alphabetical
 //! order of the reason's name (the order `serde_json` maps keep).
 
+use super::columns::{Builder, Cursor, TableColumns};
 use crate::measure::drops::DropReason;
 use serde::ser::SerializeMap;
 use serde::Serialize;
@@ -46,30 +47,72 @@ pub struct TableSchema {
     pub columns: Vec<Column>,
 }
 
-/// A value of one column: its type as written and whether it may be missing.
+/// A value of one column: its type as written, whether it may be missing, and how it goes
+/// into its column ([`super::columns`]).
 pub trait Cell: Serialize {
     /// The type name written in the schema.
     const KIND: &'static str;
     /// Whether the value may be `null`.
     const NULLABLE: bool = false;
+    /// Appends the value to `column`.
+    fn push(&self, column: &mut Builder);
 }
 
 macro_rules! cells {
-    ($kind:literal: $($ty:ty),+) => {
+    ($kind:literal, $push:ident($value:ident) => $arg:expr; $($ty:ty),+) => {
         $(impl Cell for $ty {
             const KIND: &'static str = $kind;
+            fn push(&self, column: &mut Builder) {
+                let $value = self;
+                column.$push($arg);
+            }
         })+
     };
 }
-cells!("int": u8, u16, u32, u64);
-cells!("float": f64);
-cells!("str": String, &'static str);
-cells!("bool": bool);
-cells!("list[str]": Vec<String>);
+cells!("int", push_int(v) => u64::from(*v); u8, u16, u32);
+cells!("int", push_int(v) => *v; u64);
+cells!("float", push_float(v) => *v; f64);
+cells!("str", push_str(v) => v; String, &'static str);
+cells!("bool", push_bool(v) => *v; bool);
+
+/// Lists are the run record's only (it is one record, written as JSON).
+impl Cell for Vec<String> {
+    const KIND: &'static str = "list[str]";
+    fn push(&self, _column: &mut Builder) {
+        panic!("a list has no column form")
+    }
+}
 
 impl<T: Cell> Cell for Option<T> {
     const KIND: &'static str = T::KIND;
     const NULLABLE: bool = true;
+    fn push(&self, column: &mut Builder) {
+        match self {
+            Some(value) => value.push(column),
+            None => column.push_missing(),
+        }
+    }
+}
+
+/// A record of a result table: its columns, and its values written into them.
+pub trait Row {
+    /// The columns of a row, in order.
+    fn schema() -> Vec<Column>;
+    /// Appends the row's values to the columns of `cursor`, in order.
+    fn push_row(&self, cursor: &mut Cursor);
+}
+
+/// The rows `records` of table `name` as columns ([`super::columns`]).
+pub fn table_columns<R: Row>(name: &'static str, records: &[R]) -> TableColumns {
+    let schema = R::schema();
+    let mut builders: Vec<Builder> = schema.iter().map(|c| Builder::new(c.kind, records.len())).collect();
+    for record in records {
+        let mut cursor = Cursor::new(&mut builders);
+        record.push_row(&mut cursor);
+        assert!(cursor.is_full(), "a row of {name} fills every column");
+    }
+    let columns = builders.into_iter().zip(schema).map(|(b, c)| b.finish(c.name)).collect();
+    TableColumns { name, rows: records.len(), columns }
 }
 
 /// A field of a record: the columns it stands for and how it writes them.
@@ -78,6 +121,8 @@ pub trait Columns {
     fn describe(name: &str, unit: &'static str, role: Role, description: &str, out: &mut Vec<Column>);
     /// Writes the field `name` as its columns.
     fn write<M: SerializeMap>(&self, name: &'static str, map: &mut M) -> Result<(), M::Error>;
+    /// Appends the field's values to the next columns of `cursor`.
+    fn push(&self, cursor: &mut Cursor);
 }
 
 /// What a field is to its row: its place in the row's key, and whether it describes the row.
@@ -103,6 +148,10 @@ impl<T: Cell> Columns for T {
     fn write<M: SerializeMap>(&self, name: &'static str, map: &mut M) -> Result<(), M::Error> {
         map.serialize_entry(name, self)
     }
+
+    fn push(&self, cursor: &mut Cursor) {
+        Cell::push(self, cursor.next_column());
+    }
 }
 
 /// The drop counts by reason, keyed `dropped_<reason>_packets`: a column per reason.
@@ -127,6 +176,12 @@ impl Columns for Map<String, Value> {
 
     fn write<M: SerializeMap>(&self, _name: &'static str, map: &mut M) -> Result<(), M::Error> {
         self.iter().try_for_each(|(key, value)| map.serialize_entry(key, value))
+    }
+
+    fn push(&self, cursor: &mut Cursor) {
+        for value in self.values() {
+            cursor.next_column().push_int(value.as_u64().expect("a drop count is a whole number"));
+        }
     }
 }
 
@@ -193,6 +248,18 @@ macro_rules! record {
                     );
                 )*
                 columns
+            }
+        }
+
+        impl $crate::report::schema::Row for $name {
+            fn schema() -> Vec<$crate::report::schema::Column> {
+                Self::columns()
+            }
+
+            fn push_row(&self, cursor: &mut $crate::report::columns::Cursor) {
+                $(
+                    $crate::report::schema::Columns::push(&self.$field, cursor);
+                )*
             }
         }
 

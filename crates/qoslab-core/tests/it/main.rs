@@ -6,6 +6,7 @@ mod bad_inputs;
 mod cbq;
 mod cbwfq;
 mod class_series;
+mod columns;
 mod common;
 mod conditioning;
 mod custom;
