@@ -26,6 +26,7 @@ use crate::traffic::send_jitter::SendJitter;
 use crate::traffic::source::{DEFAULT_DST_PORT, DEFAULT_SRC_PORT_BASE, UNLIMITED_PACKETS};
 use crate::traffic::Source;
 use crate::traffic::{Period, Phase};
+use std::collections::HashMap;
 use std::path::Path;
 
 /// Most copies one traffic entry may ask for.
@@ -82,12 +83,14 @@ pub(super) fn flows(cx: &Context) -> Result<Traffic, Issue> {
     // Default source ports are handed out in order, one per flow and one per user of an
     // application, so that no two default connections share a port.
     let mut next_src_port = DEFAULT_SRC_PORT_BASE;
-    for (position, (i, flow)) in entries.iter().enumerate() {
+    // Each name's entry, to refuse a second flow of the same name in constant time a flow.
+    let mut named: HashMap<&str, usize> = HashMap::with_capacity(entries.len());
+    for (i, flow) in &entries {
         let default_src_port = next_src_port;
         let ports_used = flow.app.as_ref().map_or(1, |app| app.user_count().max(1));
         next_src_port = next_src_port.saturating_add(u16::try_from(ports_used).unwrap_or(u16::MAX));
         let at = format!("traffic[{i}]");
-        if let Some((j, _)) = entries[..position].iter().find(|(_, f)| f.name == flow.name) {
+        if let Some(j) = named.insert(&flow.name, *i) {
             return Err(Issue::at(
                 format!("{at}.name"),
                 format!("flow name `{}` is already used by traffic[{j}]", flow.name),
