@@ -2,7 +2,7 @@
 
 The core releases the GIL while it simulates and while it writes a run's results, so
 threads run simulations in parallel on all cores; what little Python a run does (building
-the task, receiving the JSON text) is small beside a run. Threads, unlike processes, start
+the task, packing the tables the core hands over into the run's file) is small beside a run. Threads, unlike processes, start
 instantly and pass the results without copying them through a pipe (the measurements that
 led to threads are in ``docs/design/decisions.md``).
 
