@@ -12,7 +12,7 @@ import pytest
 from scipy import stats
 
 import qoslab
-from conftest import words
+from conftest import EXAMPLES, words
 from qoslab.analysis import (
     DESCRIPTIVE_COLUMNS,
     IDENTITY_COLUMNS,
@@ -77,12 +77,12 @@ def runs() -> list[qoslab.Results]:
     """Runs that between them fill every result table."""
     return [
         qoslab.run(
-            "examples/adhoc-annex-mix.yaml",
+            EXAMPLES / "adhoc-annex-mix.yaml",
             set={"measure.interval_table": True, "measure.series": "1s"},
         ),
-        qoslab.run("examples/lmr-push-to-talk.yaml"),
-        qoslab.run("examples/adhoc-step-down.yaml"),
-        qoslab.run("examples/janet-access-router.yaml"),
+        qoslab.run(EXAMPLES / "lmr-push-to-talk.yaml"),
+        qoslab.run(EXAMPLES / "adhoc-step-down.yaml"),
+        qoslab.run(EXAMPLES / "janet-access-router.yaml"),
     ]
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -142,9 +142,7 @@ class RunFile:
         except (pa.ArrowInvalid, OSError, ValueError) as error:
             raise ReadError(shown, f"is not a run file ({error})", DAMAGED) from None
         expect(batches == 1, shown, "holds other than one run")
-        self._check(
-            schema, pa.schema([run_schema().field(i) for i in fields]) if fields else run_schema()
-        )
+        self._check(schema, _read_schema(tuple(fields)))
         self._batch: pa.RecordBatch | None = None
         try:
             if fields:
@@ -154,9 +152,9 @@ class RunFile:
         self._tables: dict[str, pa.Table] = {}
 
     def _check(self, schema: pa.Schema, expected: pa.Schema) -> None:
-        """Keeps the header of the file whose schema, as read, is ``schema``, if it is a run
-        file of this layout (its tables read being ``expected``); otherwise a
-        ``ReadError``."""
+        """Raises a ``ReadError`` unless the file whose schema, as read, is ``schema`` is a
+        run file of this layout (its tables read being ``expected``); keeps its header's
+        text, read when first asked for (:attr:`header`)."""
         shown = self.shown
         metadata = schema.metadata or {}
         expect(
@@ -165,18 +163,23 @@ class RunFile:
             "is not a run file of this version of qoslab",
         )
         expect(
-            schema.remove_metadata().equals(expected),
+            schema.equals(expected, check_metadata=False),
             shown,
             "has tables or columns other than this version's",
         )
+        self._header_text: bytes = metadata[HEADER_KEY]
+
+    @cached_property
+    def header(self) -> dict[str, Any]:
+        """The ``run`` record and the inputs, checked against the core's schema of ``run``."""
         try:
-            header = json.loads(metadata[HEADER_KEY])
+            header = json.loads(self._header_text)
         except ValueError:
             header = None
-        expect(isinstance(header, dict) and RUN in header, shown, "has no run record")
+        expect(isinstance(header, dict) and RUN in header, self.shown, "has no run record")
         assert isinstance(header, dict)
-        check_rows([header[RUN]], RUN, shown)
-        self.header: dict[str, Any] = header
+        check_rows([header[RUN]], RUN, self.shown)
+        return header
 
     @property
     def run(self) -> dict[str, Any]:
@@ -200,6 +203,12 @@ class RunFile:
         self._tables[name] = table
         return table
 
+    def count(self, name: str) -> int:
+        """The rows of table ``name`` (one of those read), without making its table."""
+        if self._batch is None or name not in self._batch.schema.names:
+            raise KeyError(f"table {name!r} was not read from {self.shown}")
+        return len(_list_column(self._batch.column(name)).values)
+
     def rows(self) -> int:
         """The rows of the tables read."""
         columns = self._batch.columns if self._batch is not None else []
@@ -213,6 +222,14 @@ class RunFile:
                 document[table] = self.table(table).to_pylist()
         document[INPUTS] = self.header.get(INPUTS, [])
         return document
+
+
+@cache
+def _read_schema(fields: tuple[int, ...]) -> pa.Schema:
+    """The schema of a run file read with the projection ``fields`` (none: all)."""
+    import pyarrow as pa
+
+    return pa.schema([run_schema().field(i) for i in fields]) if fields else run_schema()
 
 
 def _list_column(column: pa.Array) -> pa.LargeListArray:

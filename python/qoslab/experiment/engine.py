@@ -151,7 +151,12 @@ def sweep(
         finally:
             bar.stop()
         if store is None:
-            return Sweep(manifest, partial(_in_memory, results), failures.get)
+            return Sweep(
+                manifest,
+                partial(_in_memory, results),
+                failures.get,
+                has_result=results.__contains__,
+            )
         return _finished(store, manifest, series_summary)
     finally:
         if store is not None:

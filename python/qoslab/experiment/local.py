@@ -2,9 +2,9 @@
 
 The core releases the GIL while it simulates and while it writes a run's results, so
 threads run simulations in parallel on all cores; what little Python a run does (building
-the task, packing the tables the core hands over into the run's file) is small beside a run. Threads, unlike processes, start
-instantly and pass the results without copying them through a pipe (the measurements that
-led to threads are in ``docs/design/decisions.md``).
+the task, packing the tables the core hands over into the run's file) is small beside a
+run. Threads, unlike processes, start instantly and pass the results without copying them
+through a pipe (the measurements that led to threads are in ``docs/design/decisions.md``).
 
 Stopping: when the caller stops reading outcomes (Ctrl-C, an error), a shared event tells
 every running simulation to stop at its next piece and the tasks not yet started are

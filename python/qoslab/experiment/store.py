@@ -249,7 +249,9 @@ class Store:
             name = f"{key}{RESULT_SUFFIX}"
             if exists(runs.fd, name):
                 try:
-                    self.result(key, ())
+                    result = self.result(key, ())
+                    assert result is not None, "the file was there"
+                    result.run  # noqa: B018 - reads and checks the header
                 except ReadError as error:
                     if not runs.remove(name):
                         raise ReadError(

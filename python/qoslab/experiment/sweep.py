@@ -239,7 +239,7 @@ class Sweep:
 
         def summarize_batch(batch: list[tuple[dict, RunFile]]) -> None:
             for table in tables:
-                if not any(result.table(table).num_rows for _, result in batch):
+                if not any(result.count(table) for _, result in batch):
                     continue
                 summary = summarize(self._frame(table, batch), by=self.parameters, table=table)
                 if table in SERIES_TABLES and series == "parquet":
