@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -193,10 +195,22 @@ def test_module_entry_point_runs_a_scenario(run_qoslab, voice_vs_flood, tmp_path
 
 
 def test_version_option(capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        main(["--version"])
-    assert exit_info.value.code == 0
+    assert main(["--version"]) == 0
     assert capsys.readouterr().out.strip() == f"qoslab {qoslab.__version__}"
+
+
+def test_the_version_is_told_without_loading_the_sub_commands():
+    """``qoslab --version`` answers before the parser loads every sub-command (and pandas,
+    pyarrow and NumPy with them)."""
+    probe = (
+        "import sys; from qoslab.cli import main; main(['--version']); "
+        "print(sorted(m for m in ('pandas', 'pyarrow', 'numpy', 'qoslab.cli.sweep') "
+        "if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.splitlines() == [f"qoslab {qoslab.__version__}", "[]"], done.stdout
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,11 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import qoslab
+import qoslab.experiment.sweep as sweep_module
 from conftest import default_sigint, qoslab_command
 from qoslab.cli import main
 from qoslab.experiment.plan import make_plan, parse_vary
@@ -446,3 +448,41 @@ def test_order_of_failure_reads_a_one_key_sweep(examples_dir):
     ]
     assert table.equals(qoslab.order_of_failure(pairs))
     assert set(table["app"]) <= set(pairs[0][1].contracts["app"])
+
+
+@pytest.mark.parametrize("rows_per_batch", [1, 10**9], ids=["a batch a point", "one batch"])
+def test_the_folder_summary_is_made_point_by_point_and_equals_the_whole(
+    swept, tmp_path, monkeypatch, rows_per_batch
+):
+    """The summary files are made a few points at a time (here one point, or all at once),
+    variants and two varied keys included, and each equals the summary of the whole table
+    that a freshly loaded sweep computes, byte for byte as CSV."""
+    monkeypatch.setattr(sweep_module, "ROWS_PER_BATCH", rows_per_batch)
+    out = tmp_path / "out"
+    qoslab.sweep(
+        swept,
+        vary={"topology.links.1.rate": ["512kbps", "256kbps"], "run.duration": ["1s", "2s"]},
+        variants=["base", "quiet"],
+        reps=2,
+        set={"measure.series": "500ms"},
+        out=out,
+        progress=False,
+        series_summary="csv",
+    )
+    files = sorted((out / "summary").iterdir())
+    assert {path.stem for path in files} >= {"flows", "classes", "ports", "series", "class_series"}
+    whole = qoslab.load(out)
+    for path in files:
+        assert path.read_bytes() == whole.summary[path.stem].to_csv(index=False).encode(), path
+
+
+def test_the_per_interval_summaries_are_written_only_when_asked(swept, tmp_path):
+    options = {"reps": 2, "set": {"measure.series": "500ms"}, "progress": False}
+    qoslab.sweep(swept, out=tmp_path / "plain", **options)
+    assert not list((tmp_path / "plain" / "summary").glob("*series*"))
+    qoslab.sweep(swept, out=tmp_path / "parquet", series_summary="parquet", **options)
+    stored = pd.read_parquet(tmp_path / "parquet" / "summary" / "class_series.parquet")
+    computed = qoslab.load(tmp_path / "parquet").summary["class_series"]
+    assert stored.to_csv(index=False) == computed.to_csv(index=False)
+    with pytest.raises(ValueError, match="series_summary 'xml': use one of parquet, csv"):
+        qoslab.sweep(swept, series_summary="xml", **options)

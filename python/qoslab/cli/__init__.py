@@ -61,6 +61,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     interrupted. Messages quoting user text are printed with control characters escaped.
     """
     arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments == ["--version"]:
+        # Answered before the parser is built: building it loads every sub-command.
+        print(f"qoslab {__version__}")
+        return 0
     args = parser(arguments[0] if arguments else None).parse_args(arguments)
     terminate = _terminate_as_interrupt()
     try:

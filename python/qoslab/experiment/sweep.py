@@ -231,6 +231,9 @@ class Sweep:
         Equal to :attr:`summary`, but made a few points at a time — whole points of the
         grid, each run read once, about :data:`ROWS_PER_BATCH` rows at once — so that
         memory does not grow with the number of runs."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
         if series not in (None, *SERIES_FORMS):
             raise ValueError(f"series summary {series!r}: use one of {', '.join(SERIES_FORMS)}")
         tables = [t for t in TABLES if series is not None or t not in SERIES_TABLES]
@@ -253,9 +256,6 @@ class Sweep:
                     sinks[table][1].write_table(chunk)
                 else:
                     frames.setdefault(table, []).append(summary)
-
-        import pyarrow as pa
-        import pyarrow.parquet as pq
 
         batch: list[tuple[dict, RunFile]] = []
         rows = 0

@@ -17,6 +17,7 @@ use crate::scenario::flow_spec::FlowSpec;
 use crate::sim::{AppInfo, AppSetup, DatagramOut, FlowInfo, RunInfo, Sink};
 use crate::time::SimTime;
 use crate::traffic::size_dist::SizeDist;
+use std::collections::HashMap;
 
 /// What [`add_app`] needs to know about a flow that runs an application.
 pub(super) struct AppFlow<'a> {
@@ -30,6 +31,8 @@ pub(super) struct AppFlow<'a> {
     pub(super) mtu_bytes: u32,
     pub(super) bottleneck_port: PortId,
     pub(super) start: u64,
+    /// The flow row names the entries before this one took.
+    pub(super) taken: &'a HashMap<String, usize>,
 }
 
 /// Adds the flow rows, endpoints and application of a flow with an `app`: the forward row
@@ -45,7 +48,7 @@ pub(super) fn add_app(
     flows: &mut Table<FlowId, FlowInfo>,
     flow_stats: &mut Table<FlowId, FlowStats>,
 ) -> Result<(), Issue> {
-    let AppFlow { at, flow, from, to, path, reverse, mtu_bytes, bottleneck_port, start } = *setup;
+    let AppFlow { at, flow, from, to, path, reverse, mtu_bytes, bottleneck_port, start, taken } = *setup;
     let app_spec = flow.app.as_ref().expect("an app flow");
     check_app_flow(flow, at, mtu_bytes)?;
     let mss_bytes = (mtu_bytes - HEADER_BYTES) as u64;
@@ -57,7 +60,7 @@ pub(super) fn add_app(
         AppSpec::Ptt(params) => Some(params.voice.packets(&format!("{at}.app.voice"))?),
         _ => None,
     };
-    let (tcp_name, reverse_name) = tcp_row_names(flow, at, voice.is_some(), flows)?;
+    let (tcp_name, reverse_name) = tcp_row_names(flow, at, voice.is_some(), taken)?;
     let app_id = apps.apps.next_key();
     let datagrams = voice.map(|(size_bytes, interval_ns)| {
         let row = flows.next_key();
@@ -159,12 +162,12 @@ fn tcp_row_names(
     flow: &FlowSpec,
     at: &str,
     ptt: bool,
-    flows: &Table<FlowId, FlowInfo>,
+    taken: &HashMap<String, usize>,
 ) -> Result<(String, String), Issue> {
     let tcp_name = if ptt { format!("{}.signalling", flow.name) } else { flow.name.clone() };
     let reverse_name = format!("{tcp_name}.reverse");
     for name in [&tcp_name, &reverse_name] {
-        if name != &flow.name && flows.iter().any(|f| &f.name == name) {
+        if name != &flow.name && taken.contains_key(name) {
             return Err(Issue::at(format!("{at}.name"), format!("`{name}` is already a flow name")).hint(
                 "an application's reverse direction is reported under its name + `.reverse` \
                  (a push-to-talk control connection under `.signalling`)",

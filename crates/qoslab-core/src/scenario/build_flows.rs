@@ -55,6 +55,9 @@ pub(super) struct Traffic {
     pub(super) crossings: Table<FlowId, Option<(FlowTunnel, Packet)>>,
     pub(super) apps: AppSetup,
     pub(super) work: Workload,
+    /// The name of every flow row of the entries built so far, with the entry's index: the
+    /// names a new row may not take.
+    pub(super) taken: HashMap<String, usize>,
 }
 
 /// Where a flow goes and when it sends.
@@ -78,6 +81,7 @@ pub(super) fn flows(cx: &Context) -> Result<Traffic, Issue> {
         crossings: Table::new(),
         apps: AppSetup::default(),
         work: Workload::default(),
+        taken: HashMap::new(),
     };
     let entries = expand_copies(&cx.spec.traffic)?;
     // Default source ports are handed out in order, one per flow and one per user of an
@@ -96,6 +100,17 @@ pub(super) fn flows(cx: &Context) -> Result<Traffic, Issue> {
                 format!("flow name `{}` is already used by traffic[{j}]", flow.name),
             ));
         }
+        if let Some(j) = traffic.taken.get(&flow.name) {
+            return Err(Issue::at(
+                format!("{at}.name"),
+                format!("flow name `{}` is already used by traffic[{j}]", flow.name),
+            )
+            .hint(
+                "a flow's echo, reverse direction and signalling are reported under its name and \
+                 `.echo`, `.reverse` or `.signalling`: rename one of the two",
+            ));
+        }
+        let first_row = traffic.flows.len();
         let route = route(cx, flow, &at)?;
         let template = template(cx, flow, &route, traffic.flows.next_key(), default_src_port);
         match (&flow.pattern, &flow.app) {
@@ -118,6 +133,9 @@ pub(super) fn flows(cx: &Context) -> Result<Traffic, Issue> {
             .hint(
                 "add `pattern: {kind: cbr, ...}` for open-loop traffic or `app: {kind: bulk, ...}` for TCP",
             )),
+        }
+        for row in traffic.flows.iter().skip(first_row) {
+            traffic.taken.insert(row.name.clone(), *i);
         }
     }
     Ok(traffic)
@@ -273,8 +291,18 @@ fn add_app_flow(
     let segment_bits = mtu_bytes as f64 * 8.0;
     traffic.work.add(at, segments_per_s, segment_bits, active_s, rates_bps(path, ports));
     traffic.work.add(at, segments_per_s / 2.0, 64.0 * 8.0, active_s, rates_bps(&reverse, ports));
-    let setup =
-        AppFlow { at, flow, from, to, path, reverse: &reverse, mtu_bytes, bottleneck_port, start: start_ns };
+    let setup = AppFlow {
+        at,
+        flow,
+        from,
+        to,
+        path,
+        reverse: &reverse,
+        mtu_bytes,
+        bottleneck_port,
+        start: start_ns,
+        taken: &traffic.taken,
+    };
     let first_row = traffic.flows.len();
     add_app(
         &setup,
@@ -409,7 +437,7 @@ fn add_echo(
             .hint("the echo returns to the sender: add a link or route back")
     })?;
     let name = format!("{}.echo", flow.name);
-    if flows.iter().any(|f| f.name == name) {
+    if traffic.taken.contains_key(&name) {
         return Err(Issue::at(format!("{at}.name"), format!("`{name}` is already a flow name"))
             .hint("the reflected packets of a flow are reported under its name + `.echo`"));
     }
