@@ -187,6 +187,26 @@ def test_bench_runs_the_cases_asked_for(capsys):
     assert rows == ["wfq", "flows-10"]
 
 
+def test_bench_builds_each_size_of_flows(capsys):
+    assert main(["bench", "--build", "--repeat", "1"]) == 0
+    rows = [line.split("│")[1:-1] for line in capsys.readouterr().out.splitlines() if "│" in line]
+    assert [row[0].strip() for row in rows] == ["1,000", "10,000", "100,000"]
+    assert all(float(row[1]) > 0 for row in rows)
+
+
+def test_the_build_bench_scenario_has_the_flows_it_says(tmp_path):
+    from qoslab.cli.bench_build import scenario
+
+    path = tmp_path / "flows.yaml"
+    path.write_text(scenario(25_000), encoding="utf-8")
+    assert qoslab.validate(path).flows == 25_000
+
+
+def test_grid_without_sweep_is_bad_input(capsys):
+    assert main(["bench", "--grid", "examples/congestion-lab.yaml"]) == 2
+    assert "--grid measures a sweep: add --sweep" in capsys.readouterr().err
+
+
 def test_module_entry_point_runs_a_scenario(run_qoslab, voice_vs_flood, tmp_path):
     result = run_qoslab("run", voice_vs_flood, "-o", tmp_path / "out", cwd=tmp_path)
     assert result.returncode == 0, result.stderr

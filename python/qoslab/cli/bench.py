@@ -27,6 +27,7 @@ from pathlib import Path
 from rich.table import Table
 
 from qoslab._core import BENCH_CASES, Simulation, parse_override
+from qoslab.cli.bench_build import build_table
 from qoslab.cli.bench_sweep import sweep_table
 from qoslab.cli.common import EXIT_BAD_INPUT, EXIT_STATUS_HELP, stdout_console
 
@@ -83,6 +84,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--runs", type=int, metavar="N", help="runs of the --sweep measurement (default: 24)"
     )
     command.add_argument(
+        "--build",
+        action="store_true",
+        help="measure building scenarios of 1,000 to 100,000 flows instead: CPU time per "
+        "flow (see benches/README.md)",
+    )
+    command.add_argument(
         "--grid",
         type=Path,
         metavar="SCENARIO",
@@ -111,6 +118,9 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     if args.sweep:
         stdout_console().print(sweep_table(args.seconds, args.runs, args.grid))
+        return 0
+    if args.build:
+        stdout_console().print(build_table(args.repeat))
         return 0
     table = Table(title="qoslab bench", title_justify="left")
     for heading in HEADINGS:
