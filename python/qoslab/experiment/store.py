@@ -6,9 +6,9 @@
     DIR/runs/<key>.error.json a failed run: its status and error message
     DIR/runs.csv              one row per run: its settings, status and error
     DIR/summary/<table>.csv   per table, row and metric: n, mean, SD, 95 % CI, min, max;
-    DIR/summary/<table>.parquet  the same for the per-interval tables (``series``,
-                              ``class_series``, ``dq_intervals``), whose summaries are large,
-                              and for every table a CSV is not asked for
+                              the per-interval tables (``series``, ``class_series``,
+                              ``dq_intervals``) only when asked for, as CSV or as
+    DIR/summary/<table>.parquet
     DIR/.qoslab-written       the ledger of the files the sweeps wrote here
     DIR/.lock                 held by the sweep writing the folder
 
