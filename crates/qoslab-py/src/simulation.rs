@@ -193,16 +193,6 @@ impl Simulation {
     }
 }
 
-/// `values` as little-endian bytes, back to back.
-fn le_bytes<'py, T: Copy>(
-    py: Python<'py>,
-    values: &[T],
-    bytes: impl Fn(T) -> [u8; 8],
-) -> Bound<'py, PyBytes> {
-    let out: Vec<u8> = values.iter().flat_map(|&v| bytes(v)).collect();
-    PyBytes::new(py, &out)
-}
-
 /// One column for Python: name, validity bitmap, values, text bytes.
 type ColumnTuple<'py> =
     (String, Option<Bound<'py, PyBytes>>, Bound<'py, PyBytes>, Option<Bound<'py, PyBytes>>);
@@ -218,11 +208,11 @@ fn table_tuple<'py>(py: Python<'py>, table: &TableColumns) -> TableTuple<'py> {
         .map(|column| {
             let validity = column.validity.as_deref().map(|bits| PyBytes::new(py, bits));
             let (values, text) = match &column.values {
-                Values::Int(v) => (le_bytes(py, v, |x| x.to_le_bytes()), None),
-                Values::Float(v) => (le_bytes(py, v, |x| x.to_le_bytes()), None),
+                Values::Int(v) => (PyBytes::new(py, v.as_bytes()), None),
+                Values::Float(v) => (PyBytes::new(py, v.as_bytes()), None),
                 Values::Bool(bits) => (PyBytes::new(py, bits), None),
                 Values::Str { offsets, data } => {
-                    (le_bytes(py, offsets, |x| x.to_le_bytes()), Some(PyBytes::new(py, data)))
+                    (PyBytes::new(py, offsets.as_bytes()), Some(PyBytes::new(py, data)))
                 }
             };
             (column.name.clone(), validity, values, text)

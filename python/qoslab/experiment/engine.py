@@ -24,7 +24,7 @@ from qoslab.experiment.local import LocalExecutor
 from qoslab.experiment.plan import Plan, Point, make_plan
 from qoslab.experiment.progress import SweepProgress
 from qoslab.experiment.store import FORMAT, RUNS, Store
-from qoslab.experiment.sweep import SERIES_FORMS, Sweep
+from qoslab.experiment.sweep import Sweep, check_series_summary
 from qoslab.experiment.task import DONE, Override, Task, run_key
 from qoslab.memory import default_max_memory
 from qoslab.runfile import SUFFIX, RunFile
@@ -91,10 +91,7 @@ def sweep(
     """
     text, origin = scenario_text(scenario)
     check_limits(seed, max_memory, max_events)
-    if series_summary not in (None, *SERIES_FORMS):
-        raise ValueError(
-            f"series_summary {series_summary!r}: use one of {', '.join(SERIES_FORMS)} (or None)"
-        )
+    check_series_summary(series_summary)
     plan = make_plan(
         text,
         origin,

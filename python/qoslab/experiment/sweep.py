@@ -102,6 +102,12 @@ SERIES_FORMS = ("parquet", "csv")
 """The forms of the per-interval tables' summaries a sweep's folder may have."""
 
 
+def check_series_summary(form: str | None) -> None:
+    """Raise ``ValueError`` unless ``form`` is a form of the per-interval summaries or None."""
+    if form not in (None, *SERIES_FORMS):
+        raise ValueError(f"series_summary {form!r}: use one of {', '.join(SERIES_FORMS)} (or None)")
+
+
 class Sweep:
     """The runs of a sweep: its manifest (plan and runs in grid order) and a way to read
     each run's file and failure record by key."""
@@ -234,8 +240,7 @@ class Sweep:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        if series not in (None, *SERIES_FORMS):
-            raise ValueError(f"series summary {series!r}: use one of {', '.join(SERIES_FORMS)}")
+        check_series_summary(series)
         tables = [t for t in TABLES if series is not None or t not in SERIES_TABLES]
         frames: dict[str, list[pd.DataFrame]] = {}
         sinks: dict[str, tuple[io.BytesIO, pq.ParquetWriter]] = {}

@@ -103,7 +103,7 @@ macro_rules! little_endian {
         }
     )*};
 }
-little_endian!(u8, u32, u64);
+little_endian!(u8, u32, u64, i64, f64);
 
 /// One column of a chunk: values of type `T`, little-endian, back to back (the layout of a
 /// NumPy or Arrow array of that type).
@@ -114,12 +114,12 @@ pub struct Column<T> {
 }
 
 impl<T: LittleEndian> Column<T> {
-    fn with_rows(rows: usize) -> Self {
+    pub(crate) fn with_rows(rows: usize) -> Self {
         Column { bytes: Vec::with_capacity(rows * T::WIDTH), _type: std::marker::PhantomData }
     }
 
     #[inline]
-    fn push(&mut self, value: T) {
+    pub(crate) fn push(&mut self, value: T) {
         value.put(&mut self.bytes);
     }
 

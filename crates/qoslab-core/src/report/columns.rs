@@ -7,23 +7,26 @@
 //! buffers without parsing anything.
 //!
 //! This file knows the layout only; which columns a table has, and what goes into them, is
-//! the schema's ([`super::schema`]).
+//! the schema's ([`super::schema`]). Numbers are kept as the per-packet trace keeps its
+//! columns ([`crate::measure::trace::Column`]): little-endian bytes, handed over as they are.
+
+use crate::measure::trace::Column;
 
 /// One column's values.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub enum Values {
     /// Signed 64-bit integers (the tables' counts all fit).
-    Int(Vec<i64>),
+    Int(Column<i64>),
     /// 64-bit floats.
-    Float(Vec<f64>),
+    Float(Column<f64>),
     /// Booleans, bit-packed, least significant bit first.
     Bool(Vec<u8>),
     /// Text: `offsets[i]..offsets[i + 1]` of `data` is row i's (`offsets` has rows + 1).
-    Str { offsets: Vec<i64>, data: Vec<u8> },
+    Str { offsets: Column<i64>, data: Vec<u8> },
 }
 
 /// One column of a table: its name, its values, and which rows have one.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct ColumnValues {
     /// The column's name, as in the schema.
     pub name: String,
@@ -34,7 +37,7 @@ pub struct ColumnValues {
 }
 
 /// One result table as columns.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct TableColumns {
     /// The table's name in the results document.
     pub name: &'static str,
@@ -54,10 +57,14 @@ impl Builder {
     /// A column of values of `kind` (a schema's type name) for `rows` rows.
     pub fn new(kind: &str, rows: usize) -> Self {
         let values = match kind {
-            "int" => Values::Int(Vec::with_capacity(rows)),
-            "float" => Values::Float(Vec::with_capacity(rows)),
+            "int" => Values::Int(Column::with_rows(rows)),
+            "float" => Values::Float(Column::with_rows(rows)),
             "bool" => Values::Bool(vec![0; rows.div_ceil(8)]),
-            "str" => Values::Str { offsets: vec![0], data: Vec::new() },
+            "str" => {
+                let mut offsets = Column::with_rows(rows + 1);
+                offsets.push(0);
+                Values::Str { offsets, data: Vec::new() }
+            }
             other => panic!("a column of {other} has no column form"),
         };
         Builder { values, present: Vec::with_capacity(rows) }

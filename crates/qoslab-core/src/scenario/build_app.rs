@@ -32,7 +32,7 @@ pub(super) struct AppFlow<'a> {
     pub(super) bottleneck_port: PortId,
     pub(super) start: u64,
     /// The flow row names the entries before this one took.
-    pub(super) taken: &'a HashMap<String, usize>,
+    pub(super) taken: &'a HashMap<String, (usize, bool)>,
 }
 
 /// Adds the flow rows, endpoints and application of a flow with an `app`: the forward row
@@ -162,7 +162,7 @@ fn tcp_row_names(
     flow: &FlowSpec,
     at: &str,
     ptt: bool,
-    taken: &HashMap<String, usize>,
+    taken: &HashMap<String, (usize, bool)>,
 ) -> Result<(String, String), Issue> {
     let tcp_name = if ptt { format!("{}.signalling", flow.name) } else { flow.name.clone() };
     let reverse_name = format!("{tcp_name}.reverse");

@@ -55,9 +55,10 @@ pub(super) struct Traffic {
     pub(super) crossings: Table<FlowId, Option<(FlowTunnel, Packet)>>,
     pub(super) apps: AppSetup,
     pub(super) work: Workload,
-    /// The name of every flow row of the entries built so far, with the entry's index: the
+    /// The name of every flow row of the entries built so far, with the entry's index and
+    /// whether the name is derived from the entry's (`.echo`, `.reverse`, `.signalling`): the
     /// names a new row may not take.
-    pub(super) taken: HashMap<String, usize>,
+    pub(super) taken: HashMap<String, (usize, bool)>,
 }
 
 /// Where a flow goes and when it sends.
@@ -87,28 +88,26 @@ pub(super) fn flows(cx: &Context) -> Result<Traffic, Issue> {
     // Default source ports are handed out in order, one per flow and one per user of an
     // application, so that no two default connections share a port.
     let mut next_src_port = DEFAULT_SRC_PORT_BASE;
-    // Each name's entry, to refuse a second flow of the same name in constant time a flow.
-    let mut named: HashMap<&str, usize> = HashMap::with_capacity(entries.len());
     for (i, flow) in &entries {
         let default_src_port = next_src_port;
         let ports_used = flow.app.as_ref().map_or(1, |app| app.user_count().max(1));
         next_src_port = next_src_port.saturating_add(u16::try_from(ports_used).unwrap_or(u16::MAX));
         let at = format!("traffic[{i}]");
-        if let Some(j) = named.insert(&flow.name, *i) {
-            return Err(Issue::at(
+        // Every entry has a row of its own name, so the rows before it hold every earlier
+        // entry's name too.
+        if let Some(&(j, derived)) = traffic.taken.get(&flow.name) {
+            let error = Issue::at(
                 format!("{at}.name"),
                 format!("flow name `{}` is already used by traffic[{j}]", flow.name),
-            ));
-        }
-        if let Some(j) = traffic.taken.get(&flow.name) {
-            return Err(Issue::at(
-                format!("{at}.name"),
-                format!("flow name `{}` is already used by traffic[{j}]", flow.name),
-            )
-            .hint(
-                "a flow's echo, reverse direction and signalling are reported under its name and \
-                 `.echo`, `.reverse` or `.signalling`: rename one of the two",
-            ));
+            );
+            return Err(if derived {
+                error.hint(
+                    "a flow's echo, reverse direction and signalling are reported under its name and \
+                     `.echo`, `.reverse` or `.signalling`: rename one of the two",
+                )
+            } else {
+                error
+            });
         }
         let first_row = traffic.flows.len();
         let route = route(cx, flow, &at)?;
@@ -135,7 +134,7 @@ pub(super) fn flows(cx: &Context) -> Result<Traffic, Issue> {
             )),
         }
         for row in traffic.flows.iter().skip(first_row) {
-            traffic.taken.insert(row.name.clone(), *i);
+            traffic.taken.insert(row.name.clone(), (*i, row.name != flow.name));
         }
     }
     Ok(traffic)

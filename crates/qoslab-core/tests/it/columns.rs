@@ -20,11 +20,11 @@ fn cell(values: &Values, validity: Option<&Vec<u8>>, row: usize) -> Value {
         return Value::Null;
     }
     match values {
-        Values::Int(v) => Value::from(v[row]),
-        Values::Float(v) => Value::from(v[row]),
+        Values::Int(v) => Value::from(v.get(row)),
+        Values::Float(v) => Value::from(v.get(row)),
         Values::Bool(bits) => Value::from(bits[row / 8] & (1 << (row % 8)) != 0),
         Values::Str { offsets, data } => {
-            let text = &data[offsets[row] as usize..offsets[row + 1] as usize];
+            let text = &data[offsets.get(row) as usize..offsets.get(row + 1) as usize];
             Value::from(std::str::from_utf8(text).expect("UTF-8"))
         }
     }
