@@ -177,7 +177,8 @@ def test_bench_runs_every_case(capsys):
     assert main(["bench", "--seconds", "1"]) == 0
     rows = {line.split()[1]: line for line in capsys.readouterr().out.splitlines() if "│" in line}
     assert {"fifo", "pq", "wfq", "llq", "wred", "tcp100"} <= set(rows)
-    assert {"flows-1", "flows-10", "flows-100", "flows-1000"} <= set(rows)
+    assert {"flows-1", "flows-10", "flows-100", "flows-1000", "flows-10000"} <= set(rows)
+    assert "network-200" in rows
 
 
 def test_bench_runs_the_cases_asked_for(capsys):

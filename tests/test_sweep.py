@@ -135,6 +135,25 @@ def test_a_table_is_read_alone_and_only_when_asked_for(swept):
     assert runs.names == [name for name in TABLES if not runs[name].empty]
 
 
+def test_a_sweep_without_a_folder_keeps_its_runs_on_disk_until_it_goes(swept):
+    import gc
+
+    sweep = qoslab.sweep(swept, reps=2, progress=False)
+    spill = sweep._read_result.args[0]
+    folder = spill.folder
+    # Private to this user, one file per finished run, read back on demand.
+    assert folder.stat().st_mode & 0o777 == 0o700
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        f"{run['key']}.arrow" for run in sweep.manifest["runs"]
+    )
+    assert len(sweep.runs["flows"]) == 2 * 2 * 2
+    # A file someone else left there is not ours to remove; ours go with the sweep.
+    (folder / "theirs.txt").write_text("kept", encoding="utf-8")
+    del sweep, spill
+    gc.collect()
+    assert [p.name for p in folder.iterdir()] == ["theirs.txt"]
+
+
 def test_a_bad_value_is_refused_before_any_run_at_its_place(swept, tmp_path):
     bad = swept.read_text().replace("[256kbps, 512kbps]", "[256kbps, fast]")
     swept.write_text(bad)

@@ -15,7 +15,7 @@
 //! `cargo bench -p qoslab-core --bench flows_ratio`; pin it to one core (`taskset -c 1`) to
 //! keep the scheduler out of it.
 
-use qoslab_core::{load, Override, BENCH_CASES};
+use qoslab_core::{bench_cases, load, Override};
 use std::time::Instant;
 
 /// Runs of each case.
@@ -48,15 +48,14 @@ fn spread_scenario(flows_scenario: &str) -> String {
 /// Builds the case `name`, runs its event loop and returns the loop's wall time (s) and the
 /// packet-hops it made.
 fn run_once(name: &str) -> (f64, u64) {
-    let bench_case = |case: &str| BENCH_CASES.iter().find(|(n, _, _)| *n == case).expect("a bench case");
+    let bench_case = |case: &str| bench_cases().into_iter().find(|c| c.name == case).expect("a bench case");
     let mut sim = if name == "flows-1000-spread" {
-        let (_, scenario, _) = bench_case("flows-1");
-        load(&spread_scenario(scenario), name, &[], None).expect("scenario loads")
+        load(&spread_scenario(&bench_case("flows-1").scenario), name, &[], None).expect("scenario loads")
     } else {
-        let (_, scenario, variant) = bench_case(name);
+        let case = bench_case(name);
         let changes: Vec<Override> =
-            variant.iter().map(|t| Override::parse(t).expect("valid override")).collect();
-        load(scenario, name, &changes, None).expect("scenario loads")
+            case.overrides.iter().map(|t| Override::parse(t).expect("valid override")).collect();
+        load(&case.scenario, name, &changes, None).expect("scenario loads")
     };
     let end_ns = sim.end_ns();
     let started = Instant::now();

@@ -3,8 +3,7 @@
 //! per second.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use qoslab_core::BENCH_CASES;
-use qoslab_core::{load, Override};
+use qoslab_core::{bench_cases, load, Override};
 
 fn overrides(texts: &[&str]) -> Vec<Override> {
     texts.iter().map(|t| Override::parse(t).expect("valid override")).collect()
@@ -13,8 +12,9 @@ fn overrides(texts: &[&str]) -> Vec<Override> {
 fn headline(c: &mut Criterion) {
     let mut group = c.benchmark_group("headline");
     group.sample_size(10);
-    for (name, scenario, variant) in BENCH_CASES {
-        let changes = overrides(variant);
+    for case in bench_cases() {
+        let (name, scenario) = (case.name, &case.scenario);
+        let changes = overrides(case.overrides);
         let hops = load(scenario, name, &changes, None)
             .map(|sim| sim.finish().expect("run").run.packet_hops)
             .expect("scenario loads");

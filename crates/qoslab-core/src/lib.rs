@@ -75,7 +75,7 @@ pub use measure::DropReason;
 pub use report::Results;
 
 // Building blocks a caller may use on their own.
-pub use bench::BENCH_CASES;
+pub use bench::{bench_cases, network_scenario, BenchCase};
 pub use engine::Rng;
 pub use units::{parse_rate_bps, parse_size_bytes};
 

@@ -127,7 +127,11 @@ fn interface_output(
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", qoslab_core::VERSION)?;
-    m.add("BENCH_CASES", qoslab_core::BENCH_CASES.to_vec())?;
+    let cases: Vec<(&str, String, Vec<&str>)> = qoslab_core::bench_cases()
+        .into_iter()
+        .map(|case| (case.name, case.scenario.into_owned(), case.overrides.to_vec()))
+        .collect();
+    m.add("BENCH_CASES", cases)?;
     m.add("MAX_SCENARIO_BYTES", qoslab_core::MAX_SCENARIO_BYTES)?;
     m.add("ScenarioError", m.py().get_type::<errors::ScenarioError>())?;
     m.add("RunError", m.py().get_type::<errors::RunError>())?;

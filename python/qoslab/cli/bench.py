@@ -5,9 +5,12 @@ between two routers carries one G.711 voice flow and eight 1500-byte UDP floods 
 1.5 times the link rate between them, with each queuing variant on the bottleneck — FIFO,
 priority queuing (voice in the high band), WFQ, LLQ and FIFO with WRED. Then ``tcp100``:
 100 concurrent TCP connections share a 100 Mbit/s bottleneck (data and ACKs both
-simulated). Then ``flows-1`` to ``flows-1000``: the headline link with FIFO shared by 1, 10,
-100 and 1000 floods at the same total load, whose costs per hop side by side show what the
-number of flows adds. Each runs several times, and the table shows medians of two times
+simulated). Then ``flows-1`` to ``flows-10000``: the headline link with FIFO shared by 1, 10,
+100, 1000 and 10,000 floods at the same total load, whose costs per hop side by side show
+what the number of flows adds. Last ``network-200``: 200 routers (a ring of 20 with 180 edge
+routers on 2 Mbit/s serial links) and 4,000 flows of G.711 calls and Poisson data, whose
+cost per hop beside the headline's shows what the network's size adds. Each runs several
+times, and the table shows medians of two times
 per run: the event loop's, from the first event to the last (the rates and ns/hop are of
 this time), and the results', checking the end-of-run invariants and building and
 serializing the result tables — a cost per run and per flow, not per hop (for 1000 flows,

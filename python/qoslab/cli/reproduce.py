@@ -81,7 +81,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--runs",
         type=Path,
         metavar="DIR",
-        help="keep every run in this folder, one sweep per experiment (default: in memory); "
+        help="keep every run in this folder, one sweep per experiment (default: a private "
+        "temporary folder, removed at the end); "
         "a second call with the same folder reuses the runs done",
     )
     command.add_argument("--quiet", action="store_true", help="no progress bar")

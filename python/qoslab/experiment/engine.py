@@ -23,7 +23,8 @@ from qoslab.experiment.cluster import DaskExecutor
 from qoslab.experiment.local import LocalExecutor
 from qoslab.experiment.plan import Plan, Point, make_plan
 from qoslab.experiment.progress import SweepProgress
-from qoslab.experiment.store import FORMAT, RUNS, Store
+from qoslab.experiment.spill import Spill
+from qoslab.experiment.store import FORMAT, Store
 from qoslab.experiment.sweep import Sweep, check_series_summary
 from qoslab.experiment.task import DONE, Override, Task, run_key
 from qoslab.memory import default_max_memory
@@ -77,7 +78,8 @@ def sweep(
     ``executor="dask"`` runs them on the cluster whose scheduler is at ``scheduler`` (an
     address, or a ``distributed.Client``). With ``out``, every run is stored in that folder
     as it finishes, and ``resume=True`` keeps the runs an earlier sweep there finished;
-    without it the runs are kept in memory. ``progress`` draws a bar on stderr (default:
+    without it the runs are kept in a private temporary folder, removed with the sweep
+    (``qoslab.experiment.spill``). ``progress`` draws a bar on stderr (default:
     when stderr is a terminal). ``max_memory`` is the memory of one run (default: half the
     memory this process can get, ``qoslab.memory``, shared among the local jobs); ``warn``
     receives warnings (default: printed to stderr); ``command`` is recorded in the manifest.
@@ -113,7 +115,7 @@ def sweep(
     manifest = _manifest(plan, tasks, identities, text, origin, command)
 
     store = Store.create(out, resume=resume) if out is not None else None
-    results: dict[str, bytes] = {}
+    results = Spill() if store is None else None
     failures: dict[str, dict] = {}
     try:
         if store is not None:
@@ -132,9 +134,9 @@ def sweep(
                 if store is not None:
                     store.save(outcome, identity)
                 if outcome.status == DONE:
-                    if store is None:
+                    if results is not None:
                         assert outcome.data is not None, "a finished run has its file"
-                        results[outcome.key] = outcome.data
+                        results.put(outcome.key, outcome.data)
                     if not warned and plan.replications > 1 and outcome.random_draws == 0:
                         say(
                             IDENTICAL_REPLICATIONS.format(
@@ -147,14 +149,15 @@ def sweep(
                 bar.advance(failed=outcome.status != DONE)
         finally:
             bar.stop()
-        if store is None:
-            return Sweep(
-                manifest,
-                partial(_in_memory, results),
-                failures.get,
-                has_result=results.__contains__,
-            )
-        return _finished(store, manifest, series_summary)
+        if store is not None:
+            return _finished(store, manifest, series_summary)
+        assert results is not None, "a sweep without a folder spills its runs"
+        return Sweep(
+            manifest,
+            partial(_spilled, results),
+            failures.get,
+            has_result=results.__contains__,
+        )
     finally:
         if store is not None:
             store.close()
@@ -171,15 +174,13 @@ def _finished(store: Store, manifest: dict, series_summary: str | None) -> Sweep
     return finished
 
 
-def _in_memory(
-    results: Mapping[str, bytes], key: str, tables: Sequence[str] | None = None
-) -> RunFile | None:
-    """The run file of the run ``key`` of a sweep kept in memory, with its tables
+def _spilled(results: Spill, key: str, tables: Sequence[str] | None = None) -> RunFile | None:
+    """The run file of the run ``key`` of a sweep given no folder, with its tables
     ``tables`` read (default: all), or ``None``."""
     data = results.get(key)
     if data is None:
         return None
-    return RunFile(data, Path("<sweep in memory>") / RUNS / f"{key}{SUFFIX}", tables)
+    return RunFile(data, results.folder / f"{key}{SUFFIX}", tables)
 
 
 def _executor(executor: str, jobs: int | None, scheduler: object) -> LocalExecutor | DaskExecutor:

@@ -17,7 +17,8 @@ from qoslab.reproduce.model import Study
 class Setting:
     """How a study is run: ``quick`` (the study's quick setting: fewer replications, shorter
     runs), ``replications`` (instead of the study's), the executor and its ``jobs`` or
-    ``scheduler``, and ``runs`` (a folder to keep every run in; in memory without it)."""
+    ``scheduler``, and ``runs`` (a folder to keep every run in; without it a private
+    temporary folder, removed with the sweeps)."""
 
     quick: bool = False
     replications: int | None = None

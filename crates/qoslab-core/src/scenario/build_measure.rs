@@ -4,7 +4,8 @@
 //! fifth stage of building a scenario, [`measurement`], completes the flows' statistics and
 //! builds the ΔQ accounting.
 
-use super::flow_spec::belongs;
+use std::collections::HashSet;
+
 use crate::config::error::Issue;
 use crate::ids::{FlowId, PortId, Table};
 use crate::measure::dq::Budget;
@@ -111,17 +112,38 @@ pub(crate) fn capture_plan(
     Ok(plan(captured))
 }
 
-/// The traffic entry each flow row comes from: the longest entry name that is the row's
-/// name or a prefix of it followed by `.` (copies `NAME.k`, `.reverse`, `.echo` rows).
-fn entry_of<'a>(row: &str, traffic: &'a [FlowSpec]) -> Option<&'a str> {
-    traffic.iter().map(|f| f.name.as_str()).filter(|name| belongs(row, name)).max_by_key(|name| name.len())
+/// The traffic entries' names, for finding the entry a flow row comes from and checking the
+/// entries `measure` names, in time independent of the number of entries.
+struct Entries<'a> {
+    traffic: &'a [FlowSpec],
+    names: HashSet<&'a str>,
 }
 
-fn check_entry(name: &str, at: String, traffic: &[FlowSpec]) -> Result<(), Issue> {
-    if traffic.iter().any(|f| f.name == name) {
-        return Ok(());
+impl<'a> Entries<'a> {
+    fn new(traffic: &'a [FlowSpec]) -> Self {
+        Entries { traffic, names: traffic.iter().map(|f| f.name.as_str()).collect() }
     }
-    Err(Issue::unknown_name(at, "traffic entry", name, traffic.iter().map(|f| f.name.as_str())))
+
+    /// The traffic entry the row `row` comes from: the longest entry name that is the row's
+    /// name or a prefix of it followed by `.` (copies `NAME.k`, `.reverse`, `.echo` rows).
+    /// Looks up the name and each of its prefixes ending before a `.`, longest first.
+    fn of(&self, row: &str) -> Option<&'a str> {
+        let mut prefix = row;
+        loop {
+            if let Some(name) = self.names.get(prefix) {
+                return Some(name);
+            }
+            prefix = &prefix[..prefix.rfind('.')?];
+        }
+    }
+
+    /// `Ok` when `name` is a traffic entry; otherwise an error at `at` listing the entries.
+    fn check(&self, name: &str, at: String) -> Result<(), Issue> {
+        if self.names.contains(name) {
+            return Ok(());
+        }
+        Err(Issue::unknown_name(at, "traffic entry", name, self.traffic.iter().map(|f| f.name.as_str())))
+    }
 }
 
 fn positive(duration: Duration, at: String, what: &str) -> Result<u64, Issue> {
@@ -158,7 +180,7 @@ fn per_hop_share(end_to_end: Budget, hops: u32) -> Budget {
 fn build_quality(
     measure: &MeasureSpec,
     points: &[Option<PortId>],
-    traffic: &[FlowSpec],
+    entries: &Entries,
     flows: &Table<FlowId, FlowInfo>,
     ports: &Table<PortId, PortSetup>,
     hop_slots: usize,
@@ -171,7 +193,7 @@ fn build_quality(
     if !asked {
         return Ok(None);
     }
-    let (apps, flow_app) = applications(measure, traffic, flows)?;
+    let (apps, flow_app) = applications(measure, entries, flows)?;
     let Some(bottleneck) = flows.iter().map(|f| &ports[f.bottleneck_port].config).min_by_key(|c| c.rate_bps)
     else {
         return Ok(None); // no traffic, nothing to account
@@ -206,7 +228,7 @@ fn build_quality(
 /// flow row.
 fn applications(
     measure: &MeasureSpec,
-    traffic: &[FlowSpec],
+    entries: &Entries,
     flows: &Table<FlowId, FlowInfo>,
 ) -> Result<(Vec<Application>, Table<FlowId, u32>), Issue> {
     let mut apps: Vec<Application> = Vec::new();
@@ -245,7 +267,7 @@ fn applications(
         for (k, &name) in names.iter().enumerate() {
             let here = if budget.flows.is_some() { format!("{at}.flows[{k}]") } else { format!("{at}.app") };
             if !flows.iter().any(|f| f.name == name) {
-                check_entry(name, here.clone(), traffic)?;
+                entries.check(name, here.clone())?;
             }
             if let Some((_, other)) = entry_app.iter().find(|(entry, _)| *entry == name) {
                 let other = &apps[*other as usize].name;
@@ -265,7 +287,7 @@ fn applications(
         if apps.iter().any(|a| a.name == *name) {
             continue;
         }
-        check_entry(name, at.clone(), traffic)?;
+        entries.check(name, at.clone())?;
         if entry_app.iter().any(|(entry, _)| entry == name) {
             return Err(Issue::at(
                 at,
@@ -279,7 +301,7 @@ fn applications(
     for info in flows {
         // A row named itself wins over the traffic entry it comes from.
         let named = |wanted: &str| entry_app.iter().find(|(name, _)| *name == wanted).map(|(_, app)| *app);
-        let app = named(&info.name).or_else(|| entry_of(&info.name, traffic).and_then(named));
+        let app = named(&info.name).or_else(|| entries.of(&info.name).and_then(named));
         let app = app.unwrap_or_else(|| {
             if apps.last().is_none_or(|a| a.name != OTHER) {
                 apps.push(Application { name: OTHER.into(), budgets: None });
@@ -321,7 +343,7 @@ fn interval_lengths_ns(measure: &MeasureSpec) -> Result<Vec<u64>, Issue> {
 /// that cannot be rated.
 fn attach_voice(
     measure: &MeasureSpec,
-    traffic: &[FlowSpec],
+    entries: &Entries,
     flows: &Table<FlowId, FlowInfo>,
     stats: &mut Table<FlowId, FlowStats>,
     silence_ns: u64,
@@ -338,7 +360,7 @@ fn attach_voice(
     let mut listed: Vec<(&str, Codec, CodecImpairment, String)> = Vec::new();
     for (i, entry) in voice.flows.iter().enumerate() {
         let at = format!("measure.voice.flows[{i}]");
-        check_entry(&entry.flow, format!("{at}.flow"), traffic)?;
+        entries.check(&entry.flow, format!("{at}.flow"))?;
         let known = codec_impairment(entry.codec);
         let impairment = match (entry.ie.or(known.map(|k| k.ie)), entry.bpl.or(known.map(|k| k.bpl))) {
             (Some(ie), Some(bpl)) if (0.0..=95.0).contains(&ie) && bpl > 0.0 => CodecImpairment { ie, bpl },
@@ -354,13 +376,16 @@ fn attach_voice(
         listed.push((entry.flow.as_str(), entry.codec, impairment, at));
     }
     // Probe replies reflect a flow; they are not a second call.
-    let replies: Vec<FlowId> = flows.iter().filter_map(|f| f.echo().map(|e| e.flow)).collect();
+    let mut reply = vec![false; flows.len()];
+    for echo in flows.iter().filter_map(|f| f.echo()) {
+        reply[echo.flow.index()] = true;
+    }
     let mut notes = Vec::new();
     for ((row, info), flow_stats) in flows.iter_enumerated().zip(stats.iter_mut()) {
-        if replies.contains(&row) {
+        if reply[row.index()] {
             continue;
         }
-        let entry = entry_of(&info.name, traffic);
+        let entry = entries.of(&info.name);
         let (codec, impairment) = match listed.iter().find(|(name, ..)| Some(*name) == entry) {
             Some((_, codec, impairment, at)) => {
                 if flow_stats.jitter.nominal_interval_ns() == 0 {
@@ -399,14 +424,14 @@ fn attach_voice(
 /// interval.
 fn attach_jitter_references(
     measure: &MeasureSpec,
-    traffic: &[FlowSpec],
+    entries: &Entries,
     flows: &Table<FlowId, FlowInfo>,
     stats: &mut Table<FlowId, FlowStats>,
 ) -> Result<(), Issue> {
     for (i, reference) in measure.jitter_reference.iter().enumerate() {
         let at = format!("measure.jitter_reference[{i}]");
         let name = reference.flow.as_str();
-        check_entry(name, format!("{at}.flow"), traffic)?;
+        entries.check(name, format!("{at}.flow"))?;
         if measure.jitter_reference[..i].iter().any(|r| r.flow == name) {
             return Err(Issue::at(format!("{at}.flow"), format!("`{name}` is listed twice"))
                 .hint("give each traffic entry one reference interval"));
@@ -414,7 +439,7 @@ fn attach_jitter_references(
         let reference_ns = positive(reference.interval, format!("{at}.interval"), "a reference interval")?;
         let mut covered = 0;
         for (info, flow_stats) in flows.iter().zip(stats.iter_mut()) {
-            if info.sink != Sink::Tcp && entry_of(&info.name, traffic) == Some(name) {
+            if info.sink != Sink::Tcp && entries.of(&info.name) == Some(name) {
                 flow_stats.jitter.set_reference_ns(reference_ns);
                 covered += 1;
             }
@@ -470,9 +495,10 @@ pub(super) fn measurement(
     for stats in &mut flow_stats {
         stats.hops = vec![HopStats::default(); hop_slots];
     }
-    let quality = build_quality(measure, observed.points, traffic, flows, observed.ports, hop_slots)?;
-    let notes = attach_voice(measure, traffic, flows, &mut flow_stats, silence_ns)?;
-    attach_jitter_references(measure, traffic, flows, &mut flow_stats)?;
+    let entries = Entries::new(traffic);
+    let quality = build_quality(measure, observed.points, &entries, flows, observed.ports, hop_slots)?;
+    let notes = attach_voice(measure, &entries, flows, &mut flow_stats, silence_ns)?;
+    attach_jitter_references(measure, &entries, flows, &mut flow_stats)?;
     let class_series_ns = series_length_ns(measure)?;
     if let Some(length_ns) = class_series_ns {
         for stats in &mut flow_stats {
@@ -485,6 +511,35 @@ pub(super) fn measurement(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A row belongs to the longest entry name that is its name or a prefix of it ending
+    /// before a `.`: copies, echoes and reverse directions of `a.b` belong to `a.b`, not `a`.
+    #[test]
+    fn a_row_belongs_to_the_longest_entry_its_name_starts_with() {
+        let entry = |name: &str| -> FlowSpec {
+            serde_json::from_value(serde_json::json!({
+                "name": name, "from": "x", "to": "y", "pattern": {"kind": "cbr", "rate_pps": 1, "size": "100B"}
+            }))
+            .expect("a flow")
+        };
+        let traffic = [entry("a"), entry("a.b"), entry("voice")];
+        let entries = Entries::new(&traffic);
+        for (row, expected) in [
+            ("a", Some("a")),
+            ("a.b", Some("a.b")),
+            ("a.b.3", Some("a.b")),
+            ("a.b.3.echo", Some("a.b")),
+            ("a.c", Some("a")),
+            ("a.bc", Some("a")),
+            ("ab", None),
+            ("voice.reverse", Some("voice")),
+            ("b", None),
+        ] {
+            assert_eq!(entries.of(row), expected, "{row}");
+        }
+        assert!(entries.check("a.b", "k".into()).is_ok());
+        assert!(entries.check("a.b.3", "k".into()).is_err());
+    }
 
     /// The ad-hoc report's VoIP: 150 ms, 5 % over 3 hops → 50 ms and 1.7 % per hop (the
     /// report rounds to 1.5 %).

@@ -73,15 +73,15 @@ fn every_discipline_is_deterministic() {
 #[test]
 fn deferred_counting_of_many_flows_gives_the_same_rows() {
     let many =
-        qoslab_core::BENCH_CASES.iter().find(|(name, _, _)| *name == "flows-1000").expect("a bench case");
+        qoslab_core::bench_cases().into_iter().find(|case| case.name == "flows-1000").expect("a bench case");
     let sets = [
         "traffic.floods.copies=300",
         "traffic.floods.pattern.rate=50kbps",
         "run.duration=20s",
         "run.warmup=2s",
     ];
-    let deferred = run_yaml(many.1, &sets);
-    let at_once = run_yaml(many.1, &[&sets[..], &["measure.series=1s"]].concat());
+    let deferred = run_yaml(&many.scenario, &sets);
+    let at_once = run_yaml(&many.scenario, &[&sets[..], &["measure.series=1s"]].concat());
     assert_eq!(deferred.flows.len(), 300);
     // The link is offered 1.5 times its rate: a third of the packets is dropped. The
     // drop-tail FIFO locks the floods' phases to its drops, so that a few lose every packet.

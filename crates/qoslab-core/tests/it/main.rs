@@ -3,6 +3,7 @@
 mod analytical;
 mod apps;
 mod bad_inputs;
+mod bench_cases;
 mod cbq;
 mod cbwfq;
 mod class_series;

@@ -1,0 +1,60 @@
+"""The run files of a sweep given no folder, kept out of memory.
+
+A sweep without ``out`` (the default of ``qoslab.sweep`` and of ``qoslab reproduce``) used
+to hold every run's file in memory, so that its memory grew with the number of runs: an
+ad-hoc study's 6,240 runs of about 110 kB each took 700 MB. The files now go to a private
+temporary folder (created by :func:`tempfile.mkdtemp`, readable by this user only) and are
+read back when a table is asked for; the operating system's page cache keeps the recent
+ones in memory while memory is free. The folder and the files written there are removed
+when the sweep is no longer referenced, or when the interpreter exits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+import weakref
+from pathlib import Path
+
+from qoslab.runfile import SUFFIX
+
+
+class Spill:
+    """Run files by key, each written once to a private temporary folder."""
+
+    def __init__(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="qoslab-runs-"))
+        self._keys: set[str] = set()
+        weakref.finalize(self, _remove, self.folder, self._keys)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def put(self, key: str, data: bytes) -> None:
+        """Keeps ``data``, the file of the run ``key`` (written once per key)."""
+        assert key not in self._keys, f"run {key} kept twice"
+        with self._path(key).open("xb") as file:
+            file.write(data)
+        self._keys.add(key)
+
+    def get(self, key: str) -> bytes | None:
+        """The file of the run ``key``, or ``None`` when it has none."""
+        if key not in self._keys:
+            return None
+        return self._path(key).read_bytes()
+
+    def _path(self, key: str) -> Path:
+        return self.folder / f"{key}{SUFFIX}"
+
+
+def _remove(folder: Path, keys: set[str]) -> None:
+    """Removes the files ``keys`` written to ``folder``, then the folder if nothing else is
+    in it."""
+    for key in keys:
+        with contextlib.suppress(FileNotFoundError):
+            (folder / f"{key}{SUFFIX}").unlink()
+    with contextlib.suppress(OSError):
+        folder.rmdir()
