@@ -30,7 +30,7 @@ from qoslab.runfile import RunFile, table_type_empty
 from qoslab.scenario import BASE
 
 if TYPE_CHECKING:
-    pass
+    import pyarrow as pa
 
 VARIANT = "variant"
 REPLICATION = "replication"
@@ -204,20 +204,22 @@ class Sweep:
         return Tables(load=self._table, known=TABLES)
 
     def _table(self, table: str) -> pd.DataFrame:
-        """Every finished run's rows of ``table``."""
+        """Every finished run's rows of ``table``. Only the table's rows are kept from each
+        run file read, not the file: a study's thousands of runs read at once would hold
+        every file in memory."""
         done = []
         for run in self.manifest["runs"]:
             result = self._read_result(run["key"], (table,))
             if result is not None:
-                done.append((run, result))
+                done.append((run, result.table(table)))
         return self._frame(table, done)
 
-    def _frame(self, table: str, done: Sequence[tuple[dict, RunFile]]) -> pd.DataFrame:
-        """The rows of ``table`` of the runs ``done`` (each with its manifest entry),
+    def _frame(self, table: str, done: Sequence[tuple[dict, pa.Table]]) -> pd.DataFrame:
+        """The rows ``table`` of the runs ``done`` (each with its manifest entry),
         prefixed with their parameters and replication."""
         import pyarrow as pa
 
-        pieces = [result.table(table) for _, result in done]
+        pieces = [rows for _, rows in done]
         combined = pa.concat_tables(pieces) if pieces else table_type_empty(table)
         frame = combined.to_pandas()
         # Each run's parameters repeated over its rows, rather than copied into every
@@ -249,7 +251,8 @@ class Sweep:
             for table in tables:
                 if not any(result.count(table) for _, result in batch):
                     continue
-                summary = summarize(self._frame(table, batch), by=self.parameters, table=table)
+                rows = [(run, result.table(table)) for run, result in batch]
+                summary = summarize(self._frame(table, rows), by=self.parameters, table=table)
                 if table in SERIES_TABLES and series == "parquet":
                     chunk = pa.Table.from_pandas(summary, preserve_index=False)
                     if table not in sinks:

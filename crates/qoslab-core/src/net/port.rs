@@ -143,61 +143,16 @@ macro_rules! qdisc_ctx {
 }
 
 /// An egress port.
+///
+/// Laid out in the order of its fields (`repr(C)`), from the start of a cache line: what a
+/// frame's passage reads and writes first (the ring, the wire's state, the link's facts,
+/// the wire counters: the first four lines), then the optional parts a frame only tests
+/// for, then the discipline and its counters, then what only the run's start, changes and
+/// end read. A port is about 1.5 kB; with the compiler's order, a hop touched some ten of
+/// its lines, which a network of hundreds of ports cannot keep in the first-level cache.
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub struct Port {
-    /// Static facts.
-    pub config: PortConfig,
-    /// The queuing discipline.
-    pub qdisc: AnyQdisc,
-    /// Per-class counters of the discipline.
-    pub class_stats: Vec<QueueStats>,
-    /// Totals over the discipline's classes (at the end of the run; while `totals_in_class`,
-    /// its one class keeps them during the run).
-    pub queue_stats: QueueStats,
-    /// Whether the discipline's one class keeps the port's totals: true from the start for
-    /// a discipline of one class, until a discipline is replaced.
-    totals_in_class: bool,
-    /// Wire counters.
-    pub wire: WireCounters,
-    /// The input policy of this interface: conditions what it receives from the peer.
-    pub ingress: Option<Conditioner>,
-    /// The input policy's counters.
-    pub input: InputCounters,
-    /// The link's random loss in this direction, if any.
-    pub link_loss: Option<LinkLoss>,
-    /// Frames the link lost in the measured window.
-    pub link_lost_packets: u64,
-    /// 64-bit random outputs drawn by the droppers of all its disciplines, replaced ones
-    /// included.
-    pub dropper_draws: u64,
-    /// The slot of this port among the observed hops ([`NO_HOP`] if not observed).
-    pub observe_slot: u32,
-    /// Whether arriving packets are stamped with the time they arrive (`hop_in`): at an
-    /// observed hop, whose delay is measured, and where a discipline is to be replaced,
-    /// which hands its packets over in their order of arrival. Nowhere else is the stamp
-    /// read, and writing a field of a packet just before it is copied into the discipline
-    /// stalls the copy (the copy's wide loads wait for the narrow store).
-    stamps_arrivals: bool,
-    /// Changes still to come (rate, bandwidth, discipline), in time order.
-    pub schedule: VecDeque<PortChange>,
-    /// When the current discipline was installed.
-    pub since: SimTime,
-    /// Disciplines used earlier in the run, in order.
-    pub retired: Vec<RetiredDiscipline>,
-    /// The replacements made so far.
-    pub changes: Vec<ChangeLog>,
-    /// Link fragmentation and interleaving, if configured.
-    pub lfi: Option<Lfi>,
-    /// The packet capture of the frames this port sends, when one was asked for.
-    pub capture: Option<Box<PortCapture>>,
-    /// A QoS bandwidth the fragment size is to follow once no fragment of the old size
-    /// waits, bit/s.
-    lfi_bandwidth_bps: Option<u64>,
-    /// The packet whose fragments are being handed to the ring.
-    train: Option<Train>,
-    /// Whether the link lost a fragment of the packet now arriving in fragments.
-    reassembly_broken: bool,
-    index: PortId,
     /// The frames past the discipline, oldest first: the first `propagating` of them on the
     /// link, the rest in the transmit ring. A frame moves from the ring to the link by
     /// moving the boundary, not the frame.
@@ -207,12 +162,65 @@ pub struct Port {
     /// When the frame at the ring's front started on the wire, and at what rate; None while
     /// the wire is idle.
     on_wire: Option<(SimTime, u64)>,
-    wake_at: Option<SimTime>,
     /// The last frame's size, bytes, the rate it was sent at and its frame time, ns.
     last_frame: (u32, u64, u64),
+    /// Static facts.
+    pub config: PortConfig,
+    wake_at: Option<SimTime>,
     /// The last busy time counted, ns, its rate and the layer-2 bits it carried.
     last_busy: (u64, u64, f64),
     window_start: SimTime,
+    /// Wire counters.
+    pub wire: WireCounters,
+    /// Frames the link lost in the measured window.
+    pub link_lost_packets: u64,
+    index: PortId,
+    /// The slot of this port among the observed hops ([`NO_HOP`] if not observed).
+    pub observe_slot: u32,
+    /// Whether arriving packets are stamped with the time they arrive (`hop_in`): at an
+    /// observed hop, whose delay is measured, and where a discipline is to be replaced,
+    /// which hands its packets over in their order of arrival. Nowhere else is the stamp
+    /// read, and writing a field of a packet just before it is copied into the discipline
+    /// stalls the copy (the copy's wide loads wait for the narrow store).
+    stamps_arrivals: bool,
+    /// Whether the discipline's one class keeps the port's totals: true from the start for
+    /// a discipline of one class, until a discipline is replaced.
+    totals_in_class: bool,
+    /// Whether the link lost a fragment of the packet now arriving in fragments.
+    reassembly_broken: bool,
+    /// Link fragmentation and interleaving, if configured.
+    pub lfi: Option<Lfi>,
+    /// The packet capture of the frames this port sends, when one was asked for.
+    pub capture: Option<Box<PortCapture>>,
+    /// The input policy of this interface: conditions what it receives from the peer.
+    pub ingress: Option<Conditioner>,
+    /// The packet whose fragments are being handed to the ring.
+    train: Option<Train>,
+    /// The link's random loss in this direction, if any.
+    pub link_loss: Option<LinkLoss>,
+    /// The queuing discipline.
+    pub qdisc: AnyQdisc,
+    /// Totals over the discipline's classes (at the end of the run; while `totals_in_class`,
+    /// its one class keeps them during the run).
+    pub queue_stats: QueueStats,
+    /// Per-class counters of the discipline.
+    pub class_stats: Vec<QueueStats>,
+    /// The input policy's counters.
+    pub input: InputCounters,
+    /// 64-bit random outputs drawn by the droppers of all its disciplines, replaced ones
+    /// included.
+    pub dropper_draws: u64,
+    /// Changes still to come (rate, bandwidth, discipline), in time order.
+    pub schedule: VecDeque<PortChange>,
+    /// When the current discipline was installed.
+    pub since: SimTime,
+    /// Disciplines used earlier in the run, in order.
+    pub retired: Vec<RetiredDiscipline>,
+    /// The replacements made so far.
+    pub changes: Vec<ChangeLog>,
+    /// A QoS bandwidth the fragment size is to follow once no fragment of the old size
+    /// waits, bit/s.
+    lfi_bandwidth_bps: Option<u64>,
 }
 
 /// What a port is built from: its static facts, its output discipline and the rest of its
