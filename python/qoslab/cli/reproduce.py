@@ -7,11 +7,11 @@ import shlex
 import sys
 import textwrap
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich import box
 from rich.table import Table
 
-from qoslab.analysis.verdict import VERDICTS
 from qoslab.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
@@ -21,16 +21,6 @@ from qoslab.cli.common import (
     stdout_console,
 )
 from qoslab.cli.text import counted, plain, visible
-from qoslab.reproduce import (
-    Reproduction,
-    Setting,
-    StudyError,
-    catalogue,
-    has_index,
-    names,
-    reproduce,
-    write_index,
-)
 
 EXIT_HELP = (
     "exit status: 0 done; 1 a run failed, a published value has no explanation of why it is "
@@ -39,6 +29,10 @@ EXIT_HELP = (
 )
 
 DEFAULT_OUTPUT = Path("reproductions")
+
+
+if TYPE_CHECKING:
+    from qoslab.reproduce import Reproduction
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -90,6 +84,18 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    # Loaded here, not with the module: they bring matplotlib and pandas, which the
+    # command's help does not need.
+    from qoslab.reproduce import (
+        Setting,
+        StudyError,
+        catalogue,
+        has_index,
+        names,
+        reproduce,
+        write_index,
+    )
+
     console = stdout_console()
     if args.list:
         installed = set(names())
@@ -185,6 +191,8 @@ def _command(args: argparse.Namespace) -> str:
 
 
 def _summary(result: Reproduction) -> Table:
+    from qoslab.analysis.verdict import VERDICTS
+
     study = result.study
     table = Table(
         box=box.SIMPLE_HEAD,
