@@ -154,6 +154,14 @@ def test_a_sweep_without_a_folder_keeps_its_runs_on_disk_until_it_goes(swept):
     assert [p.name for p in folder.iterdir()] == ["theirs.txt"]
 
 
+def test_a_sweep_that_cannot_keep_its_runs_says_where_and_what_to_do(swept, tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "gone"))
+    with pytest.raises(OutputError, match=r"gone.*set TMPDIR to another folder"):
+        qoslab.sweep(swept, reps=1, progress=False)
+
+
 def test_a_bad_value_is_refused_before_any_run_at_its_place(swept, tmp_path):
     bad = swept.read_text().replace("[256kbps, 512kbps]", "[256kbps, fast]")
     swept.write_text(bad)

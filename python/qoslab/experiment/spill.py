@@ -16,6 +16,8 @@ import tempfile
 import weakref
 from pathlib import Path
 
+from qoslab.output.errors import OutputError
+from qoslab.output.folder import refused
 from qoslab.runfile import SUFFIX
 
 
@@ -23,7 +25,10 @@ class Spill:
     """Run files by key, each written once to a private temporary folder."""
 
     def __init__(self) -> None:
-        self.folder = Path(tempfile.mkdtemp(prefix="qoslab-runs-"))
+        try:
+            self.folder = Path(tempfile.mkdtemp(prefix="qoslab-runs-"))
+        except OSError as error:
+            raise _refused(Path(tempfile.gettempdir()), error) from None
         self._keys: set[str] = set()
         weakref.finalize(self, _remove, self.folder, self._keys)
 
@@ -36,9 +41,12 @@ class Spill:
     def put(self, key: str, data: bytes) -> None:
         """Keeps ``data``, the file of the run ``key`` (written once per key)."""
         assert key not in self._keys, f"run {key} kept twice"
-        with self._path(key).open("xb") as file:
-            file.write(data)
         self._keys.add(key)
+        try:
+            with self._path(key).open("xb") as file:
+                file.write(data)
+        except OSError as error:
+            raise _refused(self.folder, error) from None
 
     def get(self, key: str) -> bytes | None:
         """The file of the run ``key``, or ``None`` when it has none."""
@@ -48,6 +56,16 @@ class Spill:
 
     def _path(self, key: str) -> Path:
         return self.folder / f"{key}{SUFFIX}"
+
+
+def _refused(folder: Path, error: OSError) -> OutputError:
+    """The sweep's runs could not be kept in ``folder``: said with the way out."""
+    message = str(refused(folder, error))
+    return OutputError(
+        f"{message} (a sweep without a folder keeps its runs there: set TMPDIR to another "
+        "folder, or give the sweep one of its own: out= in Python, --runs with qoslab "
+        "reproduce)"
+    )
 
 
 def _remove(folder: Path, keys: set[str]) -> None:
