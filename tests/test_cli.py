@@ -374,6 +374,37 @@ def test_ios_from_yaml_takes_overrides_a_variant_and_a_name(capsys):
     assert "priority-group 1\n" in out
 
 
+def test_the_command_list_loads_no_command_and_each_command_is_its_module():
+    from qoslab.cli import parser
+    from qoslab.cli.commands import COMMANDS
+
+    probe = (
+        "import sys, contextlib, io\n"
+        "from qoslab.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    try:\n"
+        "        main(['-h'])\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "print(out.getvalue())\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('qoslab.cli.', 'pandas', "
+        "'matplotlib'))))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    help_text, loaded = done.stdout.rsplit("\n[", 1)
+    assert "[" + loaded.strip() == str(
+        ["qoslab.cli.commands", "qoslab.cli.common", "qoslab.cli.text"]
+    )
+    for command in COMMANDS:
+        assert command.name in help_text
+        assert " ".join(command.summary.split()[:4]) in " ".join(help_text.split())
+        # The command's own parser takes its name, and its module says the same summary.
+        chosen = parser(command.name)
+        action = chosen._subparsers._group_actions[0]
+        assert list(action.choices) == [command.name]
+        assert action._choices_actions[0].help == command.summary
+
+
 HELP_COMMANDS = ["", "run", "sweep", "report", "plot", "reproduce", "advise", "validate"]
 HELP_COMMANDS += [
     "schema",

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from qoslab import RunError, ScenarioError, __version__
+from qoslab.cli.commands import BY_NAME, COMMANDS
 from qoslab.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
@@ -20,26 +21,12 @@ from qoslab.cli.text import visible
 from qoslab.output import OutputError
 from qoslab.readback import ReadError
 
-COMMANDS = (
-    "run",
-    "sweep",
-    "report",
-    "plot",
-    "reproduce",
-    "advise",
-    "readiness",
-    "validate",
-    "schema",
-    "bench",
-    "ios",
-    "failure",
-)
-"""The sub-commands in the order the help lists them, each the module of its name."""
-
 
 def parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser of the ``qoslab`` command; given one of :data:`COMMANDS`, a parser
-    of that sub-command alone, so that only its module (and what it imports) is loaded."""
+    """The argument parser of the ``qoslab`` command; given the name of a sub-command, a
+    parser of that sub-command alone, so that only its module (and what it imports) is
+    loaded. Otherwise (the top-level help, no command or an unknown one) every sub-command
+    is listed with its summary, and none is loaded."""
     top = argparse.ArgumentParser(
         prog="qoslab",
         description="A deterministic packet-level laboratory for network queuing and QoS.",
@@ -47,8 +34,12 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     top.add_argument("--version", action="version", version=f"qoslab {__version__}")
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in (command,) if command in COMMANDS else COMMANDS:
-        importlib.import_module(f"qoslab.cli.{name}").add_parser(commands)
+    chosen = BY_NAME.get(command or "")
+    if chosen is not None:
+        importlib.import_module(f"qoslab.cli.{chosen.module}").add_parser(commands)
+    else:
+        for listed in COMMANDS:
+            commands.add_parser(listed.name, help=listed.summary)
     return top
 
 

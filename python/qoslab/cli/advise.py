@@ -20,6 +20,7 @@ from qoslab.advise import (
 )
 from qoslab.advise.document import FILES, check_command, write
 from qoslab.advise.problem import SCHEDULERS
+from qoslab.cli.commands import summary
 from qoslab.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_RUN_FAILED,
@@ -44,7 +45,7 @@ EXIT_HELP = (
 def add_parser(commands: argparse._SubParsersAction) -> None:
     command = commands.add_parser(
         "advise",
-        help="find the cheapest link and a policy that keep every application in its budget",
+        help=summary("advise"),
         description="Search candidate link speeds, cheapest first, and a template family's "
         "policies at each (priority rate and burst, bandwidth per class, queue limits, WRED, "
         "transmit ring, LFI) — on an interface shaped, or policed by its peer, below its line's "

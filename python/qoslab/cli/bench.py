@@ -32,6 +32,7 @@ from rich.table import Table
 from qoslab._core import BENCH_CASES, Simulation, parse_override
 from qoslab.cli.bench_build import build_table
 from qoslab.cli.bench_sweep import sweep_table
+from qoslab.cli.commands import summary
 from qoslab.cli.common import EXIT_BAD_INPUT, EXIT_STATUS_HELP, stdout_console
 
 NS_PER_S = 1_000_000_000
@@ -53,7 +54,7 @@ CASE_NAMES = [name for name, _, _ in BENCH_CASES]
 def add_parser(commands: argparse._SubParsersAction) -> None:
     command = commands.add_parser(
         "bench",
-        help="measure simulation speed on the built-in congested-link scenario",
+        help=summary("bench"),
         description=__doc__.replace("``", ""),
         epilog=EXIT_STATUS_HELP,
     )

@@ -12,6 +12,7 @@ from rich import box
 from rich.table import Table
 
 import qoslab
+from qoslab.cli.commands import summary
 from qoslab.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_RUN_FAILED,
@@ -26,7 +27,7 @@ from qoslab.experiment.plan import parse_vary
 def add_parser(commands: argparse._SubParsersAction) -> None:
     command = commands.add_parser(
         "order-of-failure",
-        help="check over a sweep that applications fail in the declared order",
+        help=summary("order-of-failure"),
         description="Run the scenario once per value of --vary (mildest condition first: "
         "link rates falling, loads rising) and report, per application with a budget, the "
         "first value at which it exceeds its budget, and the applications that failed out "

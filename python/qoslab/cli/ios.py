@@ -23,6 +23,7 @@ from qoslab._core import (
     ios_read,
     ios_to_yaml,
 )
+from qoslab.cli.commands import summary
 from qoslab.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_STATUS_HELP,
@@ -50,7 +51,7 @@ def add_scheduler_option(parser: argparse.ArgumentParser) -> None:
 def add_parser(commands: argparse._SubParsersAction) -> None:
     command = commands.add_parser(
         "ios",
-        help="check, explain, convert or migrate a Cisco IOS configuration, or write one",
+        help=summary("ios"),
         description="Read a router's IOS configuration the way the scenario key "
         "`interfaces.NODE.PEER.ios` does, or write a scenario's interface as one.",
         epilog=EXIT_STATUS_HELP,

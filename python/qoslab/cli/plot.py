@@ -10,6 +10,7 @@ from functools import partial
 from pathlib import Path
 
 import qoslab
+from qoslab.cli.commands import summary
 from qoslab.cli.common import EXIT_BAD_INPUT, EXIT_STATUS_HELP
 from qoslab.cli.text import visible
 from qoslab.output import check_file, write_file
@@ -33,7 +34,7 @@ OPTIONS = {
 def add_parser(commands: argparse._SubParsersAction) -> None:
     command = commands.add_parser(
         "plot",
-        help="draw a plot of a run's or a sweep's results as SVG or PNG",
+        help=summary("plot"),
         description="Draw one plot of the results folder of qoslab run or qoslab sweep. "
         "KIND is one of: bars (a metric's mean per point of a sweep, with 95 % confidence "
         "intervals), series (per-interval values of each flow), delay_cdf (delay "

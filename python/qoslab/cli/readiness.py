@@ -11,6 +11,7 @@ from pathlib import Path
 
 from qoslab.advise import AdviceError, parse_speeds
 from qoslab.advise.readiness import DEFAULT_MOS, MAX_CALLS, Readiness, link_words, readiness
+from qoslab.cli.commands import summary
 from qoslab.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_RUN_FAILED,
@@ -31,7 +32,7 @@ FILES = ("readiness.csv", "counts.csv")
 def add_parser(commands: argparse._SubParsersAction) -> None:
     command = commands.add_parser(
         "readiness",
-        help="find how many calls each policy and link carry, or the cheapest link for N calls",
+        help=summary("readiness"),
         description="Count the copies of a traffic entry (the calls of a codec) that each "
         "policy — the scenario as written and its variants — carries on each link (on a "
         "sub-rate handoff, each contract) with the worst call's MOS and every other budgeted "

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 import qoslab
+from qoslab.cli.commands import summary
 from qoslab.cli.common import EXIT_STATUS_HELP
 from qoslab.cli.text import visible
 from qoslab.output import check_file, write_file
@@ -14,7 +15,7 @@ from qoslab.output import check_file, write_file
 def add_parser(commands: argparse._SubParsersAction) -> None:
     command = commands.add_parser(
         "report",
-        help="write a run's or a sweep's results as one HTML page",
+        help=summary("report"),
         description="Write the results folder of a run (qoslab run) or a sweep (qoslab "
         "sweep) as one self-contained HTML file: what was run and how to run it again, the "
         "notes, the main tables and the plots that fit the data. The file fetches nothing "

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from rich import box
 from rich.table import Table
 
+from qoslab.cli.commands import summary
 from qoslab.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 def add_parser(commands: argparse._SubParsersAction) -> None:
     command = commands.add_parser(
         "reproduce",
-        help="run a source study again and compare with what it published",
+        help=summary("reproduce"),
         description="Run the experiments of one of the studies qoslab is built from, on local "
         "cores or a Dask cluster, and write the study's tables in its own layout with "
         "qoslab's values beside the published ones, a verdict on every published value and "

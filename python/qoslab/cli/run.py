@@ -16,6 +16,7 @@ from rich.text import Text
 
 import qoslab
 from qoslab._core import scenario_counts
+from qoslab.cli.commands import summary
 from qoslab.cli.common import (
     EXIT_RUN_FAILED,
     EXIT_STATUS_HELP,
@@ -46,7 +47,7 @@ FLOW_COLUMNS = {
 def add_parser(commands: argparse._SubParsersAction) -> None:
     command = commands.add_parser(
         "run",
-        help="run a scenario and report per-flow delay, jitter and loss",
+        help=summary("run"),
         description="Run a scenario, print its per-flow measurements and write the result "
         "files (results.json, and each table — flows, classes, ports, delay distributions, "
         "series and the others docs/results.md describes — as CSV and Parquet), with a "

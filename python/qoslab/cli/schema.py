@@ -7,13 +7,14 @@ import argparse
 import json
 
 from qoslab._core import json_schema, table_schemas
+from qoslab.cli.commands import summary
 from qoslab.cli.common import EXIT_STATUS_HELP
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     command = commands.add_parser(
         "schema",
-        help="print the JSON Schema of the scenario format",
+        help=summary("schema"),
         description="Print the JSON Schema of the scenario format, for editors and "
         "validators (e.g. the YAML language server).",
         epilog=EXIT_STATUS_HELP,

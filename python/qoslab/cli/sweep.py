@@ -13,6 +13,7 @@ from rich.table import Table
 
 import qoslab
 from qoslab.analysis import wide
+from qoslab.cli.commands import summary
 from qoslab.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
@@ -42,7 +43,7 @@ EXIT_HELP = (
 def add_parser(commands: argparse._SubParsersAction) -> None:
     command = commands.add_parser(
         "sweep",
-        help="run a scenario over a grid of settings, variants and replications",
+        help=summary("sweep"),
         description="Run the scenario at every point of a grid — the cartesian product of "
         "the --vary lists (or, with --zip, the lists side by side), for every --variant and "
         "each of --reps replications — on local cores or a Dask cluster. Each run is stored "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 import qoslab
+from qoslab.cli.commands import summary
 from qoslab.cli.common import (
     EXIT_STATUS_HELP,
     add_limit_options,
@@ -17,7 +18,7 @@ from qoslab.cli.text import counted, visible
 def add_parser(commands: argparse._SubParsersAction) -> None:
     command = commands.add_parser(
         "validate",
-        help="check a scenario file without running it",
+        help=summary("validate"),
         description="Check a scenario file: its syntax, keys, units and references. Prints "
         "where the first problem is and how to fix it.",
         epilog=EXIT_STATUS_HELP,
