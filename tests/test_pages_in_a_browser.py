@@ -181,7 +181,7 @@ def test_reproduction_pages_and_index(tmp_path):
     from qoslab.reproduce import Setting, reproduce, write_index
 
     result = reproduce(study, out, Setting(quick=True, progress=False), f"qoslab {HOSTILE}")
-    index = write_index({"congestion-mgmt-lab": result}, out, f"qoslab {HOSTILE}")
+    index = write_index({"congestion-mgmt-lab": result.written}, out, f"qoslab {HOSTILE}")
     _check(
         [
             result.written.html,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import shlex
 import sys
 import textwrap
@@ -147,7 +148,7 @@ def main(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             print("interrupted", file=sys.stderr)
             return EXIT_INTERRUPTED
-        done[name] = result
+        done[name] = result.written
         console.print(_summary(result))
         failed = sum(len(s.failures) for s in result.ran.sweeps.values())
         if failed:
@@ -172,6 +173,11 @@ def main(args: argparse.Namespace) -> int:
             )
             status = EXIT_RUN_FAILED
         console.print(plain(f"written: {result.written.markdown}, {result.written.html}"))
+        # The study's runs and tables go before the next study runs: with --all, five
+        # studies' would otherwise be held at once. (A sweep and its cached tables refer
+        # to each other, so they go at a collection, not when the last name goes.)
+        del result
+        gc.collect()
     if index:
         # One study reproduced into a folder that holds the index (docs/studies): its line
         # is brought up to date, the others' read from their verdicts there.

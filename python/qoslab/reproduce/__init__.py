@@ -11,6 +11,7 @@ or not yet.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,10 +63,11 @@ def has_index(folder: str | Path) -> bool:
     return document.has_index(Path(folder))
 
 
-def write_index(done: dict[str, Reproduction], folder: str | Path, command: str) -> Path:
+def write_index(done: Mapping[str, document.Written], folder: str | Path, command: str) -> Path:
     """``README.md`` in ``folder``: every study of the catalogue with its verdict counts,
-    from ``done`` (the studies reproduced now) or from the verdicts already in ``folder``."""
-    tallies = {name: r.written.counts for name, r in done.items()}
+    from ``done`` (what the reproductions done now wrote, by study) or from the verdicts
+    already in ``folder``."""
+    tallies = {name: written.counts for name, written in done.items()}
     return document.index(catalogue(), tallies, Path(folder), command, __version__)
 
 
