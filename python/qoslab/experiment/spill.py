@@ -1,11 +1,11 @@
 """The run files of a sweep given no folder, kept out of memory.
 
-A sweep without ``out`` (the default of ``qoslab.sweep`` and of ``qoslab reproduce``) used
-to hold every run's file in memory, so that its memory grew with the number of runs: an
-ad-hoc study's 6,240 runs of about 110 kB each took 700 MB. The files now go to a private
-temporary folder (created by :func:`tempfile.mkdtemp`, readable by this user only) and are
-read back when a table is asked for; the operating system's page cache keeps the recent
-ones in memory while memory is free. The folder and the files written there are removed
+A sweep without ``out`` (the default of ``qoslab.sweep`` and of ``qoslab reproduce``) holding
+every run's file in memory would grow with the number of runs: the ad-hoc study's 6,240
+runs of about 110 kB each take 700 MB. The files go to a private temporary folder (made by
+:func:`tempfile.mkdtemp`, readable by this user only) and are read back when a table is
+asked for; the operating system's page cache keeps the recent ones in memory while memory
+is free. The folder and the files written there are removed
 when the sweep is no longer referenced, or when the interpreter exits.
 """
 
@@ -35,13 +35,10 @@ class Spill:
     def __contains__(self, key: object) -> bool:
         return key in self._keys
 
-    def __len__(self) -> int:
-        return len(self._keys)
-
     def put(self, key: str, data: bytes) -> None:
         """Keeps ``data``, the file of the run ``key`` (written once per key)."""
         assert key not in self._keys, f"run {key} kept twice"
-        self._keys.add(key)
+        self._keys.add(key)  # first: a file left half written is removed with the others
         try:
             with self._path(key).open("xb") as file:
                 file.write(data)

@@ -215,8 +215,8 @@ class Sweep:
         return self._frame(table, done)
 
     def _frame(self, table: str, done: Sequence[tuple[dict, pa.Table]]) -> pd.DataFrame:
-        """The rows ``table`` of the runs ``done`` (each with its manifest entry),
-        prefixed with their parameters and replication."""
+        """The rows of ``table`` of the runs ``done`` (each run's manifest entry with its
+        rows), prefixed with their parameters and replication."""
         import pyarrow as pa
 
         pieces = [rows for _, rows in done]
