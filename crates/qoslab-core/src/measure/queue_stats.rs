@@ -275,6 +275,24 @@ impl QueueStats {
 mod tests {
     use super::*;
 
+    /// What every packet in and out updates stays in the counters' first two cache lines,
+    /// as the layout's comment says.
+    #[test]
+    fn a_packets_counters_stay_in_the_first_two_cache_lines() {
+        use std::mem::{align_of, offset_of};
+        assert_eq!(align_of::<QueueStats>(), 64);
+        let ends = [
+            offset_of!(QueueStats, area_byte_ns) + 16,
+            offset_of!(QueueStats, backlog_bytes) + 8,
+            offset_of!(QueueStats, enqueued_bytes) + 8,
+            offset_of!(QueueStats, max_backlog_bytes) + 8,
+            offset_of!(QueueStats, dequeued_bytes) + 8,
+            offset_of!(QueueStats, life_dequeued) + 8,
+            offset_of!(QueueStats, series) + 8,
+        ];
+        assert!(ends.iter().all(|&end| end <= 2 * 64), "{ends:?}");
+    }
+
     #[test]
     fn a_pass_through_leaves_what_an_enqueue_and_a_dequeue_leave() {
         // With a backlog already there (the maxima move only if the passing packet raises

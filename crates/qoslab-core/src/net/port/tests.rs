@@ -260,3 +260,23 @@ fn a_new_discipline_takes_the_held_packets_in_their_arrival_order() {
     assert_eq!((change.kind, change.handed_over_packets, change.refused_packets), ("prio", 3, 0));
     assert_eq!(bench.port.retired[0].kind, "fifo");
 }
+
+/// What a frame's passage reads and writes stays in the port's first four cache lines, as
+/// the layout's comment says: a field added before them would push them apart.
+#[test]
+fn a_frames_fields_stay_in_the_ports_first_four_cache_lines() {
+    use std::mem::{align_of, offset_of, size_of_val};
+    assert_eq!(align_of::<Port>(), 64);
+    let port = &Bench::new(1_000_000, 2, "{kind: fifo}").port;
+    let ends = [
+        offset_of!(Port, frames) + size_of_val(&port.frames),
+        offset_of!(Port, propagating) + size_of_val(&port.propagating),
+        offset_of!(Port, on_wire) + size_of_val(&port.on_wire),
+        offset_of!(Port, last_frame) + size_of_val(&port.last_frame),
+        offset_of!(Port, config) + size_of_val(&port.config),
+        offset_of!(Port, last_busy) + size_of_val(&port.last_busy),
+        offset_of!(Port, wire) + size_of_val(&port.wire),
+        offset_of!(Port, link_lost_packets) + size_of_val(&port.link_lost_packets),
+    ];
+    assert!(ends.iter().all(|&end| end <= 4 * 64), "{ends:?}");
+}
