@@ -135,12 +135,17 @@ def test_a_table_is_read_alone_and_only_when_asked_for(swept):
     assert runs.names == [name for name in TABLES if not runs[name].empty]
 
 
-def test_a_sweep_without_a_folder_keeps_its_runs_on_disk_until_it_goes(swept):
+def test_a_sweep_without_a_folder_keeps_its_runs_on_disk_until_it_goes(
+    swept, tmp_path, monkeypatch
+):
     import gc
+    import tempfile
 
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     sweep = qoslab.sweep(swept, reps=2, progress=False)
     spill = sweep._read_result.args[0]
     folder = spill.folder
+    assert folder.parent == tmp_path
     # Private to this user, one file per finished run, read back on demand.
     assert folder.stat().st_mode & 0o777 == 0o700
     assert sorted(p.name for p in folder.iterdir()) == sorted(
