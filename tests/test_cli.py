@@ -174,7 +174,7 @@ def test_schema_is_json_with_properties(capsys):
 
 
 def test_bench_runs_every_case(capsys):
-    assert main(["bench", "--seconds", "1"]) == 0
+    assert main(["bench", "--seconds", "1", "--repeat", "1"]) == 0
     rows = {line.split()[1]: line for line in capsys.readouterr().out.splitlines() if "│" in line}
     assert {"fifo", "pq", "wfq", "llq", "wred", "tcp100"} <= set(rows)
     assert {"flows-1", "flows-10", "flows-100", "flows-1000", "flows-10000"} <= set(rows)
