@@ -430,8 +430,8 @@ mod tests {
     /// Random schedules, popped as they go (so events due now occur), against a shadow
     /// model sorted by (time, sequence): sources in two lanes, one port's arrivals in a
     /// third, some of them out of their lane's order, timers and the sources of no lane in
-    /// their own heap, and frames'
-    /// ends of transmission straight into the heap; `nothing_due_by` against the model.
+    /// their own heap, and frames' ends of transmission straight into the heap;
+    /// `nothing_due_by` against the model.
     #[test]
     fn lanes_keep_the_heap_order() {
         let mut rng = crate::engine::rng::Rng::from_seed_words(11, 0);
