@@ -6,12 +6,12 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypedDict, final
 
 __all__ = [
-    "BENCH_CASES",
     "MAX_SCENARIO_BYTES",
     "RunError",
     "ScenarioError",
     "Simulation",
     "__version__",
+    "bench_cases",
     "interface_output",
     "ios_check",
     "ios_explain",
@@ -33,7 +33,6 @@ __all__ = [
 __version__: str
 """Version of the simulator core."""
 
-BENCH_CASES: list[tuple[str, str, list[str]]]
 """The benchmark's variants: a name and the ``key.path=value`` overrides that select it."""
 
 MAX_SCENARIO_BYTES: int
@@ -73,6 +72,9 @@ class RunError(RuntimeError):
 
     kind: Literal["invariant", "stopped", "capture"]
     message: str
+
+def bench_cases() -> list[tuple[str, str, list[str]]]:
+    """The benchmark cases: name, scenario YAML and overrides of each."""
 
 def json_schema() -> str:
     """The JSON Schema of the scenario format, as pretty-printed JSON text."""

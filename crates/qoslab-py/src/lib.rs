@@ -34,6 +34,16 @@ fn core_overrides(overrides: Vec<OverrideArg>) -> Vec<Override> {
 }
 
 /// The JSON Schema of the scenario format, as pretty-printed JSON text.
+/// The benchmark cases: (name, scenario YAML, overrides). A function, not a constant of the
+/// module: the large network's scenario is generated, and only the benchmark needs it.
+#[pyfunction]
+fn bench_cases() -> Vec<(&'static str, String, Vec<&'static str>)> {
+    qoslab_core::bench_cases()
+        .into_iter()
+        .map(|case| (case.name, case.scenario.into_owned(), case.overrides.to_vec()))
+        .collect()
+}
+
 #[pyfunction]
 fn json_schema() -> String {
     qoslab_core::json_schema()
@@ -127,15 +137,11 @@ fn interface_output(
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", qoslab_core::VERSION)?;
-    let cases: Vec<(&str, String, Vec<&str>)> = qoslab_core::bench_cases()
-        .into_iter()
-        .map(|case| (case.name, case.scenario.into_owned(), case.overrides.to_vec()))
-        .collect();
-    m.add("BENCH_CASES", cases)?;
     m.add("MAX_SCENARIO_BYTES", qoslab_core::MAX_SCENARIO_BYTES)?;
     m.add("ScenarioError", m.py().get_type::<errors::ScenarioError>())?;
     m.add("RunError", m.py().get_type::<errors::RunError>())?;
     m.add_function(wrap_pyfunction!(interface_output, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_cases, m)?)?;
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(parse_override, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate_bps, m)?)?;

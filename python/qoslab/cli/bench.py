@@ -29,7 +29,7 @@ from pathlib import Path
 
 from rich.table import Table
 
-from qoslab._core import BENCH_CASES, Simulation, parse_override
+from qoslab._core import Simulation, bench_cases, parse_override
 from qoslab.cli.bench_build import build_table
 from qoslab.cli.bench_sweep import sweep_table
 from qoslab.cli.commands import summary
@@ -48,7 +48,7 @@ HEADINGS = (
     "ns/hop",
     "results ms",
 )
-CASE_NAMES = [name for name, _, _ in BENCH_CASES]
+CASE_NAMES = [name for name, _, _ in bench_cases()]
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -130,7 +130,7 @@ def main(args: argparse.Namespace) -> int:
     for heading in HEADINGS:
         case = heading == "case"
         table.add_column(heading, justify="left" if case else "right", no_wrap=case)
-    for variant, scenario, changes in BENCH_CASES:
+    for variant, scenario, changes in bench_cases():
         if args.case and variant not in args.case:
             continue
         overrides = [parse_override(change) for change in changes]

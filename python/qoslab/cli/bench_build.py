@@ -15,7 +15,7 @@ import time
 
 from rich.table import Table
 
-from qoslab._core import BENCH_CASES, Simulation
+from qoslab._core import Simulation, bench_cases
 
 FLOWS = (1_000, 10_000, 100_000)
 TOTAL_BPS = 15_000_000
@@ -30,7 +30,7 @@ COPIES_PER_ENTRY = 10_000
 
 def scenario(flows: int) -> str:
     """The flows benchmark with ``flows`` flood flows, in entries of at most 10,000 copies."""
-    text = next(text for name, text, _ in BENCH_CASES if name == "flows-1")
+    text = next(text for name, text, _ in bench_cases() if name == "flows-1")
     network, _, _ = text.partition("\ntraffic:\n")
     entries = []
     for number, start in enumerate(range(0, flows, COPIES_PER_ENTRY)):

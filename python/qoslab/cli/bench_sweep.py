@@ -21,7 +21,7 @@ from pathlib import Path
 from rich.table import Table
 
 import qoslab
-from qoslab._core import BENCH_CASES, Simulation, parse_override
+from qoslab._core import Simulation, bench_cases, parse_override
 from qoslab.experiment.local import default_jobs
 from qoslab.experiment.plan import make_plan
 from qoslab.scenario import scenario_text
@@ -38,7 +38,7 @@ def sweep_table(seconds: float | None, runs: int | None, grid: Path | None) -> T
             text, _ = scenario_text(grid)
             name = grid.name
         else:
-            name, text, changes = BENCH_CASES[0]
+            name, text, changes = bench_cases()[0]
             fixed = [parse_override(change) for change in changes]
             if seconds is not None:
                 fixed.append(("run.duration", f"{round(seconds * NS_PER_S)}ns"))

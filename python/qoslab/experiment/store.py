@@ -8,7 +8,7 @@
     DIR/summary/<table>.csv   per table, row and metric: n, mean, SD, 95 % CI, min, max;
                               the per-interval tables (``series``, ``class_series``,
                               ``dq_intervals``) only when asked for, as CSV or as
-    DIR/summary/<table>.parquet
+                              DIR/summary/<table>.parquet
     DIR/.qoslab-written       the ledger of the files the sweeps wrote here
     DIR/.lock                 held by the sweep writing the folder
 
