@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import qoslab
-from conftest import MISSPELT_KEY
+from conftest import MISSPELT_KEY, small_scenario
 from qoslab.cli import main
-from qoslab.cli.run import wall_time
+from qoslab.cli.run import PRINTED_FLOWS, wall_time
 from qoslab.cli.text import counted
 
 
@@ -34,6 +34,23 @@ def test_run_prints_the_flow_table_and_bottleneck(voice_vs_flood, tmp_path, caps
     assert "port r1->r2 (fifo, 128 kbit/s)" in out
     headline = out.splitlines()[0]
     assert re.search(r"4,290 packets in (\d+\.\d ms|\d+\.\d\d s)$", headline), headline
+
+
+def test_run_with_many_flows_prints_the_first_and_one_line_for_the_others(tmp_path, capsys):
+    scenario = small_scenario(pattern={"kind": "cbr", "rate_pps": 2, "size": "100B"})
+    scenario["traffic"][0]["copies"] = PRINTED_FLOWS + 15
+    path = tmp_path / "many.yaml"
+    path.write_text(json.dumps(scenario))
+    out_dir = tmp_path / "out"
+    assert main(["run", str(path), "-o", str(out_dir)]) == 0
+    out = capsys.readouterr().out
+    shown = [line.split()[0] for line in out.splitlines() if line.strip().startswith("data.")]
+    assert shown == [f"data.{n}" for n in range(1, PRINTED_FLOWS + 1)]
+    hidden = qoslab.load(out_dir).rows("flows")[PRINTED_FLOWS:]
+    sent = sum(row["sent_packets"] for row in hidden)
+    received = sum(row["received_packets"] for row in hidden)
+    assert f"and 15 more flows: {sent:,} packets sent, {received:,} received" in out
+    assert str(out_dir / "flows.csv") in out
 
 
 @pytest.mark.parametrize(

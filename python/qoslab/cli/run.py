@@ -43,6 +43,11 @@ FLOW_COLUMNS = {
 }
 """Columns of the printed flow table (those present in the results), with their headings."""
 
+PRINTED_FLOWS = 60
+"""Flows the terminal table shows at most; a run with more prints these and one line for the
+others (rendering 10,000 rows took most of such a run's time, and nobody reads them there:
+every flow is in flows.csv)."""
+
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     command = commands.add_parser(
@@ -141,6 +146,9 @@ def main(args: argparse.Namespace) -> int:
     for note in results.run.get("notes", []):
         console.print(plain(f"note: {note}"))
     console.print(flow_table(results))
+    others = hidden_flows_line(results, directory)
+    if others:
+        console.print(plain(others))
     for title, table in contract_tables(results):
         console.print(plain(title))
         console.print(table)
@@ -192,9 +200,25 @@ def flow_table(results: qoslab.Results) -> Table:
     table = Table(box=box.SIMPLE_HEAD)
     for column in shown:
         table.add_column(FLOW_COLUMNS[column], justify="left" if column == "flow" else "right")
-    for record in records(results, "flows"):
+    for record in records(results, "flows")[:PRINTED_FLOWS]:
         table.add_row(*(plain(_cell(column, record[column])) for column in shown))
     return table
+
+
+def hidden_flows_line(results: qoslab.Results, directory: Path) -> str | None:
+    """For a run with more flows than the table shows, one line for the others: how many,
+    their packets sent and received, and the worst of their delays; None otherwise."""
+    hidden = results.rows("flows")[PRINTED_FLOWS:]
+    if not hidden:
+        return None
+    sent = sum(row["sent_packets"] for row in hidden)
+    received = sum(row["received_packets"] for row in hidden)
+    worst = [row["delay_max_ms"] for row in hidden if row["delay_max_ms"] is not None]
+    delay = f", worst delay {max(worst):.1f} ms" if worst else ""
+    return (
+        f"and {len(hidden):,} more flows: {sent:,} packets sent, {received:,} received{delay} "
+        f"(every flow is in {visible(directory / 'flows.csv')})"
+    )
 
 
 CONTRACT_COLUMNS = {
