@@ -14,7 +14,10 @@ from qoslab.tablefiles import kind, writers
 
 @pytest.mark.parametrize("example", sorted(EXAMPLES.glob("*.yaml")), ids=lambda path: path.stem)
 def test_tables_are_written_as_pandas_writes_them(example, tmp_path):
+    """From the core's columns (what ``Results.write`` writes after ``qoslab.run``) and from
+    rows (what it writes of results read back from JSON)."""
     results = qoslab.run(example)
+    results.write(tmp_path / "columns")
     for table in TABLES:
         written = writers(results.rows(table), SCHEMAS[table])
         assert written is not None, f"{table}: a column of a form tablefiles does not know"
@@ -25,8 +28,9 @@ def test_tables_are_written_as_pandas_writes_them(example, tmp_path):
         frame.to_csv(tmp_path / "frame.csv", index=False)
         frame.to_parquet(tmp_path / "frame.parquet", index=False)
         for suffix in ("csv", "parquet"):
-            rows, pandas = (tmp_path / f"{name}.{suffix}" for name in ("rows", "frame"))
-            assert rows.read_bytes() == pandas.read_bytes(), f"{example.stem}: {table}.{suffix}"
+            pandas = (tmp_path / f"frame.{suffix}").read_bytes()
+            for made in (tmp_path / f"rows.{suffix}", tmp_path / "columns" / f"{table}.{suffix}"):
+                assert made.read_bytes() == pandas, f"{example.stem}: {made}"
 
 
 @pytest.mark.parametrize(

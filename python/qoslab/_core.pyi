@@ -7,6 +7,7 @@ from typing import Any, Literal, TypedDict, final
 
 __all__ = [
     "MAX_SCENARIO_BYTES",
+    "ResultsDocument",
     "RunError",
     "ScenarioError",
     "Simulation",
@@ -32,8 +33,6 @@ __all__ = [
 
 __version__: str
 """Version of the simulator core."""
-
-"""The benchmark's variants: a name and the ``key.path=value`` overrides that select it."""
 
 MAX_SCENARIO_BYTES: int
 """Longest scenario text the core reads (16 MiB); a longer file is refused unread."""
@@ -307,3 +306,24 @@ class Simulation:
         value), the values (little-endian 64-bit integers or floats, bit-packed booleans, or
         a text column's 64-bit offsets) and a text column's UTF-8 bytes (else ``None``).
         """
+
+    def finish_document(
+        self, trace_sink: Callable[[dict[str, Any]], object] | None = None
+    ) -> tuple[
+        str,
+        list[tuple[str, int, list[tuple[str, bytes | None, bytes, bytes | None]]]],
+        ResultsDocument,
+    ]:
+        """``finish_columns``, and the results kept for their JSON document, which is made
+        only when asked for (``ResultsDocument``)."""
+
+@final
+class ResultsDocument:
+    """A finished run's results, held until their JSON document is asked for."""
+
+    def text(self) -> str:
+        """The results document as JSON text, byte for byte what ``finish`` returns."""
+
+    def write(self, path: str | os.PathLike[str]) -> None:
+        """Write the document to a new file at ``path``, as it is made; raises ``OSError``
+        (``FileExistsError`` when anything, a link included, is already there)."""

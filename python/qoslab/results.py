@@ -8,23 +8,25 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Callable
-from functools import partial
+from collections.abc import Callable, Mapping
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from qoslab import display
-from qoslab._core import table_schemas
+from qoslab._core import ResultsDocument, table_schemas
+from qoslab.coretables import CoreTables
 from qoslab.output import check_folder, replace_folder
 from qoslab.readback import DAMAGED, ReadError, parse_json
 from qoslab.resultsdoc import check_document
-from qoslab.tablefiles import writers
+from qoslab.tablefiles import Writers, column_writers, writers
 from qoslab.trace import TRACE_PARQUET
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from qoslab._core import ColumnSchema
+    from qoslab.runfile import TableBuffers
 
 SCHEMAS: dict[str, list[ColumnSchema]] = table_schemas()
 """The schema of every table of a results document, ``run`` first, from the simulator core:
@@ -98,15 +100,16 @@ class Results:
         json_text: str | None,
         *,
         trace_path: Path | None = None,
-        _document: dict | None = None,
+        _document: Mapping[str, Any] | None = None,
+        _core_document: ResultsDocument | None = None,
     ) -> None:
         if _document is None:
             assert json_text is not None, "a document or its text"
             _document = json.loads(json_text)
         self._document = _document
         self._json_text = json_text
+        self._core_document = _core_document
         self.trace_path = trace_path
-        self._flow_records = {record["flow"]: record for record in self._document["flows"]}
         self.run: dict[str, Any] = self._document["run"]
         self.inputs: list[dict[str, str]] = self._document.get("inputs", [])
         """The texts the run read, as read: the scenario (``kind`` ``scenario``), then each
@@ -121,6 +124,19 @@ class Results:
         return cls(json_text, trace_path=trace_path, _document=document)
 
     @classmethod
+    def from_core(
+        cls,
+        finished: tuple[str, list[TableBuffers], ResultsDocument],
+        *,
+        trace_path: Path | None = None,
+    ) -> Results:
+        """The results of a run as the core finished it (``Simulation.finish_document``):
+        tables read from its columns, the document (JSON) made by the core when asked for."""
+        header, tables, document = finished
+        tables_read = CoreTables(header, tables)
+        return cls(None, trace_path=trace_path, _document=tables_read, _core_document=document)
+
+    @classmethod
     def from_document(cls, document: dict) -> Results:
         """The results of a results document already read and checked (a sweep's run
         file, ``qoslab.runfile``)."""
@@ -133,6 +149,10 @@ class Results:
         frame = _table(self._document, name)
         setattr(self, name, frame)
         return frame
+
+    def __reduce__(self) -> tuple[Callable[..., Results], tuple[str, Path | None]]:
+        """Pickled as the results document's text (and the trace's path)."""
+        return _from_text, (self.to_json(), self.trace_path)
 
     def __repr__(self) -> str:
         return (
@@ -156,8 +176,15 @@ class Results:
         sweep's run file, the same document written by Python (the same values; numbers
         may be spelled differently, ``1e-05`` for ``1e-5``)."""
         if self._json_text is None:
-            self._json_text = json.dumps(self._document, indent=2, ensure_ascii=False)
+            if self._core_document is not None:
+                self._json_text = self._core_document.text()
+            else:
+                self._json_text = json.dumps(self._document, indent=2, ensure_ascii=False)
         return self._json_text
+
+    @cached_property
+    def _flow_records(self) -> dict[str, dict[str, Any]]:
+        return {record["flow"]: record for record in self._document["flows"]}
 
     def flow(self, name: str) -> dict[str, object]:
         """The measurements of the flow called ``name``, as a dict of column to value."""
@@ -204,7 +231,7 @@ class Results:
         files: dict[str, Callable[[Path], object]] = {}
         for table in TABLES:
             # A table changed through its DataFrame is written as it now is.
-            written = None if table in self.__dict__ else writers(self.rows(table), SCHEMAS[table])
+            written = None if table in self.__dict__ else self._writers(table)
             if written is None:
                 frame: pd.DataFrame = getattr(self, table)
                 written = partial(frame.to_csv, index=False), partial(frame.to_parquet, index=False)
@@ -213,8 +240,27 @@ class Results:
             files[TRACE_PARQUET] = partial(_place, self.trace_path)
         if report is not None:
             files[REPORT_HTML] = partial(Path.write_text, data=report, encoding="utf-8")
-        files[RESULTS_JSON] = lambda path: path.write_text(self.to_json(), encoding="utf-8")
+        core_document = self._core_document
+        if core_document is not None and self._json_text is None:
+            files[RESULTS_JSON] = core_document.write
+        else:
+            files[RESULTS_JSON] = lambda path: path.write_text(self.to_json(), encoding="utf-8")
         return files
+
+    def _writers(self, table: str) -> Writers | None:
+        """The CSV and Parquet writers of ``table`` as read (from the core's columns where
+        the run gave them, else from its rows); ``None`` where pandas has to write it."""
+        document = self._document
+        if isinstance(document, CoreTables):
+            arrays = document.columns(table)
+            values = {name: array.to_pylist() for name, array in arrays.items()}
+            return column_writers(values, SCHEMAS[table], arrays)
+        return writers(self.rows(table), SCHEMAS[table])
+
+
+def _from_text(json_text: str, trace_path: Path | None) -> Results:
+    """Results unpickled (:meth:`Results.__reduce__`)."""
+    return Results(json_text, trace_path=trace_path)
 
 
 def _place(source: Path, path: Path) -> None:
@@ -247,7 +293,7 @@ def with_dtypes(frame: pd.DataFrame, table: str) -> pd.DataFrame:
     return frame
 
 
-def _table(document: dict, table: str) -> pd.DataFrame:
+def _table(document: Mapping[str, Any], table: str) -> pd.DataFrame:
     """A table of the document as a DataFrame; a table that may be empty (a run without
     applications, probes, budgets ...) keeps its columns when it is."""
     import pandas as pd

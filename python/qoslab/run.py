@@ -27,8 +27,10 @@ from qoslab.scenario import (
 if TYPE_CHECKING:
     from rich.progress import Progress
 
+    from qoslab._core import ResultsDocument
     from qoslab.output import NewFolder
     from qoslab.results import Results
+    from qoslab.runfile import TableBuffers
     from qoslab.trace import TraceWriter
 
 PROGRESS_STEPS = 200
@@ -123,7 +125,7 @@ def run(
             capture = cleanup.enter_context(_capture_folder(pcap, simulation))
             simulation.capture_pcap(capture.path())
         if not simulation.traces:
-            results = Results(_drive(simulation, progress=progress))
+            results = Results.from_core(_drive(simulation, progress=progress))
         else:
             results = _traced(simulation, progress=progress)
         if capture is not None:
@@ -162,13 +164,13 @@ def _traced(simulation: Simulation, *, progress: bool) -> Results:
         path = folder.writable_path(TRACE_PARQUET)
         writer = TraceWriter(path, simulation.trace_dictionaries())
         try:
-            text = _drive(simulation, progress=progress, trace_sink=writer)
+            finished = _drive(simulation, progress=progress, trace_sink=writer)
         finally:
             writer.close()
     except BaseException:
         folder.close()
         raise
-    results = Results(text, trace_path=folder.path / TRACE_PARQUET)
+    results = Results.from_core(finished, trace_path=folder.path / TRACE_PARQUET)
     weakref.finalize(results, folder.close)
     return results
 
@@ -245,9 +247,12 @@ def _build(
     )
 
 
-def _drive(simulation: Simulation, *, progress: bool, trace_sink: TraceWriter | None = None) -> str:
-    """Advance the simulation to its end in steps and return the results JSON; the
-    per-packet trace, if recorded, goes to ``trace_sink`` chunk by chunk."""
+def _drive(
+    simulation: Simulation, *, progress: bool, trace_sink: TraceWriter | None = None
+) -> tuple[str, list[TableBuffers], ResultsDocument]:
+    """Advance the simulation to its end in steps and return its results as the core
+    finishes them (``Simulation.finish_document``); the per-packet trace, if recorded, goes
+    to ``trace_sink`` chunk by chunk."""
     end_ns = simulation.end_ns
     started_s = time.perf_counter()
     bar: Progress | None = None
@@ -260,7 +265,7 @@ def _drive(simulation: Simulation, *, progress: bool, trace_sink: TraceWriter | 
                 bar.add_task("simulating", total=end_ns / NS_PER_S)
             if bar is not None:
                 bar.update(bar.task_ids[0], completed=until_ns / NS_PER_S)
-        return simulation.finish(trace_sink)
+        return simulation.finish_document(trace_sink)
     finally:
         if bar is not None:
             bar.stop()

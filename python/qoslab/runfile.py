@@ -82,7 +82,9 @@ def _no_rows(table: str) -> pa.LargeListArray:
     return pa.LargeListArray.from_arrays(pa.array([0, 0], pa.int64()), empty)
 
 
-def _array(kind: pa.DataType, rows: int, column: ColumnBuffers) -> pa.Array:
+def column_array(kind: pa.DataType, rows: int, column: ColumnBuffers) -> pa.Array:
+    """The column ``column`` of ``rows`` rows, as the core gave it, as an Arrow array of
+    type ``kind`` (its buffers are not copied)."""
     import pyarrow as pa
 
     _, validity, values, text = column
@@ -105,7 +107,7 @@ def encode(header: str, tables: list[TableBuffers]) -> bytes:
         if rows == 0:
             lists.append(_no_rows(name))
             continue
-        fields = [_array(row_type.field(i).type, rows, column) for i, column in enumerate(columns)]
+        fields = [column_array(row_type.field(i).type, rows, c) for i, c in enumerate(columns)]
         rows_array = pa.StructArray.from_arrays(fields, fields=list(row_type))
         offsets = pa.array([0, rows], pa.int64())
         lists.append(pa.LargeListArray.from_arrays(offsets, rows_array))
@@ -242,7 +244,10 @@ def _list_column(column: pa.Array) -> pa.LargeListArray:
 
 @cache
 def table_type_empty(table: str) -> pa.Table:
-    """A table of ``table``'s columns without rows."""
+    """A table of ``table``'s columns without rows (``Schema.empty_table`` would import
+    pandas)."""
     import pyarrow as pa
 
-    return pa.schema(list(table_type(table))).empty_table()
+    fields = list(table_type(table))
+    empty = [pa.nulls(0, field.type) for field in fields]
+    return pa.Table.from_arrays(empty, schema=pa.schema(fields))

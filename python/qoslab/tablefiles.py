@@ -15,7 +15,7 @@ from __future__ import annotations
 import csv
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from qoslab._core import ColumnSchema
 
 INT64 = range(-(2**63), 2**63)
+
+CSV_ROWS_AT_ONCE = 8192
+"""Rows whose cells are made and written in one go: a table's CSV text is never held whole."""
 
 
 @dataclass(frozen=True)
@@ -84,16 +87,31 @@ def kind(column: ColumnSchema, values: Sequence[object]) -> Kind | None:
     return None
 
 
-def writers(
-    rows: list[dict[str, object]], schema: list[ColumnSchema]
-) -> tuple[Callable[[Path], object], Callable[[Path], object]] | None:
+Writers = tuple[Callable[[Path], object], Callable[[Path], object]]
+"""The functions writing a table as CSV and as Parquet, each given the file's path."""
+
+
+def writers(rows: list[dict[str, object]], schema: list[ColumnSchema]) -> Writers | None:
     """The functions writing a table of ``rows`` (each holding every column of ``schema``)
     as CSV and as Parquet; ``None`` when a column's form is not known here."""
-    if any(list(row) != [column["name"] for column in schema] for row in rows):
+    names = [column["name"] for column in schema]
+    if any(list(row) != names for row in rows):
         return None
+    return column_writers({name: [row[name] for row in rows] for name in names}, schema)
+
+
+def column_writers(
+    values_of: Mapping[str, list[object]],
+    schema: list[ColumnSchema],
+    arrays: Mapping[str, pa.Array] | None = None,
+) -> Writers | None:
+    """The functions writing a table whose columns (every one of ``schema``) hold
+    ``values_of[name]`` as CSV and as Parquet; ``None`` when a column's form is not known
+    here. ``arrays``, the same columns as Arrow arrays (the core's), go to the Parquet file
+    as they are where their type is the one pandas would give the column."""
     columns = {}
     for column in schema:
-        values = [row[column["name"]] for row in rows]
+        values = values_of[column["name"]]
         found = kind(column, values)
         if found is None:
             return None
@@ -103,19 +121,25 @@ def writers(
         with path.open("w", encoding="utf-8", newline="") as file:
             writer = csv.writer(file, lineterminator=os.linesep)
             writer.writerow(columns)
-            cells = [[found.cell(value) for value in values] for found, values in columns.values()]
-            writer.writerows(zip(*cells, strict=True))
+            rows = len(next(iter(columns.values()))[1]) if columns else 0
+            for start in range(0, rows, CSV_ROWS_AT_ONCE):
+                part = slice(start, start + CSV_ROWS_AT_ONCE)
+                cells = [[form.cell(v) for v in values[part]] for form, values in columns.values()]
+                writer.writerows(zip(*cells, strict=True))
 
     def write_parquet(path: Path) -> None:
         import pyarrow.parquet as pq
 
-        pq.write_table(_arrow_table(columns), path, compression="snappy")
+        pq.write_table(_arrow_table(columns, arrays or {}), path, compression="snappy")
 
     return write_csv, write_parquet
 
 
-def _arrow_table(columns: dict[str, tuple[Kind, list[object]]]) -> pa.Table:
-    """The table as ``pyarrow.Table.from_pandas`` makes it of pandas' DataFrame."""
+def _arrow_table(
+    columns: dict[str, tuple[Kind, list[object]]], arrays: Mapping[str, pa.Array]
+) -> pa.Table:
+    """The table as ``pyarrow.Table.from_pandas`` makes it of pandas' DataFrame, taking the
+    columns of ``arrays`` whose type is pandas' as they are."""
     import pyarrow as pa
 
     metadata = {
@@ -137,8 +161,13 @@ def _arrow_table(columns: dict[str, tuple[Kind, list[object]]]) -> pa.Table:
     }
     types = {name: getattr(pa, found.arrow)() for name, (found, _) in columns.items()}
     schema = pa.schema(types.items(), metadata={"pandas": json.dumps(metadata)})
-    arrays = [_arrow_array(found, values, types[name]) for name, (found, values) in columns.items()]
-    return pa.Table.from_arrays(arrays, schema=schema)
+    made = [
+        arrays[name]
+        if name in arrays and arrays[name].type == types[name]
+        else _arrow_array(found, values, types[name])
+        for name, (found, values) in columns.items()
+    ]
+    return pa.Table.from_arrays(made, schema=schema)
 
 
 def _arrow_array(found: Kind, values: list[object], arrow_type: pa.DataType) -> pa.Array:

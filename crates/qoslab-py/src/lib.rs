@@ -3,6 +3,7 @@
 //! Everything here converts between Python and `qoslab_core`; the behaviour lives in the core
 //! and the ergonomics (CLI, DataFrames, files) in the `qoslab` Python package.
 
+mod document;
 mod errors;
 mod ios;
 mod simulation;
@@ -157,5 +158,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ios::ios_explain, m)?)?;
     m.add_function(wrap_pyfunction!(ios::ios_to_yaml, m)?)?;
     m.add_function(wrap_pyfunction!(ios::ios_from_yaml, m)?)?;
-    m.add_class::<simulation::Simulation>()
+    m.add_class::<simulation::Simulation>()?;
+    m.add_class::<document::ResultsDocument>()
 }

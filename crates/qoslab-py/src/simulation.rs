@@ -1,5 +1,6 @@
 //! `Simulation`: a loaded scenario that Python advances in steps and then finishes.
 
+use crate::document::ResultsDocument;
 use crate::errors::{already_finished, capture_error, run_error, scenario_error};
 use crate::{core_overrides, OverrideArg};
 use pyo3::prelude::*;
@@ -177,8 +178,20 @@ impl Simulation {
         trace_sink: Option<Bound<'py, PyAny>>,
     ) -> PyResult<(String, Vec<TableTuple<'py>>)> {
         let results = self.results(py, trace_sink)?;
-        let (header, tables) = py.detach(|| (results.header_json(), results.to_columns()));
-        Ok((header, tables.iter().map(|table| table_tuple(py, table)).collect()))
+        Ok(columns(py, &results))
+    }
+
+    /// `finish_columns`, and the results kept for their document (JSON), which is made only
+    /// when asked for: `(header, tables, document)`.
+    #[pyo3(signature = (trace_sink = None))]
+    fn finish_document<'py>(
+        &mut self,
+        py: Python<'py>,
+        trace_sink: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<(String, Vec<TableTuple<'py>>, ResultsDocument)> {
+        let results = self.results(py, trace_sink)?;
+        let (header, tables) = columns(py, &results);
+        Ok((header, tables, ResultsDocument::new(results)))
     }
 }
 
@@ -191,6 +204,12 @@ impl Simulation {
         drain(py, &mut core, true, trace_sink.as_ref())?;
         py.detach(|| core.finish()).map_err(run_error)
     }
+}
+
+/// The `run` record and inputs as JSON text, and every other table as columns.
+fn columns<'py>(py: Python<'py>, results: &Results) -> (String, Vec<TableTuple<'py>>) {
+    let (header, tables) = py.detach(|| (results.header_json(), results.to_columns()));
+    (header, tables.iter().map(|table| table_tuple(py, table)).collect())
 }
 
 /// One column for Python: name, validity bitmap, values, text bytes.

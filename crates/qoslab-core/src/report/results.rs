@@ -18,6 +18,7 @@ use super::results_quality::{
 use super::schema::{record, table_columns};
 use crate::sim::{Input, RunError, Simulation, Snapshot};
 use serde::Serialize;
+use std::io::Write as _;
 
 record! {
     /// Run-wide facts and totals (all packets, warm-up included).
@@ -126,6 +127,14 @@ impl Results {
     /// Pretty JSON; byte-identical for equal runs.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("results serialize")
+    }
+
+    /// [`Results::to_json`]'s bytes written to `out` as they are made, without holding the
+    /// whole text (a run with many flows makes about 10 kB of it per flow).
+    pub fn write_json<W: std::io::Write>(&self, out: W) -> std::io::Result<()> {
+        let mut out = std::io::BufWriter::new(out);
+        serde_json::to_writer_pretty(&mut out, self).map_err(std::io::Error::other)?;
+        out.flush()
     }
 
     /// Every table but `run` as columns, in the document's order

@@ -1,6 +1,6 @@
 //! The result tables as columns hold what the results document holds: for runs that fill
 //! every kind of table, each column's values and missing values agree with the JSON's, floats
-//! bit for bit.
+//! bit for bit; and the document written to a file as it is made is its text byte for byte.
 
 use qoslab_core::results::{table_schemas, Values};
 use qoslab_core::{load, Override, Results};
@@ -37,6 +37,9 @@ fn assert_columns_match_document(example: &str, overrides: &[&str]) -> Vec<&'sta
     let overrides: Vec<Override> = overrides.iter().map(|o| Override::parse(o).unwrap()).collect();
     let sim = load(&text, &path, &overrides, None).unwrap_or_else(|e| panic!("{e}"));
     let results = sim.finish().expect("it runs");
+    let mut written = Vec::new();
+    results.write_json(&mut written).expect("written to memory");
+    assert!(written == results.to_json().as_bytes(), "{path}: the document written is its text");
     let document = document(&results);
     let tables = results.to_columns();
     let names: Vec<&str> = tables.iter().map(|t| t.name).collect();
