@@ -29,37 +29,29 @@ if TYPE_CHECKING:
 INT64 = range(-(2**63), 2**63)
 
 CSV_ROWS_AT_ONCE = 8192
-"""Rows whose cells are made and written in one go: a table's CSV text is never held whole."""
+"""Rows written in one go: a table's CSV text is never held whole."""
 
 
 @dataclass(frozen=True)
 class Kind:
-    """A column's form in pandas and Arrow, and how its values read in CSV."""
+    """A column's form in pandas and Arrow. In CSV every form is written by the ``csv``
+    module as it is: a float by its ``repr`` (the shortest text that reads back the same,
+    as pandas writes it), a missing value as an empty cell."""
 
     arrow: str
     """The name of the ``pyarrow`` type factory."""
     pandas_type: str
     numpy_type: str
-    cell: Callable[[object], object]
-    """A value as the CSV writer takes it; a missing one is empty."""
     numbers: str | None = None
     """The NumPy type of the values' Arrow buffer; ``None`` for text and for a column of
     missing values only."""
 
 
-def _text(value: object) -> object:
-    return "" if value is None else value
-
-
-def _float(value: object) -> object:
-    return "" if value is None else repr(value)
-
-
-EMPTY = Kind("null", "empty", "object", _text)
-FLOAT = Kind("float64", "float64", "float64", _float, "float64")
-INT = Kind("int64", "int64", "int64", _text, "int64")
-NULLABLE_INT = Kind("int64", "int64", "Int64", _text, "int64")
-STR = Kind("large_string", "object", "str", _text)
+EMPTY = Kind("null", "empty", "object")
+FLOAT = Kind("float64", "float64", "float64", "float64")
+INT = Kind("int64", "int64", "int64", "int64")
+NULLABLE_INT = Kind("int64", "int64", "Int64", "int64")
+STR = Kind("large_string", "object", "str")
 
 
 def _is_int64(value: object) -> bool:
@@ -124,8 +116,9 @@ def column_writers(
             rows = len(next(iter(columns.values()))[1]) if columns else 0
             for start in range(0, rows, CSV_ROWS_AT_ONCE):
                 part = slice(start, start + CSV_ROWS_AT_ONCE)
-                cells = [[form.cell(v) for v in values[part]] for form, values in columns.values()]
-                writer.writerows(zip(*cells, strict=True))
+                writer.writerows(
+                    zip(*(values[part] for _, values in columns.values()), strict=True)
+                )
 
     def write_parquet(path: Path) -> None:
         import pyarrow.parquet as pq
