@@ -16,6 +16,7 @@ mod parts;
 pub use parts::{AppInfo, AppSetup, DatagramOut, Echo, FlowInfo, Input, Parts, RunIdentity, RunInfo, Sink};
 
 use crate::app::{pair_of, App, AppRequest};
+use crate::engine::prefetch::prefetch;
 use crate::engine::{Event, EventQueue};
 use crate::ids::{AppId, EndpointId, FlowId, PortId, SourceId, Table, UserId};
 use crate::measure::trace::{Trace, TraceChunk, TraceSetup, CHUNK_ROWS};
@@ -446,6 +447,11 @@ impl Simulation {
         let mut env = Self::env(now, &mut self.events, &mut self.observers);
         match event {
             Event::SourceEmit(i) => {
+                // The flow row of the source emitting next in this one's lane (its own rows
+                // are in flow order, not emission order) is fetched while this one emits.
+                if let Some(next) = env.events.next_in_lane(i) {
+                    prefetch(&env.observers.flows[self.sources[next].template.flow]);
+                }
                 let source = &mut self.sources[i];
                 let packet = source.packet(now, now >= self.run.warmup_end);
                 if let Some(next) = source.next_emission(now) {
