@@ -1,7 +1,8 @@
-"""A results table's CSV and Parquet files written from its rows, without pandas.
+"""A results table's CSV and Parquet files written from its columns or rows, without pandas.
 
 Loading pandas takes longer than a whole run of most scenarios, so ``Results.write`` writes
-each table from the rows of the results document, byte for byte as pandas'
+each table from its columns (the core's, after ``qoslab.run``) or from the rows of the
+results document (results read back), byte for byte as pandas'
 ``DataFrame.to_csv`` and ``DataFrame.to_parquet`` (through pyarrow) write the DataFrame
 ``Results`` makes of it: the same column types (a column without a value is pandas' empty
 ``object`` column, Arrow's ``null``), the same CSV number formatting and quoting, the same
