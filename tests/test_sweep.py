@@ -159,6 +159,32 @@ def test_a_sweep_without_a_folder_keeps_its_runs_on_disk_until_it_goes(
     assert [p.name for p in folder.iterdir()] == ["theirs.txt"]
 
 
+def test_run_files_left_by_a_killed_sweep_are_removed_by_the_next(swept, tmp_path, monkeypatch):
+    import tempfile
+
+    from qoslab.output.staging import PREFIX
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    run_file = f"{'0' * 64}.arrow"
+    left = tmp_path / f"{PREFIX}{ended.pid}-0a1b2c3d"  # only run files: it goes
+    left.mkdir()
+    (left / run_file).write_bytes(b"run")
+    shared = tmp_path / f"{PREFIX}{ended.pid}-ffffffff"  # and something else: that stays
+    shared.mkdir()
+    (shared / run_file).write_bytes(b"run")
+    (shared / "theirs.arrow").write_bytes(b"not a run file's name")
+    alive = tmp_path / f"{PREFIX}{os.getpid()}-01234567"  # a live process's: untouched
+    alive.mkdir()
+    (alive / run_file).write_bytes(b"run")
+    sweep = qoslab.sweep(swept, reps=1, progress=False)
+    assert not left.exists()
+    assert [p.name for p in shared.iterdir()] == ["theirs.arrow"]
+    assert [p.name for p in alive.iterdir()] == [run_file]
+    assert sweep._read_result.args[0].folder.name.startswith(f"{PREFIX}{os.getpid()}-")
+
+
 def test_a_sweep_that_cannot_keep_its_runs_says_where_and_what_to_do(swept, tmp_path, monkeypatch):
     import tempfile
 

@@ -2,11 +2,14 @@
 
 A sweep without ``out`` (the default of ``qoslab.sweep`` and of ``qoslab reproduce``) holding
 every run's file in memory would grow with the number of runs: the ad-hoc study's 6,240
-runs of about 110 kB each take 700 MB. The files go to a private temporary folder (made by
-:func:`tempfile.mkdtemp`, readable by this user only) and are read back when a table is
-asked for; the operating system's page cache keeps the recent ones in memory while memory
-is free. The folder and the files written there are removed
-when the sweep is no longer referenced, or when the interpreter exits.
+runs of about 110 kB each take 700 MB. The files go to a private folder in the temporary
+folder (readable by this user only, named as a staging folder of this process:
+``qoslab.output.staging``) and are read back when a table is asked for; the operating
+system's page cache keeps the recent ones in memory while memory is free. The folder and the
+files written there are removed when the sweep is no longer referenced, or when the
+interpreter exits. A process killed before that (SIGKILL) leaves them: the next sweep without
+a folder removes the run files of such folders whose process has ended, and the folders
+emptied that way (``staging.remove_stale``); any other file stays.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ import tempfile
 import weakref
 from pathlib import Path
 
+from qoslab.output import staging
 from qoslab.output.errors import OutputError
-from qoslab.output.folder import refused
+from qoslab.output.folder import Folder, refused
 from qoslab.runfile import SUFFIX
 
 
@@ -25,10 +29,14 @@ class Spill:
     """Run files by key, each written once to a private temporary folder."""
 
     def __init__(self) -> None:
+        temporary = Path(tempfile.gettempdir())
         try:
-            self.folder = Path(tempfile.mkdtemp(prefix="qoslab-runs-"))
-        except OSError as error:
-            raise _refused(Path(tempfile.gettempdir()), error) from None
+            with Folder.open(temporary, create=False, ledger=False) as parent:
+                parent.remove_stale(_is_run_file)
+                entry = staging.make_folder(parent.fd, 0o700)
+        except (OSError, OutputError) as error:
+            raise _refused(temporary, error) from None
+        self.folder = temporary / entry
         self._keys: set[str] = set()
         weakref.finalize(self, _remove, self.folder, self._keys)
 
@@ -55,9 +63,15 @@ class Spill:
         return self.folder / f"{key}{SUFFIX}"
 
 
-def _refused(folder: Path, error: OSError) -> OutputError:
+def _is_run_file(name: str) -> bool:
+    """Whether ``name`` is the name a run file is given here."""
+    key, suffix = name[: -len(SUFFIX)], name[-len(SUFFIX) :]
+    return suffix == SUFFIX and len(key) == 64 and all(c in "0123456789abcdef" for c in key)
+
+
+def _refused(folder: Path, error: OSError | OutputError) -> OutputError:
     """The sweep's runs could not be kept in ``folder``: said with the way out."""
-    message = str(refused(folder, error))
+    message = str(refused(folder, error)) if isinstance(error, OSError) else str(error)
     return OutputError(
         f"{message} (a sweep without a folder keeps its runs there: set TMPDIR to another "
         "folder, or give the sweep one of its own: out= in Python, --runs with qoslab "
