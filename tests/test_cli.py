@@ -51,6 +51,9 @@ def test_run_with_many_flows_prints_the_first_and_one_line_for_the_others(tmp_pa
     received = sum(row["received_packets"] for row in hidden)
     assert f"and 15 more flows: {sent:,} packets sent, {received:,} received" in out
     assert str(out_dir / "flows.csv") in out
+    results_page = Path(__file__).resolve().parent.parent / "docs" / "results.md"
+    told = " ".join(results_page.read_text(encoding="utf-8").split())
+    assert f"shows a run's first {PRINTED_FLOWS} flows" in told, "docs/results.md"
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 import qoslab
+from conftest import ended_pid
 from qoslab.cli import main
 from qoslab.output import STAGING_PREFIX, OutputError, folder_name, replace
 from qoslab.output.folder import Folder
@@ -199,7 +200,7 @@ def test_the_fallback_without_an_exchange_also_replaces_the_folder(results, tmp_
 
 
 def test_staging_folders_of_ended_processes_are_removed(results, tmp_path):
-    ended = _ended_pid()
+    ended = ended_pid()
     stale = tmp_path / f"{STAGING_PREFIX}{ended}-0a1b2c3d"
     stale.mkdir()
     (stale / "flows.csv").write_text("partial")
@@ -212,12 +213,6 @@ def test_staging_folders_of_ended_processes_are_removed(results, tmp_path):
     assert not stale.exists()
     assert live.is_dir()
     assert (foreign / "mine.txt").is_file()
-
-
-def _ended_pid() -> int:
-    process = subprocess.Popen([sys.executable, "-c", "pass"])
-    process.wait()
-    return process.pid
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ import pytest
 
 import qoslab
 import qoslab.experiment.sweep as sweep_module
-from conftest import default_sigint, qoslab_command
+from conftest import default_sigint, ended_pid, qoslab_command
 from qoslab.cli import main
 from qoslab.experiment.plan import make_plan, parse_vary
 from qoslab.experiment.store import Store
@@ -165,13 +165,12 @@ def test_run_files_left_by_a_killed_sweep_are_removed_by_the_next(swept, tmp_pat
     from qoslab.output.staging import PREFIX
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    ended = subprocess.Popen([sys.executable, "-c", "pass"])
-    ended.wait()
+    ended = ended_pid()
     run_file = f"{'0' * 64}.arrow"
-    left = tmp_path / f"{PREFIX}{ended.pid}-0a1b2c3d"  # only run files: it goes
+    left = tmp_path / f"{PREFIX}{ended}-0a1b2c3d"  # only run files: it goes
     left.mkdir()
     (left / run_file).write_bytes(b"run")
-    shared = tmp_path / f"{PREFIX}{ended.pid}-ffffffff"  # and something else: that stays
+    shared = tmp_path / f"{PREFIX}{ended}-ffffffff"  # and something else: that stays
     shared.mkdir()
     (shared / run_file).write_bytes(b"run")
     (shared / "theirs.arrow").write_bytes(b"not a run file's name")

@@ -34,7 +34,6 @@ fn core_overrides(overrides: Vec<OverrideArg>) -> Vec<Override> {
         .collect()
 }
 
-/// The JSON Schema of the scenario format, as pretty-printed JSON text.
 /// The benchmark cases: (name, scenario YAML, overrides). A function, not a constant of the
 /// module: the large network's scenario is generated, and only the benchmark needs it.
 #[pyfunction]
@@ -45,6 +44,7 @@ fn bench_cases() -> Vec<(&'static str, String, Vec<&'static str>)> {
         .collect()
 }
 
+/// The JSON Schema of the scenario format, as pretty-printed JSON text.
 #[pyfunction]
 fn json_schema() -> String {
     qoslab_core::json_schema()

@@ -19,6 +19,7 @@ import tempfile
 import weakref
 from pathlib import Path
 
+from qoslab.experiment.store import KEY
 from qoslab.output import staging
 from qoslab.output.errors import OutputError
 from qoslab.output.folder import Folder, refused
@@ -65,8 +66,7 @@ class Spill:
 
 def _is_run_file(name: str) -> bool:
     """Whether ``name`` is the name a run file is given here."""
-    key, suffix = name[: -len(SUFFIX)], name[-len(SUFFIX) :]
-    return suffix == SUFFIX and len(key) == 64 and all(c in "0123456789abcdef" for c in key)
+    return name.endswith(SUFFIX) and KEY.fullmatch(name.removesuffix(SUFFIX)) is not None
 
 
 def _refused(folder: Path, error: OSError | OutputError) -> OutputError:
