@@ -39,7 +39,9 @@ impl RedAverage {
     #[inline]
     pub fn sample(&mut self, now: SimTime, queue_packets: u64, rate_bps: u64, idle_packet_bits: Option<u64>) {
         if let Some(since) = self.idle_since.take() {
-            if let Some(bits) = idle_packet_bits {
+            // An average of zero stays zero whatever the decay factor (a finite number in
+            // [0, 1]): the power, a twentieth of a hop on an uncongested WRED port, is skipped.
+            if let (Some(bits), true) = (idle_packet_bits, self.avg_packets != 0.0) {
                 let idle_ns = now.since(since);
                 let m = idle_ns as f64 * rate_bps as f64 / (bits as f64 * 1e9);
                 self.avg_packets *= (1.0 - self.weight).powf(m);
@@ -81,6 +83,20 @@ mod tests {
         let mut avg = RedAverage::new(9);
         avg.sample(SimTime::ZERO, 512, 1_000_000, None);
         assert!((avg.packets() - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn idle_decay_leaves_a_zero_average_zero_and_shrinks_any_other() {
+        // Link 1 Mbit/s, 1000-byte packets: 8 ms idle is m = 1 packet time.
+        let mut avg = RedAverage::new(1);
+        avg.sample(SimTime(8_000_000), 0, 1_000_000, Some(8000));
+        assert_eq!(avg.packets().to_bits(), 0.0f64.to_bits());
+        avg.sample(SimTime(8_000_000), 4, 1_000_000, Some(8000));
+        assert_eq!(avg.packets(), 2.0);
+        avg.went_idle(SimTime(8_000_000));
+        // Two packet times idle: 2 × 0.5² = 0.5, then the sample 0 halves it again.
+        avg.sample(SimTime(24_000_000), 0, 1_000_000, Some(8000));
+        assert_eq!(avg.packets(), 0.25);
     }
 
     #[test]
