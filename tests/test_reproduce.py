@@ -8,33 +8,46 @@ import csv
 import math
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
 
 import qoslab
+from qoslab.analysis.estimate import Estimate, estimate, paired_difference
 from qoslab.analysis.verdict import (
+    APART,
+    DERIVED,
     DIFFERS,
+    DUPLICATE,
+    INCONSISTENT,
+    INPUT,
+    INPUT_CONFIRMED,
+    INPUT_DIFFERS,
     NOT_MODELLED,
     REPRODUCED,
     SAME_CONCLUSION,
+    STUDY_INCONSISTENT,
     VERDICTS,
     Claim,
-    Estimate,
     Tolerance,
+    apart,
     judge,
+    outcome,
 )
 from qoslab.cli import main
 from qoslab.plot import tcp_sequence
 from qoslab.reproduce import Setting, StudyError, catalogue, names, reproduce, write_index
 from qoslab.reproduce.document import as_printed
 from qoslab.reproduce.figures import labelled, traced
-from qoslab.reproduce.judged import value_text
+from qoslab.reproduce.judged import pair_text, value_text
 from qoslab.reproduce.measure import Measurements, where_mask
-from qoslab.reproduce.model import STUDIES, Experiment
+from qoslab.reproduce.model import STUDIES, Experiment, Study
 from qoslab.reproduce.run import Ran
+from qoslab.reproduce.sensitivity import Change, Robustness
 from qoslab.reproduce.study import load
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,8 +58,18 @@ def one(mean: float, low: float | None = None, high: float | None = None) -> dic
     return {None: Estimate(mean, mean if low is None else low, mean if high is None else high, 3)}
 
 
-def points(**means: float) -> dict:
-    return {name: Estimate(m, m, m, 3) for name, m in means.items()}
+def runs(*values: float) -> dict:
+    """One quantity's estimate from its replications' values."""
+    return {None: estimate(np.array(values), "t")}
+
+
+def points(**series: float | list[float]) -> dict:
+    """Estimates at points along an axis, each from its replications' values (a single
+    number: three equal replications)."""
+    return {
+        name: estimate(np.array(v if isinstance(v, list) else [v, v, v], dtype=float), "t")
+        for name, v in series.items()
+    }
 
 
 # --- the rules -----------------------------------------------------------------------
@@ -63,11 +86,14 @@ def test_a_number_is_reproduced_within_its_band_and_only_there():
     assert not absolute.holds(one(0.02))
 
 
-def test_a_number_with_the_studys_interval_needs_overlapping_intervals():
-    claim = Claim("value", number=40.2, ci=(40.0, 40.4))
-    assert claim.holds(one(38.9, 38.0, 40.0))  # touches the study's interval
-    assert not claim.holds(one(38.9, 38.0, 39.9))
-    assert claim.holds(one(41.0, 40.3, 41.7))
+def test_the_studys_interval_widens_the_band_and_qoslabs_interval_plays_no_part():
+    claim = Claim("value", number=40.2, ci=(40.0, 40.4))  # band 40.0 - 6.03 to 40.4 + 6.03
+    assert claim.band() == pytest.approx((33.97, 46.43))
+    assert claim.holds(one(46.4))
+    assert not claim.holds(one(46.5))
+    assert claim.holds(one(34.0, 34.0, 34.0))  # a zero-width interval is no disagreement
+    # A wide interval that reaches the study's is no agreement: the mean is 25 % off.
+    assert not claim.holds(one(30.0, 20.0, 40.1))
 
 
 def test_thresholds_ranges_and_a_weaker_conclusion():
@@ -84,7 +110,23 @@ def test_thresholds_ranges_and_a_weaker_conclusion():
     assert judge(claim, one(800.0)) == DIFFERS
 
 
-def test_orderings_groups_and_extremes():
+def test_the_studys_own_criterion_judges_the_replications_not_the_mean():
+    within = Claim("below", number=1.0, runs="every")
+    # 18 of 20 runs at 0.5 of the budget, two at 1.8: the mean (0.63) is within, the
+    # criterion is not met.
+    values = [0.5] * 18 + [1.8, 1.8]
+    assert Claim("below", number=1.0).holds(runs(*values))
+    assert not within.holds(runs(*values))
+    assert within.holds(runs(*([0.5] * 20)))
+    assert not within.holds(runs(0.5, math.nan, 0.5))  # a run without a value fails it
+    # "Outside its budget": some run is over, though the mean is within.
+    over = Claim("above", number=1.0, runs="some")
+    assert over.holds(runs(*values))
+    assert not Claim("above", number=1.0).holds(runs(*values))
+    assert not over.holds(runs(*([0.5] * 20)))
+
+
+def test_orderings_are_judged_on_paired_differences_and_a_tie_is_not_an_order():
     ranking = Claim(
         "order",
         order=(("llq", "pq"), ("cbwfq",), ("fifo",)),
@@ -94,6 +136,21 @@ def test_orderings_groups_and_extremes():
     assert ranking.holds(points(llq=0.0, pq=0.3, cbwfq=10.0, fifo=80.0))
     assert not ranking.holds(points(llq=0.0, pq=0.6, cbwfq=10.0, fifo=80.0))  # not equal
     assert not ranking.holds(points(llq=0.0, pq=0.3, cbwfq=90.0, fifo=80.0))  # out of order
+    # Means 2.6 apart, but the replications disagree on the sign: paired differences
+    # +10, -5, +2.8 (mean 2.6, t interval -16 to 21): a tie.
+    a = [10.0, 20.0, 30.0]
+    tie = Claim("order", order=(("a",), ("b",)), over="x")
+    assert not tie.holds(points(a=a, b=[20.0, 15.0, 32.8]))
+    pair = tie.pairs(points(a=a, b=[20.0, 15.0, 32.8]))[0]
+    assert (pair.lower, pair.upper) == ("a", "b")
+    assert pair.difference.mean == pytest.approx(2.6)
+    assert pair.difference.low < 0 < pair.difference.high
+    # Side by side the two intervals overlap widely, yet every replication moves the same
+    # way: paired, b is above a (differences 0.9, 1.0, 1.1).
+    assert tie.holds(points(a=a, b=[10.9, 21.0, 31.1]))
+    # A stated practical margin must be cleared by the whole interval.
+    assert not replace(tie, margin=1.0).holds(points(a=a, b=[10.9, 21.0, 31.1]))
+    assert replace(tie, margin=0.5).holds(points(a=a, b=[10.9, 21.0, 31.1]))
     largest = Claim("largest", order=(("fifo",), ("pq", "llq")), over="scheme")
     assert largest.holds(points(fifo=3.0, pq=2.0, llq=1.0))
     assert not largest.holds(points(fifo=3.0, pq=3.0, llq=1.0))
@@ -103,6 +160,17 @@ def test_orderings_groups_and_extremes():
     assert not Claim("below", number=1.0).holds(one(math.nan))
 
 
+def test_the_paired_interval_follows_the_studys_interval_kind():
+    # Differences 1, 2, 3: mean 2, s = 1; t(2) = 4.303 gives ±2.48 (a tie), z = 1.96 ±1.13.
+    claim = Claim("order", order=(("a",), ("b",)), over="x")
+    estimates = points(a=[0.0, 0.0, 0.0], b=[1.0, 2.0, 3.0])
+    assert not claim.holds(estimates, "t")
+    assert claim.holds(estimates, "normal")
+    assert paired_difference(estimates["a"], estimates["b"], "normal").half_width == (
+        pytest.approx(1.959964 / math.sqrt(3), rel=1e-6)
+    )
+
+
 def test_an_extreme_among_some_points_compares_only_those():
     claim = Claim("smallest", order=(("pq",), ("wfq", "cbwfq")), over="variant", among=True)
     assert claim.describe("ms") == "pq the smallest of pq, wfq, cbwfq"
@@ -110,6 +178,48 @@ def test_an_extreme_among_some_points_compares_only_those():
     assert not claim.holds(points(pq=2.0, wfq=2.0, cbwfq=3.0))  # a tie is not the smallest
     everyone = Claim("largest", order=(("fifo",), ("pq",)), over="scheme")
     assert everyone.describe() == "fifo the largest of all"
+
+
+def test_the_weakest_pair_of_an_ordering_is_shown_with_whether_it_is_a_tie():
+    claim = Claim("order", order=(("a",), ("b",), ("c",)), over="x")
+    estimates = points(a=[1.0, 2.0, 3.0], b=[1.5, 2.5, 3.5], c=[1.0, 4.0, 4.0])
+    pairs = claim.pairs(estimates)
+    assert [(p.lower, p.upper) for p in pairs] == [("a", "b"), ("b", "c")]
+    # b - a is exactly 0.5 in every replication; c - b is -0.5, +1.5, +0.5: a tie.
+    assert pair_text(pairs[0], "ms", 0.0) == "b - a +0.500 ms"
+    assert pair_text(pairs[1], "ms", 0.0) == "c - b +0.500 ± 2.484 ms, a tie"
+    assert pair_text(pairs[0], "ms", 1.0) == "b - a +0.500 ms, within the margin 1"
+    backwards = claim.pairs(points(a=[2.0, 3.0, 4.0], b=[1.0, 2.0, 3.1], c=[9.0, 9.0, 9.0]))[0]
+    assert pair_text(backwards, "", 0.0).endswith(", the other way")
+
+
+def test_a_values_robustness_names_each_end_that_changes_its_outcome():
+    assert Robustness().robust
+    assert Robustness().text() == ""
+    fragile = Robustness((Change("tx-ring", "1", REPRODUCED), Change("tx-ring", "4", DIFFERS)))
+    assert not fragile.robust
+    assert fragile.text() == "tx-ring 1 → reproduced; tx-ring 4 → differs"
+
+
+def test_inputs_and_the_studys_inconsistencies_are_counted_apart():
+    assert outcome(INPUT, REPRODUCED) == INPUT_CONFIRMED
+    assert outcome(INPUT, DIFFERS) == INPUT_DIFFERS
+    assert outcome(INCONSISTENT, DIFFERS) == STUDY_INCONSISTENT
+    assert outcome(DERIVED, DIFFERS) == DIFFERS
+    rows = [
+        (INPUT, INPUT_CONFIRMED),
+        (INCONSISTENT, STUDY_INCONSISTENT),
+        (DERIVED, REPRODUCED),
+        (DUPLICATE, DIFFERS),
+        ("result", REPRODUCED),
+    ]
+    assert apart(rows) == {
+        INPUT_CONFIRMED: 1,
+        INPUT_DIFFERS: 0,
+        STUDY_INCONSISTENT: 1,
+        DERIVED: 1,
+        DUPLICATE: 1,
+    }
 
 
 def test_values_are_shown_to_three_figures_and_a_zero_width_is_left_out():
@@ -188,6 +298,66 @@ def edit(path: Path, old: str, new: str) -> None:
             r"replications: expected a whole number",
         ),
         ("published.yaml", "  - id: loss-llq", "  - id: loss-llq\n  - id: [", r"not valid YAML"),
+        (
+            "study.yaml",
+            'values: {"1 packet": 1, "4 packets": 4}',
+            'values: {"1 packet": 1}',
+            r"study\.yaml:\d+:\d+: sensitivity\.tx-ring\.values: a range has two ends, not 1 — "
+            r"give the low and the high end",
+        ),
+        (
+            "study.yaml",
+            "    key: topology.links.1.tx_ring\n",
+            "    key: topology.links.1.tx_ring\n    experiments: [schemz]\n",
+            r"sensitivity\.tx-ring\.experiments\[0\]: no experiment `schemz` — the experiments "
+            r"are: schemes",
+        ),
+        (
+            "study.yaml",
+            "  tx-ring:\n    about: >-\n",
+            "  tx-ring:\n    abut: >-\n",
+            r"sensitivity\.tx-ring",
+        ),
+        (
+            "published.yaml",
+            "    published: {value: 0}",
+            "    published: {value: 0}\n    role: derivd",
+            r"values\[1\]\.role: `derivd` is not a role — use one of result, input, "
+            r"inconsistent, derived, duplicate",
+        ),
+        (
+            "published.yaml",
+            "    published: {value: 0}",
+            "    published: {value: 0}\n    role: derived",
+            r"values\[1\]\.role: `of` names the published values a derived value or a "
+            r"duplicate comes from",
+        ),
+        (
+            "published.yaml",
+            "    published: {value: 0}",
+            "    published: {value: 0}\n    role: duplicate\n    of: [no-such-id]",
+            r"values\[1\]\.id: `loss-llq` is duplicate of `no-such-id`, which is not another",
+        ),
+        (
+            "published.yaml",
+            "    published: {value: 0}",
+            "    published: {value: 0}\n    role: inconsistent",
+            r"values\[1\]\.role: a value the study's own data contradict says why — add `why` "
+            r"of kind `study`",
+        ),
+        (
+            "published.yaml",
+            "    published: {value: 0}",
+            "    published: {value: 0}\n    margin: 1",
+            r"values\[1\]\.margin: `margin` is the practical difference an ordering's points",
+        ),
+        (
+            "published.yaml",
+            "    published: {value: 0}",
+            "    published: {value: 0}\n    runs: all",
+            r"values\[1\]\.runs: `runs` judges a threshold, range or number on the mean, or "
+            r"on `every` or `some` replication",
+        ),
     ],
 )
 def test_study_errors_name_the_place_and_the_fix(study_copy, file, old, new, expected):
@@ -299,8 +469,16 @@ def test_each_study_reproduces_in_its_quick_setting_with_well_formed_documents(t
     # One verdict per published value, each a known verdict, and the counts add up.
     rows = list(csv.DictReader((tmp_path / name / "verdicts.csv").open()))
     assert [row["id"] for row in rows] == list(study.published)
-    assert {row["verdict"] for row in rows} <= set(VERDICTS)
-    assert sum(result.written.counts.values()) == len(study.published)
+    assert {row["verdict"] for row in rows} <= {*VERDICTS, *APART}
+    results = [r for r in study.published.values() if r.role == "result"]
+    assert sum(result.written.counts.values()) == len(results)
+    roles = [r.role for r in study.published.values()]
+    assert result.written.apart[DERIVED] == roles.count(DERIVED)
+    assert sum(result.written.apart[o] for o in APART) == roles.count(INPUT) + roles.count(
+        INCONSISTENT
+    )
+    check_verdict_rules(rows, name)
+    check_robustness(rows, study, (tmp_path / f"{name}.md").read_text())
     # Every value judged has a qoslab value; the ones not modelled have a reason.
     for row in rows:
         if row["verdict"] == NOT_MODELLED:
@@ -634,14 +812,75 @@ def test_a_committed_page_agrees_with_its_verdicts_and_explains_every_difference
         page,
     )
     rows = list(csv.DictReader((DOCS / name / "verdicts.csv").open()))
+    results = [row for row in rows if row["role"] == "result"]
     for verdict in VERDICTS:
-        n = sum(1 for row in rows if row["verdict"] == verdict)
+        n = sum(1 for row in results if row["verdict"] == verdict)
         assert f"| {verdict} | {n} |" in page
+    for outcome_name in (INPUT_CONFIRMED, INPUT_DIFFERS, STUDY_INCONSISTENT):
+        n = sum(1 for row in rows if row["verdict"] == outcome_name)
+        assert (f"| {outcome_name} | {n} |" in page) == (n > 0)
     for row in rows:
-        if row["verdict"] != REPRODUCED:
+        if row["verdict"] not in (REPRODUCED, INPUT_CONFIRMED):
             assert row["why"], f"{name}: {row['id']} is {row['verdict']} without a reason"
     index = (DOCS / "README.md").read_text()
     assert f"[{name}]({name}.md)" in index
+    check_verdict_rules(rows, name)
+    check_robustness(rows, load(name), page)
+    # The counts again under each other reading its tables show, summing to the results.
+    labels = list(dict.fromkeys(r.label for t in load(name).tables for r in t.also))
+    header = "| verdict | count |" + "".join(f" {label} |" for label in labels)
+    assert header in page
+    lines = page.splitlines()
+    counted = [next(line for line in lines if line.startswith(f"| {v} |")) for v in VERDICTS]
+    for column in range(len(labels)):
+        assert sum(int(line.split("|")[3 + column]) for line in counted) == len(results)
+
+
+def test_a_study_reproduced_again_gives_its_committed_page_byte_for_byte(tmp_path):
+    # The congestion lab's full reproduction takes seconds; the pages of every study are made
+    # the same way, and carry nothing of the machine they were made on (no run time).
+    name = "congestion-mgmt-lab"
+    reproduce(name, tmp_path, Setting(progress=False), "qoslab reproduce --all -o docs/studies")
+    made = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    compared = [p for p in made if p.suffix in (".md", ".csv", ".svg")]
+    assert Path(f"{name}.md") in compared
+    assert Path(name, "verdicts.csv") in compared
+    for path in compared:
+        assert (tmp_path / path).read_bytes() == (DOCS / path).read_bytes(), path
+
+
+def check_robustness(rows: list[dict[str, str]], study: Study, page: str) -> None:
+    """A study that declares assumptions as ranges marks every judged value robust or not,
+    says what each non-robust one depends on, and counts its robust results on the page."""
+    sensitivity = study.sensitivity
+    if not sensitivity:
+        assert {row["robust"] for row in rows} == {""}
+        assert "Assumptions as ranges" not in page
+        return
+    judged = [row for row in rows if row["rule"]]
+    assert {row["robust"] for row in judged} <= {"yes", "no"}
+    for row in judged:
+        assert (row["robust"] == "no") == bool(row["depends"]), row["id"]
+        for change in filter(None, row["depends"].split("; ")):
+            assert change.split(" ")[0] in {a.name for a in sensitivity}, change
+    results = [row for row in judged if row["role"] == "result"]
+    robust = sum(1 for row in results if row["robust"] == "yes")
+    assert f"**Robustness.** {robust} of the {len(results)} judged results" in page
+    assert "## Assumptions as ranges" in page
+
+
+def check_verdict_rules(rows: list[dict[str, str]], name: str) -> None:
+    """Every ordering or extreme reproduced has paired intervals clear of zero (and of its
+    margin); every number reproduced has qoslab's mean inside its band — never an
+    overlap of intervals alone."""
+    for row in rows:
+        if row["verdict"] not in (REPRODUCED, INPUT_CONFIRMED):
+            continue
+        where = f"{name}: {row['id']}"
+        if row["rule"] in ("order", "largest", "smallest"):
+            assert float(row["paired_low"]) > float(row["margin"]), where
+        if row["rule"] == "value" and "runs meet it" not in row["qoslab"]:
+            assert float(row["band_low"]) <= float(row["mean"]) <= float(row["band_high"]), where
 
 
 # --- windows of a series, shares and rises, timelines, per-experiment quick settings ------

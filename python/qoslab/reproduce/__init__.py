@@ -4,7 +4,8 @@ command and set beside what was published.
 :func:`reproduce` reads a study folder (:mod:`qoslab.reproduce.study`), runs its
 experiments on the sweep engine (:mod:`qoslab.reproduce.run`), reads its metrics from the
 runs (:mod:`qoslab.reproduce.measure`), judges every published value
-(:mod:`qoslab.analysis.verdict`) and writes the documents
+(:mod:`qoslab.analysis.verdict`), judges them again at the ends of the ranges of its
+assumptions (:mod:`qoslab.reproduce.sensitivity`) and writes the documents
 (:mod:`qoslab.reproduce.document`). :func:`catalogue` lists the five studies, reproduced
 or not yet.
 """
@@ -22,6 +23,7 @@ from qoslab.reproduce.located import StudyError, read
 from qoslab.reproduce.measure import Measurements
 from qoslab.reproduce.model import STUDIES, Study
 from qoslab.reproduce.run import Ran, Setting, run_study
+from qoslab.reproduce.sensitivity import Robustness, outcomes_at_ends, robustness
 from qoslab.reproduce.study import load, names
 
 
@@ -33,6 +35,7 @@ class Reproduction:
     ran: Ran
     judged: list[Judged]
     written: document.Written
+    robustness: dict[str, Robustness]
 
 
 def reproduce(
@@ -45,10 +48,14 @@ def reproduce(
     study = load(name)
     document.check(study.name, Path(folder), index=index)
     ran = run_study(study, setting)
+    at_ends = outcomes_at_ends(study, setting, ran)
     measured = Measurements(study, ran.sweeps)
     judged = judge_all(measured)
-    written = document.write(study, measured, judged, ran, Path(folder), command, __version__)
-    return Reproduction(study, ran, judged, written)
+    robust = robustness(judged, at_ends)
+    written = document.write(
+        study, measured, judged, robust, ran, Path(folder), command, __version__
+    )
+    return Reproduction(study, ran, judged, written, robust)
 
 
 def catalogue() -> dict[str, str]:
@@ -67,7 +74,7 @@ def write_index(done: Mapping[str, document.Written], folder: str | Path, comman
     """``README.md`` in ``folder``: every study of the catalogue with its verdict counts,
     from ``done`` (what the reproductions done now wrote, by study) or from the verdicts
     already in ``folder``."""
-    tallies = {name: written.counts for name, written in done.items()}
+    tallies = {name: (written.counts, written.apart) for name, written in done.items()}
     return document.index(catalogue(), tallies, Path(folder), command, __version__)
 
 

@@ -21,12 +21,21 @@ from pathlib import Path
 import numpy as np
 from jinja2 import Environment
 
+from qoslab.analysis.estimate import estimate
 from qoslab.analysis.verdict import (
+    APART,
+    DERIVED,
     DIFFERS,
+    DUPLICATE,
+    INPUT_CONFIRMED,
+    INPUT_DIFFERS,
     NOT_MODELLED,
     REPRODUCED,
+    RESULT,
     SAME_CONCLUSION,
+    STUDY_INCONSISTENT,
     VERDICTS,
+    apart,
     counts,
 )
 from qoslab.output import Folder, OutputError
@@ -34,21 +43,24 @@ from qoslab.plot.to_svg import to_svg
 from qoslab.readback import ReadError, exists, read_text
 from qoslab.report.pages import html_environment, markdown_environment
 from qoslab.reproduce.figures import draw
-from qoslab.reproduce.judged import Judged, estimates_text, number
-from qoslab.reproduce.measure import Measurements, estimate
+from qoslab.reproduce.judged import Judged, judge_reading, number
+from qoslab.reproduce.measure import Measurements
 from qoslab.reproduce.model import TRIAL_ROWS, WHY_KINDS, Study, Table
 from qoslab.reproduce.run import Ran
+from qoslab.reproduce.sensitivity import Robustness
 
 
 @dataclass(frozen=True)
 class Written:
-    """What a reproduction wrote, and its verdict counts."""
+    """What a reproduction wrote, its verdict counts (of the results) and what it counted
+    apart (:func:`qoslab.analysis.verdict.apart`)."""
 
     markdown: Path
     html: Path
     verdicts: Path
     counts: dict[str, int]
     unexplained: list[str]
+    apart: dict[str, int]
 
 
 def environments() -> tuple[Environment, Environment]:
@@ -96,6 +108,7 @@ def write(
     study: Study,
     measured: Measurements,
     judged: list[Judged],
+    robustness: dict[str, Robustness],
     ran: Ran,
     folder: Path,
     command: str,
@@ -103,13 +116,14 @@ def write(
 ) -> Written:
     """Writes the documents of ``study`` into ``folder``."""
     with Folder.open(folder, create=True) as out, out.folder(study.name) as assets:
-        return _write(study, measured, judged, ran, out, assets, command, version)
+        return _write(study, measured, judged, robustness, ran, out, assets, command, version)
 
 
 def _write(
     study: Study,
     measured: Measurements,
     judged: list[Judged],
+    robustness: dict[str, Robustness],
     ran: Ran,
     out: Folder,
     assets: Folder,
@@ -122,17 +136,30 @@ def _write(
         svg = to_svg(draw(spec, measured))
         assets.write(f"{spec.name}.svg", svg.encode())
         figures.append({"spec": spec, "file": f"{study.name}/{spec.name}.svg", "svg": svg})
-    tally = counts([j.verdict for j in judged])
+    readings = _readings(study, by_id, measured)
+    tally = counts([j.verdict for j in judged if j.counted])
+    judged_results = [j for j in judged if j.counted and j.row.claim is not None]
+    aside = apart([(j.row.role, j.outcome) for j in judged])
     unexplained = [j.row.id for j in judged if not j.explained]
     context = {
         "study": study,
         "command": command,
         "version": version,
-        "took": ran.took,
         "replications": ran.replications,
         "counts": tally,
+        "apart": aside,
         "total": len(judged),
-        "tables": [_table(table, by_id, measured) for table in study.tables],
+        "results": sum(tally.values()),
+        "tables": [_table(table, by_id, readings, robustness, measured) for table in study.tables],
+        "sensitivity": study.sensitivity,
+        "robustness": robustness,
+        "judged_results": len(judged_results),
+        "robust_results": sum(1 for j in judged_results if _robust(robustness, j)),
+        "fragile": [(j, robustness[j.row.id]) for j in judged if not _robust(robustness, j)],
+        "reading_counts": {
+            label: counts([verdicts.get(j.row.id, j).verdict for j in judged if j.counted])
+            for label, verdicts in readings.items()
+        },
         "figures": figures,
         "reasons": _reasons(judged),
         "unexplained": [by_id[i] for i in unexplained],
@@ -147,24 +174,33 @@ def _write(
     html = out.write(
         f"{study.name}.html", html_pages.get_template("study.html.j2").render(context).encode()
     )
-    verdicts = assets.write("verdicts.csv", _verdicts_csv(judged).encode())
-    return Written(markdown, html, verdicts, tally, unexplained)
+    verdicts = assets.write("verdicts.csv", _verdicts_csv(judged, robustness).encode())
+    return Written(markdown, html, verdicts, tally, unexplained, aside)
 
 
-def _table(table: Table, by_id: dict[str, Judged], measured: Measurements) -> dict:
+def _robust(robustness: dict[str, Robustness], j: Judged) -> bool:
+    """Whether ``j`` keeps its outcome over every assumption's range (true when the study
+    declares none)."""
+    return j.row.id not in robustness or robustness[j.row.id].robust
+
+
+def _table(
+    table: Table,
+    by_id: dict[str, Judged],
+    readings: dict[str, dict[str, Judged]],
+    robustness: dict[str, Robustness],
+    measured: Measurements,
+) -> dict:
     if table.layout == "findings":
         rows = []
         for n, row_id in enumerate(table.rows, start=1):
             j = by_id[row_id]
             also = []
             for reading in table.also:
-                if j.row.claim is None or j.row.metric is None:
-                    also.append("—")
-                    continue
-                metric = reading.metrics.get(j.row.metric, j.row.metric)
-                at = {**j.row.at, **reading.at}
-                unit = measured.study.metrics[metric].unit
-                also.append(estimates_text(measured.estimates(j.row.claim, metric, at), unit))
+                other = readings[reading.label].get(row_id)
+                also.append(
+                    f"{other.qoslab_text()} ({MARKS[other.outcome]})" if other is not None else "—"
+                )
             rows.append(
                 {
                     "n": n,
@@ -172,9 +208,15 @@ def _table(table: Table, by_id: dict[str, Judged], measured: Measurements) -> di
                     "published": j.published_text(),
                     "qoslab": j.qoslab_text(),
                     "also": also,
+                    "robust": _robust_text(robustness, j),
                 }
             )
-        return {"spec": table, "rows": rows, "also": [reading.label for reading in table.also]}
+        return {
+            "spec": table,
+            "rows": rows,
+            "also": [reading.label for reading in table.also],
+            "robustness": bool(robustness),
+        }
     if table.layout == "grid":
         return {"spec": table, "grid": _grid(table, by_id)}
     blocks = []
@@ -212,6 +254,31 @@ def _table(table: Table, by_id: dict[str, Judged], measured: Measurements) -> di
     return {"spec": table, "blocks": blocks}
 
 
+def _robust_text(robustness: dict[str, Robustness], j: Judged) -> str:
+    """A findings table's robustness cell: ``yes``, or what the outcome depends on (empty
+    when the study declares no ranges, or for a value not judged)."""
+    if j.row.id not in robustness or j.row.claim is None:
+        return ""
+    r = robustness[j.row.id]
+    return "yes" if r.robust else f"no: {r.text()}"
+
+
+def _readings(
+    study: Study, by_id: dict[str, Judged], measured: Measurements
+) -> dict[str, dict[str, Judged]]:
+    """For each other reading of the study's findings tables (by label), the verdict on each
+    row of the tables that show it."""
+    out: dict[str, dict[str, Judged]] = {}
+    for table in study.tables:
+        for reading in table.also:
+            verdicts = out.setdefault(reading.label, {})
+            for row_id in table.rows:
+                other = judge_reading(measured, by_id[row_id].row, reading)
+                if other is not None:
+                    verdicts[row_id] = other
+    return out
+
+
 def as_printed(x: float) -> str:
     """A study's printed number with the digits it was printed with (``15.394``, ``13``),
     thousands separated."""
@@ -223,8 +290,11 @@ MARKS = {
     SAME_CONCLUSION: "S",
     DIFFERS: "D",
     NOT_MODELLED: "N",
+    INPUT_CONFIRMED: "IC",
+    INPUT_DIFFERS: "ID",
+    STUDY_INCONSISTENT: "SI",
 }
-"""The verdict of a grid cell, as a letter."""
+"""The outcome of a grid cell, in letters."""
 
 
 def _grid(table: Table, by_id: dict[str, Judged]) -> list[dict]:
@@ -243,7 +313,7 @@ def _grid(table: Table, by_id: dict[str, Judged]) -> list[dict]:
                     "judged": j,
                     "published": j.published_text(),
                     "qoslab": j.qoslab_text(),
-                    "mark": MARKS[j.verdict],
+                    "mark": MARKS[j.outcome],
                 }
             )
         rows.append({"label": label, "cells": cells})
@@ -274,20 +344,53 @@ def _trial_cell(j: Judged, label: str, measured: Measurements) -> str:
 def _reasons(judged: list[Judged]) -> list[dict]:
     groups = []
     for kind, title in WHY_KINDS.items():
-        rows = [
-            j for j in judged if j.verdict != REPRODUCED and j.row.why and j.row.why.kind == kind
-        ]
+        rows = [j for j in judged if not j.agrees and j.row.why and j.row.why.kind == kind]
         if rows:
             groups.append({"kind": kind, "title": title, "rows": rows})
     return groups
 
 
-def _verdicts_csv(judged: list[Judged]) -> str:
+CSV_COLUMNS = (
+    "id",
+    "cite",
+    "says",
+    "published",
+    "qoslab",
+    "verdict",
+    "role",
+    "of",
+    "rule",
+    "mean",
+    "band_low",
+    "band_high",
+    "paired_low",
+    "margin",
+    "robust",
+    "depends",
+    "why_kind",
+    "why",
+)
+"""The columns of ``verdicts.csv``: ``verdict`` is the outcome (a verdict, or an input
+check's or the study's inconsistency); ``role`` what the value is; ``of`` the values a
+derived one or a duplicate comes from; ``rule`` the rule's kind; for a rule on one
+quantity, qoslab's ``mean``, and for a number the band it must be in (``band_low``,
+``band_high``); for an ordering, ``paired_low`` the lowest lower end of its pairs' paired
+intervals and ``margin`` what it must clear; ``robust`` (``yes``, ``no``, or empty when the
+study declares no ranges) and ``depends``, the outcome at each end of an assumption's range
+that changes it. Numbers are written in full (``repr``)."""
+
+
+def _verdicts_csv(judged: list[Judged], robustness: dict[str, Robustness]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["id", "cite", "says", "published", "qoslab", "verdict", "why_kind", "why"])
+    writer.writerow(CSV_COLUMNS)
     for j in judged:
         why = j.row.why
+        claim = j.row.claim
+        weakest = j.weakest
+        single = j.estimates.get(None)
+        band = claim.band() if claim and claim.kind == "value" else None
+        robust = _robust_text(robustness, j)
         writer.writerow(
             [
                 j.row.id,
@@ -295,7 +398,17 @@ def _verdicts_csv(judged: list[Judged]) -> str:
                 j.row.says,
                 j.published_text(),
                 j.qoslab_text(),
-                j.verdict,
+                j.outcome,
+                j.row.role,
+                " ".join(j.row.of),
+                claim.kind if claim else "",
+                repr(single.mean) if single is not None else "",
+                repr(band[0]) if band else "",
+                repr(band[1]) if band else "",
+                repr(weakest.difference.low) if weakest else "",
+                f"{claim.margin:g}" if claim and claim.ordering else "",
+                robust.split(":")[0],
+                robust.partition(": ")[2],
                 why.kind if why else "",
                 " ".join(why.text.split()) if why else "",
             ]
@@ -303,9 +416,9 @@ def _verdicts_csv(judged: list[Judged]) -> str:
     return buffer.getvalue()
 
 
-def counts_in(folder: Path, name: str) -> dict[str, int] | None:
-    """The verdict counts of the reproduction of ``name`` written in ``folder`` earlier, if
-    there is one that reads."""
+def counts_in(folder: Path, name: str) -> tuple[dict[str, int], dict[str, int]] | None:
+    """The verdict counts, and the counts apart, of the reproduction of ``name`` written in
+    ``folder`` earlier, if there is one that reads."""
     try:
         with Folder.open(folder / name, create=False, ledger=False) as assets:
             if not exists(assets.fd, "verdicts.csv"):
@@ -313,29 +426,41 @@ def counts_in(folder: Path, name: str) -> dict[str, int] | None:
             text = read_text(assets.fd, "verdicts.csv", folder / name / "verdicts.csv")
     except (OutputError, ReadError):
         return None
-    rows = csv.DictReader(io.StringIO(text, newline=""))
-    if "verdict" not in (rows.fieldnames or []):
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    if not rows or not {"verdict", "role"} <= set(rows[0]):
         return None
-    return counts([row["verdict"] for row in rows if row["verdict"] in VERDICTS])
+    results = [row["verdict"] for row in rows if row["role"] == RESULT]
+    return counts(results), apart([(row["role"], row["verdict"]) for row in rows])
 
 
 def index(
     catalogue: dict[str, str],
-    done: dict[str, dict[str, int]],
+    done: dict[str, tuple[dict[str, int], dict[str, int]]],
     folder: Path,
     command: str,
     version: str,
 ) -> Path:
     """Writes ``README.md`` in ``folder``: each study of ``catalogue`` with its verdict
-    counts — from ``done`` (reproduced now), from the verdicts written in ``folder`` before,
-    or none yet."""
+    counts and what it counts apart — from ``done`` (reproduced now), from the verdicts
+    written in ``folder`` before, or none yet."""
     rows = []
     for name, what in catalogue.items():
-        tally = done.get(name) or counts_in(folder, name)
-        rows.append({"name": name, "what": what, "counts": tally})
+        tallies = done.get(name) or counts_in(folder, name)
+        rows.append(
+            {
+                "name": name,
+                "what": what,
+                "counts": tallies[0] if tallies else None,
+                "apart": tallies[1] if tallies else None,
+            }
+        )
     markdown_pages, _ = environments()
     text = markdown_pages.get_template("index.md.j2").render(
-        rows=rows, verdicts=VERDICTS, command=command, version=version
+        rows=rows,
+        verdicts=VERDICTS,
+        apart=(*APART, DERIVED, DUPLICATE),
+        command=command,
+        version=version,
     )
     with Folder.open(folder, create=True) as out:
         return out.write(INDEX, text.encode())

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from qoslab.analysis.verdict import NOT_MODELLED, REPRODUCED, Estimate, judge
+from qoslab.analysis.estimate import Estimate
+from qoslab.analysis.verdict import (
+    INPUT_CONFIRMED,
+    NOT_MODELLED,
+    REPRODUCED,
+    RESULT,
+    Pair,
+    judge,
+    outcome,
+)
 from qoslab.reproduce.measure import Measurements
-from qoslab.reproduce.model import Published
+from qoslab.reproduce.model import Published, Reading
 
 
 @dataclass(frozen=True)
@@ -17,11 +26,49 @@ class Judged:
     row: Published
     estimates: dict[str | None, Estimate]
     verdict: str
+    pairs: tuple[Pair, ...] = ()
+    """For an ordering, each pair of points it needs in order with its paired difference."""
+
+    @property
+    def outcome(self) -> str:
+        """The verdict, or what a value that is not a result counts as (an input check,
+        the study's inconsistency)."""
+        return outcome(self.row.role, self.verdict)
+
+    @property
+    def counted(self) -> bool:
+        """Whether the value is counted among the verdicts (a result, not an input, an
+        inconsistency, a derived value or a duplicate)."""
+        return self.row.role == RESULT
+
+    @property
+    def agrees(self) -> bool:
+        """Whether the value is reproduced, or the input check confirmed."""
+        return self.outcome in (REPRODUCED, INPUT_CONFIRMED)
 
     @property
     def explained(self) -> bool:
-        """Whether a value that is not reproduced says why."""
-        return self.verdict == REPRODUCED or self.row.why is not None
+        """Whether a value that does not agree says why."""
+        return self.agrees or self.row.why is not None
+
+    def outcome_text(self) -> str:
+        """The outcome as the tables show it: with the kind of reason when the value does
+        not agree, and what a derived value or a duplicate comes from."""
+        text = self.outcome
+        if not self.agrees and self.row.why is not None:
+            text += f" ({self.row.why.kind})"
+        if self.row.of:
+            text += f"; {self.row.role} of {', '.join(self.row.of)}"
+        return text
+
+    @property
+    def weakest(self) -> Pair | None:
+        """The pair of an ordering whose paired interval comes nearest to zero (below the
+        margin, or through zero, when the ordering fails)."""
+        known = [p for p in self.pairs if not math.isnan(p.difference.low)]
+        if not known:
+            return self.pairs[0] if self.pairs else None
+        return min(known, key=lambda p: p.difference.low)
 
     def published_text(self) -> str:
         """The published value or claim, in words."""
@@ -32,9 +79,37 @@ class Judged:
         return self.row.claim.describe(self.row.unit)
 
     def qoslab_text(self) -> str:
-        """qoslab's estimate: mean ± half-width at one point, or the means at each point of
-        an ordering."""
-        return estimates_text(self.estimates, self.row.unit)
+        """qoslab's estimate: mean ± half-width at one point (with how many runs meet a rule
+        judged in every run), or the means at each point of an ordering and its weakest
+        pair's paired difference."""
+        text = estimates_text(self.estimates, self.row.unit)
+        claim = self.row.claim
+        if claim is not None and claim.runs != "mean" and None in self.estimates:
+            values = self.estimates[None].values
+            meet = sum(1 for v in values if claim.accepts(v))
+            text += f" ({meet} of {len(values)} runs meet it)"
+        pair = self.weakest
+        if pair is not None:
+            text += "; " + pair_text(pair, self.row.unit, claim.margin if claim else 0.0)
+        return text
+
+
+def pair_text(pair: Pair, unit: str, margin: float) -> str:
+    """A pair's paired difference as the tables show it, and whether the replications tell
+    the points apart: ``wfq - pq +0.31 ± 0.12 ms`` or ``..., a tie``."""
+    d = pair.difference
+    if math.isnan(d.mean):
+        return f"{pair.upper} - {pair.lower} n/a"
+    shown = value_text(d, unit)
+    sign = "+" if d.mean > 0 else ""
+    text = f"{pair.upper} - {pair.lower} {sign}{shown}"
+    if pair.ordered(margin):
+        return text
+    if d.low <= 0 <= d.high:
+        return text + ", a tie"
+    if d.high < 0:
+        return text + ", the other way"
+    return text + f", within the margin {margin:g}"
 
 
 def estimates_text(estimates: dict[str | None, Estimate], unit: str) -> str:
@@ -77,6 +152,17 @@ def value_text(e: Estimate, unit: str) -> str:
     return f"{number(e.mean, places)}{u}"
 
 
+def judge_reading(measured: Measurements, row: Published, reading: Reading) -> Judged | None:
+    """The verdict on ``row`` under another reading of its table (``reading``: another point
+    of the experiment, or other metrics for the same quantity) — e.g. the load as the
+    study's table counts it rather than as its text describes it; None for a value not
+    judged."""
+    if row.claim is None or row.metric is None:
+        return None
+    unit = measured.study.metrics[reading.metrics.get(row.metric, row.metric)].unit
+    return _judged(measured, replace(row, unit=unit), reading.metrics, {**row.at, **reading.at})
+
+
 def judge_all(measured: Measurements) -> list[Judged]:
     """The verdict on every published value of the study, in the order of published.yaml."""
     out = []
@@ -89,11 +175,25 @@ def judge_all(measured: Measurements) -> list[Judged]:
             )
             out.append(Judged(row, shown, NOT_MODELLED))
             continue
-        assert row.metric is not None  # a judged value names its metric (checked on load)
-        estimates = measured.estimates(row.claim, row.metric, row.at)
-        conclusion_estimates = None
-        if row.conclusion is not None and row.conclusion_metric is not None:
-            conclusion_estimates = measured.estimates(row.conclusion, row.conclusion_metric, row.at)
-        verdict = judge(row.claim, estimates, row.conclusion, conclusion_estimates)
-        out.append(Judged(row, estimates, verdict))
+        out.append(_judged(measured, row, {}, row.at))
     return out
+
+
+def _judged(
+    measured: Measurements, row: Published, metrics: dict[str, str], at: dict[str, str]
+) -> Judged:
+    """The verdict on the judged value ``row`` at the point ``at``, its metrics replaced as
+    ``metrics`` says."""
+    claim = row.claim
+    # A judged value names its metric (checked when the study is read).
+    assert claim is not None
+    assert row.metric is not None
+    estimates = measured.estimates(claim, metrics.get(row.metric, row.metric), at)
+    conclusion_estimates = None
+    if row.conclusion is not None and row.conclusion_metric is not None:
+        conclusion_metric = metrics.get(row.conclusion_metric, row.conclusion_metric)
+        conclusion_estimates = measured.estimates(row.conclusion, conclusion_metric, at)
+    interval = measured.study.interval
+    verdict = judge(claim, estimates, row.conclusion, conclusion_estimates, interval)
+    pairs = tuple(claim.pairs(estimates, interval)) if claim.ordering else ()
+    return Judged(row, estimates, verdict, pairs)

@@ -18,15 +18,14 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from qoslab.analysis.interval import group_statistics
-from qoslab.analysis.verdict import Claim, Estimate
+from qoslab.analysis.estimate import Estimate, estimate
+from qoslab.analysis.verdict import Claim
 from qoslab.experiment.failure import order_of_failure
 from qoslab.experiment.sweep import RUN, Sweep
 from qoslab.experiment.task import DONE
 from qoslab.reproduce.located import StudyError
 from qoslab.reproduce.model import Experiment, Metric, Study
 
-CONFIDENCE = 0.95
 REPLICATION = "replication"
 VARIANT = "variant"
 
@@ -65,17 +64,6 @@ class Measurements:
         return {
             point: self.estimate(metric_name, {**base, str(claim.over): point}) for point in points
         }
-
-
-def estimate(values: np.ndarray, interval: str) -> Estimate:
-    """The mean of ``values`` (NaN ignored) and its ``interval`` (``t`` or ``normal``)."""
-    values = np.asarray(values, dtype=np.float64)
-    stats = group_statistics(values, np.zeros(len(values), dtype=np.int64), 1, CONFIDENCE, interval)
-    mean = float(stats.mean[0])
-    half = float(stats.ci_half_width[0])
-    if np.isnan(half):
-        half = 0.0 if not np.isnan(mean) else np.nan
-    return Estimate(mean, mean - half, mean + half, int(stats.n[0]))
 
 
 def _trials(

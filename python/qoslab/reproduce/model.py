@@ -30,6 +30,7 @@ WHY_KINDS = {
     "study": "the study's own inconsistency",
     "model": "a gap in qoslab's model",
     "definition": "a metric the study does not define",
+    "spread": "a difference the replications cannot resolve",
 }
 """The kinds of reason a value is not reproduced, and how the documents name them."""
 
@@ -164,6 +165,11 @@ class Published:
     why: Why | None
     printed: dict[str, float] = field(default_factory=dict)
     shown: str | None = None
+    role: str = "result"
+    """What the value is (:data:`qoslab.analysis.verdict.ROLES`): a result, counted among
+    the verdicts; an input the study configured; a value its own data contradict; derived
+    from other published values, or a duplicate of one (``of``)."""
+    of: tuple[str, ...] = ()
 
     @property
     def modelled(self) -> bool:
@@ -181,7 +187,7 @@ class Block:
 
 @dataclass(frozen=True)
 class Reading:
-    """Another reading of a findings table's rows, shown beside qoslab's value without a
+    """Another reading of a findings table's rows, shown beside qoslab's value with its own
     verdict: the point (``variant``, axis values) that replaces the row's own in ``at``,
     and the metrics that replace the rows' (``metrics``: metric → metric), e.g. another
     definition of the same quantity."""
@@ -204,7 +210,8 @@ class Table:
     rows: tuple[str, ...] = ()
     blocks: tuple[Block, ...] = ()
     also: tuple[Reading, ...] = ()
-    """Findings layout: further readings shown beside qoslab's value, without a verdict."""
+    """Findings layout: further readings shown beside qoslab's value, each judged by the
+    same rules (:func:`qoslab.reproduce.judged.judge_reading`)."""
     notes: tuple[str, ...] = ()
     """Notes printed under the table: how its published numbers were read (repairs of
     the text, the study's own arithmetic)."""
@@ -255,6 +262,19 @@ class Quick:
 
 
 @dataclass(frozen=True)
+class Sensitivity:
+    """An assumption a study folder makes for a parameter the study does not give, as a
+    range: the scenario key(s) it sets and the settings at the two ends of the plausible
+    range (``ends``, an axis of two labelled values), why that range (``about``, cited),
+    and the experiments it concerns. Every verdict is judged again at each end."""
+
+    name: str
+    about: str
+    ends: Axis
+    experiments: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Study:
     """A study folder, read and checked."""
 
@@ -272,3 +292,4 @@ class Study:
     tables: tuple[Table, ...]
     figures: tuple[Figure, ...]
     assumptions: tuple[str, ...]
+    sensitivity: tuple[Sensitivity, ...] = ()

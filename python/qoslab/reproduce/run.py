@@ -10,7 +10,7 @@ from pathlib import Path
 
 from qoslab.experiment.engine import sweep
 from qoslab.experiment.sweep import Sweep
-from qoslab.reproduce.model import Study
+from qoslab.reproduce.model import Experiment, Study
 
 
 @dataclass
@@ -56,41 +56,57 @@ def run_study(study: Study, setting: Setting) -> Ran:
     replications: dict[str, int] = {}
     warnings: list[str] = []
     for experiment in study.experiments.values():
-        reps = setting.replications or (
-            study.quick.replications
-            if setting.quick
-            else experiment.replications or study.replications
-        )
-        overrides = dict(experiment.overrides)
-        variants = list(experiment.variants) if experiment.variants is not None else None
-        if setting.quick:
-            overrides.update(study.quick.overrides)
-            overrides.update(experiment.quick_overrides)
-            if experiment.quick_variants is not None:
-                variants = list(experiment.quick_variants)
-        sweeps[experiment.name] = sweep(
-            str(experiment.scenario),
-            vary={
-                key: [axis.settings_at(value)[key] for value in axis.values]
-                for axis in experiment.axes
-                for key in axis.keys
-            },
-            # The keys of one axis advance together.
-            zip=[axis.keys for axis in experiment.axes if len(axis.keys) > 1],
-            variants=variants,
-            reps=reps,
-            set=overrides,
-            jobs=setting.jobs,
-            executor=setting.executor,
-            scheduler=setting.scheduler,
-            out=setting.runs / experiment.name if setting.runs is not None else None,
-            resume=setting.runs is not None,
-            progress=setting.progress,
-            warn=partial(_warn, warnings, experiment.name),
-            use_section=False,
-        )
-        replications[experiment.name] = reps
+        sweeps[experiment.name] = run_experiment(study, experiment, setting, warnings)
+        replications[experiment.name] = _replications(study, experiment, setting)
     return Ran(sweeps, replications, time.perf_counter() - start, warnings)
+
+
+def run_experiment(
+    study: Study,
+    experiment: Experiment,
+    setting: Setting,
+    warnings: list[str],
+    changes: dict[str, str] | None = None,
+    folder: str | None = None,
+) -> Sweep:
+    """Runs one experiment of ``study`` as ``setting`` says, with the scenario ``changes``
+    (an assumption set to one end of its range) on top of the experiment's own, kept in the
+    runs folder under ``folder`` (default the experiment's name)."""
+    overrides = dict(experiment.overrides)
+    variants = list(experiment.variants) if experiment.variants is not None else None
+    if setting.quick:
+        overrides.update(study.quick.overrides)
+        overrides.update(experiment.quick_overrides)
+        if experiment.quick_variants is not None:
+            variants = list(experiment.quick_variants)
+    overrides.update(changes or {})
+    return sweep(
+        str(experiment.scenario),
+        vary={
+            key: [axis.settings_at(value)[key] for value in axis.values]
+            for axis in experiment.axes
+            for key in axis.keys
+        },
+        # The keys of one axis advance together.
+        zip=[axis.keys for axis in experiment.axes if len(axis.keys) > 1],
+        variants=variants,
+        reps=_replications(study, experiment, setting),
+        set=overrides,
+        jobs=setting.jobs,
+        executor=setting.executor,
+        scheduler=setting.scheduler,
+        out=setting.runs / (folder or experiment.name) if setting.runs is not None else None,
+        resume=setting.runs is not None,
+        progress=setting.progress,
+        warn=partial(_warn, warnings, folder or experiment.name),
+        use_section=False,
+    )
+
+
+def _replications(study: Study, experiment: Experiment, setting: Setting) -> int:
+    return setting.replications or (
+        study.quick.replications if setting.quick else experiment.replications or study.replications
+    )
 
 
 def _warn(warnings: list[str], experiment: str, message: str) -> None:

@@ -9,7 +9,8 @@ A study folder (``qoslab/studies/<short-name>/``) holds:
   figures, and the assumptions qoslab had to make;
 * ``published.yaml`` — the published values, one entry each: its citation, what it says
   (in qoslab's words), the metric and point it concerns, the rule that judges it
-  (:mod:`qoslab.analysis.verdict`), and for a value that is not reproduced, why;
+  (:mod:`qoslab.analysis.verdict`), and for a value that is not reproduced, why (read by
+  :mod:`qoslab.reproduce.published`);
 * the scenarios the experiments run.
 
 Every setting in a scenario comes from the study's text (cited in a comment) or is a stated
@@ -24,7 +25,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
-from qoslab.analysis.verdict import Claim, Tolerance
 from qoslab.plot import KINDS
 from qoslab.reproduce.located import Located, StudyError, read
 from qoslab.reproduce.model import (
@@ -33,8 +33,6 @@ from qoslab.reproduce.model import (
     LAYOUTS,
     PER_RUN,
     STUDIES,
-    VARIANT,
-    WHY_KINDS,
     Axis,
     Block,
     Experiment,
@@ -43,10 +41,12 @@ from qoslab.reproduce.model import (
     Published,
     Quick,
     Reading,
+    Sensitivity,
     Study,
     Table,
-    Why,
 )
+from qoslab.reproduce.points import axis_points, check_point, point_at, scalar
+from qoslab.reproduce.published import published_value
 
 
 def names() -> list[str]:
@@ -77,7 +77,7 @@ def load(name_or_folder: str | Path) -> Study:
 def _study(folder: Path, doc: Located, pub: Located) -> Study:
     doc.keys(
         ("name", "title", "source", "about", "replications", "quick", "experiments", "metrics"),
-        ("interval", "tables", "figures", "assumptions"),
+        ("interval", "tables", "figures", "assumptions", "sensitivity"),
     )
     m = doc.mapping()
     if m["name"].text() != folder.name:
@@ -96,13 +96,20 @@ def _study(folder: Path, doc: Located, pub: Located) -> Study:
     published: dict[str, Published] = {}
     places: dict[str, Located] = {}
     for item in pub.mapping()["values"].sequence():
-        row = _published(item, metrics, experiments)
+        row = published_value(item, metrics, experiments)
         if row.id in published:
             raise item.mapping()["id"].error(
                 f"`{row.id}` is used twice", "give each value its own id"
             )
         published[row.id] = row
         places[row.id] = item.mapping()["id"]
+    for row in published.values():
+        for source in row.of:
+            if source not in published or source == row.id:
+                raise places[row.id].error(
+                    f"`{row.id}` is {row.role} of `{source}`, which is not another published value",
+                    f"name other values' ids in `of`: {', '.join(list(published)[:6])}, ...",
+                )
     tables = tuple(
         _table(t, published, metrics) for t in (m["tables"].sequence() if "tables" in m else [])
     )
@@ -151,21 +158,40 @@ def _study(folder: Path, doc: Located, pub: Located) -> Study:
         tables=tables,
         figures=figures,
         assumptions=tuple(a.text() for a in assumptions),
+        sensitivity=tuple(
+            _sensitivity(name, item, experiments)
+            for name, item in (m["sensitivity"].mapping().items() if "sensitivity" in m else [])
+        ),
     )
+
+
+def _sensitivity(name: str, item: Located, experiments: dict[str, Experiment]) -> Sensitivity:
+    """An assumption as a range: ``about`` (why these ends, cited), the scenario ``key`` (or
+    ``keys``) and its two ``values`` (the ends), and the ``experiments`` it concerns (default
+    every experiment)."""
+    item.keys(("about", "values"), ("key", "keys", "experiments"))
+    m = item.mapping()
+    ends = _axis(name, item, ("about", "experiments"))
+    if len(ends.values) != 2:
+        raise m["values"].error(
+            f"a range has two ends, not {len(ends.values)}",
+            "give the low and the high end of the plausible values, each with a label",
+        )
+    chosen = tuple(e.text() for e in m["experiments"].sequence()) if "experiments" in m else ()
+    for place, experiment in zip(
+        m["experiments"].sequence() if "experiments" in m else [], chosen, strict=True
+    ):
+        if experiment not in experiments:
+            raise place.error(
+                f"no experiment `{experiment}`", f"the experiments are: {', '.join(experiments)}"
+            )
+    return Sensitivity(name, m["about"].text(), ends, chosen or tuple(experiments))
 
 
 def _overrides(item: Located | None) -> dict[str, str]:
     if item is None:
         return {}
-    return {key: _scalar(value) for key, value in item.mapping().items()}
-
-
-def _scalar(item: Located) -> str:
-    if isinstance(item.value, bool):
-        return "true" if item.value else "false"
-    if isinstance(item.value, int | float | str):
-        return str(item.value)
-    raise item.error("expected a single value (a text or a number)")
+    return {key: scalar(value) for key, value in item.mapping().items()}
 
 
 def _experiment(name: str, item: Located, folder: Path) -> Experiment:
@@ -210,18 +236,19 @@ def _experiment(name: str, item: Located, folder: Path) -> Experiment:
     )
 
 
-def _axis(name: str, axis: Located) -> Axis:
+def _axis(name: str, axis: Located, more: tuple[str, ...] = ()) -> Axis:
     """An axis: ``key`` and its ``values`` (a list, or labels and their settings), or
-    ``keys`` set together and, for each label, a list of one setting per key."""
-    axis.keys(("values",), ("key", "keys"))
+    ``keys`` set together and, for each label, a list of one setting per key; ``more``
+    names further keys the mapping may hold, read by the caller."""
+    axis.keys(("values",), ("key", "keys", *more))
     a = axis.mapping()
     if ("key" in a) == ("keys" in a):
         raise axis.error("give `key` (one scenario key) or `keys` (several set together)")
     if "key" in a:
         if isinstance(a["values"].items, dict):
-            pairs = [(label, _scalar(v)) for label, v in a["values"].mapping().items()]
+            pairs = [(label, scalar(v)) for label, v in a["values"].mapping().items()]
         else:
-            pairs = [(_scalar(v), _scalar(v)) for v in a["values"].sequence()]
+            pairs = [(scalar(v), scalar(v)) for v in a["values"].sequence()]
         if not pairs:
             raise a["values"].error("an axis needs at least one value")
         values = tuple(label for label, _ in pairs)
@@ -240,7 +267,7 @@ def _axis(name: str, axis: Located) -> Axis:
             raise settings.error(f"give one setting for each of the {len(keys)} keys, in order")
         labels.append(label)
         for column, setting in zip(columns, settings.sequence(), strict=True):
-            column.append(_scalar(setting))
+            column.append(scalar(setting))
     also = tuple((key, tuple(column)) for key, column in zip(keys[1:], columns[1:], strict=True))
     return Axis(name, keys[0], tuple(labels), tuple(columns[0]), also)
 
@@ -317,7 +344,7 @@ def _where(item: Located) -> dict[str, object]:
         if isinstance(condition.items, list):
             if not condition.items:
                 raise condition.error("an empty list matches no row", "list the values wanted")
-            where[column] = [_scalar(value) for value in condition.sequence()]
+            where[column] = [scalar(value) for value in condition.sequence()]
         elif isinstance(condition.items, dict):
             condition.keys((), BOUNDS)
             if not condition.items:
@@ -326,204 +353,6 @@ def _where(item: Located) -> dict[str, object]:
         else:
             where[column] = condition.value
     return where
-
-
-def _at(item: Located | None, experiment: Experiment) -> dict[str, str]:
-    """A point of ``experiment``: a value for some of its axes, and ``variant``."""
-    if item is None:
-        return {}
-    at: dict[str, str] = {}
-    for key, value in item.mapping().items():
-        text = _scalar(value)
-        if key == VARIANT:
-            known = (*(experiment.variants or ()), "base")
-            if text not in known:
-                raise value.error(
-                    f"experiment `{experiment.name}` has no variant `{text}`",
-                    f"its variants are: {', '.join(known)}",
-                )
-        else:
-            axis = experiment.axis(key)
-            if axis is None:
-                names_ = ", ".join(a.name for a in experiment.axes) or "none"
-                raise value.error(
-                    f"experiment `{experiment.name}` has no axis `{key}`", f"its axes are: {names_}"
-                )
-            if text not in axis.values:
-                raise value.error(
-                    f"`{text}` is not a value of axis `{key}`",
-                    f"its values are: {', '.join(axis.values)}",
-                )
-        at[key] = text
-    return at
-
-
-def _check_point(item: Located, at: dict[str, str], experiment: Experiment, over: object) -> None:
-    """Checks that ``at`` picks one point of ``experiment`` (all axes but ``over``, and the
-    variant when it has variants); ``over`` may be a set of names left free."""
-    free = over if isinstance(over, set) else {over}
-    needed = [axis.name for axis in experiment.axes if axis.name not in free]
-    if experiment.variants is not None and VARIANT not in free:
-        needed.append(VARIANT)
-    missing = [name for name in needed if name not in at]
-    if missing:
-        raise item.error(
-            f"`at` does not pick one point of experiment `{experiment.name}`",
-            f"give {', '.join(missing)} in `at`",
-        )
-
-
-def _tolerance(item: Located | None) -> Tolerance:
-    if item is None:
-        return Tolerance()
-    if isinstance(item.value, str):
-        match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*%\s*", item.value)
-        if not match:
-            raise item.error("a tolerance is a share (`15%`) or an amount in the value's unit")
-        return Tolerance(relative=float(match.group(1)) / 100)
-    return Tolerance(relative=None, absolute=item.number())
-
-
-def _axis_points(item: Located, experiment: Experiment, verb: str) -> tuple[str, tuple[str, ...]]:
-    """The axis ``item`` names and its values in ``experiment``; an error at ``item`` naming
-    the axes there are if the experiment has no such axis."""
-    over = item.text()
-    values = experiment.points(over)
-    if values is None:
-        raise item.error(
-            f"experiment `{experiment.name}` has no axis `{over}`",
-            f"{verb} along one of: {experiment.dimensions()}",
-        )
-    return over, values
-
-
-def _claim(item: Located, tolerance: Tolerance, experiment: Experiment | None) -> Claim:
-    """A rule: one of ``value`` (with ``ci``), ``below``, ``above``, ``between``, or, over
-    an axis or the variants (``over``), ``order``, ``equal``, ``largest`` or ``smallest``
-    (the last two among all points, or among the points listed in ``among``)."""
-    kinds_known = ("value", "below", "above", "between", "order", "equal", "largest", "smallest")
-    item.keys((), (*kinds_known, "ci", "over", "among"))
-    m = item.mapping()
-    kinds = [k for k in kinds_known if k in m]
-    if len(kinds) != 1:
-        raise item.error(f"give one of {', '.join(f'`{k}`' for k in kinds_known)}")
-    kind = kinds[0]
-    if "among" in m and kind not in ("largest", "smallest"):
-        raise m["among"].error("`among` limits `largest` and `smallest`", "remove `among`")
-    if kind in ("order", "equal", "largest", "smallest"):
-        if "over" not in m or experiment is None:
-            raise item.error(f"`{kind}` compares points along an axis: add `over: AXIS`")
-        over, values = _axis_points(m["over"], experiment, "compare")
-
-        def point_of(place: Located) -> str:
-            point = _scalar(place)
-            if point not in values:
-                raise place.error(f"`{point}` is not a value of `{over}`")
-            return point
-
-        if kind in ("largest", "smallest"):
-            point = point_of(m[kind])
-            pool = [point_of(v) for v in m["among"].sequence()] if "among" in m else values
-            others = tuple(v for v in pool if v != point)
-            if not others:
-                raise m.get("among", item).error(f"`{kind}` needs another point to compare with")
-            return Claim(
-                kind, order=((point,), others), over=over, tolerance=tolerance, among="among" in m
-            )
-        groups = []
-        for element in m[kind].sequence():
-            if isinstance(element.items, list):
-                group = tuple(point_of(v) for v in element.sequence())
-            else:
-                group = (point_of(element),)
-            groups.append(group)
-        return Claim(kind, order=tuple(groups), over=over, tolerance=tolerance)
-    if kind == "between":
-        bounds = m["between"].sequence()
-        if len(bounds) != 2 or bounds[0].number() > bounds[1].number():
-            raise m["between"].error("a range is `[low, high]`")
-        return Claim(kind, ci=(bounds[0].number(), bounds[1].number()), tolerance=tolerance)
-    ci = None
-    if "ci" in m:
-        bounds = m["ci"].sequence()
-        if len(bounds) != 2 or bounds[0].number() > bounds[1].number():
-            raise m["ci"].error("a confidence interval is `[low, high]`")
-        ci = (bounds[0].number(), bounds[1].number())
-    return Claim(kind, number=m[kind].number(), ci=ci, tolerance=tolerance)
-
-
-def _published(
-    item: Located, metrics: dict[str, Metric], experiments: dict[str, Experiment]
-) -> Published:
-    item.keys(
-        ("id", "cite", "says"),
-        (
-            "metric",
-            "at",
-            "published",
-            "unit",
-            "tolerance",
-            "conclusion",
-            "conclusion_metric",
-            "why",
-            "printed",
-            "shown",
-        ),
-    )
-    m = item.mapping()
-    metric = m["metric"].text() if "metric" in m else None
-    if metric is not None and metric not in metrics:
-        raise m["metric"].error(f"no metric `{metric}`", f"the metrics are: {', '.join(metrics)}")
-    experiment = experiments[metrics[metric].experiment] if metric else None
-    at = _at(m.get("at"), experiment) if experiment else {}
-    tolerance = _tolerance(m.get("tolerance"))
-    claim = _claim(m["published"], tolerance, experiment) if "published" in m else None
-    if claim is not None and metric is None:
-        raise item.error("a value judged against qoslab needs its `metric`")
-    conclusion_metric = m["conclusion_metric"].text() if "conclusion_metric" in m else metric
-    if conclusion_metric is not None and conclusion_metric not in metrics:
-        raise m["conclusion_metric"].error(f"no metric `{conclusion_metric}`")
-    conclusion = None
-    if "conclusion" in m:
-        target = experiments[metrics[conclusion_metric].experiment] if conclusion_metric else None
-        conclusion = _claim(m["conclusion"], tolerance, target)
-    if claim is not None and experiment is not None:
-        over = m["published"].mapping().get("over")
-        # A rule over an axis, and an order of failure along one, leave that axis free.
-        failure_over = metrics[metric].failure_over if metric is not None else None
-        free = {over.value if over is not None else None, failure_over}
-        _check_point(item, at, experiment, free)
-    elif claim is None and experiment is not None:
-        _check_point(item, at, experiment, None)  # the metric shown beside it, at one point
-    why = None
-    if "why" in m:
-        m["why"].keys(("kind", "text"))
-        w = m["why"].mapping()
-        if w["kind"].text() not in WHY_KINDS:
-            raise w["kind"].error(
-                f"`{w['kind'].value}` is not a kind of reason", f"use one of {', '.join(WHY_KINDS)}"
-            )
-        why = Why(w["kind"].text(), w["text"].text())
-    if claim is None and why is None:
-        raise item.error(
-            "a value qoslab does not model needs `why`",
-            "say what is missing (kind: model) or why the metric is undefined",
-        )
-    printed = {k: v.number() for k, v in m["printed"].mapping().items()} if "printed" in m else {}
-    return Published(
-        id=m["id"].text(),
-        cite=m["cite"].text(),
-        says=m["says"].text(),
-        metric=metric,
-        at=at,
-        claim=claim,
-        unit=str(m["unit"].value) if "unit" in m else (metrics[metric].unit if metric else ""),
-        conclusion=conclusion,
-        conclusion_metric=conclusion_metric if conclusion is not None else None,
-        why=why,
-        printed=printed,
-        shown=m["shown"].text() if "shown" in m else None,
-    )
 
 
 def _table(item: Located, published: dict[str, Published], metrics: dict[str, Metric]) -> Table:
@@ -547,7 +376,7 @@ def _table(item: Located, published: dict[str, Published], metrics: dict[str, Me
         for reading in m["also"].sequence() if "also" in m else []:
             reading.keys(("label",), ("at", "metrics"))
             r = reading.mapping()
-            at = {k: _scalar(v) for k, v in r["at"].mapping().items()} if "at" in r else {}
+            at = {k: scalar(v) for k, v in r["at"].mapping().items()} if "at" in r else {}
             swap = {}
             for old, new in r["metrics"].mapping().items() if "metrics" in r else []:
                 for name, place in ((old, new), (new.text(), new)):
@@ -631,8 +460,8 @@ def _figure(
             raise value.error(f"no metric `{value.value}`")
         chosen.append(value.text())
     experiment = experiments[metrics[chosen[0]].experiment]
-    over, values = _axis_points(m["over"], experiment, "draw")
-    points = tuple(_scalar(v) for v in m["points"].sequence()) if "points" in m else None
+    over, values = axis_points(m["over"], experiment, "draw")
+    points = tuple(scalar(v) for v in m["points"].sequence()) if "points" in m else None
     for point in points or ():
         if point not in values:
             raise m["points"].error(f"`{point}` is not a value of `{over}`")
@@ -651,7 +480,7 @@ def _figure(
         over=over,
         points=points,
         group=group,
-        at=_at(m.get("at"), experiment),
+        at=point_at(m.get("at"), experiment),
         log=bool(m["log"].value) if "log" in m else False,
     )
 
@@ -671,9 +500,9 @@ def _plot_figure(item: Located, experiments: dict[str, Experiment]) -> Figure:
         raise m["experiment"].error(f"no experiment `{name}`")
     experiment = experiments[name]
     replication = m["replication"].count(0) if "replication" in m else None
-    at = _at(m.get("at"), experiment)
+    at = point_at(m.get("at"), experiment)
     if replication is not None:
-        _check_point(item, at, experiment, None)
+        check_point(item, at, experiment, None)
     trace: dict[str, object] | bool | None = None
     if "trace" in m:
         trace = cast(dict[str, object] | bool, m["trace"].plain())
@@ -724,11 +553,11 @@ def _timeline_figure(
             "draw one run: use the metrics of one experiment",
         )
     experiment = experiments[names_.pop()]
-    at = _at(m.get("at"), experiment)
-    _check_point(item, at, experiment, None)
+    at = point_at(m.get("at"), experiment)
+    check_point(item, at, experiment, None)
     clock = None
     if "clock" in m:
-        clock = _scalar(m["clock"])
+        clock = scalar(m["clock"])
         if not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", clock):
             raise m["clock"].error("a time of day is written `hh:mm`, e.g. `07:54`")
     return Figure(
