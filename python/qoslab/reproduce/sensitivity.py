@@ -13,6 +13,7 @@ say which assumption the verdict depends on and what it would become.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from qoslab.reproduce.judged import Judged, judge_all
@@ -67,12 +68,18 @@ def outcomes_at_ends(
                     setting,
                     ran.warnings,
                     changes=assumption.ends.settings_at(end),
-                    folder=f"{name}@{assumption.name}={end}",
+                    folder=_folder_name(f"{name}@{assumption.name}={end}"),
                 )
             out[assumption.name, end] = {
                 j.row.id: j.outcome for j in judge_all(Measurements(study, sweeps))
             }
     return out
+
+
+def _folder_name(text: str) -> str:
+    """A runs folder's name for ``text``: anything but letters, digits, ``.``, ``_``,
+    ``-``, ``@`` and ``=`` (a space, a slash) becomes ``-``."""
+    return re.sub(r"[^A-Za-z0-9._@=-]", "-", text)
 
 
 def robustness(
