@@ -91,6 +91,8 @@ def _claim(item: Located, tolerance: Tolerance, experiment: Experiment | None) -
 def published_value(
     item: Located, metrics: dict[str, Metric], experiments: dict[str, Experiment]
 ) -> Published:
+    """One entry of ``published.yaml``, checked against the study's ``metrics`` and
+    ``experiments`` (the ids that ``of`` names are checked once every entry is read)."""
     item.keys(
         ("id", "cite", "says"),
         (
