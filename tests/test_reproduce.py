@@ -206,7 +206,7 @@ def test_the_runs_of_a_ranges_ends_are_kept_apart_in_a_runs_folder(tmp_path):
     setting = Setting(quick=True, progress=False, runs=runs)
     reproduce("congestion-mgmt-lab", tmp_path / "out", setting, "qoslab reproduce")
     kept = sorted(p.name for p in runs.iterdir() if p.is_dir())
-    assert kept == ["schemes", "schemes@tx-ring=1-packet", "schemes@tx-ring=4-packets"]
+    assert kept == ["schemes", "schemes-tx-ring-1-packet", "schemes-tx-ring-4-packets"]
 
 
 def test_inputs_and_the_studys_inconsistencies_are_counted_apart():

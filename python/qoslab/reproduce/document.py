@@ -152,7 +152,6 @@ def _write(
         "results": sum(tally.values()),
         "tables": [_table(table, by_id, readings, robustness, measured) for table in study.tables],
         "sensitivity": study.sensitivity,
-        "robustness": robustness,
         "judged_results": len(judged_results),
         "robust_results": sum(1 for j in judged_results if _robust(robustness, j)),
         "fragile": [(j, robustness[j.row.id]) for j in judged if not _robust(robustness, j)],
@@ -254,13 +253,20 @@ def _table(
     return {"spec": table, "blocks": blocks}
 
 
-def _robust_text(robustness: dict[str, Robustness], j: Judged) -> str:
-    """A findings table's robustness cell: ``yes``, or what the outcome depends on (empty
-    when the study declares no ranges, or for a value not judged)."""
+def _robust_cells(robustness: dict[str, Robustness], j: Judged) -> tuple[str, str]:
+    """Whether ``j`` is robust (``yes`` or ``no``) and what its outcome depends on; both
+    empty when the study declares no ranges, or for a value not judged."""
     if j.row.id not in robustness or j.row.claim is None:
-        return ""
+        return "", ""
     r = robustness[j.row.id]
-    return "yes" if r.robust else f"no: {r.text()}"
+    return ("yes", "") if r.robust else ("no", r.text())
+
+
+def _robust_text(robustness: dict[str, Robustness], j: Judged) -> str:
+    """A findings table's robustness cell: ``yes``, or ``no:`` and what the outcome depends
+    on (empty when the study declares no ranges, or for a value not judged)."""
+    robust, depends = _robust_cells(robustness, j)
+    return f"{robust}: {depends}" if depends else robust
 
 
 def _readings(
@@ -390,7 +396,7 @@ def _verdicts_csv(judged: list[Judged], robustness: dict[str, Robustness]) -> st
         weakest = j.weakest
         single = j.estimates.get(None)
         band = claim.band() if claim and claim.kind == "value" else None
-        robust = _robust_text(robustness, j)
+        robust, depends = _robust_cells(robustness, j)
         writer.writerow(
             [
                 j.row.id,
@@ -407,8 +413,8 @@ def _verdicts_csv(judged: list[Judged], robustness: dict[str, Robustness]) -> st
                 repr(band[1]) if band else "",
                 repr(weakest.difference.low) if weakest else "",
                 f"{claim.margin:g}" if claim and claim.ordering else "",
-                robust.split(":")[0],
-                robust.partition(": ")[2],
+                robust,
+                depends,
                 why.kind if why else "",
                 " ".join(why.text.split()) if why else "",
             ]

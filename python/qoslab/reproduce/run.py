@@ -104,6 +104,8 @@ def run_experiment(
 
 
 def _replications(study: Study, experiment: Experiment, setting: Setting) -> int:
+    """The replications of ``experiment``: the setting's, the quick setting's, the
+    experiment's own or the study's."""
     return setting.replications or (
         study.quick.replications if setting.quick else experiment.replications or study.replications
     )

@@ -13,9 +13,9 @@ say which assumption the verdict depends on and what it would become.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from qoslab.output import folder_name
 from qoslab.reproduce.judged import Judged, judge_all
 from qoslab.reproduce.measure import Measurements
 from qoslab.reproduce.model import Study
@@ -43,7 +43,7 @@ class Robustness:
         return not self.changes
 
     def text(self) -> str:
-        """What the outcome depends on, in words: ``tx-ring: 1 → differs``; empty when
+        """What the outcome depends on, in words: ``tx-ring 1 packet → differs``; empty when
         robust."""
         return "; ".join(f"{c.assumption} {c.end} → {c.outcome}" for c in self.changes)
 
@@ -68,18 +68,12 @@ def outcomes_at_ends(
                     setting,
                     ran.warnings,
                     changes=assumption.ends.settings_at(end),
-                    folder=_folder_name(f"{name}@{assumption.name}={end}"),
+                    folder=folder_name(f"{name}@{assumption.name}={end}"),
                 )
             out[assumption.name, end] = {
                 j.row.id: j.outcome for j in judge_all(Measurements(study, sweeps))
             }
     return out
-
-
-def _folder_name(text: str) -> str:
-    """A runs folder's name for ``text``: anything but letters, digits, ``.``, ``_``,
-    ``-``, ``@`` and ``=`` (a space, a slash) becomes ``-``."""
-    return re.sub(r"[^A-Za-z0-9._@=-]", "-", text)
 
 
 def robustness(

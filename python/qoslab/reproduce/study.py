@@ -177,15 +177,14 @@ def _sensitivity(name: str, item: Located, experiments: dict[str, Experiment]) -
             f"a range has two ends, not {len(ends.values)}",
             "give the low and the high end of the plausible values, each with a label",
         )
-    chosen = tuple(e.text() for e in m["experiments"].sequence()) if "experiments" in m else ()
-    for place, experiment in zip(
-        m["experiments"].sequence() if "experiments" in m else [], chosen, strict=True
-    ):
-        if experiment not in experiments:
+    places = m["experiments"].sequence() if "experiments" in m else []
+    for place in places:
+        if place.text() not in experiments:
             raise place.error(
-                f"no experiment `{experiment}`", f"the experiments are: {', '.join(experiments)}"
+                f"no experiment `{place.value}`", f"the experiments are: {', '.join(experiments)}"
             )
-    return Sensitivity(name, m["about"].text(), ends, chosen or tuple(experiments))
+    chosen = tuple(place.text() for place in places) or tuple(experiments)
+    return Sensitivity(name, m["about"].text(), ends, chosen)
 
 
 def _overrides(item: Located | None) -> dict[str, str]:
