@@ -479,12 +479,15 @@ def test_each_study_reproduces_in_its_quick_setting_with_well_formed_documents(t
     assert [row["id"] for row in rows] == list(study.published)
     assert {row["verdict"] for row in rows} <= {*VERDICTS, *APART}
     results = [r for r in study.published.values() if r.role == "result"]
-    assert sum(result.written.counts.values()) == len(results)
+    assert sum(result.written.tally.counts.values()) == len(results)
     roles = [r.role for r in study.published.values()]
-    assert result.written.apart[DERIVED] == roles.count(DERIVED)
-    assert sum(result.written.apart[o] for o in APART) == roles.count(INPUT) + roles.count(
+    assert result.written.tally.apart[DERIVED] == roles.count(DERIVED)
+    assert sum(result.written.tally.apart[o] for o in APART) == roles.count(INPUT) + roles.count(
         INCONSISTENT
     )
+    judged = [row["robust"] for row in rows if row["role"] == "result" and row["robust"]]
+    robust = (judged.count("yes"), len(judged)) if study.sensitivity else None
+    assert result.written.tally.robust == robust
     check_verdict_rules(rows, name)
     check_robustness(rows, study, (tmp_path / f"{name}.md").read_text())
     # Every value judged has a qoslab value; the ones not modelled have a reason.
@@ -831,7 +834,10 @@ def test_a_committed_page_agrees_with_its_verdicts_and_explains_every_difference
         if row["verdict"] not in (REPRODUCED, INPUT_CONFIRMED):
             assert row["why"], f"{name}: {row['id']} is {row['verdict']} without a reason"
     index = (DOCS / "README.md").read_text()
-    assert f"[{name}]({name}.md)" in index
+    line = next(line for line in index.splitlines() if line.startswith(f"| [{name}]({name}.md)"))
+    judged = [row["robust"] for row in results if row["robust"]]
+    share = f"{judged.count('yes')} of {len(judged)}" if judged else "no ranges"
+    assert f"| {share} |" in line
     check_verdict_rules(rows, name)
     check_robustness(rows, load(name), page)
     # The counts again under each other reading its tables show, summing to the results.
@@ -993,5 +999,11 @@ def test_reproducing_one_study_into_a_folder_with_an_index_updates_its_line(tmp_
     assert status in (0, 1)
     index = (tmp_path / "README.md").read_text()
     assert "[congestion-mgmt-lab](congestion-mgmt-lab.md)" in index
+    # One Markdown table: the header, its rule and a row per study, with no blank line.
+    lines = index.splitlines()
+    start = next(n for n, line in enumerate(lines) if line.startswith("| study |"))
+    table = lines[start : start + 2 + len(catalogue())]
+    assert all(line.startswith("|") for line in table), table
+    assert table[1].startswith("|---")
     assert "`qoslab reproduce congestion-mgmt-lab --quick -o " in index
     capsys.readouterr()

@@ -165,18 +165,19 @@ impl AppSpec {
         match self {
             AppSpec::Bulk(params) => params.users.unwrap_or(1),
             AppSpec::Http(params) | AppSpec::Rpc(params) => params.users.unwrap_or(1),
-            AppSpec::Ptt(_) => 1,
+            AppSpec::Ptt(_) => ptt::CONTROL_CONNECTIONS,
         }
     }
 }
 
 impl App {
-    /// Number of users, each with its own endpoint pair.
+    /// Number of users, each with its own endpoint pair (a push-to-talk application's
+    /// control connections).
     pub fn user_count(&self) -> u32 {
         match self {
             App::Bulk(app) => app.user_count(),
             App::RequestResponse(app) => app.user_count(),
-            App::Ptt(_) => 1,
+            App::Ptt(_) => ptt::CONTROL_CONNECTIONS,
         }
     }
 
@@ -185,7 +186,7 @@ impl App {
         match self {
             App::Bulk(app) => app.rng.draws(),
             App::RequestResponse(app) => app.rng.draws(),
-            App::Ptt(app) => app.rng.draws(),
+            App::Ptt(app) => app.draws(),
         }
     }
 
@@ -194,13 +195,13 @@ impl App {
         match self {
             App::Bulk(app) => app.first_starts(start),
             App::RequestResponse(app) => app.first_starts(start),
-            App::Ptt(_) => vec![start],
+            App::Ptt(_) => PttApp::first_starts(start),
         }
     }
 
     /// User `user`'s timer fires at `now`: a bulk or request-response user starts its next
-    /// transfer or request; a push-to-talk application opens its control connection, then
-    /// runs its voice clock.
+    /// transfer or request; a push-to-talk application opens its first control connection,
+    /// then runs its voice clock (user 0), or opens its second (user 1).
     pub fn on_timer(
         &mut self,
         user: u32,
@@ -211,7 +212,8 @@ impl App {
         match self {
             App::Bulk(app) => app.start(user, stack, now, warmup_end),
             App::RequestResponse(app) => app.start(user, stack, now, warmup_end),
-            App::Ptt(app) => return app.on_timer(stack, now, warmup_end),
+            App::Ptt(app) if user == 0 => return app.on_timer(stack, now, warmup_end),
+            App::Ptt(app) => app.open_second(stack, now),
         }
         AppRequest::default()
     }
@@ -229,7 +231,9 @@ impl App {
             App::Bulk(app) => app.progress(user, stack, now, warmup_end),
             App::RequestResponse(app) => app.progress(user, stack, now, warmup_end),
             App::Ptt(app) => {
-                app.progress(stack, now, warmup_end);
+                if user == 0 {
+                    app.progress(stack, now, warmup_end);
+                }
                 None
             }
         };

@@ -201,18 +201,19 @@ def _summary(result: Reproduction) -> Table:
     from qoslab.analysis.verdict import VERDICTS
 
     study = result.study
-    written = result.written
-    results = sum(written.counts.values())
-    aside = ", ".join(f"{n} {name}" for name, n in written.apart.items() if n)
+    tally = result.written.tally
+    results = sum(tally.counts.values())
+    aside = ", ".join(f"{n} {name}" for name, n in tally.apart.items() if n)
     table = Table(
         box=box.SIMPLE_HEAD,
         title=plain(
             f"{study.name}: {results} results"
             + (f" ({aside} apart)" if aside else "")
+            + (f", robust {tally.robust_text()}" if tally.robust else "")
             + f", {result.ran.took} of runs"
         ),
     )
     for verdict in VERDICTS:
         table.add_column(verdict, justify="right")
-    table.add_row(*(str(written.counts[v]) for v in VERDICTS))
+    table.add_row(*(str(tally.counts[v]) for v in VERDICTS))
     return table

@@ -74,7 +74,7 @@ def write_index(done: Mapping[str, document.Written], folder: str | Path, comman
     """``README.md`` in ``folder``: every study of the catalogue with its verdict counts,
     from ``done`` (what the reproductions done now wrote, by study) or from the verdicts
     already in ``folder``."""
-    tallies = {name: (written.counts, written.apart) for name, written in done.items()}
+    tallies = {name: written.tally for name, written in done.items()}
     return document.index(catalogue(), tallies, Path(folder), command, __version__)
 
 

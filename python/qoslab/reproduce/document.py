@@ -51,16 +51,31 @@ from qoslab.reproduce.sensitivity import Robustness
 
 
 @dataclass(frozen=True)
+class Tally:
+    """A reproduction's verdict counts (of its results), what it counted apart
+    (:func:`qoslab.analysis.verdict.apart`) and, where the study declares ranges, how many
+    of its judged results are robust over them: ``(robust, judged)``."""
+
+    counts: dict[str, int]
+    apart: dict[str, int]
+    robust: tuple[int, int] | None
+
+    def robust_text(self) -> str:
+        """The robust share in words: ``17 of 20``, or ``no ranges``."""
+        if self.robust is None:
+            return "no ranges"
+        return f"{self.robust[0]} of {self.robust[1]}"
+
+
+@dataclass(frozen=True)
 class Written:
-    """What a reproduction wrote, its verdict counts (of the results) and what it counted
-    apart (:func:`qoslab.analysis.verdict.apart`)."""
+    """What a reproduction wrote and its tally."""
 
     markdown: Path
     html: Path
     verdicts: Path
-    counts: dict[str, int]
+    tally: Tally
     unexplained: list[str]
-    apart: dict[str, int]
 
 
 def environments() -> tuple[Environment, Environment]:
@@ -141,6 +156,7 @@ def _write(
     judged_results = [j for j in judged if j.counted and j.row.claim is not None]
     aside = apart([(j.row.role, j.outcome) for j in judged])
     unexplained = [j.row.id for j in judged if not j.explained]
+    robust_results = sum(1 for j in judged_results if _robust(robustness, j))
     context = {
         "study": study,
         "command": command,
@@ -153,7 +169,7 @@ def _write(
         "tables": [_table(table, by_id, readings, robustness, measured) for table in study.tables],
         "sensitivity": study.sensitivity,
         "judged_results": len(judged_results),
-        "robust_results": sum(1 for j in judged_results if _robust(robustness, j)),
+        "robust_results": robust_results,
         "fragile": [(j, robustness[j.row.id]) for j in judged if not _robust(robustness, j)],
         "reading_counts": {
             label: counts([verdicts.get(j.row.id, j).verdict for j in judged if j.counted])
@@ -174,7 +190,8 @@ def _write(
         f"{study.name}.html", html_pages.get_template("study.html.j2").render(context).encode()
     )
     verdicts = assets.write("verdicts.csv", _verdicts_csv(judged, robustness).encode())
-    return Written(markdown, html, verdicts, tally, unexplained, aside)
+    robust = (robust_results, len(judged_results)) if robustness else None
+    return Written(markdown, html, verdicts, Tally(tally, aside, robust), unexplained)
 
 
 def _robust(robustness: dict[str, Robustness], j: Judged) -> bool:
@@ -422,9 +439,9 @@ def _verdicts_csv(judged: list[Judged], robustness: dict[str, Robustness]) -> st
     return buffer.getvalue()
 
 
-def counts_in(folder: Path, name: str) -> tuple[dict[str, int], dict[str, int]] | None:
-    """The verdict counts, and the counts apart, of the reproduction of ``name`` written in
-    ``folder`` earlier, if there is one that reads."""
+def counts_in(folder: Path, name: str) -> Tally | None:
+    """The tally of the reproduction of ``name`` written in ``folder`` earlier, if there is
+    one that reads."""
     try:
         with Folder.open(folder / name, create=False, ledger=False) as assets:
             if not exists(assets.fd, "verdicts.csv"):
@@ -433,33 +450,31 @@ def counts_in(folder: Path, name: str) -> tuple[dict[str, int], dict[str, int]] 
     except (OutputError, ReadError):
         return None
     rows = list(csv.DictReader(io.StringIO(text, newline="")))
-    if not rows or not {"verdict", "role"} <= set(rows[0]):
+    if not rows or not {"verdict", "role", "robust"} <= set(rows[0]):
         return None
-    results = [row["verdict"] for row in rows if row["role"] == RESULT]
-    return counts(results), apart([(row["role"], row["verdict"]) for row in rows])
+    results = [row for row in rows if row["role"] == RESULT]
+    judged = [row["robust"] for row in results if row["robust"]]
+    return Tally(
+        counts([row["verdict"] for row in results]),
+        apart([(row["role"], row["verdict"]) for row in rows]),
+        (judged.count("yes"), len(judged)) if judged else None,
+    )
 
 
 def index(
     catalogue: dict[str, str],
-    done: dict[str, tuple[dict[str, int], dict[str, int]]],
+    done: dict[str, Tally],
     folder: Path,
     command: str,
     version: str,
 ) -> Path:
-    """Writes ``README.md`` in ``folder``: each study of ``catalogue`` with its verdict
-    counts and what it counts apart — from ``done`` (reproduced now), from the verdicts
-    written in ``folder`` before, or none yet."""
-    rows = []
-    for name, what in catalogue.items():
-        tallies = done.get(name) or counts_in(folder, name)
-        rows.append(
-            {
-                "name": name,
-                "what": what,
-                "counts": tallies[0] if tallies else None,
-                "apart": tallies[1] if tallies else None,
-            }
-        )
+    """Writes ``README.md`` in ``folder``: each study of ``catalogue`` with its tally — from
+    ``done`` (reproduced now), from the verdicts written in ``folder`` before, or none
+    yet."""
+    rows = [
+        {"name": name, "what": what, "tally": done.get(name) or counts_in(folder, name)}
+        for name, what in catalogue.items()
+    ]
     markdown_pages, _ = environments()
     text = markdown_pages.get_template("index.md.j2").render(
         rows=rows,

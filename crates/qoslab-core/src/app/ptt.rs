@@ -3,7 +3,10 @@
 //! UDP codec packets during each talk spurt, and the client tells the server over a TCP
 //! control connection when a spurt starts and when it ends.
 //!
-//! The control connection opens when the application starts and stays open for the run.
+//! The client opens two control connections, as the thesis' trace shows IP Tone doing
+//! (Appendix C: two SYNs to port 8896, 12.147 ms apart): the first when the application
+//! starts, the second 12.147 ms later. Both stay open for the run; the messages go on the
+//! first, and nothing is written on the second.
 //! Talk spurts and pauses alternate, their lengths drawn from `talk` and `pause` (the
 //! thesis' ON-OFF traffic: ON 1–18 s, OFF 1–75 s, here uniform by default); the first
 //! spurt follows a first pause. At a spurt's start the client writes one signalling
@@ -20,6 +23,13 @@
 //! written as the connection opens, there is no first pause and no closing message, and
 //! nothing is drawn from the random stream.
 //!
+//! With `send_jitter` on the traffic entry, each voice packet leaves late by a draw of it,
+//! never before the packet before it ([`SendJitter`]); the voice clock keeps the nominal
+//! instants, so the spurts, their packet counts and their ends are as without it, and the
+//! opening message of a spurt is written as its first packet leaves. The draws come from a
+//! random stream of their own (`NAME send jitter`), so the talk spurts and pauses are drawn
+//! exactly as without the jitter.
+//!
 //! The voice is a codec preset (`{codec: gsm-fr, interval: 100ms}`), or, when no preset
 //! describes the application's packets, their IP size and interval (`{size: 370B,
 //! interval: 197ms}`: the thesis' IP Tone packets, 384 bytes with the Ethernet header, one
@@ -33,7 +43,7 @@
 
 use super::app_stats::AppStats;
 use super::talk_spurts::TalkSpurts;
-use super::AppRequest;
+use super::{pair_of, AppRequest};
 use crate::config::error::{join_path, Issue};
 use crate::engine::Rng;
 use crate::ids::EndpointId;
@@ -43,6 +53,7 @@ use crate::traffic::codec::Codec;
 use crate::traffic::distribution::DurationDist;
 use crate::traffic::generator::check_size;
 use crate::traffic::pattern::{CodecParams, PatternEnv, PatternSpec};
+use crate::traffic::send_jitter::SendJitter;
 use crate::units::{Duration, Size};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
@@ -52,8 +63,13 @@ use std::path::Path;
 
 /// Default signalling message, bytes (the IP Tone messages' length in the thesis' trace).
 pub const DEFAULT_MESSAGE_BYTES: u64 = 284;
-/// Default TCP port of the control connection (IP Tone's, from the thesis' access lists).
+/// Default TCP port of the control connections (IP Tone's, from the thesis' access lists).
 pub const DEFAULT_SIGNALLING_PORT: u16 = 8896;
+/// Control connections the client opens (IP Tone's two in the thesis' trace, Appendix C).
+pub const CONTROL_CONNECTIONS: u32 = 2;
+/// How long after the first the client opens its second control connection, ns (the two
+/// SYNs of the thesis' trace, Appendix C: 0 and 0.012147 s).
+pub const SECOND_CONNECTION_AFTER_NS: u64 = 12_147_000;
 
 /// How long the user talks at a time.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -202,13 +218,20 @@ enum Floor {
 /// A running push-to-talk application.
 #[derive(Clone, Debug)]
 pub struct PttApp {
-    /// The control connection's client endpoint (the server is its peer).
+    /// The first control connection's client endpoint (the server is its peer; the second
+    /// connection is the next pair).
     pair: EndpointId,
     /// Whether the control connection is open and the voice clock running.
     started: bool,
     talk: Talk,
     pause: DurationDist,
     interval_ns: u64,
+    /// The voice's send-timing jitter, if any, with the random stream of its draws (its
+    /// own, so that the talk spurts are those of a sender without it).
+    send_jitter: Option<(SendJitter, Rng)>,
+    /// The instant the current tick was due: the voice clock runs on these, whatever the
+    /// send jitter made of them.
+    nominal: SimTime,
     message_bytes: u64,
     floor: Floor,
     /// Whether the current spurt is measured.
@@ -218,7 +241,7 @@ pub struct PttApp {
     /// Messages not yet delivered: (the stream offset of their end, when written).
     pending: VecDeque<(u64, SimTime)>,
     delivered_seen: u64,
-    pub(super) rng: Rng,
+    rng: Rng,
     /// Signalling messages (the transfers) and their delivery times.
     pub stats: AppStats,
     /// The voice's talk spurts.
@@ -227,14 +250,23 @@ pub struct PttApp {
 
 impl PttApp {
     /// An application whose control connection is the endpoint pair `pair`, with voice
-    /// packets every `interval_ns`.
-    pub fn new(params: &PttParams, interval_ns: u64, pair: EndpointId, rng: Rng) -> Self {
+    /// packets every `interval_ns`, each late by a draw of `send_jitter` (from its random
+    /// stream) if given.
+    pub fn new(
+        params: &PttParams,
+        interval_ns: u64,
+        send_jitter: Option<(SendJitter, Rng)>,
+        pair: EndpointId,
+        rng: Rng,
+    ) -> Self {
         PttApp {
             pair,
             started: false,
             talk: params.talk.unwrap_or(Talk::Spurts(DurationDist::Uniform(1_000_000_000, 18_000_000_000))),
             pause: params.pause.unwrap_or(DurationDist::Uniform(1_000_000_000, 75_000_000_000)),
             interval_ns,
+            send_jitter,
+            nominal: SimTime::ZERO,
             message_bytes: params.message_size.map_or(DEFAULT_MESSAGE_BYTES, |s| s.0),
             floor: Floor::Pause,
             tracking: false,
@@ -245,6 +277,21 @@ impl PttApp {
             stats: AppStats::new(1),
             spurts: TalkSpurts::default(),
         }
+    }
+
+    /// When the application's two timers fire first, for an application starting at
+    /// `start`: the voice clock's (which first opens the first control connection) at
+    /// `start`, the second connection's [`SECOND_CONNECTION_AFTER_NS`] later.
+    pub fn first_starts(start: SimTime) -> Vec<SimTime> {
+        vec![start, start.after(SECOND_CONNECTION_AFTER_NS)]
+    }
+
+    /// Opens the second control connection at `now`; nothing is written on it.
+    pub fn open_second(&self, stack: &mut TcpStack, now: SimTime) {
+        let TcpStack { slots, out } = stack;
+        let client = &mut slots[pair_of(self.pair, 1)].endpoint;
+        client.sender.open();
+        client.output(now, out);
     }
 
     /// The application's timer at `now`: the first opens the control connection and sets
@@ -263,29 +310,32 @@ impl PttApp {
             Talk::Continuous => now,
             Talk::Spurts(_) => now.after(self.pause.sample_ns(&mut self.rng)),
         };
-        AppRequest { timer: Some(first_spurt), datagram: false }
+        AppRequest { timer: Some(self.due(first_spurt, now, true)), datagram: false }
     }
 
-    /// The voice clock ticks at `now`: starts or ends a spurt (writing its signalling
-    /// message) and says whether a voice packet leaves now and when the next tick is.
+    /// The voice clock ticks (the tick due at `self.nominal` fires at `now`): starts or
+    /// ends a spurt (writing its signalling message) and says whether a voice packet leaves
+    /// now and when the next tick is.
     fn tick(&mut self, stack: &mut TcpStack, now: SimTime, warmup_end: SimTime) -> AppRequest {
-        let next_voice = Some(now.after(self.interval_ns));
+        let nominal = self.nominal;
+        let next_voice = nominal.after(self.interval_ns);
         match self.floor {
-            Floor::Talk(until) if now < until => {
+            Floor::Talk(until) if nominal < until => {
                 if self.tracking {
                     self.spurts.on_sent(now);
                 }
-                AppRequest { timer: next_voice, datagram: true }
+                AppRequest { timer: Some(self.due(next_voice, now, next_voice < until)), datagram: true }
             }
             Floor::Talk(_) => {
                 self.signal(stack, now, warmup_end);
                 self.floor = Floor::Pause;
-                AppRequest { timer: Some(now.after(self.pause.sample_ns(&mut self.rng))), datagram: false }
+                let next_spurt = nominal.after(self.pause.sample_ns(&mut self.rng));
+                AppRequest { timer: Some(self.due(next_spurt, now, true)), datagram: false }
             }
             Floor::Pause => {
                 self.signal(stack, now, warmup_end);
                 let until = match self.talk {
-                    Talk::Spurts(talk) => now.after(talk.sample_ns(&mut self.rng)),
+                    Talk::Spurts(talk) => nominal.after(talk.sample_ns(&mut self.rng)),
                     Talk::Continuous => SimTime::NEVER,
                 };
                 self.floor = Floor::Talk(until);
@@ -295,9 +345,26 @@ impl PttApp {
                     self.spurts.begin(now);
                     self.spurts.on_sent(now);
                 }
-                AppRequest { timer: next_voice, datagram: true }
+                AppRequest { timer: Some(self.due(next_voice, now, next_voice < until)), datagram: true }
             }
         }
+    }
+
+    /// When the tick due at `nominal` fires, the tick before it having fired at `now`: on
+    /// time, or, for a tick that sends a voice packet (`sends`) under send jitter, late by
+    /// a draw but never before `now` ([`SendJitter::departure`]). The voice clock keeps
+    /// `nominal`, so the jitter never moves a later tick.
+    fn due(&mut self, nominal: SimTime, now: SimTime, sends: bool) -> SimTime {
+        self.nominal = nominal;
+        match &mut self.send_jitter {
+            Some((jitter, rng)) if sends => jitter.departure(nominal, now, rng),
+            _ => nominal.max(now),
+        }
+    }
+
+    /// How many random numbers the application has drawn.
+    pub fn draws(&self) -> u64 {
+        self.rng.draws() + self.send_jitter.as_ref().map_or(0, |(_, rng)| rng.draws())
     }
 
     /// A voice packet sent at `sent` reached the server at `now`.

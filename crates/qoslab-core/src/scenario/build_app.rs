@@ -16,6 +16,7 @@ use crate::packet::{protocol, Packet};
 use crate::scenario::flow_spec::FlowSpec;
 use crate::sim::{AppInfo, AppSetup, DatagramOut, FlowInfo, RunInfo, Sink};
 use crate::time::SimTime;
+use crate::traffic::send_jitter::SendJitter;
 use crate::traffic::size_dist::SizeDist;
 use std::collections::HashMap;
 
@@ -107,7 +108,10 @@ pub(super) fn add_app(
     let first = apps.stack.slots.next_key();
     let rng = Rng::for_stream(run.seed, run.replication, &flow.name);
     let interval_ns = voice.map(|(_, interval_ns)| interval_ns);
-    let mut app = new_app(app_spec, at, interval_ns, first, rng)?;
+    let send_jitter = SendJitter::checked(flow.send_jitter, &format!("{at}.send_jitter"))?.map(|jitter| {
+        (jitter, Rng::for_stream(run.seed, run.replication, &format!("{} send jitter", flow.name)))
+    });
+    let mut app = new_app(app_spec, at, interval_ns.map(|ns| (ns, send_jitter)), first, rng)?;
     // Each user's connection has its own client port, as an operating system gives each
     // connection its own ephemeral port.
     for user in 0..app.user_count() {
@@ -211,11 +215,11 @@ fn check_app_flow(flow: &FlowSpec, at: &str, mtu_bytes: u32) -> Result<(), Issue
 }
 
 /// The application `app_spec` (at key path `at`) with its first endpoint `first`; a
-/// push-to-talk one sends voice every `voice_interval_ns`.
+/// push-to-talk one sends voice every `voice.0` ns, with the send jitter `voice.1`.
 fn new_app(
     app_spec: &AppSpec,
     at: &str,
-    voice_interval_ns: Option<u64>,
+    voice: Option<(u64, Option<(SendJitter, Rng)>)>,
     first: EndpointId,
     rng: Rng,
 ) -> Result<App, Issue> {
@@ -244,8 +248,8 @@ fn new_app(
         }
         AppSpec::Ptt(params) => {
             check_ptt(params, at)?;
-            let interval_ns = voice_interval_ns.expect("a push-to-talk voice pattern");
-            App::Ptt(PttApp::new(params, interval_ns, first, rng))
+            let (interval_ns, send_jitter) = voice.expect("a push-to-talk voice pattern");
+            App::Ptt(PttApp::new(params, interval_ns, send_jitter, first, rng))
         }
     })
 }

@@ -10,6 +10,7 @@ use super::build_routes::Routes;
 use super::build_tunnels::{crossing, path_mtu_bytes};
 use super::flow_spec::FlowSpec;
 use super::limits::Workload;
+use crate::app::AppSpec;
 use crate::config::error::Issue;
 use crate::engine::Rng;
 use crate::ids::{FlowId, NodeId, PortId, SourceId, Table};
@@ -160,10 +161,11 @@ fn refuse_pattern_keys(flow: &FlowSpec, at: &str) -> Result<(), Issue> {
              http and rpc `requests`)",
         ));
     }
-    if flow.send_jitter.is_some() {
+    let voice = matches!(flow.app, Some(AppSpec::Ptt(_)));
+    if flow.send_jitter.is_some() && !voice {
         return Err(Issue::at(
             format!("{at}.send_jitter"),
-            "`send_jitter` delays the packets of an open-loop pattern",
+            "`send_jitter` delays the packets of an open-loop pattern or of push-to-talk voice",
         )
         .hint("remove it: an application's packets leave when it and TCP send them"));
     }
@@ -181,14 +183,7 @@ fn stream_limits(flow: &FlowSpec, at: &str) -> Result<(u64, Option<SendJitter>),
         Some(n) => n,
         None => UNLIMITED_PACKETS,
     };
-    let send_jitter = match flow.send_jitter {
-        Some(dist) if dist.mean_ns() == 0.0 => {
-            return Err(Issue::at(format!("{at}.send_jitter"), "a send jitter of 0 s delays nothing")
-                .hint("remove `send_jitter`, or give a delay such as `{uniform: [0ms, 10ms]}`"))
-        }
-        jitter => jitter.map(SendJitter),
-    };
-    Ok((packets, send_jitter))
+    Ok((packets, SendJitter::checked(flow.send_jitter, &format!("{at}.send_jitter"))?))
 }
 
 /// The route and active time of `flow` (traffic entry at key path `at`).

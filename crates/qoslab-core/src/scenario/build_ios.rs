@@ -66,7 +66,7 @@ pub(super) fn with_router_configs(spec: &ScenarioSpec) -> Result<(Interfaces, Io
                     "remove one of them: {names_at} already takes it from `{node}`'s configuration"
                 )));
             }
-            entry.ios = Some(IosSpec { config, interface: names[end].clone(), scheduler: None });
+            entry.ios = Some(IosSpec { config, interface: names[end].clone(), scheduler: None, then: None });
             origins.insert((node.clone(), peer.clone()), (format!("topology.nodes.{node}.ios"), names_at));
         }
     }
@@ -125,10 +125,23 @@ pub(super) fn ios_interface(
         })?;
         (text, Some(path.display().to_string()))
     };
-    // Where in the configuration: `file:line:column` for a file, `line L, column C` for text.
+    // The commands of `then` follow the configuration's, from global configuration mode
+    // (`end`); their line L is line `then_from` + L of the whole.
+    let (text, then_from) = match &spec.then {
+        Some(then) => {
+            let head = format!("{}\nend\n", text.trim_end_matches(['\n', '\r']));
+            let then_from = head.lines().count();
+            (head + then, then_from)
+        }
+        None => (text, usize::MAX),
+    };
+    let then_at = join_path(at, "then");
+    // Where in the configuration: the key path, and `file:line:column` for a file, `line L,
+    // column C` for text and for the commands of `then`.
     let place = |line: usize, column: usize| match &origin {
-        Some(file) => format!("{file}:{line}:{column}: "),
-        None => format!("line {line}, column {column}: "),
+        _ if line > then_from => (then_at.clone(), format!("line {}, column {column}: ", line - then_from)),
+        Some(file) => (config_at.clone(), format!("{file}:{line}:{column}: ")),
+        None => (config_at.clone(), format!("line {line}, column {column}: ")),
     };
     let origin = origin.clone().unwrap_or_else(|| "the configuration".to_owned());
     let mut config = parse(&text);
@@ -140,7 +153,8 @@ pub(super) fn ios_interface(
         if error.line == 0 {
             Issue::at(join_path(at, "interface"), error.message).hint(hint)
         } else {
-            Issue::at(&config_at, format!("{}{}", place(error.line, error.column), error.message))
+            let (key_path, place) = place(error.line, error.column);
+            Issue::at(key_path, format!("{place}{}", error.message))
                 .hint(format!("{hint}; `qoslab ios check FILE` lists every problem of the configuration"))
         }
     })?;

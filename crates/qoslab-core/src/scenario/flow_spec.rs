@@ -60,7 +60,7 @@ pub struct FlowSpec {
     /// distribution (`"2ms"`, `{uniform: [0ms, 10ms]}`, `{exponential: 3ms}`) from the flow's
     /// own random stream: the send-timing irregularity of software senders. The schedule
     /// does not drift, packets keep their order, and a packet's delay is measured from when
-    /// it actually left. Only with a `pattern` (default: none).
+    /// it actually left. With a `pattern`, or on the voice of a `ptt` app (default: none).
     pub send_jitter: Option<DurationDist>,
     /// The emission pattern of open-loop traffic (give this or `app`).
     pub pattern: Option<PatternSpec>,

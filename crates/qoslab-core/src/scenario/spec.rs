@@ -200,6 +200,11 @@ pub struct IosSpec {
     /// The class scheduler the router runs: `pre-hqf`, `hqf` or `xe` (default: read from
     /// the configuration's `version` line and syntax).
     pub scheduler: Option<crate::qdisc::cbwfq::Scheduler>,
+    /// Configuration commands entered after the configuration's own, from global
+    /// configuration mode, as typed at the console (`"interface Multilink1\n ppp multilink
+    /// fragment delay 20"`): a later command replaces an earlier one, so one line of a
+    /// configuration read from a file can be varied (default: none).
+    pub then: Option<String>,
 }
 
 /// A scheduled change of an interface's configuration.

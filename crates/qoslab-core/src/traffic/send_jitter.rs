@@ -1,5 +1,5 @@
-//! Send-timing jitter of open-loop sources: packets leave a little after the instant their
-//! schedule says.
+//! Send-timing jitter of open-loop sources and of push-to-talk voice: packets leave a little
+//! after the instant their schedule says.
 //!
 //! A voice client on a PC does not put its packets on the wire on a perfect clock: the
 //! sound card, the codec and the operating system's scheduler each add a small, varying
@@ -31,6 +31,7 @@
 //! [`DurationDist::sample_ns`]; nothing is allocated per packet.
 
 use super::distribution::DurationDist;
+use crate::config::error::Issue;
 use crate::engine::Rng;
 use crate::time::SimTime;
 
@@ -39,6 +40,16 @@ use crate::time::SimTime;
 pub struct SendJitter(pub DurationDist);
 
 impl SendJitter {
+    /// The send jitter `dist` given at key path `at`, checked: one whose delays are all 0
+    /// is refused.
+    pub fn checked(dist: Option<DurationDist>, at: &str) -> Result<Option<Self>, Issue> {
+        match dist {
+            Some(dist) if dist.mean_ns() == 0.0 => Err(Issue::at(at, "a send jitter of 0 s delays nothing")
+                .hint("remove `send_jitter`, or give a delay such as `{uniform: [0ms, 10ms]}`")),
+            dist => Ok(dist.map(SendJitter)),
+        }
+    }
+
     /// When the packet due at `nominal` leaves, given that the packet before it left at
     /// `previous` (`SimTime::ZERO` for the first): `nominal` plus one draw, but not before
     /// `previous`.

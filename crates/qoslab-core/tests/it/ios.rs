@@ -166,6 +166,63 @@ traffic: []
     assert!(both.contains("interfaces.a.b.output"), "{both}");
 }
 
+/// `then` enters commands after the configuration's, from global configuration mode: a
+/// fragment delay given there replaces the file's, and the run is the one of a
+/// configuration that said it in the first place (byte-identical results); an interface
+/// the commands do not touch is as without them. A mistake in them is placed at `then`,
+/// with its line in `then`.
+#[test]
+fn commands_entered_after_the_configuration() {
+    let scenario = |ios: &str| {
+        format!(
+            "name: t
+run: {{duration: 5s, seed: 1}}
+topology:
+  nodes: {{a: {{kind: host}}, b: {{kind: host}}}}
+  links: [{{between: [a, b], rate: 256kbps, l2: ppp}}]
+interfaces:
+  a: {{b: {{ios: {ios}}}}}
+traffic:
+  - {{name: voice, from: a, to: b, dscp: EF, pattern: {{kind: codec, codec: g729}}}}
+  - {{name: data, from: a, to: b, pattern: {{kind: cbr, rate: 300kbps, size: 1500B}}}}
+"
+        )
+    };
+    let file = |delay: u32| {
+        format!(
+            "class-map match-any V\\n match ip dscp ef\\npolicy-map P\\n class V\\n  priority 64\\n\
+             interface Multilink1\\n bandwidth 256\\n ppp multilink fragment delay {delay}\\n \
+             ppp multilink interleave\\n service-policy output P\\ninterface Serial0\\n bandwidth 256\\n \
+             service-policy output P\\n"
+        )
+    };
+    let run = |ios: &str| {
+        let sim = qoslab_core::load(&scenario(ios), "t.yaml", &[], None).unwrap_or_else(|e| panic!("{e}"));
+        json_without_identity(&sim.finish().unwrap())
+    };
+    let twenty = "then: \"interface Multilink1\\n ppp multilink fragment delay 20\"";
+    let told = run(&format!("{{config: \"{}\", interface: Multilink1}}", file(20)));
+    let replaced = run(&format!("{{config: \"{}\", interface: Multilink1, {twenty}}}", file(5)));
+    let five = run(&format!("{{config: \"{}\", interface: Multilink1}}", file(5)));
+    assert_eq!(replaced, told);
+    assert_ne!(replaced, five, "the fragment delay makes a difference here");
+    let serial = |then: &str| run(&format!("{{config: \"{}\", interface: Serial0{then}}}", file(5)));
+    assert_eq!(serial(&format!(", {twenty}")), serial(""));
+    let error = qoslab_core::load(
+        &scenario(&format!(
+            "{{config: \"{}\", interface: Multilink1, then: \"interface Multilink1\\n ppp multilink fragment delay 0\"}}",
+            file(5)
+        )),
+        "t.yaml",
+        &[],
+        None,
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(error.contains("interfaces.a.b.ios.then") && error.contains("line 2, column"), "{error}");
+}
+
 /// `qoslab ios explain` on the congestion lab's LLQ configuration: IOS's rates from the
 /// serial interface's default 1544 kbit/s bandwidth, its admission verdict, and the warning
 /// that the reservations exceed the 128 kbit/s clock.

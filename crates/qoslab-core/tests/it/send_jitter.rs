@@ -106,13 +106,91 @@ fn bad_send_jitter_is_refused_at_its_key() {
         "duration: 10s",
         "rate: 10Mbps",
         "{kind: fifo}",
-        "  - {name: f, from: tx, to: rx, send_jitter: 5ms, app: {kind: ptt, voice: {codec: gsm-fr}}}\n",
+        "  - {name: f, from: tx, to: rx, send_jitter: 5ms, app: {kind: bulk, size: 1MB}}\n",
     );
     assert_refused(
         "app",
         &app,
         "traffic[0].send_jitter",
         Some(9),
-        &["delays the packets of an open-loop pattern", "when it and TCP send them"],
+        &["of an open-loop pattern or of push-to-talk voice", "when it and TCP send them"],
     );
+}
+
+/// Push-to-talk voice (`app: {kind: ptt}`) takes the same send jitter: GSM-FR every 20 ms,
+/// each packet late by a uniform draw on [0, 10 ms], talking 5 s and pausing 10 s (constant)
+/// for 400 s over the idle link. The voice clock runs on the nominal instants, so the
+/// spurts still start at 10 s, 25 s, ... (the first after a first pause), each late only
+/// by its first packet's draw, and each still holds the 250 packets of its 5 s; the jitter
+/// never moves a later spurt. Within a spurt the deviation jitter is |U_k − U_{k−1}| as
+/// above, of mean J/3; the pause between spurts (over 1 s) is no jitter sample. The 26
+/// spurts of 250 packets give 26 × 249 deviations over 6,500 packets: (J/3)(249/250), with
+/// a standard deviation of J/√(15 × 6474) ≈ 0.032 ms; the tolerance 0.15 ms is over 4 of
+/// them. The one-way delay is unchanged (measured from the actual departure).
+#[test]
+fn push_to_talk_voice_is_late_by_its_draws_and_its_spurts_keep_their_schedule() {
+    let scenario = |keys: &str| {
+        two_hosts(
+            "duration: 400s, seed: 3",
+            "rate: 10Mbps, l2: none, delay: 1ms",
+            "{kind: fifo}",
+            &format!(
+                "  - {{name: lmr, from: tx, to: rx, {keys}app: {{kind: ptt, voice: {{codec: gsm-fr}}, talk: 5s, pause: 10s}}}}\n"
+            ),
+        )
+    };
+    let (_, plain) = run_with_deliveries(&scenario(""));
+    let (deliveries, results) = run_with_deliveries(&scenario("send_jitter: {uniform: [0ms, 10ms]}, "));
+    let spurts: Vec<_> = results.spurts.iter().filter(|s| s.app == "lmr").collect();
+    assert_eq!(spurts.len(), 26);
+    for (k, spurt) in spurts.iter().enumerate() {
+        let late_s = spurt.start_s - (10.0 + 15.0 * k as f64);
+        assert!((0.0..=0.010).contains(&late_s), "spurt {k} starts {late_s} s late");
+        assert_eq!((spurt.sent_packets, spurt.received_packets), (250, 250), "spurt {k}");
+    }
+    let row = flow(&results, "lmr");
+    assert_eq!(row.sent_packets, 26 * 250);
+    let expected_ms = 10.0 / 3.0 * 249.0 / 250.0;
+    let avg_ms = row.jitter_avg_ms.unwrap();
+    assert!((avg_ms - expected_ms).abs() < 0.15, "jitter_avg_ms {avg_ms}, expected {expected_ms}");
+    assert_eq!(flow(&plain, "lmr").jitter_avg_ms, Some(0.0));
+    // Packet i of spurt k is due at (10 + 15k) s + i × 20 ms and leaves within 10 ms of it;
+    // its one-way delay is the 58.4 µs on the wire and the 1 ms of the link.
+    let voice: Vec<&Delivery> = deliveries.iter().filter(|d| d.flow == "lmr").collect();
+    assert_eq!(voice.len(), 6500);
+    for (n, d) in (0u64..).zip(&voice) {
+        let due_ns = (10 + 15 * (n / 250)) * 1_000 * MS + (n % 250) * 20 * MS;
+        assert!((due_ns..=due_ns + 10 * MS).contains(&d.created_ns), "packet {n} at {}", d.created_ns);
+        assert_eq!(d.arrived_ns - d.created_ns, MS + 58_400, "packet {n}");
+    }
+}
+
+/// The send jitter of push-to-talk voice draws from a random stream of its own: with talk
+/// spurts and pauses drawn at random (the application's defaults, uniform 1–18 s and
+/// 1–75 s), the spurts are those of the same sender without jitter, each starting at most
+/// one draw (10 ms) later and holding the same packets.
+#[test]
+fn push_to_talk_send_jitter_leaves_the_talk_spurts_as_drawn() {
+    let scenario = |keys: &str| {
+        two_hosts(
+            "duration: 600s, seed: 4",
+            "rate: 10Mbps, l2: none, delay: 1ms",
+            "{kind: fifo}",
+            &format!(
+                "  - {{name: lmr, from: tx, to: rx, {keys}app: {{kind: ptt, voice: {{codec: gsm-fr}}}}}}\n"
+            ),
+        )
+    };
+    let spurts = |results: &qoslab_core::Results| -> Vec<(f64, u64)> {
+        results.spurts.iter().map(|s| (s.start_s, s.sent_packets)).collect()
+    };
+    let (_, plain) = run_with_deliveries(&scenario(""));
+    let (_, jittered) = run_with_deliveries(&scenario("send_jitter: {uniform: [0ms, 10ms]}, "));
+    let (before, after) = (spurts(&plain), spurts(&jittered));
+    assert!(before.len() > 5, "{before:?}");
+    assert_eq!(before.len(), after.len());
+    for ((start, sent), (late_start, late_sent)) in before.iter().zip(&after) {
+        assert!((0.0..=0.010).contains(&(late_start - start)), "{start} → {late_start}");
+        assert_eq!(sent, late_sent, "spurt at {start}");
+    }
 }
