@@ -46,8 +46,8 @@ from qoslab.reproduce.figures import labelled, traced
 from qoslab.reproduce.judged import pair_text, value_text
 from qoslab.reproduce.measure import Measurements, where_mask
 from qoslab.reproduce.model import STUDIES, Experiment, Study
-from qoslab.reproduce.run import Ran
-from qoslab.reproduce.sensitivity import Change, Robustness
+from qoslab.reproduce.run import Ran, run_experiment, run_study
+from qoslab.reproduce.sensitivity import Change, Robustness, outcomes_at_ends
 from qoslab.reproduce.study import load
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -209,6 +209,37 @@ def test_the_runs_of_a_ranges_ends_are_kept_apart_in_a_runs_folder(tmp_path):
     assert kept == ["schemes", "schemes-tx-ring-1-packet", "schemes-tx-ring-4-packets"]
 
 
+def test_a_range_runs_neither_the_folders_own_end_nor_variants_it_leaves_out(tmp_path):
+    folder = copy_study(tmp_path, "congestion-mgmt-lab")
+    edit(
+        folder / "study.yaml",
+        "    key: topology.links.1.tx_ring\n",
+        '    key: topology.links.1.tx_ring\n    own: "1 packet"\n    variants: [base]\n',
+    )
+    study = load(folder)
+    (assumption,) = study.sensitivity
+    assert assumption.run_ends == ("4 packets",)
+    setting = Setting(quick=True, progress=False, runs=tmp_path / "runs")
+    ran = run_study(study, setting)
+    at_ends = outcomes_at_ends(study, setting, ran)
+    assert list(at_ends) == [("tx-ring", "4 packets")]
+    kept = sorted(p.name for p in (tmp_path / "runs").iterdir() if p.is_dir())
+    assert kept == ["schemes", "schemes-tx-ring-4-packets"]
+    own = ran.sweeps["schemes"]
+    end = run_experiment(
+        study,
+        study.experiments["schemes"],
+        setting,
+        [],
+        changes=assumption.ends.settings_at("4 packets"),
+        folder="schemes-tx-ring-4-packets",
+        only=assumption.variants,
+    )
+    assert own.variants == ["base", "finite"]
+    assert end.variants == ["base"]
+    assert len(end.index) * 2 == len(own.index)
+
+
 def test_inputs_and_the_studys_inconsistencies_are_counted_apart():
     assert outcome(INPUT, REPRODUCED) == INPUT_CONFIRMED
     assert outcome(INPUT, DIFFERS) == INPUT_DIFFERS
@@ -325,6 +356,27 @@ def edit(path: Path, old: str, new: str) -> None:
             "  tx-ring:\n    about: >-\n",
             "  tx-ring:\n    abut: >-\n",
             r"sensitivity\.tx-ring",
+        ),
+        (
+            "study.yaml",
+            "    key: topology.links.1.tx_ring\n",
+            "    key: topology.links.1.tx_ring\n    own: 2 packets\n",
+            r"sensitivity\.tx-ring\.own: `2 packets` is not one of the range's ends — name the "
+            r"end that is the folder's own value: 1 packet, 4 packets",
+        ),
+        (
+            "study.yaml",
+            "    key: topology.links.1.tx_ring\n",
+            "    key: topology.links.1.tx_ring\n    variants: [base, finit]\n",
+            r"sensitivity\.tx-ring\.variants\[1\]: `finit` is not a variant of the range's "
+            r"experiments — their variants are: schemes: base, finite",
+        ),
+        (
+            "study.yaml",
+            "    key: topology.links.1.tx_ring\n",
+            "    key: topology.links.1.tx_ring\n    variants: [finite]\n",
+            r"sensitivity\.tx-ring\.variants: range `tx-ring` runs variants finite, but "
+            r"`\S+` is read at base — add those variants",
         ),
         (
             "published.yaml",

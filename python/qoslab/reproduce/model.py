@@ -272,6 +272,29 @@ class Sensitivity:
     about: str
     ends: Axis
     experiments: tuple[str, ...]
+    own: str | None = None
+    """The end at which the study folder's own runs already are (its label), not run
+    again: every outcome there is the study's own. None when neither end is the folder's
+    value."""
+    variants: tuple[str, ...] | None = None
+    """The variants run at the ends: each experiment runs those of its variants named here
+    (None: all of them); every value judged on the range's experiments is read at a variant
+    it runs (checked when the study is read)."""
+
+    def scope(self) -> str:
+        """What the range is run on, in words: ``experiments: march-16; variants: base; the
+        folder's own runs are at 60 s``."""
+        text = f"experiments: {', '.join(self.experiments)}"
+        if self.variants is not None:
+            text += f"; variants: {', '.join(self.variants)}"
+        if self.own is not None:
+            text += f"; the folder's own runs are at {self.own}"
+        return text
+
+    @property
+    def run_ends(self) -> tuple[str, ...]:
+        """The ends whose runs are made: both, less the folder's own."""
+        return tuple(end for end in self.ends.values if end != self.own)
 
 
 @dataclass(frozen=True)

@@ -68,10 +68,12 @@ def run_experiment(
     warnings: list[str],
     changes: dict[str, str] | None = None,
     folder: str | None = None,
+    only: tuple[str, ...] | None = None,
 ) -> Sweep:
     """Runs one experiment of ``study`` as ``setting`` says, with the scenario ``changes``
     (an assumption set to one end of its range) on top of the experiment's own, kept in the
-    runs folder under ``folder`` (default the experiment's name)."""
+    runs folder under ``folder`` (default the experiment's name); ``only`` those of its
+    variants (None: all those the setting runs)."""
     overrides = dict(experiment.overrides)
     variants = list(experiment.variants) if experiment.variants is not None else None
     if setting.quick:
@@ -79,6 +81,8 @@ def run_experiment(
         overrides.update(experiment.quick_overrides)
         if experiment.quick_variants is not None:
             variants = list(experiment.quick_variants)
+    if only is not None and variants is not None:
+        variants = [v for v in variants if v in only]
     overrides.update(changes or {})
     return sweep(
         str(experiment.scenario),

@@ -6,9 +6,12 @@ such assumption can be declared as a range in ``study.yaml`` (``sensitivity``: t
 keys it sets and the two ends of the values the study's context and the vendor's documents
 allow, cited). The experiments it concerns are then run again at each end, with the same
 replications and seeds, and every published value is judged again on those runs, the other
-experiments' runs unchanged. A value whose outcome is the same at both ends of every range
-is **robust**; otherwise the outcome at each end that changes it is kept, for the page to
-say which assumption the verdict depends on and what it would become.
+experiments' runs unchanged. An end that is the folder's own value is not run again (its
+outcomes are the study's own), and a range may run some of its experiments' variants only
+(a long timeline's base run) when no value judged on them is read at another. A value
+whose outcome is the same at both ends of every range is **robust**; otherwise the outcome
+at each end that changes it is kept, for the page to say which assumption the verdict
+depends on and what it would become.
 """
 
 from __future__ import annotations
@@ -52,14 +55,15 @@ def outcomes_at_ends(
     study: Study, setting: Setting, ran: Ran
 ) -> dict[tuple[str, str], dict[str, str]]:
     """Every published value's outcome at each end of each range of ``study.sensitivity``
-    (keyed by assumption and end, then by id; empty when the study declares none). The
+    (keyed by assumption and end, then by id; empty when the study declares none), but
+    the end that is the folder's own value, whose outcomes are the study's own. The
     runs of the ends are read and let go one end at a time, before the study's own runs
     (``ran``, whose sweeps of the other experiments are shared) are read for its
     documents, so that no two copies of an experiment's tables are held at once; the
     warnings of the ends' runs go into ``ran``."""
     out: dict[tuple[str, str], dict[str, str]] = {}
     for assumption in study.sensitivity:
-        for end in assumption.ends.values:
+        for end in assumption.run_ends:
             sweeps = dict(ran.sweeps)
             for name in assumption.experiments:
                 sweeps[name] = run_experiment(
@@ -69,6 +73,7 @@ def outcomes_at_ends(
                     ran.warnings,
                     changes=assumption.ends.settings_at(end),
                     folder=folder_name(f"{name}@{assumption.name}={end}"),
+                    only=assumption.variants,
                 )
             out[assumption.name, end] = {
                 j.row.id: j.outcome for j in judge_all(Measurements(study, sweeps))

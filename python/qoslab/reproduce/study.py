@@ -33,6 +33,7 @@ from qoslab.reproduce.model import (
     LAYOUTS,
     PER_RUN,
     STUDIES,
+    VARIANT,
     Axis,
     Block,
     Experiment,
@@ -159,19 +160,28 @@ def _study(folder: Path, doc: Located, pub: Located) -> Study:
         figures=figures,
         assumptions=tuple(a.text() for a in assumptions),
         sensitivity=tuple(
-            _sensitivity(name, item, experiments)
+            _sensitivity(name, item, experiments, published, metrics)
             for name, item in (m["sensitivity"].mapping().items() if "sensitivity" in m else [])
         ),
     )
 
 
-def _sensitivity(name: str, item: Located, experiments: dict[str, Experiment]) -> Sensitivity:
+def _sensitivity(
+    name: str,
+    item: Located,
+    experiments: dict[str, Experiment],
+    published: dict[str, Published],
+    metrics: dict[str, Metric],
+) -> Sensitivity:
     """An assumption as a range: ``about`` (why these ends, cited), the scenario ``key`` (or
-    ``keys``) and its two ``values`` (the ends), and the ``experiments`` it concerns (default
-    every experiment)."""
-    item.keys(("about", "values"), ("key", "keys", "experiments"))
+    ``keys``) and its two ``values`` (the ends), the ``experiments`` it concerns (default
+    every experiment), the end that is the folder's ``own`` value (its runs are not made
+    again) and the ``variants`` run at the ends (default all; each experiment runs those of
+    its variants the list names, and every value judged on it must be read at one of
+    them)."""
+    item.keys(("about", "values"), ("key", "keys", "experiments", "own", "variants"))
     m = item.mapping()
-    ends = _axis(name, item, ("about", "experiments"))
+    ends = _axis(name, item, ("about", "experiments", "own", "variants"))
     if len(ends.values) != 2:
         raise m["values"].error(
             f"a range has two ends, not {len(ends.values)}",
@@ -184,7 +194,58 @@ def _sensitivity(name: str, item: Located, experiments: dict[str, Experiment]) -
                 f"no experiment `{place.value}`", f"the experiments are: {', '.join(experiments)}"
             )
     chosen = tuple(place.text() for place in places) or tuple(experiments)
-    return Sensitivity(name, m["about"].text(), ends, chosen)
+    own = m["own"].text() if "own" in m else None
+    if own is not None and own not in ends.values:
+        raise m["own"].error(
+            f"`{own}` is not one of the range's ends",
+            f"name the end that is the folder's own value: {', '.join(ends.values)}",
+        )
+    variants = None
+    if "variants" in m:
+        variants = tuple(v.text() for v in m["variants"].sequence())
+        known = {e: experiments[e].variants or ("base",) for e in chosen}
+        for place, variant in zip(m["variants"].sequence(), variants, strict=True):
+            if not any(variant in mine for mine in known.values()):
+                raise place.error(
+                    f"`{variant}` is not a variant of the range's experiments",
+                    "their variants are: "
+                    + "; ".join(f"{e}: {', '.join(mine)}" for e, mine in known.items()),
+                )
+        for experiment, mine in known.items():
+            if not set(mine) & set(variants):
+                raise m["variants"].error(
+                    f"the range runs none of experiment `{experiment}`'s variants",
+                    f"add one of {', '.join(mine)}, or leave the experiment out",
+                )
+        _check_read_at(name, m["variants"], variants, chosen, published, metrics)
+    return Sensitivity(name, m["about"].text(), ends, chosen, own, variants)
+
+
+def _check_read_at(
+    name: str,
+    place: Located,
+    variants: tuple[str, ...],
+    chosen: tuple[str, ...],
+    published: dict[str, Published],
+    metrics: dict[str, Metric],
+) -> None:
+    """Refuses a range run on some variants only when a value read from its experiments
+    needs another: that value could not be judged again at the ends."""
+    for row in published.values():
+        names = (row.metric, row.conclusion_metric)
+        if not any(n is not None and metrics[n].experiment in chosen for n in names):
+            continue
+        needed = {row.at[VARIANT]} if VARIANT in row.at else set()
+        for claim in (row.claim, row.conclusion):
+            if claim is not None and claim.over == VARIANT:
+                needed.update(point for group in claim.order for point in group)
+        missing = sorted(needed - set(variants))
+        if missing:
+            raise place.error(
+                f"range `{name}` runs variants {', '.join(variants)}, but `{row.id}` is read "
+                f"at {', '.join(missing)}",
+                "add those variants to the range's `variants`, or leave `variants` out",
+            )
 
 
 def _overrides(item: Located | None) -> dict[str, str]:
