@@ -22,7 +22,7 @@ use crate::ids::EndpointId;
 use crate::packet::Packet;
 use crate::tcp::receiver::DelayedAck;
 use crate::tcp::rtt::DEFAULT_MIN_RTO_NS;
-use crate::tcp::{CongestionControl, TcpConfig, TcpStack};
+use crate::tcp::{CongestionControl, Retransmit, TcpConfig, TcpStack};
 use crate::time::SimTime;
 use crate::units::{Duration, Size};
 use app_stats::AppStats;
@@ -85,6 +85,11 @@ pub struct TcpSpec {
     /// instead of NewReno's (default false).
     #[serde(default)]
     pub sack: bool,
+    /// What a segment sent again carries: `repacketize` (default: cut afresh from the first
+    /// byte repeated, up to one MSS, as BSD and Linux do) or `as_sent` (exactly the segment
+    /// first sent).
+    #[serde(default)]
+    pub retransmit: Retransmit,
 }
 
 impl TcpSpec {
@@ -129,6 +134,7 @@ impl TcpSpec {
                 segments,
             },
             sack: self.sack,
+            retransmit: self.retransmit,
         })
     }
 }

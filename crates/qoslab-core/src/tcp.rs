@@ -19,4 +19,5 @@ pub mod sender;
 pub mod stack;
 
 pub use congestion::CongestionControl;
+pub use sender::Retransmit;
 pub use stack::{TcpConfig, TcpStack};

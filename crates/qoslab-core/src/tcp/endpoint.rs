@@ -117,6 +117,7 @@ mod tests {
     use super::*;
     use crate::tcp::congestion::CongestionControl;
     use crate::tcp::receiver::LINUX_DELAYED_ACK;
+    use crate::tcp::sender::Retransmit;
 
     const MS: u64 = 1_000_000;
 
@@ -280,6 +281,34 @@ mod tests {
         assert_eq!(s.rtt.srtt_ns(), Some(20 * MS));
         assert_eq!(s.rtt.rto_ns(), 1600 * MS);
         assert!(s.all_acked());
+    }
+
+    /// Two messages, 300 and 200 bytes, leave as two segments at 20 ms (the second written
+    /// after the first left) and both are lost. The timer expires at 20 + 200 ms; with the
+    /// window at one MSS the sender goes back to byte 1 and either cuts one 500-byte
+    /// segment from what was written (repacketize, the default) or repeats the two segments
+    /// as first sent.
+    #[test]
+    fn a_retransmission_repacketizes_or_repeats_the_segments_as_first_sent() {
+        let data_sent = |retransmit: Retransmit| -> Vec<(u64, u64, u32)> {
+            let mut w = Wire::new(10, 200 * MS);
+            w.ends[0].sender.set_retransmit(retransmit);
+            let early = |r: &Sent, _: usize| r.1 == 0 && r.4 > 0 && r.0 < 100;
+            w.start_transfer(300);
+            w.run(20, early);
+            w.ends[0].sender.write(200);
+            let mut out = Vec::new();
+            w.ends[0].output(SimTime(20 * MS), &mut out);
+            w.send(0, 20 * MS, &mut out, &mut { early });
+            w.run(1000, early);
+            assert!(w.ends[0].sender.all_acked() && w.ends[1].receiver.delivered_bytes() == 500);
+            w.log.iter().filter(|r| r.1 == 0 && r.4 > 0).map(|r| (r.0, r.2, r.4)).collect()
+        };
+        assert_eq!(data_sent(Retransmit::Repacketize), [(20, 1, 300), (20, 301, 200), (220, 1, 500)]);
+        assert_eq!(
+            data_sent(Retransmit::AsSent),
+            [(20, 1, 300), (20, 301, 200), (220, 1, 300), (220, 301, 200)]
+        );
     }
 
     /// Ten 1000-byte segments leave at 20 ms over a 10 ms path; the first transmissions of

@@ -44,6 +44,17 @@
 //!   ([`super::scoreboard`]): lost holes first, then new data, then holes not yet known
 //!   lost. Recovery ends when the cumulative ACK reaches RecoveryPoint; a timeout clears
 //!   the scoreboard.
+//! * **What a retransmission carries.** By default a retransmitted segment is cut afresh from
+//!   the first byte it repeats: min(MSS, bytes written) — what BSD's `tcp_output` does when
+//!   it goes back to `snd_una`, and close to Linux, which merges small queued segments into
+//!   one retransmission (`tcp_retrans_try_collapse` in `net/ipv4/tcp_output.c`). With
+//!   [`Retransmit::AsSent`] it repeats a segment exactly as first sent, however small: the
+//!   sender keeps where each first transmission ended until those bytes are acknowledged.
+
+use std::collections::VecDeque;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
 
 use super::congestion::{Congestion, CongestionControl};
 use super::rtt::RttEstimator;
@@ -65,6 +76,18 @@ pub struct SendCounters {
     pub fast_retransmits: u64,
     /// SYN, FIN and pure ACK segments (no payload): the control overhead.
     pub control: u64,
+}
+
+/// How a sender cuts the segments it sends again.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Retransmit {
+    /// Cut afresh from the first byte repeated, up to one MSS of what was written (BSD;
+    /// Linux merges small segments likewise).
+    #[default]
+    Repacketize,
+    /// Each segment exactly as first sent.
+    AsSent,
 }
 
 /// A segment the sender wants to put on the wire (the endpoint adds the ACK fields).
@@ -123,6 +146,9 @@ pub struct Sender {
     syn_retransmitted: bool,
     /// The SACK scoreboard, when the connection uses SACK.
     scoreboard: Option<Scoreboard>,
+    /// With [`Retransmit::AsSent`], one past the last sequence number of each segment sent
+    /// for the first time and not yet wholly acknowledged, oldest first.
+    first_sent_ends: Option<VecDeque<u64>>,
     /// Counters.
     pub counters: SendCounters,
 }
@@ -155,8 +181,17 @@ impl Sender {
             rto_deadline: None,
             syn_retransmitted: false,
             scoreboard: None,
+            first_sent_ends: None,
             counters: SendCounters::default(),
         }
+    }
+
+    /// Cuts the segments it sends again as `retransmit` says.
+    pub fn set_retransmit(&mut self, retransmit: Retransmit) {
+        self.first_sent_ends = match retransmit {
+            Retransmit::Repacketize => None,
+            Retransmit::AsSent => Some(VecDeque::new()),
+        };
     }
 
     /// Recovers from losses with SACK (RFC 6675) instead of NewReno.
@@ -214,7 +249,13 @@ impl Sender {
         if seq == 0 {
             return Outgoing { seq, payload_bytes: 0, flags: flags::SYN };
         }
-        let payload = (self.write_end - seq).min(self.mss_bytes);
+        let mut payload = (self.write_end - seq).min(self.mss_bytes);
+        if let Some(ends) = &self.first_sent_ends {
+            // A segment sent before ends where its first transmission ended.
+            if let Some(&end) = ends.iter().find(|&&end| end > seq) {
+                payload = payload.min(end - seq);
+            }
+        }
         let fin = self.closed && seq + payload == self.write_end;
         Outgoing { seq, payload_bytes: payload as u32, flags: if fin { flags::FIN } else { 0 } }
     }
@@ -241,6 +282,11 @@ impl Sender {
             }
         } else if self.timing.is_none() {
             self.timing = Some((end, now));
+        }
+        if end > self.snd_max {
+            if let Some(ends) = &mut self.first_sent_ends {
+                ends.push_back(end);
+            }
         }
         self.snd_max = self.snd_max.max(end);
         if self.rto_deadline.is_none() {
@@ -302,6 +348,11 @@ impl Sender {
         }
         let was_handshake = self.snd_una == 0;
         self.snd_una = ack;
+        if let Some(ends) = &mut self.first_sent_ends {
+            while ends.front().is_some_and(|&end| end <= ack) {
+                ends.pop_front();
+            }
+        }
         self.snd_nxt = self.snd_nxt.max(ack);
         self.dupacks = 0;
         if was_handshake && self.syn_retransmitted {

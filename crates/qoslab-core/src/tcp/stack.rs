@@ -11,7 +11,7 @@
 use super::congestion::CongestionControl;
 use super::endpoint::Endpoint;
 use super::receiver::{DelayedAck, Receiver};
-use super::sender::Sender;
+use super::sender::{Retransmit, Sender};
 use crate::ids::{AppId, EndpointId, PortId, Table};
 use crate::packet::segment::Segment;
 use crate::packet::Packet;
@@ -34,6 +34,8 @@ pub struct TcpConfig {
     pub delayed_ack: DelayedAck,
     /// SACK blocks and SACK-based loss recovery (RFC 2018, RFC 6675).
     pub sack: bool,
+    /// How segments sent again are cut.
+    pub retransmit: Retransmit,
 }
 
 impl TcpConfig {
@@ -50,6 +52,7 @@ impl TcpConfig {
             sender.enable_sack();
             receiver.enable_sack();
         }
+        sender.set_retransmit(self.retransmit);
         Endpoint { sender, receiver, peer, incarnation }
     }
 }
