@@ -29,6 +29,7 @@ __all__ = [
     "scenario_counts",
     "sweep_plan",
     "table_schemas",
+    "tc_from_yaml",
 ]
 
 __version__: str
@@ -208,6 +209,21 @@ def ios_from_yaml(
     file names are read from its folder; ``overrides`` and ``variant`` choose the form of
     the scenario as for a run. Raises ``ScenarioError`` naming the scenario's place and key
     path when a run would refuse the scenario, or IOS cannot express the interface."""
+
+def tc_from_yaml(
+    text: str,
+    origin: str,
+    interface: str,
+    device: str | None = None,
+    overrides: Sequence[Override] = ...,
+    variant: str | None = None,
+) -> str:
+    """The output policy of interface ``interface`` (``"NODE.PEER"``) of the scenario
+    ``text`` as a shell script of ``tc`` commands for Linux device ``device`` (default
+    ``eth0``): qdiscs, classes and u32 filters. ``origin`` names the scenario in errors, and
+    relative file names are read from its folder; ``overrides`` and ``variant`` choose the
+    form of the scenario as for a run. Raises ``ScenarioError`` naming the scenario's place
+    and key path when a run would refuse the scenario, or tc cannot express the policy."""
 
 @final
 class Simulation:

@@ -44,6 +44,7 @@ mod config;
 mod engine;
 mod ids;
 pub mod ios;
+mod linux;
 mod measure;
 mod net;
 mod packet;
@@ -64,7 +65,7 @@ pub use scenario::{
 };
 
 // Cisco IOS: a scenario interface written as IOS configuration (reading one: [`ios`]).
-pub use scenario::{interface_output, ios_from_yaml};
+pub use scenario::{interface_output, ios_from_yaml, tc_from_yaml};
 
 // A run: advance it, capture it, finish it.
 pub use net::pcap::CaptureError;

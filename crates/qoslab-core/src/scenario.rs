@@ -23,6 +23,7 @@ pub mod overlay;
 pub mod overrides;
 pub mod spec;
 pub mod sweep;
+mod tc_export;
 
 pub use crate::config::error::{ErrorKind, ScenarioError};
 pub use interface_output::interface_output;
@@ -32,6 +33,7 @@ pub use overlay::VariantSpec;
 pub use overrides::Override;
 pub use spec::ScenarioSpec;
 pub use sweep::SweepPlan;
+pub use tc_export::tc_from_yaml;
 
 use crate::config::error::{self, from_serde_message, Issue};
 use crate::config::key_path::at_or_below;

@@ -7,6 +7,7 @@ mod document;
 mod errors;
 mod ios;
 mod simulation;
+mod tc;
 
 use errors::{bad_override, scenario_error};
 use pyo3::prelude::*;
@@ -158,6 +159,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ios::ios_explain, m)?)?;
     m.add_function(wrap_pyfunction!(ios::ios_to_yaml, m)?)?;
     m.add_function(wrap_pyfunction!(ios::ios_from_yaml, m)?)?;
+    m.add_function(wrap_pyfunction!(tc::tc_from_yaml, m)?)?;
     m.add_class::<simulation::Simulation>()?;
     m.add_class::<document::ResultsDocument>()
 }

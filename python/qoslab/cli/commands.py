@@ -47,6 +47,7 @@ COMMANDS = (
     Command(
         "ios", "ios", "check, explain, convert or migrate a Cisco IOS configuration, or write one"
     ),
+    Command("tc", "tc", "write a scenario interface's output policy as Linux tc commands"),
     Command(
         "order-of-failure",
         "failure",

@@ -109,24 +109,32 @@ pub struct MatchSpec {
 
 /// An address prefix: `addr & mask == network`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-struct Prefix {
-    network: u32,
-    mask: u32,
+pub(crate) struct Prefix {
+    pub(crate) network: u32,
+    pub(crate) mask: u32,
 }
 
-/// A compiled match condition.
+/// A compiled match condition: the packet must meet every field given (a field's values
+/// are alternatives), every condition of `all`, one of `any` (when given) and not `not`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Matcher {
-    dscp_mask: u64,
-    protocols: Vec<u8>,
-    src: Vec<Prefix>,
-    dst: Vec<Prefix>,
-    src_ports: Vec<PortRange>,
-    dst_ports: Vec<PortRange>,
-    length_bytes: (u32, u32),
-    any: Vec<Matcher>,
-    all: Vec<Matcher>,
-    not: Option<Box<Matcher>>,
+    /// Bit d set: DSCP d is accepted (all bits: any DSCP).
+    pub(crate) dscp_mask: u64,
+    /// Accepted IP protocols (empty: any).
+    pub(crate) protocols: Vec<u8>,
+    /// Accepted source prefixes (empty: any).
+    pub(crate) src: Vec<Prefix>,
+    /// Accepted destination prefixes (empty: any).
+    pub(crate) dst: Vec<Prefix>,
+    /// Accepted source port ranges (empty: any).
+    pub(crate) src_ports: Vec<PortRange>,
+    /// Accepted destination port ranges (empty: any).
+    pub(crate) dst_ports: Vec<PortRange>,
+    /// Accepted IP lengths, inclusive.
+    pub(crate) length_bytes: (u32, u32),
+    pub(crate) any: Vec<Matcher>,
+    pub(crate) all: Vec<Matcher>,
+    pub(crate) not: Option<Box<Matcher>>,
 }
 
 /// Parses `a.b.c.d` into a host-order address.

@@ -69,6 +69,32 @@ const IOS_BANDS: [(&str, u32); 4] = [("high", 20), ("medium", 40), ("normal", 60
 /// Default band limit when a band gives none.
 const DEFAULT_BAND_LIMIT: QueueLimit = QueueLimit::Packets(40);
 
+/// The bands of a policy, highest priority first, each with its limit, and the default band
+/// its preset names.
+pub(crate) type Bands = (Vec<(String, QueueLimit)>, Option<&'static str>);
+
+/// The bands of `params` (found at `at`), highest priority first, each with its limit, and
+/// the default band the preset names (None: the last band, unless `default` says).
+pub(crate) fn bands_of(params: &PrioParams, at: &str) -> Result<Bands, Issue> {
+    Ok(match (&params.preset, &params.bands) {
+        (Some(_), Some(_)) => {
+            return Err(Issue::at(join_path(at, "bands"), "`bands` and `preset` cannot be used together")
+                .hint("remove `preset` to define your own bands, or remove `bands` to use the preset"))
+        }
+        (Some(PrioPreset::Ios), None) => (
+            IOS_BANDS.iter().map(|(n, l)| (n.to_string(), QueueLimit::Packets(*l))).collect(),
+            Some("normal"),
+        ),
+        (None, Some(specs)) => {
+            (specs.iter().map(|b| (b.name.clone(), b.limit.unwrap_or(DEFAULT_BAND_LIMIT))).collect(), None)
+        }
+        (None, None) => {
+            return Err(Issue::at(at, "priority queuing needs bands")
+                .hint("add `preset: ios` (high/medium/normal/low) or a `bands:` list"))
+        }
+    })
+}
+
 /// A strict-priority discipline.
 #[derive(Clone, Debug)]
 pub struct Prio {
@@ -90,28 +116,7 @@ impl QdiscKind for Prio {
         _interface: Interface,
         node_address: &dyn Fn(&str) -> Option<u32>,
     ) -> Result<Self, Issue> {
-        let (bands, default_band): (Vec<(String, QueueLimit)>, Option<&str>) =
-            match (&params.preset, &params.bands) {
-                (Some(_), Some(_)) => {
-                    return Err(Issue::at(
-                        join_path(at, "bands"),
-                        "`bands` and `preset` cannot be used together",
-                    )
-                    .hint("remove `preset` to define your own bands, or remove `bands` to use the preset"))
-                }
-                (Some(PrioPreset::Ios), None) => (
-                    IOS_BANDS.iter().map(|(n, l)| (n.to_string(), QueueLimit::Packets(*l))).collect(),
-                    Some("normal"),
-                ),
-                (None, Some(specs)) => (
-                    specs.iter().map(|b| (b.name.clone(), b.limit.unwrap_or(DEFAULT_BAND_LIMIT))).collect(),
-                    None,
-                ),
-                (None, None) => {
-                    return Err(Issue::at(at, "priority queuing needs bands")
-                        .hint("add `preset: ios` (high/medium/normal/low) or a `bands:` list"))
-                }
-            };
+        let (bands, default_band) = bands_of(params, at)?;
         if bands.len() < 2 {
             return Err(Issue::at(join_path(at, "bands"), "priority queuing needs at least two bands"));
         }

@@ -154,6 +154,11 @@ impl ShaperCredit {
         self.rate_bps
     }
 
+    /// The most credit the shaper holds, Bc + Be bytes.
+    pub fn bucket_bytes(&self) -> u64 {
+        self.bucket_bytes
+    }
+
     /// Whether a packet of `size_bytes` can ever leave: it is at most Bc + Be.
     #[inline]
     pub fn fits(&self, size_bytes: u32) -> bool {

@@ -203,7 +203,7 @@ fn changes_rate(link: &LinkSpec) -> bool {
 
 /// The index of the link of `links` joining `node` and `peer`, or the listing of the
 /// interfaces the links make (`a.b, b.a, ...`) when none does.
-fn link_between(links: &[LinkSpec], node: &str, peer: &str) -> Result<usize, String> {
+pub(super) fn link_between(links: &[LinkSpec], node: &str, peer: &str) -> Result<usize, String> {
     links
         .iter()
         .position(|l| {

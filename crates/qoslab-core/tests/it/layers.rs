@@ -27,7 +27,7 @@ const LAYERS: &[&[&str]] = &[
     &["net"],
     &["sim"],
     &["report"],
-    &["ios"],
+    &["ios", "linux"],
     &["scenario"],
     &["bench"],
 ];

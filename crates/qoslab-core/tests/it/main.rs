@@ -39,6 +39,7 @@ mod schema;
 mod send_jitter;
 mod shaping;
 mod study_traffic;
+mod tc_export;
 mod tcp;
 mod tcp_recovery;
 mod trace;
