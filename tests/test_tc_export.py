@@ -6,9 +6,7 @@ module)."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
 import uuid
 from pathlib import Path
@@ -17,6 +15,7 @@ import pytest
 
 from qoslab._core import ScenarioError, tc_from_yaml
 from qoslab.cli import main
+from qoslab.crosscheck.namespaces import missing_tools
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -72,16 +71,6 @@ def test_a_policy_tc_cannot_express_is_refused_at_its_line(tmp_path, capsys):
         tc_from_yaml(HTB, "htb.yaml", "a.z")
 
 
-def _root_with_netns() -> str | None:
-    """Why the namespace tests cannot run here, or None when they can."""
-    if os.geteuid() != 0:
-        return "the tc tests in network namespaces need root"
-    for tool in ("ip", "tc"):
-        if shutil.which(tool) is None:
-            return f"no `{tool}` command (install the Debian package iproute2)"
-    return None
-
-
 def _example_scripts() -> list[tuple[str, str, str]]:
     """(example, interface, script) for every example interface tc export writes."""
     import yaml
@@ -132,7 +121,7 @@ def _missing_kind(namespace: str, script: str) -> str | None:
 
 @pytest.fixture
 def namespace():
-    why = _root_with_netns()
+    why = missing_tools()
     if why is not None:
         pytest.skip(why)
     name = f"qoslab-tc-{uuid.uuid4().hex[:8]}"

@@ -25,6 +25,7 @@ pub mod fifo;
 pub mod fq_codel;
 pub mod hqf_policy;
 pub mod htb;
+pub mod linux_charge;
 pub mod mdrr;
 pub mod packet_queue;
 pub mod prio;
@@ -73,6 +74,9 @@ pub struct Interface {
     /// Seed of the interface's random streams (its random early detection droppers), from
     /// the run's seed, the replication and the port's name.
     pub random_seed: u64,
+    /// The link-layer header a Linux device holds in front of the IP packet on this link,
+    /// bytes: 14 on Ethernet, none on others ([`linux_charge`]).
+    pub device_header_bytes: u32,
 }
 
 impl Interface {
@@ -343,5 +347,6 @@ pub mod testing {
     pub use crate::packet::testing::packet;
 
     /// A 1 Mbit/s interface with admission checks and a fixed random seed.
-    pub const INTERFACE: Interface = Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1 };
+    pub const INTERFACE: Interface =
+        Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1, device_header_bytes: 0 };
 }

@@ -13,6 +13,7 @@ mod build_routes;
 mod build_topology;
 pub(crate) mod build_trace;
 mod build_tunnels;
+mod export_target;
 pub mod flow_spec;
 pub mod identity;
 mod interface_output;

@@ -49,6 +49,11 @@ COMMANDS = (
     ),
     Command("tc", "tc", "write a scenario interface's output policy as Linux tc commands"),
     Command(
+        "crosscheck",
+        "crosscheck",
+        "hold a scenario's losses and delays against the Linux kernel in network namespaces",
+    ),
+    Command(
         "order-of-failure",
         "failure",
         "check over a sweep that applications fail in the declared order",

@@ -61,7 +61,8 @@ pub fn resolve(config: &IosConfig, name: &str, link_rate_bps: Option<u64>) -> Re
     let lfi: Option<LfiSpec> = settings.lfi.as_ref().map(|v| read(v, "lfi")).transpose().map_err(&located)?;
     let known_bps = settings.bandwidth_bps.or(link_rate_bps).or(settings.clock_rate_bps);
     let bandwidth_bps = known_bps.unwrap_or(UNKNOWN_BANDWIDTH_BPS);
-    let interface = Interface { bandwidth_bps, admission: known_bps.is_some(), random_seed: 0 };
+    let interface =
+        Interface { bandwidth_bps, admission: known_bps.is_some(), random_seed: 0, device_header_bytes: 0 };
     let no_nodes = |_: &str| None;
     let held = match settings.hold_queue {
         Some(packets) => output

@@ -8,7 +8,7 @@
 //! | `fifo` | `pfifo limit N` (packets) or `bfifo limit B` (bytes) |
 //! | `prio` | `prio bands N priomap` (every priority to the default band), a `pfifo` per band |
 //! | `drr` | `drr`, a class with its `quantum` and a `pfifo` each |
-//! | `htb` | `htb default M r2q R`, classes with `rate`, `ceil`, `burst`, `cburst`, `prio` and (leaves) `quantum`, a `pfifo` per leaf |
+//! | `htb` | `htb default M r2q R` (after `stab …` when the policy has a size table), classes with `rate`, `ceil`, `burst`, `cburst`, `prio` and (leaves) `quantum`, a `pfifo` per leaf |
 //! | `fq_codel` | `fq_codel limit flows quantum target interval ecn\|noecn` |
 //! | `tbf` (`mode: continuous`) | `tbf rate burst`, its queue a `pfifo` (or the byte `limit`), or the child policy's discipline under it |
 //!
@@ -39,6 +39,7 @@ use crate::qdisc::fq_codel::{
 use crate::qdisc::htb::{
     default_burst_bytes, default_quantum_bytes, HtbParams, DEFAULT_LIMIT_PACKETS as HTB_LIMIT, DEFAULT_R2Q,
 };
+use crate::qdisc::linux_charge::{LinkLayer, StabSpec};
 use crate::qdisc::prio::{bands_of, PrioParams};
 use crate::qdisc::shaper_credit::{ShapeMode, ShapeSpec, ShaperCredit};
 use crate::qdisc::tbf::{TbfParams, DEFAULT_LIMIT as TBF_LIMIT};
@@ -270,7 +271,8 @@ impl Script<'_> {
                 .ok_or_else(|| Issue::at(join_path(at, "default"), format!("there is no class `{name}`")))?,
             None => leaves.last().map_or(1, |&i| i + 1),
         };
-        self.qdisc_line(parent, handle, &format!("htb default {default:x} r2q {r2q}"));
+        let stab = p.stab.map(size_table).unwrap_or_default();
+        self.qdisc_line(parent, handle, &format!("{stab}htb default {default:x} r2q {r2q}"));
         // Parents before children, as tc needs them.
         let mut written = vec![false; p.classes.len()];
         while written.iter().any(|w| !w) {
@@ -387,6 +389,20 @@ impl Script<'_> {
         }
         Ok(())
     }
+}
+
+/// tc's size-table options for `stab`, ending in a space: `stab overhead 24 mpu 0 linklayer
+/// ethernet `.
+fn size_table(stab: StabSpec) -> String {
+    let linklayer = match stab.linklayer.unwrap_or_default() {
+        LinkLayer::Ethernet => "ethernet",
+        LinkLayer::Atm => "atm",
+    };
+    format!(
+        "stab overhead {} mpu {} linklayer {linklayer} ",
+        stab.overhead.unwrap_or(0),
+        stab.mpu.unwrap_or(0)
+    )
 }
 
 /// A `pfifo` or `bfifo` holding `limit`.

@@ -34,6 +34,20 @@ pub enum L2Framing {
     Unknown,
 }
 
+impl L2Framing {
+    /// The link-layer header a Linux device holds in front of the IP packet, bytes: the
+    /// 14-byte Ethernet II header (two addresses and the type; the frame check sequence is
+    /// added by the hardware). A PPP device adds its header after the queuing discipline
+    /// (`ppp_start_xmit` in `drivers/net/ppp/ppp_generic.c`), and qoslab knows no other
+    /// device's, so none there.
+    pub fn device_header_bytes(self) -> u32 {
+        match self {
+            L2Framing::Ethernet => 14,
+            L2Framing::CiscoHdlc | L2Framing::Ppp | L2Framing::Unknown => 0,
+        }
+    }
+}
+
 /// Per-frame layer-2 overhead in bytes, and the framing it stands for.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct L2Overhead(pub u32, pub L2Framing);

@@ -191,7 +191,7 @@ impl Cbwfq {
         let mut params = policy.clone();
         params.as_object_mut()?.remove("kind");
         let params: CbwfqParams = serde_json::from_value(params).ok()?;
-        let interface = Interface { bandwidth_bps, admission: false, random_seed: 0 };
+        let interface = Interface { bandwidth_bps, admission: false, random_seed: 0, device_header_bytes: 0 };
         Cbwfq::build(&params, "output", interface, &|_| None).ok()
     }
 
@@ -583,7 +583,8 @@ mod tests {
     use crate::config::error::Issue;
     use crate::qdisc::testing::{harness, packet, Harness};
 
-    const MBPS: Interface = Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1 };
+    const MBPS: Interface =
+        Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1, device_header_bytes: 0 };
 
     fn build(yaml: &str) -> Result<Cbwfq, Issue> {
         let (value, _) = crate::config::yaml::parse(yaml).unwrap();

@@ -30,12 +30,15 @@
 //! `prio` of the leaves; Linux keeps the same order with its per-level, per-priority rows and
 //! its "feed" lists of borrowing classes. Among the leaves servable at the same (level, prio),
 //! a deficit round robin chooses: a pointer per (level, prio) names the leaf to serve; after
-//! a packet of L bytes the leaf's deficit at that level drops by L, and when it becomes
+//! a packet costing L bytes the leaf's deficit at that level drops by L, and when it becomes
 //! negative the leaf receives its `quantum` and the pointer moves on (so a leaf may send once
 //! while in debt, as in Linux). Excess bandwidth is thus shared among same-prio borrowers in
 //! proportion to their quanta, and lower `prio` borrows first.
 //!
-//! **Charging.** After sending L bytes from a leaf served at level L₀, every class from the
+//! **Charging.** A packet costs what the kernel charges for it, `qdisc_pkt_len(skb)`: the
+//! packet as the device holds it (on an Ethernet link the 14-byte header and the IP packet),
+//! adjusted by a size table (`stab`) where one is given ([`super::linux_charge`]). After
+//! sending a packet that costs L bytes from a leaf served at level L₀, every class from the
 //! leaf to the root pays L from its ceil bucket; classes at level ≥ L₀ (the lender and those
 //! above it) also pay from their rate bucket, while the classes below the lender, which
 //! borrowed, keep their rate bucket untouched.
@@ -48,11 +51,12 @@
 //! Differences from Linux: the round robin among leaves of one (level, prio) is one flat
 //! ring, where Linux descends the tree with a pointer per inner class (the same long-run
 //! split when the borrowers share one parent); unclassified packets go to a `default` leaf
-//! (Linux's default of 0 sends them unshaped through a direct queue); token cost is counted on
-//! IP packet bytes; hysteresis and the rate tables' granularity are not modelled. Cost per
+//! (Linux's default of 0 sends them unshaped through a direct queue); hysteresis and the rate
+//! tables' granularity are not modelled. Cost per
 //! packet: O(leaves × depth) for the selection.
 
 use super::class_queue::ClassQueue;
+use super::linux_charge::{LinuxCharge, StabSpec};
 use super::packet_queue::QueueLimit;
 use super::{Dequeue, Interface, Qdisc, QdiscKind};
 use crate::aqm::RedSpec;
@@ -128,6 +132,10 @@ pub struct HtbParams {
     pub default: Option<String>,
     /// Divisor of the default quanta (default 10).
     pub r2q: Option<u64>,
+    /// A size table adjusting what each packet is charged (tc's `stab`: `overhead`, `mpu`,
+    /// `linklayer`); without it, the packet as the device holds it (the Ethernet header and
+    /// the IP packet on Ethernet links).
+    pub stab: Option<StabSpec>,
 }
 
 /// A class's mode at an instant.
@@ -213,6 +221,7 @@ const BLOCKED: u8 = u8::MAX;
 /// A hierarchical token bucket discipline.
 #[derive(Clone, Debug)]
 pub struct Htb {
+    charge: LinuxCharge,
     nodes: Vec<Node>,
     leaves: Vec<Leaf>,
     names: Vec<String>,
@@ -310,6 +319,7 @@ impl QdiscKind for Htb {
             });
         }
         Ok(Htb {
+            charge: LinuxCharge::new(interface.device_header_bytes, params.stab.as_ref(), at)?,
             names: leaf_classes.iter().map(|&i| specs[i].name.clone()).collect(),
             servable_level: vec![BLOCKED; leaves.len()],
             nodes,
@@ -521,9 +531,10 @@ impl Qdisc for Htb {
             .expect("the best key belongs to a leaf");
         let packet = self.leaves[leaf].queue.pop(now).expect("a servable leaf holds packets");
         self.packets -= 1;
-        self.charge(leaf, level, packet.size_bytes, now);
+        let charged_bytes = self.charge.bytes(packet.size_bytes);
+        self.charge(leaf, level, charged_bytes, now);
         let l = &mut self.leaves[leaf];
-        l.deficit_bytes[level] -= packet.size_bytes as i64;
+        l.deficit_bytes[level] -= charged_bytes as i64;
         if l.deficit_bytes[level] < 0 {
             l.deficit_bytes[level] += l.quantum_bytes;
             self.round[group] = (leaf + 1) % count;
@@ -549,7 +560,8 @@ mod tests {
     use super::*;
     use crate::qdisc::testing::{harness, packet, Harness};
 
-    const IFACE: Interface = Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1 };
+    const IFACE: Interface =
+        Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1, device_header_bytes: 0 };
 
     fn build(yaml: &str) -> Result<Htb, Issue> {
         let (value, _) = crate::config::yaml::parse(yaml).unwrap();

@@ -6,7 +6,10 @@
 //! The credit (Bc, Be, Tc; modes `average`, `peak`, `continuous`; IOS's defaults,
 //! `docs/reference/ios-defaults.md`) is [`super::shaper_credit`], shared with shaped CBWFQ
 //! classes. A shaper is not work-conserving: while its next packet waits for credit it
-//! answers "not before" the instant the credit is there, and the port wakes it then.
+//! answers "not before" the instant the credit is there, and the port wakes it then. In
+//! IOS's modes a packet takes its IP bytes of credit; in `continuous` mode, Linux's `tbf`,
+//! what the kernel charges for it, the packet as the device holds it
+//! ([`super::linux_charge`]).
 //!
 //! **Own queue.** Without a child, packets wait in a FIFO of `limit` packets (1000 by
 //! default) and are tail-dropped beyond it; a packet larger than the bucket (Bc + Be) can
@@ -29,6 +32,7 @@
 //! (`overlimit`), because only the child knows its class before then. Cost per packet:
 //! O(1) on top of the child's.
 
+use super::linux_charge::LinuxCharge;
 use super::packet_queue::{PacketQueue, QueueLimit};
 use super::shaper_credit::{ShapeMode, ShapeSpec, ShaperCredit};
 use super::{AnyQdisc, Dequeue, Interface, PolicySpec, Qdisc, QdiscKind};
@@ -76,6 +80,9 @@ enum Waiting {
 pub struct Tbf {
     waiting: Waiting,
     credit: ShaperCredit,
+    /// In `continuous` mode, Linux's tbf, what the kernel charges a packet
+    /// ([`super::linux_charge`]); IOS's shaping takes the IP packet's bytes.
+    charge: Option<LinuxCharge>,
 }
 
 impl QdiscKind for Tbf {
@@ -121,7 +128,19 @@ impl QdiscKind for Tbf {
                 Waiting::Child { policy: Box::new(policy), held: None }
             }
         };
-        Ok(Tbf { waiting, credit })
+        let charge = match params.mode {
+            Some(ShapeMode::Continuous) => Some(LinuxCharge::new(interface.device_header_bytes, None, at)?),
+            _ => None,
+        };
+        Ok(Tbf { waiting, credit, charge })
+    }
+}
+
+impl Tbf {
+    /// The credit a packet of `ip_bytes` takes.
+    #[inline]
+    fn cost(&self, ip_bytes: u32) -> u32 {
+        self.charge.map_or(ip_bytes, |charge| charge.bytes(ip_bytes))
     }
 }
 
@@ -134,9 +153,10 @@ impl Qdisc for Tbf {
     }
 
     fn enqueue(&mut self, packet: Packet, ctx: &mut QdiscCtx) {
+        let cost = self.cost(packet.size_bytes);
         match &mut self.waiting {
             Waiting::Fifo(queue) => {
-                if !self.credit.fits(packet.size_bytes) {
+                if !self.credit.fits(cost) {
                     return ctx.drop_arrival(0, packet, DropReason::Overlimit);
                 }
                 if queue.is_full_for(packet.size_bytes) {
@@ -150,8 +170,8 @@ impl Qdisc for Tbf {
                 let ring_has_room = ctx.ring_has_room;
                 ctx.ring_has_room = ring_has_room
                     && held.is_none()
-                    && self.credit.fits(packet.size_bytes)
-                    && self.credit.ready_at(ctx.now, packet.size_bytes) == ctx.now;
+                    && self.credit.fits(cost)
+                    && self.credit.ready_at(ctx.now, cost) == ctx.now;
                 policy.enqueue(packet, ctx);
                 ctx.ring_has_room = ring_has_room;
             }
@@ -164,11 +184,12 @@ impl Qdisc for Tbf {
                 let Some(size_bytes) = queue.head_size_bytes() else {
                     return Dequeue::Empty;
                 };
-                let at = self.credit.ready_at(ctx.now, size_bytes);
+                let cost = self.charge.map_or(size_bytes, |charge| charge.bytes(size_bytes));
+                let at = self.credit.ready_at(ctx.now, cost);
                 if at > ctx.now {
                     return Dequeue::NotBefore(at);
                 }
-                self.credit.take(ctx.now, size_bytes);
+                self.credit.take(ctx.now, cost);
                 let packet = queue.pop().expect("the head exists");
                 ctx.dequeued(0, &packet);
                 Dequeue::Packet(packet)
@@ -183,16 +204,17 @@ impl Qdisc for Tbf {
                         (answer, _) => return answer,
                     },
                 };
-                if !self.credit.fits(packet.size_bytes) {
+                let cost = self.charge.map_or(packet.size_bytes, |charge| charge.bytes(packet.size_bytes));
+                if !self.credit.fits(cost) {
                     ctx.drop_queued(class, packet, DropReason::Overlimit);
                     continue;
                 }
-                let at = self.credit.ready_at(ctx.now, packet.size_bytes);
+                let at = self.credit.ready_at(ctx.now, cost);
                 if at > ctx.now {
                     *held = Some((packet, class));
                     return Dequeue::NotBefore(at);
                 }
-                self.credit.take(ctx.now, packet.size_bytes);
+                self.credit.take(ctx.now, cost);
                 ctx.dequeued(class, &packet);
                 return Dequeue::Packet(packet);
             },
@@ -224,7 +246,8 @@ mod tests {
     use crate::qdisc::testing::{harness, packet, Harness};
     use crate::time::SimTime;
 
-    const LINK: Interface = Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1 };
+    const LINK: Interface =
+        Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1, device_header_bytes: 0 };
     /// DSCP values used below.
     const EF: u8 = 46;
     const AF11: u8 = 10;

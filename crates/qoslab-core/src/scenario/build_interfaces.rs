@@ -60,7 +60,12 @@ struct Settings<'a> {
 pub(super) fn check_policies(spec: &ScenarioSpec, nodes: &Nodes) -> Result<(), Issue> {
     for (name, policy) in &spec.policies {
         check_name(name, "policy", &format!("policies.{name}"))?;
-        let nominal = Interface { bandwidth_bps: NOMINAL_BANDWIDTH_BPS, admission: false, random_seed: 0 };
+        let nominal = Interface {
+            bandwidth_bps: NOMINAL_BANDWIDTH_BPS,
+            admission: false,
+            random_seed: 0,
+            device_header_bytes: 0,
+        };
         policy.build(&format!("policies.{name}"), nominal, &|name| nodes.address(name))?;
     }
     Ok(())
@@ -247,7 +252,12 @@ fn build_port(
         Rng::for_stream(run.seed, run.replication, &stream).next_u64()
     };
     let build_policy = |policy: &PolicySpec, at: &str, bandwidth_bps: u64, number: u64| {
-        let interface = Interface { bandwidth_bps, admission: true, random_seed: random_seed(number) };
+        let interface = Interface {
+            bandwidth_bps,
+            admission: true,
+            random_seed: random_seed(number),
+            device_header_bytes: config.l2_framing.device_header_bytes(),
+        };
         policy.build(at, interface, &node_address)
     };
     let (node, peer) = (nodes.name(config.node), nodes.name(config.peer));

@@ -9,14 +9,12 @@
 //! the policy's own key path (`policies.llq.classes[2].match`), the interface's
 //! (`interfaces.r1.r2.lfi.sequence`) or the link's (`topology.links[1].bandwidth`).
 
-use super::build::build;
 use super::build_ios::{ios_interface, place_issue, with_router_configs};
 use super::build_reconfig::resolve_policy;
-use super::build_topology::{links, nodes};
-use super::limits::Limits;
+use super::export_target::{export_target, refused, Target};
 use super::spec::{InterfaceSpec, LinkSpec};
-use super::{base_dir, read, Read, Selection};
-use crate::config::error::{join_path, ErrorKind, Issue, ScenarioError};
+use super::Selection;
+use crate::config::error::{join_path, Issue, ScenarioError};
 use crate::ios::export::{canonical_interface, default_interface_name, export, Export};
 use crate::qdisc::PolicySpec;
 use crate::units::format_rate;
@@ -90,48 +88,16 @@ pub fn ios_from_yaml(
     interface: &str,
     name: Option<&str>,
 ) -> Result<String, ScenarioError> {
-    let Read { mut spec, located, .. } = read(text, origin, selection.variant, selection.overrides)?;
-    if let Some(replication) = selection.replication {
-        spec.run.replication = Some(replication);
-    }
-    let base_dir = base_dir(origin);
-    // Nothing is run, so no limit on what a run may cost applies.
-    let unlimited = Limits { max_memory_bytes: u64::MAX, max_events: u64::MAX };
-    build(&spec, selection.seed, &base_dir, &unlimited).map_err(|issue| located.error(issue))?;
-    let refused = |key_path: String, message: String, hint: &str| ScenarioError {
-        kind: ErrorKind::Invalid,
-        origin: origin.into(),
-        position: None,
-        key_path,
-        message,
-        hint: Some(hint.to_owned()),
-    };
-    let Some((node, peer)) = interface.split_once('.').filter(|(n, p)| !n.is_empty() && !p.is_empty()) else {
-        return Err(refused(
-            String::new(),
-            format!("`{interface}` does not name an interface"),
-            "write NODE.PEER, the egress of NODE towards its neighbour PEER (e.g. r1.r2)",
-        ));
-    };
-    let topology = links(&spec, nodes(&spec).map_err(|i| located.error(i))?, &base_dir)
-        .map_err(|issue| located.error(issue))?;
-    let at = format!("interfaces.{node}.{peer}");
-    let link_index = link_between(&spec.topology.links, node, peer).map_err(|listing| {
-        refused(
-            at.clone(),
-            format!("no link joins `{node}` and `{peer}`"),
-            &format!("name one of the scenario's interfaces: {listing}"),
-        )
-    })?;
-    let link = &spec.topology.links[link_index];
-    let port = topology
-        .ports
-        .iter()
-        .find(|p| p.name == format!("{node}->{peer}"))
-        .expect("every link has a port each way");
+    let target = export_target(text, origin, selection, interface)?;
+    let Target { spec, located, base_dir, topology, node, peer, at, .. } = &target;
+    let (node, peer) = (node.as_str(), peer.as_str());
+    let link_at = format!("topology.links[{}]", target.link_index);
+    let link = target.link();
+    let port = target.port();
     let ios_name = match name {
         Some(written) => canonical_interface(written, "").map_err(|issue| {
             refused(
+                origin,
                 String::new(),
                 format!("--name: {}", issue.message),
                 issue.hint.as_deref().unwrap_or_default(),
@@ -139,13 +105,12 @@ pub fn ios_from_yaml(
         })?,
         None => default_interface_name(port.l2_framing).to_owned(),
     };
-    let link_at = format!("topology.links[{link_index}]");
     let rate_changes = changes_rate(link);
-    let (interfaces, ios_origins) = with_router_configs(&spec).map_err(|issue| located.error(issue))?;
+    let (interfaces, ios_origins) = with_router_configs(spec).map_err(|issue| located.error(issue))?;
     let entry = interfaces.get(node).and_then(|by_peer| by_peer.get(peer));
     let default_output = PolicySpec::default_output();
     let imported;
-    let mut origins = Origins::of_link(&at, &link_at, link);
+    let mut origins = Origins::of_link(at, &link_at, link);
     let mut export_spec = Export {
         comments: vec![format!(
             "interfaces.{node}.{peer} of scenario `{}`: {node}'s interface to {peer}, a {} link",
@@ -168,15 +133,15 @@ pub fn ios_from_yaml(
     if let Some(entry) = entry {
         if !entry.changes.is_empty() {
             let issue = Issue::at(
-                join_path(&at, "changes"),
+                join_path(at, "changes"),
                 "an IOS configuration is one setting of the interface, and `changes` replace it during the run",
             )
             .hint("export the interface without `changes`: the policy it starts with, or each policy of the changes in turn as its `output`");
             return Err(located.error(issue));
         }
         if let Some(ios) = &entry.ios {
-            let ios_at = join_path(&at, "ios");
-            imported = ios_interface(ios, &ios_at, port.rate_bps, &base_dir)
+            let ios_at = join_path(at, "ios");
+            imported = ios_interface(ios, &ios_at, port.rate_bps, base_dir)
                 .map_err(|issue| located.error(place_issue(issue, node, peer, &ios_origins)))?;
             origins.ios = Some(join_path(&ios_at, "config"));
             export_spec.output = &imported.output;
@@ -186,7 +151,7 @@ pub fn ios_from_yaml(
             export_spec.input = imported.input.as_ref();
             export_spec.lfi = imported.lfi.as_ref();
         } else {
-            own_settings(entry, &at, &spec.policies, &mut export_spec, &mut origins)
+            own_settings(entry, at, &spec.policies, &mut export_spec, &mut origins)
                 .map_err(|issue| located.error(issue))?;
         }
     }
@@ -199,28 +164,6 @@ pub fn ios_from_yaml(
 /// Whether `link`'s rate changes during the run.
 fn changes_rate(link: &LinkSpec) -> bool {
     !link.rate_changes.is_empty() || link.rate_trace.is_some()
-}
-
-/// The index of the link of `links` joining `node` and `peer`, or the listing of the
-/// interfaces the links make (`a.b, b.a, ...`) when none does.
-pub(super) fn link_between(links: &[LinkSpec], node: &str, peer: &str) -> Result<usize, String> {
-    links
-        .iter()
-        .position(|l| {
-            (l.between[0] == node && l.between[1] == peer) || (l.between[1] == node && l.between[0] == peer)
-        })
-        .ok_or_else(|| {
-            let known: Vec<String> = links
-                .iter()
-                .flat_map(|l| {
-                    [
-                        format!("{}.{}", l.between[0], l.between[1]),
-                        format!("{}.{}", l.between[1], l.between[0]),
-                    ]
-                })
-                .collect();
-            known.join(", ")
-        })
 }
 
 /// Takes into `export` the settings interface entry `entry`, at `at`, gives itself — its

@@ -9,15 +9,12 @@
 //! holds it. The script sets the discipline only: the device's own rate (a veth pair has
 //! none) and its driver ring are not tc settings.
 
-use super::build::build;
 use super::build_ios::{ios_interface, place_issue, with_router_configs};
 use super::build_reconfig::resolve_policy;
-use super::build_topology::{links, nodes};
-use super::ios_export::link_between;
-use super::limits::Limits;
+use super::export_target::{export_target, refused, Target};
 use super::spec::InterfaceSpec;
-use super::{base_dir, read, Read, Selection};
-use crate::config::error::{join_path, ErrorKind, Issue, ScenarioError};
+use super::Selection;
+use crate::config::error::{join_path, Issue, ScenarioError};
 use crate::linux::tc_script::tc_commands;
 use crate::qdisc::PolicySpec;
 use crate::units::format_rate;
@@ -38,61 +35,27 @@ pub fn tc_from_yaml(
     interface: &str,
     device: Option<&str>,
 ) -> Result<String, ScenarioError> {
-    let Read { mut spec, located, .. } = read(text, origin, selection.variant, selection.overrides)?;
-    if let Some(replication) = selection.replication {
-        spec.run.replication = Some(replication);
-    }
-    let base_dir = base_dir(origin);
-    // Nothing is run, so no limit on what a run may cost applies.
-    let unlimited = Limits { max_memory_bytes: u64::MAX, max_events: u64::MAX };
-    build(&spec, selection.seed, &base_dir, &unlimited).map_err(|issue| located.error(issue))?;
-    let refused = |key_path: String, message: String, hint: &str| ScenarioError {
-        kind: ErrorKind::Invalid,
-        origin: origin.into(),
-        position: None,
-        key_path,
-        message,
-        hint: Some(hint.to_owned()),
-    };
     let device = device.unwrap_or(DEFAULT_DEVICE);
     if device.is_empty()
         || device.len() > 15
         || device.contains(|c: char| c.is_whitespace() || c == '/' || c == ':')
     {
         return Err(refused(
+            origin,
             String::new(),
             format!("--dev: `{device}` is not a Linux device name"),
             "give 1 to 15 characters without spaces, `/` or `:` (e.g. eth0)",
         ));
     }
-    let Some((node, peer)) = interface.split_once('.').filter(|(n, p)| !n.is_empty() && !p.is_empty()) else {
-        return Err(refused(
-            String::new(),
-            format!("`{interface}` does not name an interface"),
-            "write NODE.PEER, the egress of NODE towards its neighbour PEER (e.g. r1.r2)",
-        ));
-    };
-    let topology = links(&spec, nodes(&spec).map_err(|i| located.error(i))?, &base_dir)
-        .map_err(|issue| located.error(issue))?;
-    let at = format!("interfaces.{node}.{peer}");
-    link_between(&spec.topology.links, node, peer).map_err(|listing| {
-        refused(
-            at.clone(),
-            format!("no link joins `{node}` and `{peer}`"),
-            &format!("name one of the scenario's interfaces: {listing}"),
-        )
-    })?;
-    let port = topology
-        .ports
-        .iter()
-        .find(|p| p.name == format!("{node}->{peer}"))
-        .expect("every link has a port each way");
-    let (interfaces, ios_origins) = with_router_configs(&spec).map_err(|issue| located.error(issue))?;
+    let target = export_target(text, origin, selection, interface)?;
+    let Target { spec, located, base_dir, topology, node, peer, at, .. } = &target;
+    let (node, peer) = (node.as_str(), peer.as_str());
+    let port = target.port();
+    let (interfaces, ios_origins) = with_router_configs(spec).map_err(|issue| located.error(issue))?;
     let place = |issue: Issue| located.error(place_issue(issue, node, peer, &ios_origins));
     let entry = interfaces.get(node).and_then(|by_peer| by_peer.get(peer));
     let (output, output_at, bandwidth_bps) =
-        output_of(entry, &at, &spec.policies, port.rate_bps, port.bandwidth_bps, &base_dir)
-            .map_err(&place)?;
+        output_of(entry, at, &spec.policies, port.rate_bps, port.bandwidth_bps, base_dir).map_err(&place)?;
     let reference_bps = bandwidth_bps.unwrap_or(port.rate_bps);
     let commands =
         tc_commands(&output, &output_at, reference_bps, device, &|name| topology.nodes.address(name))

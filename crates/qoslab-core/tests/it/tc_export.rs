@@ -108,6 +108,19 @@ fn the_other_kernel_disciplines() {
             "tc filter add dev va parent 1: protocol ip prio 3 u32 match u32 0 0 flowid 1:2",
         ]
     );
+    // A size table goes before the discipline's kind.
+    let stab = export(
+        &with_policy(
+            "{kind: htb, stab: {overhead: 24, linklayer: ethernet}, classes: [{name: all, rate: 1Mbps}]}",
+            "",
+        ),
+        "a.b",
+    )
+    .unwrap();
+    assert_eq!(
+        commands(&stab)[0],
+        "tc qdisc add dev va root handle 1: stab overhead 24 mpu 0 linklayer ethernet htb default 1 r2q 10"
+    );
     let fq = export(&with_policy("{kind: fq_codel, target: 10ms, ecn: false}", ""), "a.b").unwrap();
     assert_eq!(
         commands(&fq),
