@@ -98,6 +98,9 @@ def in_namespace(namespace: str) -> list[str]:
     return ["ip", "netns", "exec", namespace]
 
 
+KIND = r"handle \S+ (?:stab overhead \S+ mpu \S+ linklayer \S+ )?(\w+)"
+"""A discipline's kind in a script's line, after its handle and any size table."""
+
 SMALLEST = {"tbf": ["tbf", "rate", "1mbit", "burst", "10kb", "limit", "10kb"]}
 """Arguments that make a discipline whose defaults need some (tbf has none)."""
 
@@ -105,7 +108,7 @@ SMALLEST = {"tbf": ["tbf", "rate", "1mbit", "burst", "10kb", "limit", "10kb"]}
 def _missing_kind(namespace: str, script: str) -> str | None:
     """The first discipline of ``script`` the running kernel lacks (tried on the veth's
     other end), or None."""
-    for kind in dict.fromkeys(re.findall(r"handle \S+ (\w+)", script)):
+    for kind in dict.fromkeys(re.findall(KIND, script)):
         subprocess.run(
             ["ip", "netns", "exec", namespace, "tc", "qdisc", "del", "dev", "qv1", "root"],
             capture_output=True,
@@ -170,7 +173,7 @@ def test_every_example_script_is_applied_by_the_kernel(namespace):
             check=True,
         )
         root = next(q for q in json.loads(shown.stdout) if q.get("root"))
-        first = re.search(r"root handle 1: (\w+)", script)
+        first = re.search("root " + KIND, script)
         assert first is not None, script
         assert root["kind"] == first.group(1), (example, interface, root)
         applied.append(f"{example} {interface}")

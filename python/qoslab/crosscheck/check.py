@@ -11,8 +11,10 @@ the mean, 99th-percentile and largest one-way delay, each with a verdict:
 * losses agree when qoslab's lie within the kernel's two runs widened by
   ``LOSS_SLACK`` (at least ``MIN_LOSS_SLACK_PACKETS``) of the packets sent;
 * a mean or 99th-percentile delay agrees when it lies within the kernel's runs widened by
-  ``DELAY_TOLERANCE_MS`` plus the noise floor's 99th percentile (the kernel's figures are
-  no finer than that); the largest delay is shown, not judged (one packet decides it).
+  ``DELAY_TOLERANCE_MS``, the noise floor's 99th percentile and the 99th percentile of how
+  late the sender handed packets to the kernel (the kernel's figures are no finer than what
+  the path adds by itself, and a late packet moves the queue it joins); the largest delay is
+  shown, not judged (one packet decides it).
 
 Both rules take the kernel's own spread as the measure of what a replay can tell apart: where
 packets of several flows share a queue, which of them the tail drops depends on their order
@@ -109,10 +111,11 @@ def figures(packets: Packets) -> dict[str, float]:
 
 
 def verdicts(
-    ours: dict[str, float], kernel: list[dict[str, float]], noise_ms: float
+    ours: dict[str, float], kernel: list[dict[str, float]], timing_ms: float
 ) -> dict[str, str]:
     """``agrees`` or ``differs`` for the losses and the mean and 99th-percentile delays: each
-    within the kernel's runs, widened by the slack of the module's rules."""
+    within the kernel's runs, widened as the module says (``timing_ms``: the noise floor's and
+    the sender's lateness's 99th percentiles together)."""
     losses = [k["lost"] for k in kernel]
     slack = max(MIN_LOSS_SLACK_PACKETS, LOSS_SLACK * ours["sent"])
     out = {
@@ -126,7 +129,7 @@ def verdicts(
             both_empty = np.isnan(ours[name]) and all(np.isnan(theirs))
             out[name] = "agrees" if both_empty else "differs"
             continue
-        slack_ms = DELAY_TOLERANCE_MS + noise_ms
+        slack_ms = DELAY_TOLERANCE_MS + timing_ms
         low, high = min(theirs) - slack_ms, max(theirs) + slack_ms
         out[name] = "agrees" if low <= ours[name] <= high else "differs"
     return out
@@ -174,6 +177,8 @@ def crosscheck(scenario: str | Path, runs: int = 2) -> Report:
     finally:
         network.close()
     ours = {row["flow"]: row for row in results.rows("flows")}
+    late_us = np.array(late_ns, dtype=np.float64) / 1e3
+    slack_ms = noise["p99"] + float(np.percentile(late_us, 99)) / 1e3
     checks = []
     for flow in flows:
         row = ours[flow.name]
@@ -185,9 +190,8 @@ def crosscheck(scenario: str | Path, runs: int = 2) -> Report:
             "delay_p99_ms": row["delay_p99_ms"],
             "delay_max_ms": row["delay_max_ms"],
         }
-        theirs = [figures(run[flow.name]) for run in kernel_runs]
-        checks.append(FlowCheck(flow.name, mine, theirs, verdicts(mine, theirs, noise["p99"])))
-    late_us = np.array(late_ns, dtype=np.float64) / 1e3
+        theirs = [figures(kernel_run[flow.name]) for kernel_run in kernel_runs]
+        checks.append(FlowCheck(flow.name, mine, theirs, verdicts(mine, theirs, slack_ms)))
     replayed = {flow.name for flow in flows}
     return Report(
         checks,

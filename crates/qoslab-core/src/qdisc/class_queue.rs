@@ -26,6 +26,12 @@ impl ClassQueue {
         ClassQueue { packets: PacketQueue::new(limit), red }
     }
 
+    /// The queue with its byte limit counting `header_bytes` more per packet
+    /// ([`PacketQueue::counting_header`]).
+    pub fn counting_header(self, header_bytes: u32) -> Self {
+        ClassQueue { packets: self.packets.counting_header(header_bytes), ..self }
+    }
+
     /// Offers `packet`, which belongs to class `class`: queues it or drops it, counting
     /// either through `ctx`. Returns whether it was queued.
     #[inline(always)]

@@ -2,7 +2,9 @@
 //! early detection in front of the tail (IOS interface `random-detect`, Linux `red`).
 //!
 //! Packets leave in arrival order. An arriving packet that would exceed the limit (packets
-//! or bytes) is dropped ("tail drop"). The default limit, 40 packets, is the IOS output hold
+//! or bytes) is dropped ("tail drop"). A byte limit is Linux's `bfifo`, and counts each
+//! packet as the device holds it (`qdisc_pkt_len`: on Ethernet links the 14-byte MAC header
+//! too, [`super::linux_charge`]). The default limit, 40 packets, is the IOS output hold
 //! queue default (Cisco `hold-queue` command reference; `docs/reference/ios-defaults.md`). With
 //! `random_detect`, arrivals first meet a RED/WRED/RIO dropper ([`crate::aqm`]). Cost: O(1)
 //! per packet.
@@ -49,7 +51,11 @@ impl QdiscKind for Fifo {
         _node_address: &dyn Fn(&str) -> Option<u32>,
     ) -> Result<Self, Issue> {
         let red = interface.dropper(params.random_detect.as_ref(), at, 0)?;
-        Ok(Fifo { queue: ClassQueue::new(params.limit.unwrap_or(DEFAULT_LIMIT), red) })
+        // A byte limit is Linux's `bfifo`, which counts the packet as the device holds it;
+        // IOS's hold queue counts packets.
+        let queue = ClassQueue::new(params.limit.unwrap_or(DEFAULT_LIMIT), red)
+            .counting_header(interface.device_header_bytes);
+        Ok(Fifo { queue })
     }
 }
 

@@ -89,6 +89,9 @@ pub struct PacketQueue {
     packets: VecDeque<Packet>,
     bytes: u64,
     limit: QueueLimit,
+    /// Bytes a byte limit counts per packet beside its IP bytes (a Linux device's
+    /// link-layer header, [`Self::counting_header`]).
+    header_bytes: u32,
 }
 
 impl PacketQueue {
@@ -99,7 +102,14 @@ impl PacketQueue {
             QueueLimit::Packets(p) => (p as usize).min(RESERVED_PACKETS),
             QueueLimit::Bytes(_) | QueueLimit::Unlimited => 64,
         };
-        PacketQueue { packets: VecDeque::with_capacity(capacity), bytes: 0, limit }
+        PacketQueue { packets: VecDeque::with_capacity(capacity), bytes: 0, limit, header_bytes: 0 }
+    }
+
+    /// The queue with a byte limit that counts `header_bytes` more for every packet, as
+    /// Linux's `bfifo` counts the packet as the device holds it (`qdisc_pkt_len`: on
+    /// Ethernet the 14-byte MAC header and the IP packet).
+    pub fn counting_header(self, header_bytes: u32) -> Self {
+        PacketQueue { header_bytes, ..self }
     }
 
     /// Whether a packet of `size_bytes` would exceed the limit (tail drop test).
@@ -107,7 +117,10 @@ impl PacketQueue {
     pub fn is_full_for(&self, size_bytes: u32) -> bool {
         match self.limit {
             QueueLimit::Packets(p) => self.packets.len() >= p as usize,
-            QueueLimit::Bytes(b) => self.bytes + size_bytes as u64 > b,
+            QueueLimit::Bytes(b) => {
+                let headers = (self.packets.len() as u64 + 1) * self.header_bytes as u64;
+                self.bytes + size_bytes as u64 + headers > b
+            }
             QueueLimit::Unlimited => false,
         }
     }
@@ -209,6 +222,18 @@ mod tests {
         assert!(QueueLimit::parse("0").unwrap_err().to_string().contains("above 0"));
         assert!(QueueLimit::parse("0B").unwrap_err().to_string().contains("hold nothing"));
         assert!(QueueLimit::parse("lots").unwrap_err().to_string().contains("a queue limit is"));
+    }
+
+    #[test]
+    fn a_byte_limit_may_count_the_device_header() {
+        // 1000 bytes hold two 486-byte packets with 14-byte headers, not a third of 1.
+        let mut q = PacketQueue::new(QueueLimit::Bytes(1000)).counting_header(14);
+        assert!(!q.is_full_for(486));
+        q.push(crate::packet::testing::packet(0, 486, 0));
+        assert!(!q.is_full_for(486));
+        q.push(crate::packet::testing::packet(1, 486, 0));
+        assert!(q.is_full_for(1));
+        assert_eq!(q.bytes(), 972);
     }
 
     #[test]

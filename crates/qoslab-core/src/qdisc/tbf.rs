@@ -100,7 +100,10 @@ impl QdiscKind for Tbf {
         let shape = ShapeSpec { rate: params.rate, bc: params.bc, be: params.be, mode: params.mode };
         let credit = ShaperCredit::build(&shape, at, interface.bandwidth_bps)?;
         let waiting = match &params.child {
-            None => Waiting::Fifo(PacketQueue::new(params.limit.unwrap_or(DEFAULT_LIMIT))),
+            // Linux's tbf counts its byte limit as the device holds the packets.
+            None => Waiting::Fifo(PacketQueue::new(params.limit.unwrap_or(DEFAULT_LIMIT)).counting_header(
+                if params.mode == Some(ShapeMode::Continuous) { interface.device_header_bytes } else { 0 },
+            )),
             Some(_) if params.limit.is_some() => {
                 return Err(Issue::at(
                     join_path(at, "limit"),
