@@ -32,7 +32,7 @@ import numpy as np
 import yaml
 
 from qoslab._core import ScenarioError, tc_from_yaml
-from qoslab.crosscheck.namespaces import Network, missing_tools
+from qoslab.crosscheck.namespaces import Network, NetworkError, missing_tools
 from qoslab.crosscheck.replay import DRAIN_NS, Flow, Packets, flows_of, replay, schedules
 from qoslab.run import run
 from qoslab.scenario import scenario_text
@@ -174,6 +174,8 @@ def crosscheck(scenario: str | Path, runs: int = 2) -> Report:
             kernel_runs.append(got)
             late_ns.extend(late)
         noise = _idle(network, flows, plan, applied)
+    except NetworkError as error:
+        raise CrosscheckError(f"the kernel's side of the cross-check failed: {error}") from error
     finally:
         network.close()
     ours = {row["flow"]: row for row in results.rows("flows")}

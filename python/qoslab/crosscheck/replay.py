@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from qoslab.crosscheck.namespaces import Network
+from qoslab.crosscheck.namespaces import Network, NetworkError
 
 START_DELAY_NS = 1_500_000_000
 """How long after the replay is set up its first packet leaves: time for the receivers to
@@ -163,7 +163,7 @@ def replay(
         for _, process in senders + receivers:
             _, err = process.communicate()
             if process.returncode != 0:
-                raise RuntimeError(f"a replay process failed: {err.strip()}")
+                raise NetworkError(f"a replay process failed: {err.strip()}")
         sent: dict[int, int] = {}
         late_ns: list[int] = []
         for out, _ in senders:
