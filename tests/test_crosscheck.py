@@ -17,7 +17,7 @@ import pytest
 
 import qoslab
 from qoslab.cli import main
-from qoslab.crosscheck.check import crosscheck
+from qoslab.crosscheck.check import crosscheck, link_warnings
 from qoslab.crosscheck.namespaces import missing_tools
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,6 +99,7 @@ def test_the_kernel_agrees(tmp_path, name, policy, more):
     scenario.write_text(TWO_HOSTS.format(name=name, policy=policy, more=more))
     report = crosscheck(scenario)
     assert report.applied == ["a.b", "b.a"]
+    assert report.warnings == []  # an Ethernet link at 1 Gbit/s: as a veth pair is
     flood = next(check for check in report.flows if check.flow == "flood")
     # The replay resolves what it judges: its noise is a small part of the flood's delays.
     assert 0 <= report.noise_floor_ms["p99"] < flood.qoslab["delay_mean_ms"] / 20
@@ -147,3 +148,18 @@ def test_a_router_forwards_between_two_namespaces(tmp_path):
     (flood,) = report.flows
     assert flood.qoslab["lost"] > 100
     assert flood.verdicts == {"lost": "agrees", "delay_mean_ms": "agrees", "delay_p99_ms": "agrees"}
+
+
+def test_what_a_veth_pair_does_not_reproduce_is_noted():
+    spec = {
+        "topology": {
+            "links": [
+                {"between": ["a", "b"], "rate": "1Gbps"},
+                {"between": ["b", "c"], "rate": "2Mbps", "l2": "none"},
+            ]
+        }
+    }
+    notes = link_warnings(spec)
+    assert len(notes) == 2
+    assert notes[0].startswith("link b-c runs at 2Mbps in the scenario, its veth pair unlimited")
+    assert "`l2: none`" in notes[1]

@@ -49,6 +49,8 @@ def main(args: argparse.Namespace) -> int:
     print(f"ports with their policy: {', '.join(report.applied) or 'none'}")
     for port, why in report.skipped.items():
         print(f"port {port} left with the kernel's default: {visible(why)}")
+    for warning in report.warnings:
+        print(f"note: {visible(warning)}")
     if report.not_replayed:
         names = ", ".join(report.not_replayed)
         print(f"not replayed (applications over TCP, copied flows): {visible(names)}")

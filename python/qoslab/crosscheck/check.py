@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from qoslab._core import ScenarioError, tc_from_yaml
+from qoslab._core import ScenarioError, parse_rate_bps, tc_from_yaml
 from qoslab.crosscheck.namespaces import Network, NetworkError, missing_tools
 from qoslab.crosscheck.replay import DRAIN_NS, Flow, Packets, flows_of, replay, schedules
 from qoslab.run import run
@@ -77,6 +77,8 @@ class Report:
     skipped: dict[str, str] = field(default_factory=dict)
     not_replayed: list[str] = field(default_factory=list)
     """The flows of the run that the replay does not send: applications over TCP, copies."""
+    warnings: list[str] = field(default_factory=list)
+    """Where the namespaces differ from the scenario's links (their rate, their framing)."""
     noise_floor_ms: dict[str, float] = field(default_factory=dict)
     sender_late_us: dict[str, float] = field(default_factory=dict)
 
@@ -93,6 +95,34 @@ def addresses_of(spec: dict) -> dict[str, str]:
     for i, name in enumerate(sorted(nodes, key=lambda n: n.encode())):
         written = (nodes[name] or {}).get("address")
         out[name] = written or f"10.0.{i // 250}.{i % 250 + 1}"
+    return out
+
+
+FAST_LINK_BPS = 1_000_000_000
+"""A link this fast or faster is taken to be as unlimited as a veth pair."""
+
+ETHERNET = (None, "ethernet", "ethernet-wire")
+"""The framings a veth pair carries (the scenario's default is Ethernet)."""
+
+
+def link_warnings(spec: dict) -> list[str]:
+    """What the namespaces do not reproduce of the scenario's links: a veth pair has no rate
+    (only shapers and HTB classes limit the kernel) and carries Ethernet frames (the kernel
+    charges their 14-byte header)."""
+    out = []
+    for link in spec["topology"]["links"]:
+        a, b = link["between"]
+        rate = link.get("rate")
+        if rate is not None and parse_rate_bps(str(rate)) < FAST_LINK_BPS:
+            out.append(
+                f"link {a}-{b} runs at {rate} in the scenario, its veth pair unlimited: "
+                "where the link and not a shaper is the bottleneck, the kernel does not queue"
+            )
+        if link.get("l2") not in ETHERNET:
+            out.append(
+                f"link {a}-{b} is `l2: {link['l2']}` in the scenario, its veth pair Ethernet: "
+                "the kernel charges 14 bytes a packet more than qoslab does there"
+            )
     return out
 
 
@@ -196,12 +226,13 @@ def crosscheck(scenario: str | Path, runs: int = 2) -> Report:
         checks.append(FlowCheck(flow.name, mine, theirs, verdicts(mine, theirs, slack_ms)))
     replayed = {flow.name for flow in flows}
     return Report(
-        checks,
-        applied,
-        skipped,
-        sorted(str(name) for name in set(trace["flow"].unique()) - replayed),
-        noise,
-        {
+        flows=checks,
+        applied=applied,
+        skipped=skipped,
+        not_replayed=sorted(str(name) for name in set(trace["flow"].unique()) - replayed),
+        warnings=link_warnings(spec),
+        noise_floor_ms=noise,
+        sender_late_us={
             "mean": float(late_us.mean()),
             "p99": float(np.percentile(late_us, 99)),
             "max": float(late_us.max()),
