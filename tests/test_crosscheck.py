@@ -163,3 +163,13 @@ def test_what_a_veth_pair_does_not_reproduce_is_noted():
     assert len(notes) == 2
     assert notes[0].startswith("link b-c runs at 2Mbps in the scenario, its veth pair unlimited")
     assert "`l2: none`" in notes[1]
+
+
+def test_without_root_the_command_says_so(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("os.geteuid", lambda: 1000)
+    scenario = tmp_path / "tbf.yaml"
+    scenario.write_text(TWO_HOSTS.format(name="tbf", policy=TBF, more=""))
+    assert main(["crosscheck", str(scenario)]) == 2
+    err = capsys.readouterr().err
+    assert "needs root (run it with sudo)" in err
+    assert "Traceback" not in err
