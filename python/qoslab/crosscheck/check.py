@@ -192,14 +192,15 @@ def crosscheck(scenario: str | Path, runs: int = 2) -> Report:
         network.build(links)
         for flow in flows:
             network.route(list(flow.path), flow.destination)
-        applied, skipped = _apply_policies(network, text, origin, links)
+        scripts, skipped = _apply_policies(network, text, origin, links)
+        applied = list(scripts)
         plan = schedules(trace, flows, addresses)
         kernel_runs = []
         late_ns: list[int] = []
         for _ in range(runs):
-            for port in applied:
-                node, peer = port.split(".")
-                network.apply(node, tc_from_yaml(text, origin, port, network.devices[(node, peer)]))
+            # Every replay starts from fresh disciplines: full buckets, empty queues.
+            for port, script in scripts.items():
+                network.apply(port.split(".")[0], script)
             got, late = replay(network, flows, plan)
             kernel_runs.append(got)
             late_ns.extend(late)
@@ -242,9 +243,11 @@ def crosscheck(scenario: str | Path, runs: int = 2) -> Report:
 
 def _apply_policies(
     network: Network, text: str, origin: str, links: list[tuple[str, ...]]
-) -> tuple[list[str], dict[str, str]]:
-    """The ports whose policy tc expresses and the kernel applies; the others, with why."""
-    applied, skipped = [], {}
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The ports whose policy tc expresses and the kernel applies, with their scripts; the
+    others, with why."""
+    applied: dict[str, str] = {}
+    skipped: dict[str, str] = {}
     for a, b in links:
         for node, peer in ((a, b), (b, a)):
             port = f"{node}.{peer}"
@@ -262,7 +265,7 @@ def _apply_policies(
                 )
                 network.clear(node, peer)
                 continue
-            applied.append(port)
+            applied[port] = script
     return applied, skipped
 
 

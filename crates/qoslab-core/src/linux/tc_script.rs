@@ -37,7 +37,8 @@ use crate::qdisc::fq_codel::{
     DEFAULT_QUANTUM_BYTES as FQ_QUANTUM, DEFAULT_TARGET_NS,
 };
 use crate::qdisc::htb::{
-    default_burst_bytes, default_quantum_bytes, HtbParams, DEFAULT_LIMIT_PACKETS as HTB_LIMIT, DEFAULT_R2Q,
+    class_tree, default_burst_bytes, default_quantum_bytes, HtbParams, DEFAULT_LIMIT_PACKETS as HTB_LIMIT,
+    DEFAULT_R2Q,
 };
 use crate::qdisc::linux_charge::{LinkLayer, StabSpec};
 use crate::qdisc::prio::{bands_of, PrioParams};
@@ -263,9 +264,10 @@ impl Script<'_> {
         reference_bps: u64,
     ) -> Result<(), Issue> {
         let r2q = p.r2q.unwrap_or(DEFAULT_R2Q);
-        let is_parent = |name: &str| p.classes.iter().any(|c| c.parent.as_deref() == Some(name));
+        let (_, parents, depths) = class_tree(p, at)?;
+        let is_parent = |i: usize| parents.contains(&Some(i));
         let minor = |name: &str| p.classes.iter().position(|c| c.name == name).map(|i| i + 1);
-        let leaves: Vec<usize> = (0..p.classes.len()).filter(|&i| !is_parent(&p.classes[i].name)).collect();
+        let leaves: Vec<usize> = (0..p.classes.len()).filter(|&i| !is_parent(i)).collect();
         let default = match p.default.as_deref() {
             Some(name) => minor(name)
                 .ok_or_else(|| Issue::at(join_path(at, "default"), format!("there is no class `{name}`")))?,
@@ -273,37 +275,26 @@ impl Script<'_> {
         };
         let stab = p.stab.map(size_table).unwrap_or_default();
         self.qdisc_line(parent, handle, &format!("{stab}htb default {default:x} r2q {r2q}"));
-        // Parents before children, as tc needs them.
-        let mut written = vec![false; p.classes.len()];
-        while written.iter().any(|w| !w) {
-            let before = written.iter().filter(|w| **w).count();
-            for (i, class) in p.classes.iter().enumerate() {
-                let parent_id = match &class.parent {
-                    None => Some(format!("{handle:x}:")),
-                    Some(name) => {
-                        minor(name).filter(|&m| written[m - 1]).map(|m| format!("{handle:x}:{m:x}"))
-                    }
-                };
-                let (false, Some(parent_id)) = (written[i], parent_id) else { continue };
-                let rate_bps = class.rate.bps(reference_bps);
-                let ceil_bps = class.ceil.map_or(rate_bps, |c| c.bps(reference_bps));
-                let burst = class.burst.map_or(default_burst_bytes(rate_bps), |b| b.0);
-                let cburst = class.cburst.map_or(default_burst_bytes(ceil_bps), |b| b.0);
-                let mut what =
-                    format!("htb rate {rate_bps}bit ceil {ceil_bps}bit burst {burst}b cburst {cburst}b");
-                if !is_parent(&class.name) {
-                    let quantum = class.quantum.map_or(default_quantum_bytes(rate_bps, r2q), |q| q.0);
-                    what += &format!(" prio {} quantum {quantum}", class.prio.unwrap_or(0));
-                }
-                self.class_line(&parent_id, &format!("{handle:x}:{:x}", i + 1), &what);
-                written[i] = true;
+        // Parents before children, as tc needs them: shallowest first, in listed order.
+        let mut order: Vec<usize> = (0..p.classes.len()).collect();
+        order.sort_by_key(|&i| depths[i]);
+        for i in order {
+            let class = &p.classes[i];
+            let parent_id = match parents[i] {
+                None => format!("{handle:x}:"),
+                Some(up) => format!("{handle:x}:{:x}", up + 1),
+            };
+            let rate_bps = class.rate.bps(reference_bps);
+            let ceil_bps = class.ceil.map_or(rate_bps, |c| c.bps(reference_bps));
+            let burst = class.burst.map_or(default_burst_bytes(rate_bps), |b| b.0);
+            let cburst = class.cburst.map_or(default_burst_bytes(ceil_bps), |b| b.0);
+            let mut what =
+                format!("htb rate {rate_bps}bit ceil {ceil_bps}bit burst {burst}b cburst {cburst}b");
+            if !is_parent(i) {
+                let quantum = class.quantum.map_or(default_quantum_bytes(rate_bps, r2q), |q| q.0);
+                what += &format!(" prio {} quantum {quantum}", class.prio.unwrap_or(0));
             }
-            if written.iter().filter(|w| **w).count() == before {
-                return Err(Issue::at(
-                    join_path(at, "classes"),
-                    "a class's parent is missing or its own ancestor",
-                ));
-            }
+            self.class_line(&parent_id, &format!("{handle:x}:{:x}", i + 1), &what);
         }
         for &i in &leaves {
             let class = &p.classes[i];

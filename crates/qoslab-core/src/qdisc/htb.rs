@@ -332,11 +332,11 @@ impl QdiscKind for Htb {
 }
 
 /// The policy's class names, each class's parent and its depth below the top.
-type ClassTree = (ClassNames, Vec<Option<usize>>, Vec<usize>);
+pub(crate) type ClassTree = (ClassNames, Vec<Option<usize>>, Vec<usize>);
 
 /// The class tree of `params`, found at `at`, refusing an unknown parent and a class that is
 /// its own ancestor.
-fn class_tree(params: &HtbParams, at: &str) -> Result<ClassTree, Issue> {
+pub(crate) fn class_tree(params: &HtbParams, at: &str) -> Result<ClassTree, Issue> {
     let class_at = |i: usize| element_path(at, "classes", i);
     let specs = &params.classes;
     let mut names = ClassNames::with_capacity(specs.len());

@@ -139,12 +139,10 @@ impl QdiscKind for Tbf {
     }
 }
 
-impl Tbf {
-    /// The credit a packet of `ip_bytes` takes.
-    #[inline]
-    fn cost(&self, ip_bytes: u32) -> u32 {
-        self.charge.map_or(ip_bytes, |charge| charge.bytes(ip_bytes))
-    }
+/// The credit a packet of `ip_bytes` takes: what `charge` says, or its IP bytes.
+#[inline]
+fn cost(charge: Option<LinuxCharge>, ip_bytes: u32) -> u32 {
+    charge.map_or(ip_bytes, |charge| charge.bytes(ip_bytes))
 }
 
 impl Qdisc for Tbf {
@@ -156,7 +154,7 @@ impl Qdisc for Tbf {
     }
 
     fn enqueue(&mut self, packet: Packet, ctx: &mut QdiscCtx) {
-        let cost = self.cost(packet.size_bytes);
+        let cost = cost(self.charge, packet.size_bytes);
         match &mut self.waiting {
             Waiting::Fifo(queue) => {
                 if !self.credit.fits(cost) {
@@ -187,7 +185,7 @@ impl Qdisc for Tbf {
                 let Some(size_bytes) = queue.head_size_bytes() else {
                     return Dequeue::Empty;
                 };
-                let cost = self.charge.map_or(size_bytes, |charge| charge.bytes(size_bytes));
+                let cost = cost(self.charge, size_bytes);
                 let at = self.credit.ready_at(ctx.now, cost);
                 if at > ctx.now {
                     return Dequeue::NotBefore(at);
@@ -207,7 +205,7 @@ impl Qdisc for Tbf {
                         (answer, _) => return answer,
                     },
                 };
-                let cost = self.charge.map_or(packet.size_bytes, |charge| charge.bytes(packet.size_bytes));
+                let cost = cost(self.charge, packet.size_bytes);
                 if !self.credit.fits(cost) {
                     ctx.drop_queued(class, packet, DropReason::Overlimit);
                     continue;
