@@ -30,6 +30,7 @@ __all__ = [
     "sweep_plan",
     "table_schemas",
     "tc_from_yaml",
+    "tc_import",
 ]
 
 __version__: str
@@ -224,6 +225,18 @@ def tc_from_yaml(
     relative file names are read from its folder; ``overrides`` and ``variant`` choose the
     form of the scenario as for a run. Raises ``ScenarioError`` naming the scenario's place
     and key path when a run would refuse the scenario, or tc cannot express the policy."""
+
+def tc_import(
+    qdiscs: tuple[str, str],
+    classes: tuple[str, str],
+    filters: Sequence[tuple[tuple[str, str], str | None]],
+) -> str:
+    """A Linux device's output policy from what tc shows of it, as the YAML of a scenario
+    interface entry: ``qdiscs`` the output of ``tc -j -d -r qdisc show`` and ``classes`` of
+    ``tc -d -r class show`` (or ``tc -j -d class show``), each with the name errors give it;
+    ``filters`` the outputs of ``tc -j filter show ... parent H:``, each with its name and the
+    parent handle (or None when its entries say). Raises ``ScenarioError`` naming the output
+    and the entry that cannot be read."""
 
 @final
 class Simulation:

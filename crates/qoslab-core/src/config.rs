@@ -12,3 +12,4 @@ pub mod suggest;
 pub mod tagged;
 pub mod user_file;
 pub mod yaml;
+pub mod yaml_write;

@@ -65,6 +65,7 @@ pub use scenario::{
 };
 
 // Cisco IOS: a scenario interface written as IOS configuration (reading one: [`ios`]).
+pub use linux::tc_import::import_yaml as tc_import_yaml;
 pub use scenario::{interface_output, ios_from_yaml, tc_from_yaml};
 
 // A run: advance it, capture it, finish it.

@@ -160,6 +160,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ios::ios_to_yaml, m)?)?;
     m.add_function(wrap_pyfunction!(ios::ios_from_yaml, m)?)?;
     m.add_function(wrap_pyfunction!(tc::tc_from_yaml, m)?)?;
+    m.add_function(wrap_pyfunction!(tc::tc_import, m)?)?;
     m.add_class::<simulation::Simulation>()?;
     m.add_class::<document::ResultsDocument>()
 }

@@ -1,5 +1,5 @@
 //! Linux traffic control for the `qoslab tc` command: export of a scenario interface's
-//! output policy as a `tc` script.
+//! output policy as a `tc` script, and import of what `tc` shows of a device.
 
 use crate::errors::scenario_error;
 use crate::{core_overrides, OverrideArg};
@@ -24,4 +24,19 @@ pub fn tc_from_yaml(
     let overrides = core_overrides(overrides);
     let selection = Selection { variant, overrides: &overrides, ..Selection::default() };
     qoslab_core::tc_from_yaml(text, origin, &selection, interface, device).map_err(scenario_error)
+}
+
+/// A device's policy from what tc shows: `qdiscs` and `classes` as (text, name) pairs,
+/// `filters` as ((text, name), parent handle or None) — as the YAML of an interface entry.
+/// Refused (a `ScenarioError` naming the output and the entry) where it cannot be read.
+#[pyfunction]
+pub fn tc_import(
+    qdiscs: (String, String),
+    classes: (String, String),
+    filters: Vec<((String, String), Option<String>)>,
+) -> PyResult<String> {
+    let filters: Vec<((&str, &str), Option<&str>)> =
+        filters.iter().map(|((t, o), p)| ((t.as_str(), o.as_str()), p.as_deref())).collect();
+    qoslab_core::tc_import_yaml((&qdiscs.0, &qdiscs.1), (&classes.0, &classes.1), &filters)
+        .map_err(scenario_error)
 }

@@ -47,7 +47,12 @@ COMMANDS = (
     Command(
         "ios", "ios", "check, explain, convert or migrate a Cisco IOS configuration, or write one"
     ),
-    Command("tc", "tc", "write a scenario interface's output policy as Linux tc commands"),
+    Command(
+        "tc",
+        "tc",
+        "write a scenario interface's output policy as Linux tc commands, or read a Linux "
+        "device's policy back",
+    ),
     Command(
         "crosscheck",
         "crosscheck",

@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from pathlib import Path
 
 from rich.console import Console
+
+from qoslab.cli.text import visible
+from qoslab.output import write_file
 
 EXIT_RUN_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -169,3 +173,14 @@ def add_limit_options(command: argparse.ArgumentParser) -> None:
 def stdout_console() -> Console:
     """A console for results on stdout: terminal width on a terminal, wide otherwise."""
     return Console(highlight=False, width=None if sys.stdout.isatty() else WIDE_OUTPUT)
+
+
+def print_or_write(text: str, output: Path | None, what: str) -> int:
+    """Print ``text`` on stdout, or write it to the file ``output`` and say so, naming it
+    ``what`` (``tc script``); exit status 0."""
+    if output is None:
+        print(text, end="")
+        return 0
+    write_file(output, text.encode())
+    print(f"{what} written to {visible(output)}")
+    return 0

@@ -29,10 +29,10 @@ from qoslab.cli.common import (
     EXIT_STATUS_HELP,
     add_override_options,
     add_variant_option,
+    print_or_write,
 )
 from qoslab.cli.ios_migrate import add_migrate_parser
 from qoslab.cli.text import counted, visible
-from qoslab.output import write_file
 from qoslab.scenario import pairs, scenario_text
 
 SCHEDULERS = ("pre-hqf", "hqf", "xe")
@@ -170,9 +170,4 @@ def main_from_yaml(args: argparse.Namespace) -> int:
     config = ios_from_yaml(
         text, origin, args.interface, args.name, pairs(args.set, {}), args.variant
     )
-    if args.output is None:
-        print(config, end="")
-        return 0
-    write_file(args.output, config.encode())
-    print(f"IOS configuration written to {visible(args.output)}")
-    return 0
+    return print_or_write(config, args.output, "IOS configuration")

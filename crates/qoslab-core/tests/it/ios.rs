@@ -711,7 +711,7 @@ fn explaining_the_studies_configurations() {
             "lmr-thesis-router-three-wfq.txt",
             "Ethernet0",
             Some(10_000_000),
-            &["input: {classes: [{match:", "set: {precedence: 5}"],
+            &["input: {classes: [{name: \"setprecedence 10\", match:", "set: {precedence: 5}"],
         ),
     ];
     for &(file, interface, rate, expected) in cases {

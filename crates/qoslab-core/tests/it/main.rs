@@ -40,6 +40,7 @@ mod send_jitter;
 mod shaping;
 mod study_traffic;
 mod tc_export;
+mod tc_import;
 mod tcp;
 mod tcp_recovery;
 mod trace;
