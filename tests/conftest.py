@@ -1,15 +1,18 @@
 """Shared fixtures: the example scenarios, a small scenario built as a dict, the command
-line, and how the documentation pages write figures."""
+line, how the documentation pages write figures, and a network namespace with a veth pair."""
 
 from __future__ import annotations
 
 import signal
 import subprocess
 import sys
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from qoslab.crosscheck.namespaces import missing_tools
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 TIMES = "\u00d7"  # the multiplication sign of the pages
@@ -138,6 +141,7 @@ def run_qoslab() -> Callable[..., subprocess.CompletedProcess[str]]:
 SLOW_FILES = {
     "test_advise.py",
     "test_advise_handoff.py",
+    "test_advise_linux.py",
     "test_code_is_clean.py",
     "test_docs_outputs.py",
     "test_examples.py",
@@ -162,3 +166,39 @@ def ended_pid() -> int:
     process = subprocess.Popen([sys.executable, "-c", "pass"])
     process.wait()
     return process.pid
+
+
+def in_namespace(namespace: str) -> list[str]:
+    """The prefix that runs a command in network namespace ``namespace``."""
+    return ["ip", "netns", "exec", namespace]
+
+
+@pytest.fixture
+def namespace():
+    """A network namespace holding a veth pair qv0 (up) and qv1, deleted afterwards;
+    skipped, naming what is missing, without root or iproute2."""
+    why = missing_tools()
+    if why is not None:
+        pytest.skip(why)
+    name = f"qoslab-tc-{uuid.uuid4().hex[:8]}"
+    subprocess.run(["ip", "netns", "add", name], check=True)
+    try:
+        subprocess.run(
+            [
+                *in_namespace(name),
+                "ip",
+                "link",
+                "add",
+                "qv0",
+                "type",
+                "veth",
+                "peer",
+                "name",
+                "qv1",
+            ],
+            check=True,
+        )
+        subprocess.run(["ip", "netns", "exec", name, "ip", "link", "set", "qv0", "up"], check=True)
+        yield name
+    finally:
+        subprocess.run(["ip", "netns", "del", name], check=False)

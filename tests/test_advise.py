@@ -91,11 +91,11 @@ def test_every_application_meets_the_target_by_its_lower_bound(advice):
 
 def test_the_ios_text_reads_back_into_the_same_policy(advice):
     classes = {row["name"]: row for row in advice.recommended.candidate.policy["classes"]}
-    assert f"  priority {_kbps(classes['calls']['priority'])}\n" in advice.ios
-    assert f"  bandwidth {_kbps(classes['data']['bandwidth'])}\n" in advice.ios
-    assert " bandwidth 192\n" in advice.ios
-    assert "service-policy output r1-to-r2" in advice.ios
-    assert advice.ios_identical is True
+    assert f"  priority {_kbps(classes['calls']['priority'])}\n" in advice.config
+    assert f"  bandwidth {_kbps(classes['data']['bandwidth'])}\n" in advice.config
+    assert " bandwidth 192\n" in advice.config
+    assert "service-policy output r1-to-r2" in advice.config
+    assert (advice.config_file, advice.identical) == ("policy.ios", True)
 
 
 def test_the_overload_check_compares_the_declared_order(advice):
@@ -230,7 +230,7 @@ def test_the_folder_holds_the_page_the_policy_and_the_evidence(advice, tmp_path)
     page = (tmp_path / "out" / "advice.md").read_text()
     assert "# Advice for `calls-and-data`: 192 kbit/s with LLQ" in page
     assert "runs identically (checked)" in page
-    assert (tmp_path / "out" / "policy.ios").read_text() == advice.ios
+    assert (tmp_path / "out" / "policy.ios").read_text() == advice.config
     # Each speed's evidence: every budgeted application's lower bound under its best
     # candidate, the weakest first; a dash where arithmetic ruled the speed out.
     best = advice.recommended
@@ -300,6 +300,10 @@ def test_nothing_feasible_is_an_answer_with_the_reason(tmp_path):
             ["--set", "traffic.data.dst_port=16384", "--set", "traffic.data.dscp=EF"],
             "`calls` shares DSCP 46 with `data` and its ports with `data`",
         ),
+        (["--target-os", "linux", "--template", "cbwfq"], "an IOS family"),
+        (["--target-os", "linux", "--router", "xe"], "describe an IOS router"),
+        (["--dev", "eth1"], "give --target-os linux with it"),
+        (["--target-os", "linux", "--dev", "a b"], "--dev a b: the advice could not be written"),
     ],
 )
 def test_bad_requests_are_refused_with_the_reason(arguments, message, tmp_path):
@@ -351,7 +355,7 @@ def test_a_dask_cluster_gives_the_local_advice():
             executor=Executor(executor="dask", scheduler=cluster.scheduler_address),
         )
     assert remote.recommended.candidate.settings == local.recommended.candidate.settings
-    assert remote.ios == local.ios
+    assert remote.config == local.config
     first = [(s.candidate.settings, s.low_pct, s.headroom) for s in local.speeds[-1].scores]
     second = [(s.candidate.settings, s.low_pct, s.headroom) for s in remote.speeds[-1].scores]
     assert first == second

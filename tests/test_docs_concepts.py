@@ -56,8 +56,9 @@ def test_time_and_units_emission_times():
     ("l2", "row"),
     [
         ("hdlc", "| `hdlc`, `ppp` |"),
-        ("ethernet", "| `ethernet` (default) |"),
-        ("ethernet-wire", "| `ethernet-wire` |"),
+        ("ethernet", "| `ethernet` (default), `ethernet-wire` |"),
+        ("ethernet-wire", "| `ethernet` (default), `ethernet-wire` |"),
+        ("ethernet-frame", "| `ethernet-frame` |"),
     ],
 )
 def test_egress_port_layer_two_bytes(l2, row):
@@ -80,7 +81,7 @@ def test_egress_port_worked_example():
     for ring in (2, 3):
         assert f"| {ring} | {ring} {TIMES} {plain(flood_ms)} ms" in page
         assert f"| {plain(voice_ms)} ms | {plain(ring * flood_ms + voice_ms)} ms |" in page
-    access_us = (150 + 18) * 8 / 100e6 * 1e6
+    access_us = (150 + 38) * 8 / 100e6 * 1e6
     pq = {"interfaces.r1.r2.output": "pq"}
     voice = qoslab.run(ROOT / "examples" / "voice-vs-flood.yaml", set=pq).flow("voice")
     worst_ms = 2 * flood_ms + voice_ms + 1 + 2 * access_us / 1e3
@@ -95,7 +96,7 @@ def test_egress_port_worked_example():
 
 def test_egress_port_cisco_voice_bandwidths():
     page = words(CONCEPTS / "egress-port.md")
-    for l2, bytes_ in (("hdlc", 7), ("ethernet", 18)):
+    for l2, bytes_ in (("hdlc", 7), ("ethernet-frame", 18), ("ethernet", 38)):
         per_frame_ns = wire_ns(size_bytes=200, l2=l2, rate="8Mbps")
         frame_bytes = per_frame_ns // 1000
         assert frame_bytes == 200 + bytes_

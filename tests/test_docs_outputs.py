@@ -131,7 +131,7 @@ def test_the_readmes_arithmetic():
         return frame_bytes * 8 / rate_bps * 1e3
 
     voice, flood = frame_ms(150 + 7, 128_000), frame_ms(1500 + 7, 128_000)
-    access_us = 2 * frame_ms(150 + 18, 100_000_000) * 1e3
+    access_us = 2 * frame_ms(150 + 38, 100_000_000) * 1e3
     assert f"its own 157-byte frame ({voice:g} ms)" in readme
     times = "\N{MULTIPLICATION SIGN}"
     assert f"transmit ring ahead of it (2 {times} {flood:g} ms)" in readme

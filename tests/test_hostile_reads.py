@@ -477,8 +477,8 @@ def test_advise_makes_ios_names_of_any_application_name(tmp_path):
 
     advice = advise(scenario, speeds=parse_speeds("192kbps"), reps=2, executor=Executor(jobs=2))
     assert advice.recommended is not None
-    assert "class-map match-all web-video\n match ip dscp af21" in advice.ios
-    assert advice.ios_identical
+    assert "class-map match-all web-video\n match ip dscp af21" in advice.config
+    assert advice.identical
 
 
 def test_a_quick_reproduction_exits_0_when_everything_works(tmp_path, capsys):

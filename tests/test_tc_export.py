@@ -9,14 +9,13 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import uuid
 from pathlib import Path
 
 import pytest
 
+from conftest import in_namespace
 from qoslab._core import ScenarioError, tc_from_yaml
 from qoslab.cli import main
-from qoslab.crosscheck.namespaces import missing_tools
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -136,11 +135,6 @@ def _example_scripts() -> list[tuple[str, str, str]]:
     return out
 
 
-def in_namespace(namespace: str) -> list[str]:
-    """The prefix that runs a command in network namespace ``namespace``."""
-    return ["ip", "netns", "exec", namespace]
-
-
 KIND = r"handle \S+ (?:stab overhead \S+ mpu \S+ linklayer \S+ )?(\w+)"
 """A discipline's kind in a script's line, after its handle and any size table."""
 
@@ -163,35 +157,6 @@ def _missing_kind(namespace: str, script: str) -> str | None:
         if tried.returncode != 0:
             return kind
     return None
-
-
-@pytest.fixture
-def namespace():
-    why = missing_tools()
-    if why is not None:
-        pytest.skip(why)
-    name = f"qoslab-tc-{uuid.uuid4().hex[:8]}"
-    subprocess.run(["ip", "netns", "add", name], check=True)
-    try:
-        subprocess.run(
-            [
-                *in_namespace(name),
-                "ip",
-                "link",
-                "add",
-                "qv0",
-                "type",
-                "veth",
-                "peer",
-                "name",
-                "qv1",
-            ],
-            check=True,
-        )
-        subprocess.run(["ip", "netns", "exec", name, "ip", "link", "set", "qv0", "up"], check=True)
-        yield name
-    finally:
-        subprocess.run(["ip", "netns", "del", name], check=False)
 
 
 def test_every_example_script_is_applied_by_the_kernel(namespace):

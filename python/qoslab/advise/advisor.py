@@ -8,7 +8,9 @@ by slowing the line under the same configuration (the interface keeps its QoS ba
 the policy's rates stay as configured) and, with a declared order of failure, recommend the
 best candidate that fails in that order; run the recommended settings at two speeds above,
 for the picture of in-contract share against speed; write the policy as IOS text, read that
-text back into the scenario and check that it runs identically.
+text back into the scenario and check that it runs identically — or, for a Linux router
+(``target_os="linux"``), as the tc commands ``qoslab tc export`` writes (its round trip
+through the kernel is checked by the test suite, `docs/linux.md`).
 """
 
 from __future__ import annotations
@@ -20,14 +22,21 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from qoslab._core import ScenarioError, ios_from_yaml
+from qoslab._core import ScenarioError, ios_from_yaml, tc_from_yaml
 from qoslab.advise.error import AdviceError
 from qoslab.advise.evaluate import Evaluator, Executor, Score, ranked
 from qoslab.advise.problem import Problem, read_problem
 from qoslab.advise.progress import AdviceProgress
 from qoslab.advise.rates import rate_text, rate_words
 from qoslab.advise.search import SpeedResult, estimate_runs, same_settings, search_speed
-from qoslab.advise.template import TEMPLATES, Candidate, Class, candidates, classes
+from qoslab.advise.template import (
+    LINUX_TEMPLATE,
+    TEMPLATES,
+    Candidate,
+    Class,
+    candidates,
+    classes,
+)
 from qoslab.experiment.failure import order_of_failure
 from qoslab.run import run
 from qoslab.scenario import Scenario
@@ -74,14 +83,25 @@ class Advice:
     curve: list[tuple[int, Score]]
     overload: pd.DataFrame | None
     overload_shares: pd.DataFrame | None
-    ios: str | None
-    ios_interface: str
-    ios_identical: bool | None
+    config: str | None
+    """The recommended policy as the router's configuration: IOS text, or a tc script."""
+    config_file: str
+    """The file the configuration is written to: ``policy.ios`` or ``policy.tc``."""
+    config_interface: str
+    """The interface's name on the router: IOS's (``Serial0/0/0``) or a Linux device."""
+    identical: bool | None
+    """Whether the IOS text, read back into the scenario, runs identically (None for tc)."""
     order_examined: int
     """Candidates whose overload check was run to find one that fails in the declared
     order (0 without a declared order)."""
     runs: int
     """Every run made: the calibration, the search, the overload steps and the IOS check."""
+
+    @property
+    def linux(self) -> bool:
+        """Whether the advice is for a Linux router."""
+        return self.problem.target_os == "linux"
+
     elapsed_s: float
 
     @property
@@ -112,6 +132,8 @@ def advise(
     ios_interface: str | None = None,
     progress: bool | None = None,
     scheduler: str | None = None,
+    target_os: str = "ios",
+    device: str | None = None,
 ) -> Advice:
     """Search ``speeds`` and the ``template`` family for the cheapest link and best policy
     that keep every budgeted application of ``scenario`` in contract in at least
@@ -119,23 +141,17 @@ def advise(
     ``progress`` draws a bar on stderr (default: when stderr is a terminal): the runs done
     of an estimate made before the first, the speed being tried and the best so far.
     ``scheduler`` is the IOS class scheduler to write the policy for (default: the one the
-    scenario's policy runs under). On a sub-rate handoff the speeds are contracts under a
-    shaper, on the line as the scenario has it (:mod:`qoslab.advise.handoff`).
+    scenario's policy runs under). ``target_os="linux"`` writes the advice for a Linux
+    router instead: the ``htb`` family, as tc commands for ``device`` (default eth0). On a
+    sub-rate handoff the speeds are contracts under a shaper, on the line as the scenario
+    has it (:mod:`qoslab.advise.handoff`).
 
     Raises :class:`AdviceError` for a request that cannot be answered (no budgets, a
     template that cannot tell the applications apart, bad options).
     """
     started = time.monotonic()
-    if template not in TEMPLATES:
-        raise AdviceError(f"--template {template}: unknown; give one of {', '.join(TEMPLATES)}")
-    if reps < 2:
-        raise AdviceError(f"--reps {reps}: a confidence bound needs at least 2 replications")
-    if not 0 < target_pct <= 100:
-        raise AdviceError(f"--target {target_pct:g}%: give a share above 0 and at most 100 %")
-    if not 0 < confidence < 1:
-        raise AdviceError(f"--confidence {confidence:.0%}: give a level above 0 and below 100 %")
-    if not speeds:
-        raise AdviceError("--links: give at least one link speed")
+    template = _family(template, target_os, scheduler, ios_interface, device)
+    _check_judgement(reps, target_pct, confidence, speeds)
     problem = read_problem(
         scenario,
         interface=interface,
@@ -143,15 +159,16 @@ def advise(
         target_pct=target_pct,
         confidence=confidence,
         scheduler=scheduler,
+        target_os=target_os,
     )
     speeds = _within_line(problem, speeds)
     made = classes(problem, template)
     base = problem.kept_settings
-    name = ios_interface or ("Serial0/0/0" if problem.interface.serial else "GigabitEthernet0/0")
-    _check_ios(problem, made, speeds, base, name)
+    name = _router_name(problem, ios_interface, device)
+    _check_config(problem, made, speeds, base, name)
     executor = executor or Executor()
     search = sum(estimate_runs(problem, made, s, base, reps) for s in speeds)
-    after = _after_search_runs(reps, CURVE_SPEEDS_ABOVE)
+    after = _after_search_runs(reps, CURVE_SPEEDS_ABOVE, target_os == "ios")
     what = "contracts" if problem.handoff is not None else "link speeds"
     heading = (
         f"advise: up to {search} runs to search {len(speeds)} {what}, cheapest first "
@@ -178,12 +195,15 @@ def advise(
         recommended = scanned[-1].best if scanned[-1].feasible else None
         if recommended is not None:
             above = [s for s in speeds if s > recommended.candidate.speed_bps]
-            bar.expect(bar.done + _after_search_runs(reps, min(len(above), CURVE_SPEEDS_ABOVE)))
+            bar.expect(
+                bar.done
+                + _after_search_runs(reps, min(len(above), CURVE_SPEEDS_ABOVE), target_os == "ios")
+            )
         else:
             bar.expect(bar.done)
         curve: list[tuple[int, Score]] = []
         overload = shares = None
-        ios = None
+        config = None
         identical = None
         examined = 0
         if recommended is not None:
@@ -192,9 +212,8 @@ def advise(
                 problem, scanned[-1], evaluator, executor, bar
             )
             curve = _curve(problem, made, base, evaluator, recommended, scanned, speeds)
-            ios = _ios(problem, recommended.candidate, name)
-            identical = _runs_identically(problem, recommended, ios, name, base)
-            bar.ran(2)
+            config = _config(problem, recommended.candidate, name)
+            identical = _runs_identically(problem, recommended, config, name, base, bar)
     finally:
         bar.stop()
     return Advice(
@@ -206,13 +225,68 @@ def advise(
         curve=curve,
         overload=overload,
         overload_shares=shares,
-        ios=ios,
-        ios_interface=name,
-        ios_identical=identical,
+        config=config,
+        config_file="policy.tc" if target_os == "linux" else "policy.ios",
+        config_interface=name,
+        identical=identical,
         order_examined=examined,
-        runs=1 + evaluator.runs + (_checks(max(examined, 1)) if recommended else 0),
+        runs=1
+        + evaluator.runs
+        + (_checks(max(examined, 1), target_os == "ios") if recommended else 0),
         elapsed_s=time.monotonic() - started,
     )
+
+
+def _family(
+    template: str,
+    target_os: str,
+    scheduler: str | None,
+    ios_interface: str | None,
+    device: str | None,
+) -> str:
+    """The policy family for the router ``target_os``; options that describe the other
+    router are refused."""
+    if target_os not in ("ios", "linux"):
+        raise AdviceError(f"--target-os {target_os}: unknown; give ios or linux")
+    if target_os == "ios":
+        if template not in TEMPLATES:
+            known = ", ".join(TEMPLATES)
+            raise AdviceError(f"--template {template}: unknown; give one of {known}")
+        if device is not None:
+            raise AdviceError(f"--dev {device}: a Linux device; give --target-os linux with it")
+        return template
+    if template not in ("llq", LINUX_TEMPLATE):
+        raise AdviceError(
+            f"--template {template}: an IOS family; for a Linux router the family is "
+            f"{LINUX_TEMPLATE} (leave --template out)"
+        )
+    if scheduler is not None or ios_interface is not None:
+        raise AdviceError(
+            "--router and --ios-name describe an IOS router; with --target-os linux give --dev"
+        )
+    return LINUX_TEMPLATE
+
+
+def _check_judgement(
+    reps: int, target_pct: float, confidence: float, speeds: tuple[int, ...]
+) -> None:
+    """Refuse replications, a target, a confidence or speeds no advice can be judged by."""
+    if reps < 2:
+        raise AdviceError(f"--reps {reps}: a confidence bound needs at least 2 replications")
+    if not 0 < target_pct <= 100:
+        raise AdviceError(f"--target {target_pct:g}%: give a share above 0 and at most 100 %")
+    if not 0 < confidence < 1:
+        raise AdviceError(f"--confidence {confidence:.0%}: give a level above 0 and below 100 %")
+    if not speeds:
+        raise AdviceError("--links: give at least one link speed")
+
+
+def _router_name(problem: Problem, ios_interface: str | None, device: str | None) -> str:
+    """The interface's name on the router the advice is for: the Linux device (default
+    eth0), or IOS's name (default Serial0/0/0 on serial links, GigabitEthernet0/0 else)."""
+    if problem.target_os == "linux":
+        return device or "eth0"
+    return ios_interface or ("Serial0/0/0" if problem.interface.serial else "GigabitEthernet0/0")
 
 
 def _within_line(problem: Problem, speeds: tuple[int, ...]) -> tuple[int, ...]:
@@ -240,18 +314,19 @@ def _verdict(result: SpeedResult) -> str:
     return f"{speed}, {best.weakest} {best.low_pct[best.weakest]:.1f} % in contract"
 
 
-def _after_search_runs(reps: int, speeds_above: int) -> int:
+def _after_search_runs(reps: int, speeds_above: int, ios: bool) -> int:
     """The runs after the search when the first candidate tried is recommended: its
-    overload steps, its settings at ``speeds_above`` speeds above, and the IOS text's two
-    runs (with a declared order, each further candidate tried adds its overload steps)."""
-    return _checks(1) + speeds_above * reps
+    overload steps, its settings at ``speeds_above`` speeds above, and (``ios``) the IOS
+    text's two runs (with a declared order, each further candidate tried adds its overload
+    steps)."""
+    return _checks(1, ios) + speeds_above * reps
 
 
-def _checks(tried: int) -> int:
+def _checks(tried: int, ios: bool) -> int:
     """The runs made after the search besides the evaluator's: the overload steps of each
-    of the ``tried`` candidates and the two runs that compare the IOS text with the YAML
-    policy."""
-    return tried * len(OVERLOAD_FACTORS) + 2
+    of the ``tried`` candidates and (``ios``) the two runs that compare the IOS text with
+    the YAML policy."""
+    return tried * len(OVERLOAD_FACTORS) + (2 if ios else 0)
 
 
 def _choose(
@@ -372,45 +447,56 @@ def _overload(
     return table, shares
 
 
-def _check_ios(
+def _check_config(
     problem: Problem, made: list[Class], speeds: tuple[int, ...], base: dict, name: str
 ) -> None:
-    """Refuse, before any run, a request whose advice IOS could not take: the first policy
-    of each speed is written as IOS configuration, and what the IOS checker refuses is
-    blamed on the option that asked for it (``--ios-name``, ``--links``)."""
+    """Refuse, before any run, a request whose advice the router could not take: the first
+    policy of each speed is written as its configuration, and what IOS's checker or tc
+    export refuses is blamed on the option that asked for it (``--ios-name``, ``--dev``,
+    ``--links``)."""
+    what = "tc commands" if problem.target_os == "linux" else "IOS configuration"
     for speed in speeds:
         pool = candidates(problem, made, speed, base)
         if not pool:
             continue
         try:
-            _ios(problem, pool[0], name)
+            _config(problem, pool[0], name)
         except ScenarioError as error:
             said = str(error)
             if "interface name" in said or "IOS interface" in said:
                 option = f"--ios-name {name}"
+            elif "Linux device name" in said:
+                option = f"--dev {name}"
             elif "bit/s" in said or "kbit/s" in said:
                 option = f"--links {rate_text(speed)}"
             else:
                 option = "the scenario"
             reason = said.rsplit(": ", 1)[-1] if ": " in said else said
             raise AdviceError(
-                f"{option}: the advice could not be written as IOS configuration ({reason})"
+                f"{option}: the advice could not be written as {what} ({reason})"
             ) from None
 
 
-def _ios(problem: Problem, candidate: Candidate, name: str) -> str:
+def _config(problem: Problem, candidate: Candidate, name: str) -> str:
+    """The candidate's policy as the router's configuration: IOS text for interface
+    ``name``, or the tc commands for Linux device ``name``."""
     interface = problem.interface
     settings = [*problem.overrides, *candidate.changes]
-    return ios_from_yaml(
-        problem.text, problem.origin, f"{interface.node}.{interface.peer}", name, settings, None
-    )
+    port = f"{interface.node}.{interface.peer}"
+    if problem.target_os == "linux":
+        return tc_from_yaml(problem.text, problem.origin, port, name, settings, None)
+    return ios_from_yaml(problem.text, problem.origin, port, name, settings, None)
 
 
 def _runs_identically(
-    problem: Problem, recommended: Score, ios: str, name: str, base: dict
-) -> bool:
+    problem: Problem, recommended: Score, ios: str, name: str, base: dict, bar: AdviceProgress
+) -> bool | None:
     """Whether the scenario configured from the IOS text gives the same contracts and flows
-    tables as from the recommended YAML settings (replication 0)."""
+    tables as from the recommended YAML settings (replication 0); None for a Linux router,
+    whose tc script is not read back (the test suite checks tc export through the kernel)."""
+    if problem.target_os == "linux":
+        return None
+    bar.ran(2)
     interface = problem.interface
     rate, settings, *policer = recommended.candidate.changes
     imported = {"ios": {"config": ios, "interface": name}}

@@ -31,19 +31,28 @@ FILES = (
     "overload.svg",
     "policy.yaml",
     "policy.ios",
+    "policy.tc",
 )
 """Every file an advice folder may hold."""
+
+HTB_DEFAULT_LIMIT = "1000 (a pfifo as long as the device's txqueuelen)"
+"""An HTB leaf's queue limit when the policy gives none (``docs/qdisc/htb.md``)."""
 
 SHOWN_CANDIDATES = 10
 """Candidates listed in the page at the recommended speed (candidates.csv has them all)."""
 
 
 def check_command(advice: Advice, folder: Path) -> str | None:
-    """The ``qoslab run`` command that runs the scenario configured from the IOS text."""
+    """The ``qoslab run`` command that runs the scenario configured from the IOS text (for a
+    Linux router, with the recommended policy's YAML)."""
     if advice.recommended is None:
         return None
     interface = advice.problem.interface
-    imported = {"ios": {"config": str(folder / "policy.ios"), "interface": advice.ios_interface}}
+    imported: object = {
+        "ios": {"config": str(folder / "policy.ios"), "interface": advice.config_interface}
+    }
+    if advice.linux:
+        imported = json.loads(advice.recommended.candidate.changes[1][1])
     parts = ["qoslab", "run", advice.problem.origin]
     for key, value in advice.problem.overrides:
         parts += ["--set", f"{key}={value}"]
@@ -85,8 +94,8 @@ def write(advice: Advice, folder: Path, command: str) -> list[Path]:
             )
             files["overload.csv"] = advice.overload_shares.to_csv(index=False)
         files["policy.yaml"] = _policy_yaml(advice)
-        assert advice.ios is not None
-        files["policy.ios"] = advice.ios
+        assert advice.config is not None
+        files[advice.config_file] = advice.config
     context["svg"] = {n: files[n] for n in ("speed.svg", "overload.svg") if n in files}
     markdown = markdown_environment("qoslab.advise")
     files["advice.md"] = markdown.get_template("advice.md.j2").render(context)
@@ -149,11 +158,15 @@ def _handoff_text(advice: Advice) -> str | None:
         if handoff.shaped
         else f"{peer} polices what it receives on it at {rate_words(handoff.contract_bps)}"
     )
+    shaped_by = (
+        "an HTB tree whose root class is at the contract"
+        if advice.linux
+        else "a shaper at the contract (IOS shape average in a parent policy's class-default) "
+        "over a child queuing policy"
+    )
     text = (
         f"The interface is a sub-rate handoff: its line runs at {line}, and {said}. The "
-        "speeds searched are contracts: each candidate is a shaper at the contract (IOS shape "
-        "average in a parent policy's class-default) over a child queuing policy, on the "
-        f"{line} line"
+        f"speeds searched are contracts: each candidate is {shaped_by}, on the {line} line"
     )
     if handoff.policer is not None:
         text += f", with {peer}'s policer ({handoff.policer.key}) at the contract in every run"
@@ -204,18 +217,21 @@ def _class_rows(advice: Advice) -> list[dict]:
     for made in advice.classes:
         row = by_name[made.name]
         level = f"level {row['priority_level']} " if "priority_level" in row else ""
-        serve = (
-            f"priority {level}{row['priority']}"
-            if "priority" in row
-            else f"bandwidth {row['bandwidth']}"
-        )
+        if advice.linux:
+            serve = f"HTB prio {row['prio']}, rate {row['rate']}, ceil {row['ceil']}"
+            queue = row.get("limit", HTB_DEFAULT_LIMIT)
+        elif "priority" in row:
+            serve, queue = f"priority {level}{row['priority']}", "-"
+        else:
+            serve = f"bandwidth {row['bandwidth']}"
+            queue = row.get("queue_limit", default_queue)
         rows.append(
             {
                 "app": made.app.name,
                 "match": _match_text(made.match),
                 "serve": serve,
                 "why": made.reason,
-                "queue": row.get("queue_limit", default_queue if "bandwidth" in row else "-"),
+                "queue": queue,
                 "wred": "yes" if "random_detect" in row else "no",
                 "offered": _offered(made, rec.candidate.speed_bps),
                 "mean": rec.mean_pct.get(made.app.name),

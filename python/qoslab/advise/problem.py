@@ -130,6 +130,9 @@ class Problem:
     contract, under a shaper, on the line as it is."""
     scheduler: str
     """The IOS class scheduler the advice is written for (one of :data:`SCHEDULERS`)."""
+    target_os: str = "ios"
+    """The router the advice is written for: ``ios`` (Cisco IOS, a CBWFQ/LLQ policy) or
+    ``linux`` (an HTB tree written as tc commands)."""
 
     def assignments(self, *pairs: tuple[str, str]) -> list[str]:
         """The scenario's ``--set`` overrides followed by ``pairs``, as ``KEY=VALUE``."""
@@ -185,6 +188,7 @@ def read_problem(
     target_pct: float,
     confidence: float,
     scheduler: str | None = None,
+    target_os: str = "ios",
 ) -> Problem:
     """The problem posed by ``scenario``: its interface (``NODE.PEER``, or the one interface
     the scenario configures), its applications measured in a calibration run, and the
@@ -225,6 +229,7 @@ def read_problem(
         confidence=confidence,
         handoff=handoff,
         scheduler=scheduler or _scheduler(located.output),
+        target_os=target_os,
     )
 
 

@@ -47,6 +47,16 @@ bandwidth.
 On a sub-rate handoff (:mod:`qoslab.advise.handoff`) the speed is the contract: the policy
 is the child of a shaper at the speed, on the line as it is, and the transmit ring is kept
 (it drains at the line's rate).
+
+For a Linux router (``htb``, ``--target-os linux``) the classes are placed as with ``llq``
+and each grid point's policy becomes an HTB tree (``docs/qdisc/htb.md``): a root class at the
+speed (on a handoff the contract: the root shapes, so no shaper is needed), a priority class
+as a leaf at ``prio 0`` with the priority rate as its rate, a bandwidth class as a leaf at
+``prio 1`` with its bandwidth as its rate and its queue limit as its ``pfifo``, and
+``class-default`` at ``prio 1`` with what the others leave (at least 8 kbit/s), every leaf
+borrowing up to the root. Reservations may take the whole speed. WRED, LFI and IOS XE's second
+priority level have no place in it (tc export writes no RED, Linux has no multilink
+fragmentation).
 """
 
 from __future__ import annotations
@@ -63,6 +73,10 @@ from qoslab.advise.problem import App, Problem
 from qoslab.advise.rates import kbps_ceiling
 
 TEMPLATES = ("llq", "cbwfq")
+"""The IOS policy families."""
+
+LINUX_TEMPLATE = "htb"
+"""The Linux policy family."""
 """The template families: LLQ (priority and bandwidth classes) and CBWFQ (bandwidth only)."""
 
 PRIORITY_DELAY_MS = 150.0
@@ -104,6 +118,9 @@ ORDER_STEP = 0.5
 declared to fail just before it."""
 
 DEFAULT_CLASS = "class-default"
+
+HTB_ROOT = "link"
+"""The name of the HTB tree's root class (no application's class takes it)."""
 """IOS's class of everything no other class matches."""
 
 IOS_WORDS = ("match-all", "match-any", "type")
@@ -227,7 +244,7 @@ def classes(problem: Problem, template: str) -> list[Class]:
                     for side in ("dst_port", "src_port")
                 ]
             }
-        taken = {c.name.lower() for c in made} | {DEFAULT_CLASS}
+        taken = {c.name.lower() for c in made} | {DEFAULT_CLASS, HTB_ROOT}
         placement, reason = _placement(app, template, ways)
         made.append(
             Class(
@@ -245,7 +262,7 @@ def classes(problem: Problem, template: str) -> list[Class]:
 def _placement(app: App, template: str, ways: str) -> tuple[str, str]:
     """Where the template serves ``app`` — ``priority``, ``bandwidth`` or ``either`` (both
     are tried: ``ways`` says which priority places) — and why, in words."""
-    if template != "llq":
+    if template == "cbwfq":
         return "bandwidth", "the cbwfq template gives every class a bandwidth"
     if app.elastic:
         return "bandwidth", "TCP: it backs off under loss, so it needs no priority"
@@ -307,15 +324,20 @@ def candidates(problem: Problem, made: list[Class], speed_bps: int, base: dict) 
     is placed in priority, then (under IOS XE, beside a priority class that stays at level
     1) at priority level 2, then with a bandwidth (all such classes in priority first)."""
     largest = max(app.largest_bytes for app in problem.apps)
+    linux = problem.target_os == "linux"
     lfi_options = [False]
-    if problem.interface.l2 == "ppp" and largest * 8 * 1000 / speed_bps > LFI_DELAY_MS:
+    if (
+        problem.interface.l2 == "ppp"
+        and largest * 8 * 1000 / speed_bps > LFI_DELAY_MS
+        and not linux
+    ):
         lfi_options.append(True)
     # On a handoff the ring drains at the line's rate, far above the contract's.
     keep_ring = base.get("tx_ring") == 1 or problem.handoff is not None
     rings: tuple[int | None, ...] = (None,) if keep_ring else (None, 1)
     movable = [c.name for c in made if c.movable]
     options = ["priority", "bandwidth"]
-    if problem.scheduler == "xe" and any(c.priority and not c.movable for c in made):
+    if problem.scheduler == "xe" and not linux and any(c.priority and not c.movable for c in made):
         options.insert(1, "level 2")
     found: dict[str, Candidate] = {}
     for choice in itertools.product(options, repeat=len(movable)):
@@ -352,8 +374,9 @@ def _add_candidates(
     placed as they are; ``placed`` names the classes tried both ways that are at priority
     levels 1 and 2."""
     speed_kbps = speed_bps // 1000
+    linux = problem.target_os == "linux"
     has_priority = any(c.priority for c in made)
-    has_elastic = any(c.app.elastic and not c.priority for c in made)
+    has_elastic = any(c.app.elastic and not c.priority for c in made) and not linux
     grid = itertools.product(
         PRIORITY_LEVELS if has_priority else ("-",),
         BANDWIDTH_LEVELS,
@@ -370,12 +393,16 @@ def _add_candidates(
             speed_kbps,
             (priority_level, bandwidth_level, queue_limit, wred),
             problem.order,
-            _reservation_steps(problem.scheduler, shaped=problem.handoff is not None),
+            _reservation_steps(
+                "xe" if linux else problem.scheduler, shaped=problem.handoff is not None
+            ),
         )
         if made_policy is None:
             continue
         policy, reserved_kbps = made_policy
-        if problem.scheduler != "pre-hqf":
+        if linux:
+            policy = _as_htb(policy, speed_kbps)
+        elif problem.scheduler != "pre-hqf":
             policy = {"kind": "cbwfq", "scheduler": problem.scheduler, **policy}
         settings, line, policer, why = _interface_settings(problem, made, policy, speed_bps, base)
         if lfi:
@@ -417,6 +444,11 @@ def _interface_settings(
     if handoff is None:
         settings = {**base, "output": policy, "bandwidth": f"{speed_bps // 1000}kbps"}
         return settings, (interface.rate_key, f"{speed_bps}bps"), (), ""
+    policer = handoff.policer_change(speed_bps)
+    line = (interface.rate_key, f"{handoff.line_bps}bps")
+    if policy["kind"] == "htb":
+        why = "HTB's root class at the contract shapes the traffic"
+        return {**base, "output": policy}, line, () if policer is None else (policer,), why
     bursts, why = shaper_bursts(
         speed_bps,
         max(app.largest_bytes for app in problem.apps),
@@ -424,13 +456,7 @@ def _interface_settings(
         handoff.policer_bc_bytes(speed_bps),
     )
     shaper = {"kind": "tbf", "rate": f"{speed_bps}bps", **bursts, "child": policy}
-    policer = handoff.policer_change(speed_bps)
-    return (
-        {**base, "output": shaper},
-        (interface.rate_key, f"{handoff.line_bps}bps"),
-        () if policer is None else (policer,),
-        why,
-    )
+    return {**base, "output": shaper}, line, () if policer is None else (policer,), why
 
 
 def _reservation_steps(scheduler: str, *, shaped: bool) -> tuple[tuple[int, bool], ...]:
@@ -493,6 +519,34 @@ def _policy(
     if max_reserved != steps[0][0]:
         policy["max_reserved"] = f"{max_reserved}%"
     return policy, sum(priorities.values()) + sum(shares.values())
+
+
+def _as_htb(policy: dict, speed_kbps: int) -> dict:
+    """The CBWFQ ``policy`` at ``speed_kbps`` as an HTB tree: a root class at the speed, each
+    priority class a ``prio 0`` leaf at its rate, each bandwidth class a ``prio 1`` leaf at its
+    bandwidth with its queue limit, ``class-default`` a ``prio 1`` leaf with what is left;
+    every leaf may borrow up to the root."""
+    root = HTB_ROOT
+    ceil = f"{speed_kbps}kbps"
+    tree: list[dict] = [{"name": root, "rate": ceil}]
+    reserved_kbps = 0
+    for row in policy["classes"]:
+        if row["name"] == DEFAULT_CLASS:
+            continue
+        rate = row.get("priority", row.get("bandwidth"))
+        reserved_kbps += int(rate.removesuffix("kbps"))
+        leaf = {"name": row["name"], "parent": root, "rate": rate, "ceil": ceil}
+        leaf |= {"prio": 0 if "priority" in row else 1, "match": row["match"]}
+        if "burst" in row:
+            leaf["burst"] = row["burst"]
+        if "queue_limit" in row:
+            leaf["limit"] = row["queue_limit"]
+        tree.append(leaf)
+    rest = max(MIN_RATE_KBPS, speed_kbps - reserved_kbps)
+    tree.append(
+        {"name": DEFAULT_CLASS, "parent": root, "rate": f"{rest}kbps", "ceil": ceil, "prio": 1}
+    )
+    return {"kind": "htb", "classes": tree, "default": DEFAULT_CLASS}
 
 
 def _priority_bps(app: App, level: str) -> float:

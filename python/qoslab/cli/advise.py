@@ -55,7 +55,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "slow the line in steps under the same policy, so that the offered load rises against "
         "it, and compare the order of failure with the declared "
         "one; write the policy as IOS configuration. Files: DIR/advice.md, advice.html, "
-        "policy.ios, policy.yaml, candidates.csv, speeds.csv, overload.csv and the figures.",
+        "policy.ios (or policy.tc with --target-os linux), policy.yaml, candidates.csv, "
+        "speeds.csv, overload.csv and the figures.",
         epilog=EXIT_HELP,
     )
     command.add_argument("scenario", type=Path, help="scenario YAML file with measure.budgets")
@@ -80,6 +81,18 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         choices=SCHEDULERS,
         help="the IOS class scheduler to write the policy for: pre-HQF IOS, HQF (classic IOS "
         "15) or IOS XE (default: the one the scenario's policy runs under, else pre-hqf)",
+    )
+    command.add_argument(
+        "--target-os",
+        choices=("ios", "linux"),
+        default="ios",
+        help="the router the policy is written for: Cisco IOS (CBWFQ/LLQ, policy.ios; the "
+        "default) or Linux (an HTB tree, policy.tc as qoslab tc export writes it)",
+    )
+    command.add_argument(
+        "--dev",
+        metavar="DEVICE",
+        help="with --target-os linux: the Linux device the tc commands configure (default eth0)",
     )
     command.add_argument(
         "--ios-name",
@@ -112,6 +125,8 @@ def main(args: argparse.Namespace) -> int:
             template=args.template,
             interface=args.interface,
             ios_interface=args.ios_name,
+            target_os=args.target_os,
+            device=args.dev,
             scheduler=args.router,
             **judgement_arguments(args),
         )
@@ -146,6 +161,6 @@ def _print(advice: Advice, folder: Path) -> None:
     if advice.order_holds is not None:
         held = "holds" if advice.order_holds else "does NOT hold"
         print(f"order of failure under overload: {held}")
-    print(f"\n{advice.ios}")
+    print(f"\n{advice.config}")
     print(f"check it with:\n  {check_command(advice, folder)}")
     print(f"{advice.runs} runs in {advice.elapsed_s:.1f} s")

@@ -17,6 +17,9 @@
 //! quantum is granted when a class is passed over rather than at the start of its visit,
 //! which gives the same sequence of transmissions.
 //!
+//! A packet costs the deficit what Linux's `drr` charges, `qdisc_pkt_len(skb)`: on an
+//! Ethernet link the 14-byte header and the IP packet ([`super::linux_charge`]).
+//!
 //! Over a long busy period each backlogged class sends bytes in proportion to its quantum,
 //! whatever its packet sizes; the unfairness in any interval is bounded by one maximum packet
 //! plus one quantum. When every quantum is at least the largest packet, each dequeue examines
@@ -24,6 +27,7 @@
 //! quanta are allowed and cost a few extra rounds.
 
 use super::class_queue::ClassQueue;
+use super::linux_charge::LinuxCharge;
 use super::packet_queue::QueueLimit;
 use super::{Dequeue, Interface, Qdisc, QdiscKind};
 use crate::aqm::RedSpec;
@@ -80,6 +84,8 @@ pub struct Drr {
     active: VecDeque<usize>,
     classifier: Classifier,
     packets: usize,
+    /// What a packet costs the deficit, bytes.
+    charge: LinuxCharge,
 }
 
 impl QdiscKind for Drr {
@@ -141,6 +147,7 @@ impl QdiscKind for Drr {
             active: VecDeque::with_capacity(count),
             classifier: rules.classifier(default_index as u32),
             packets: 0,
+            charge: LinuxCharge::new(interface.device_header_bytes, None, at)?,
         })
     }
 }
@@ -180,7 +187,8 @@ impl Qdisc for Drr {
         loop {
             let Some(&class) = self.active.front() else { return Dequeue::Empty };
             let queue = &mut self.queues[class];
-            let head_bytes = queue.head_size_bytes().expect("an active class holds packets") as u64;
+            let head_bytes =
+                self.charge.bytes(queue.head_size_bytes().expect("an active class holds packets")) as u64;
             if head_bytes <= self.deficit_bytes[class] {
                 self.deficit_bytes[class] -= head_bytes;
                 let packet = queue.pop(ctx.now).expect("an active class holds packets");
@@ -261,6 +269,31 @@ mod tests {
         assert_eq!(q.deficit_bytes, [0, 0]);
         assert_eq!((h.classes[0].dequeued_packets, h.classes[1].dequeued_packets), (3, 2));
         assert_eq!(q.len_packets(), 0);
+    }
+
+    #[test]
+    fn on_ethernet_a_packet_costs_its_header_too() {
+        // a: 486-byte packets, b: 500-byte ones, quanta 1000 B. Charged as IP packets, each
+        // visit sends two of either: a a b b a a b b. On Ethernet (14-byte header) a's cost
+        // 500 and still go two a visit, b's cost 514: b sends one and carries 486 B, and on
+        // its next visit (1486 B) sends the rest: a a b a a b b b.
+        let yaml = "{classes: [{name: a, match: {dscp: AF11}, quantum: 1000B}, {name: b, quantum: 1000B}]}";
+        let (value, _) = crate::config::yaml::parse(yaml).unwrap();
+        let params: DrrParams = serde_json::from_value(value).unwrap();
+        let order = |header: u32| {
+            let iface = Interface { device_header_bytes: header, ..IFACE };
+            let mut q = Drr::build(&params, "p", iface, &|_| None).unwrap();
+            let mut h = harness(2);
+            for id in 1..=4 {
+                q.enqueue(packet(id, 486, 10), &mut h.ctx());
+            }
+            for id in 5..=8 {
+                q.enqueue(packet(id, 500, 0), &mut h.ctx());
+            }
+            drain(&mut q, &mut h)
+        };
+        assert_eq!(order(0), [1, 2, 5, 6, 3, 4, 7, 8]);
+        assert_eq!(order(14), [1, 2, 5, 3, 4, 6, 7, 8]);
     }
 
     #[test]

@@ -33,11 +33,17 @@
 //! `codel`; with `ecn: true`, ECN-capable packets are marked instead, as the CoDel module
 //! describes. Overlimit drops are never replaced by marks.
 //!
+//! **Bytes** are counted as the kernel counts them, `qdisc_pkt_len(skb)`: the packet as the
+//! device holds it, on an Ethernet link the 14-byte header and the IP packet
+//! ([`super::linux_charge`]) — in the buckets' and the discipline's backlog (the fattest
+//! bucket, CoDel's one-MTU test) and in the deficits.
+//!
 //! Results show one class, `fq_codel`, for the whole discipline. Per-packet work is O(1),
 //! except the scan of all buckets for the fattest one when the limit is exceeded. Packets
 //! live in a pool allocated once at build time (`limit` + 1 slots) and linked per bucket,
 //! so the hot path never allocates.
 
+use super::linux_charge::LinuxCharge;
 use super::packet_queue::RESERVED_PACKETS;
 use super::{Dequeue, Interface, Qdisc, QdiscKind};
 use crate::aqm::codel::{Codel, CodelConfig, CodelQueue};
@@ -135,8 +141,11 @@ pub struct FqCodel {
     limit_packets: u32,
     codel: CodelConfig,
     packets: u32,
-    /// Bytes held by all buckets together (the backlog CoDel compares with the MTU).
+    /// Bytes held by all buckets together (the backlog CoDel compares with the MTU), as
+    /// charged.
     bytes: u64,
+    /// What a packet is charged, bytes.
+    charge: LinuxCharge,
 }
 
 impl QdiscKind for FqCodel {
@@ -148,7 +157,7 @@ impl QdiscKind for FqCodel {
     fn build(
         params: &Self::Params,
         at: &str,
-        _interface: Interface,
+        interface: Interface,
         _node_address: &dyn Fn(&str) -> Option<u32>,
     ) -> Result<Self, Issue> {
         let flows = params.flows.unwrap_or(DEFAULT_FLOWS);
@@ -236,6 +245,7 @@ impl QdiscKind for FqCodel {
             },
             packets: 0,
             bytes: 0,
+            charge: LinuxCharge::new(interface.device_header_bytes, None, at)?,
         })
     }
 }
@@ -260,11 +270,12 @@ impl FqCodel {
             b.tail = NONE;
         }
         b.packets -= 1;
-        b.bytes -= slot.packet.size_bytes as u64;
+        let charged = self.charge.bytes(slot.packet.size_bytes) as u64;
+        b.bytes -= charged;
         self.slots[index as usize].next = self.free;
         self.free = index;
         self.packets -= 1;
-        self.bytes -= slot.packet.size_bytes as u64;
+        self.bytes -= charged;
         Some((slot.packet, slot.enqueued))
     }
 
@@ -278,7 +289,7 @@ impl FqCodel {
         while dropped < DROP_BATCH_PACKETS && dropped_bytes < threshold_bytes.max(1) {
             let Some((packet, _)) = self.pop(fattest) else { break };
             dropped += 1;
-            dropped_bytes += packet.size_bytes as u64;
+            dropped_bytes += self.charge.bytes(packet.size_bytes) as u64;
             ctx.drop_queued(0, packet, DropReason::Overlimit);
         }
     }
@@ -318,6 +329,7 @@ impl Qdisc for FqCodel {
 
     fn enqueue(&mut self, packet: Packet, ctx: &mut QdiscCtx) {
         let bucket = self.bucket_of(&packet);
+        let charged = self.charge.bytes(packet.size_bytes) as u64;
         ctx.enqueued(0, &packet);
         let index = match self.free {
             NONE => {
@@ -339,14 +351,14 @@ impl Qdisc for FqCodel {
         }
         b.tail = index;
         b.packets += 1;
-        b.bytes += packet.size_bytes as u64;
+        b.bytes += charged;
         if b.list == List::None {
             b.list = List::New;
             b.deficit_bytes = self.quantum_bytes;
             self.new_flows.push_back(bucket as u32);
         }
         self.packets += 1;
-        self.bytes += packet.size_bytes as u64;
+        self.bytes += charged;
         if self.packets > self.limit_packets {
             self.drop_from_fattest(ctx);
         }
@@ -374,7 +386,7 @@ impl Qdisc for FqCodel {
             }
             match self.codel_dequeue(bucket, ctx) {
                 Some(packet) => {
-                    self.buckets[bucket].deficit_bytes -= packet.size_bytes as i64;
+                    self.buckets[bucket].deficit_bytes -= self.charge.bytes(packet.size_bytes) as i64;
                     ctx.dequeued(0, &packet);
                     return Dequeue::Packet(packet);
                 }
@@ -423,6 +435,24 @@ mod tests {
         let (value, _) = crate::config::yaml::parse(yaml).unwrap();
         let params: FqCodelParams = serde_json::from_value(value).unwrap();
         FqCodel::build(&params, "p", IFACE, &|_| None)
+    }
+
+    #[test]
+    fn on_ethernet_the_backlog_counts_each_header() {
+        let (value, _) = crate::config::yaml::parse("{}").unwrap();
+        let params: FqCodelParams = serde_json::from_value(value).unwrap();
+        let iface = Interface { device_header_bytes: 14, ..IFACE };
+        let mut q = FqCodel::build(&params, "p", iface, &|_| None).unwrap();
+        let mut h = harness(1);
+        q.enqueue(packet(1, 100, 0), &mut h.ctx());
+        q.enqueue(packet(2, 100, 0), &mut h.ctx());
+        assert_eq!(q.bytes, 228);
+        let sent = dequeue_at(&mut q, &mut h, 0).unwrap();
+        assert_eq!(sent.id, 1);
+        assert_eq!(q.bytes, 114);
+        // The deficit lost the packet's charge: a quantum of 1514 less 114.
+        let bucket = q.buckets.iter().find(|b| b.packets == 1).unwrap();
+        assert_eq!(bucket.deficit_bytes, 1400);
     }
 
     fn dequeue_at(q: &mut FqCodel, h: &mut Harness, now_ns: u64) -> Option<Packet> {

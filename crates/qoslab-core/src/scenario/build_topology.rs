@@ -9,7 +9,7 @@ use super::spec::{RateChangeSpec, ScenarioSpec};
 use crate::classify::matcher::{format_ipv4, parse_ipv4};
 use crate::config::error::{join_path, Issue};
 use crate::ids::{NodeId, PortId, Table};
-use crate::net::l2::{L2Framing, L2Overhead};
+use crate::net::l2::{L2Framing, L2Overhead, ETHERNET_WIRE_BYTES};
 use crate::net::link_loss::LossSpec;
 use crate::net::port::{PortConfig, DEFAULT_TX_RING_PACKETS};
 use crate::net::Node;
@@ -23,8 +23,8 @@ use std::path::Path;
 const DEFAULT_MTU_BYTES: u64 = 1500;
 /// Smallest MTU an IPv4 link may have (RFC 791).
 const MIN_MTU_BYTES: u64 = 68;
-/// Default layer-2 framing: Ethernet header + FCS.
-const DEFAULT_L2: L2Overhead = L2Overhead(18, L2Framing::Ethernet);
+/// Default layer-2 framing: Ethernet as on the wire (header, FCS, preamble, gap).
+const DEFAULT_L2: L2Overhead = L2Overhead(ETHERNET_WIRE_BYTES, L2Framing::Ethernet);
 
 /// The scenario's nodes, in name order, with the index of each name.
 pub(super) struct Nodes {

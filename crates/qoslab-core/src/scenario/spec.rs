@@ -116,8 +116,9 @@ pub struct LinkSpec {
     pub rate: Rate,
     /// Propagation delay of each direction (default 0 s).
     pub delay: Option<Duration>,
-    /// Layer-2 framing per frame: `hdlc`, `ppp`, `ethernet`, `ethernet-wire`, `none` or
-    /// bytes (default `ethernet`).
+    /// Layer-2 framing per frame: `hdlc`, `ppp`, `ethernet` (with preamble and gap; also
+    /// `ethernet-wire`), `ethernet-frame` (header and FCS only), `none` or bytes (default
+    /// `ethernet`).
     pub l2: Option<L2Overhead>,
     /// Largest IP packet (default 1500 B).
     pub mtu: Option<Size>,

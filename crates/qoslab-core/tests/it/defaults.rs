@@ -16,12 +16,12 @@ fn unset_keys_take_their_documented_defaults() {
     let results = run_yaml(MINIMAL, &[]);
     // run: seed 1, replication 0, no warm-up.
     assert_eq!((results.run.seed, results.run.replication, results.run.warmup_s), (1, 0, 0.0));
-    // link: Ethernet framing (18 B), MTU 1500 B, transmit ring 2, no propagation delay,
+    // link: Ethernet framing as on the wire (38 B: header, FCS, preamble, gap), MTU 1500 B, transmit ring 2, no propagation delay,
     // FIFO output with the IOS hold-queue limit of 40 packets.
     let port = results.ports.iter().find(|p| p.port == "a->b").unwrap();
     assert_eq!(
         (port.l2_overhead_bytes, port.mtu_bytes, port.tx_ring_packets, port.propagation_ms, port.qdisc),
-        (18, 1500, 2, 0.0, "fifo")
+        (38, 1500, 2, 0.0, "fifo")
     );
     // flow: UDP, best effort, ports 49152 + position and 5001, addresses from node order.
     let f = flow(&results, "f");

@@ -116,8 +116,8 @@ traffic:
     // `a`'s packet on the wire; `late`'s packets find the link idle.
     assert!(delay_ms("b") > delay_ms("a") + 0.9, "{} vs {}", delay_ms("b"), delay_ms("a"));
     assert!((delay_ms("late") - delay_ms("a")).abs() < 1e-9);
-    // By hand: a frame is 125 bytes plus Ethernet's 18 (the default framing), 143 × 8 bits
-    // at 1 Mbit/s = 1.144 ms on the wire; `b` leaves when `a`'s frame is through.
-    assert!((delay_ms("a") - 1.144).abs() < 1e-9, "{}", delay_ms("a"));
-    assert!((delay_ms("b") - 2.288).abs() < 1e-9, "{}", delay_ms("b"));
+    // By hand: a frame is 125 bytes plus Ethernet's 38 on the wire (the default framing),
+    // 163 × 8 bits at 1 Mbit/s = 1.304 ms; `b` leaves when `a`'s frame is through.
+    assert!((delay_ms("a") - 1.304).abs() < 1e-9, "{}", delay_ms("a"));
+    assert!((delay_ms("b") - 2.608).abs() < 1e-9, "{}", delay_ms("b"));
 }

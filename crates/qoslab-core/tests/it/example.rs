@@ -21,8 +21,8 @@ fn pq_protects_voice_within_the_theoretical_bound() {
     assert_eq!(voice.dropped_packets, 0);
     // Bound: voice frame (157 B at 128 kbit/s = 9.8125 ms) + two 1507-byte frames in the
     // 2-packet transmit ring (2 × 94.1875 ms) + 1 ms propagation + two 100 Mbit/s Ethernet
-    // hops (168 B each = 13.44 µs).
-    let bound_ms = 9.8125 + 2.0 * 94.1875 + 1.0 + 2.0 * 0.01344;
+    // hops (150 + 38 B each = 15.04 µs).
+    let bound_ms = 9.8125 + 2.0 * 94.1875 + 1.0 + 2.0 * 0.01504;
     assert!(voice.delay_max_ms.unwrap() <= bound_ms, "{:?} > {bound_ms}", voice.delay_max_ms);
     // The flood keeps what voice leaves: 128 kbit/s minus voice's 62.8 kbit/s of frames.
     let flood = flow(&pq, "flood");

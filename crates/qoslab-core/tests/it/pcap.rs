@@ -81,8 +81,8 @@ traffic:
         assert_eq!(u16::from_be_bytes([ip[22], ip[23]]), 5060);
     }
     // The first voice packet leaves a at 0 and starts on r -> b once it has crossed a -> r:
-    // (150 + 18) B at 1 Mbit/s = 1.344 ms (no propagation delay).
-    assert_eq!(r_b[0].at_ns, 1_344_000);
+    // (150 + 38) B at 1 Mbit/s = 1.504 ms (no propagation delay).
+    assert_eq!(r_b[0].at_ns, 1_504_000);
     let data_frames = a_r.iter().filter(|r| r.original_bytes == 14 + 1000).count();
     assert_eq!(data_frames as u64, results.flows.iter().find(|f| f.flow == "data").unwrap().sent_packets);
     std::fs::remove_dir_all(&dir).unwrap();

@@ -79,8 +79,9 @@ fn poisson_rate_and_interarrival_variability() {
 }
 
 /// Hand-computed trace: one 1500-byte packet from a host through two routers.
-/// a→r1: 100 Mbit/s Ethernet (1518 B: 121.44 µs) + 10 µs; r1→r2: 128 kbit/s HDLC (1507 B:
-/// 94.1875 ms) + 5 ms; r2→b: 100 Mbit/s Ethernet (121.44 µs) + 10 µs. Total 99.450380 ms.
+/// a→r1: 100 Mbit/s Ethernet (1538 B on the wire: 123.04 µs) + 10 µs; r1→r2: 128 kbit/s
+/// HDLC (1507 B: 94.1875 ms) + 5 ms; r2→b: 100 Mbit/s Ethernet (123.04 µs) + 10 µs. Total
+/// 99.453580 ms.
 #[test]
 fn lone_packet_delay_is_serialization_plus_propagation() {
     let yaml = "name: trace
@@ -97,7 +98,7 @@ traffic:
     let results = run_yaml(yaml, &[]);
     let f = flow(&results, "one");
     assert_eq!(f.received_packets, 1);
-    assert_eq!(f.delay_min_ms, Some(99.45038));
+    assert_eq!(f.delay_min_ms, Some(99.45358));
     assert_eq!(results.run.packet_hops, 3);
 }
 
