@@ -2,11 +2,12 @@
 of G.729 and G.711 calls each policy carries at each contract, checked against the
 arithmetic of the voice class's policer and verified by independent runs at N and N + 1.
 
-Under the designs that police voice at 400 kbit/s of IP (`priority 400kbps`), a G.729 call
-sends 50 packets a second of 60 bytes (24 kbit/s) and a G.711 call 50 of 200 bytes
-(80 kbit/s): the policer passes 16 G.729 calls (384 kbit/s; 17 would need 408) and 5 G.711
-calls (400 kbit/s; 6 would need 480). One call more and the policer drops a share of every
-second's voice, which the worst call's MOS shows.
+Under the designs that police voice at 400 kbit/s (`priority 400kbps`), counting each
+packet's 14-byte Ethernet header as IOS does, a G.729 call sends 50 packets a second of 60
+bytes, 74 to the policer (29.6 kbit/s), and a G.711 call 50 of 200 bytes, 214 to the policer
+(85.6 kbit/s): the policer passes 13 G.729 calls (384.8 kbit/s; 14 would need 414.4) and 4
+G.711 calls (342.4 kbit/s; 5 would need 428). One call more and the policer drops a share of
+every second's voice, which the worst call's MOS shows.
 """
 
 from __future__ import annotations
@@ -97,9 +98,9 @@ def _named(variant: str, contract_bps: int, calls: int, codec: str) -> dict[str,
 def test_the_voice_policer_sets_the_number_of_calls(found):
     for link in (1_536_000, 2_048_000):
         for variant in ("base", "one-level"):
-            assert _verdict(found, variant, link, "g729").most(1) == 16, (variant, link)
-            assert _verdict(found, variant, link, "g711").most(1) == 5, (variant, link)
-            beyond = _verdict(found, variant, link, "g729").counts[17]
+            assert _verdict(found, variant, link, "g729").most(1) == 13, (variant, link)
+            assert _verdict(found, variant, link, "g711").most(1) == 4, (variant, link)
+            beyond = _verdict(found, variant, link, "g729").counts[14]
             assert "worst call's MOS" in beyond.shortfall
 
 
@@ -122,7 +123,7 @@ def test_every_answer_is_verified_by_runs_at_n_and_n_plus_one(found):
 
 
 def test_one_count_asks_which_contracts_carry_it(tmp_path):
-    arguments = ["readiness", str(EXAMPLE), "--flow", "voice", "--calls", "5"]
+    arguments = ["readiness", str(EXAMPLE), "--flow", "voice", "--calls", "4"]
     arguments += ["--codecs", "g711", "--variants", "base", "--links", "1024kbps,1536kbps"]
     arguments += ["--reps", "5", "-o", str(tmp_path / "r")]
     done = subprocess.run(
@@ -138,7 +139,7 @@ def test_one_count_asks_which_contracts_carry_it(tmp_path):
     assert " no " in rows["1024"]
     assert "`video` in contract" in rows["1024"]
     assert " yes " in rows["1536"]
-    assert "cheapest contract for 5 calls, base g711: 1536 kbit/s" in done.stdout
+    assert "cheapest contract for 4 calls, base g711: 1536 kbit/s" in done.stdout
     answers = pd.read_csv(tmp_path / "r" / "readiness.csv")
     assert list(answers["link_bps"]) == [1_024_000, 1_536_000]
     assert (tmp_path / "r" / "counts.csv").exists()

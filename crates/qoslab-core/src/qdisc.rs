@@ -77,6 +77,9 @@ pub struct Interface {
     /// The link-layer header a Linux device holds in front of the IP packet on this link,
     /// bytes: 14 on Ethernet, none on others ([`linux_charge`]).
     pub device_header_bytes: u32,
+    /// The layer-2 framing IOS's policers and shapers count on this link, bytes: 14 on
+    /// Ethernet, 4 on HDLC and PPP ([`crate::net::l2::L2Framing::ios_header_bytes`]).
+    pub ios_header_bytes: u32,
 }
 
 impl Interface {
@@ -347,6 +350,11 @@ pub mod testing {
     pub use crate::packet::testing::packet;
 
     /// A 1 Mbit/s interface with admission checks and a fixed random seed.
-    pub const INTERFACE: Interface =
-        Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1, device_header_bytes: 0 };
+    pub const INTERFACE: Interface = Interface {
+        bandwidth_bps: 1_000_000,
+        admission: true,
+        random_seed: 1,
+        device_header_bytes: 0,
+        ios_header_bytes: 0,
+    };
 }

@@ -69,11 +69,13 @@ pub struct Conditioner {
 
 impl Conditioner {
     /// Builds from `spec` found at key path `at`; percentage rates are of `bandwidth_bps`,
-    /// and `node_address` resolves node names in matches.
+    /// policers count `header_bytes` of the link's framing with each packet, and
+    /// `node_address` resolves node names in matches.
     pub fn build(
         spec: &ConditionerSpec,
         at: &str,
         bandwidth_bps: u64,
+        header_bytes: u32,
         node_address: &dyn Fn(&str) -> Option<u32>,
     ) -> Result<Self, Issue> {
         let mut names = ClassNames::with_capacity(spec.classes.len());
@@ -92,7 +94,7 @@ impl Conditioner {
             let policer = class
                 .police
                 .as_ref()
-                .map(|p| Policer::build(p, &join_path(&here, "police"), bandwidth_bps))
+                .map(|p| Policer::build(p, &join_path(&here, "police"), bandwidth_bps, header_bytes))
                 .transpose()?;
             classes.push(Class { matcher, marker, policer });
         }
@@ -132,7 +134,7 @@ mod tests {
     fn build(yaml: &str) -> Result<Conditioner, Issue> {
         let (value, _) = crate::config::yaml::parse(yaml).unwrap();
         let spec: ConditionerSpec = serde_json::from_value(value).unwrap();
-        Conditioner::build(&spec, "input", 1_000_000, &|_| None)
+        Conditioner::build(&spec, "input", 1_000_000, 0, &|_| None)
     }
 
     #[test]

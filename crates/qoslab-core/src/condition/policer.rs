@@ -151,6 +151,19 @@ pub enum ColorAwareSpec {
     },
 }
 
+/// What a policer's meter counts of each packet.
+#[derive(Copy, Clone, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum PoliceCounts {
+    /// The IP packet and the link's layer-2 header as IOS counts it for policing (14 bytes
+    /// on Ethernet, 4 on HDLC and PPP; no flags, FCS, preamble or gap).
+    #[default]
+    L2,
+    /// The IP packet alone, as ALTQ's conditioner does (`altq_cdnr_input`, called from
+    /// `ip_input`, meters the datagram's length).
+    Ip,
+}
+
 /// A `police` action as written in a scenario.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -172,6 +185,9 @@ pub struct PoliceSpec {
     pub violate_action: Option<PoliceAction>,
     /// Take the packet's incoming colour from its DSCP (default off: colour-blind).
     pub color_aware: Option<ColorAwareSpec>,
+    /// What the meter counts of each packet: `l2` (default: the IP packet and the link's
+    /// layer-2 header, as IOS polices) or `ip` (the IP packet alone, as ALTQ's conditioner).
+    pub counts: Option<PoliceCounts>,
 }
 
 /// What to do with a packet after conditioning.
@@ -193,6 +209,8 @@ enum Meter {
 #[derive(Clone, Debug)]
 pub struct Policer {
     meter: Meter,
+    /// Bytes of layer-2 framing counted with each IP packet.
+    header_bytes: u32,
     cir_bps: u64,
     two_color: bool,
     yellow_dscps: u64,
@@ -230,8 +248,10 @@ pub fn apply_action(action: PoliceAction, color: Color, packet: &mut Packet) -> 
 }
 
 impl Policer {
-    /// Builds from `spec` found at key path `at`; percentages are of `bandwidth_bps`.
-    pub fn build(spec: &PoliceSpec, at: &str, bandwidth_bps: u64) -> Result<Self, Issue> {
+    /// Builds from `spec` found at key path `at`; percentages are of `bandwidth_bps`; each
+    /// packet is metered with `header_bytes` of layer-2 framing beside its IP bytes (what IOS
+    /// counts on the link, [`crate::net::l2::L2Framing::ios_header_bytes`]).
+    pub fn build(spec: &PoliceSpec, at: &str, bandwidth_bps: u64, header_bytes: u32) -> Result<Self, Issue> {
         let cir_bps = spec.cir.bps(bandwidth_bps);
         if cir_bps == 0 {
             return Err(Issue::at(join_path(at, "cir"), "the committed rate must be above zero"));
@@ -296,6 +316,7 @@ impl Policer {
             }
         };
         Ok(Policer {
+            header_bytes: if spec.counts == Some(PoliceCounts::Ip) { 0 } else { header_bytes },
             meter,
             cir_bps,
             two_color,
@@ -331,8 +352,8 @@ impl Policer {
     pub fn color(&mut self, now: SimTime, packet: &Packet) -> Color {
         let pre = self.pre_color(packet);
         let color = match &mut self.meter {
-            Meter::SingleRate(m) => m.meter(now, packet.size_bytes, pre),
-            Meter::TwoRate(m) => m.meter(now, packet.size_bytes, pre),
+            Meter::SingleRate(m) => m.meter(now, packet.size_bytes + self.header_bytes, pre),
+            Meter::TwoRate(m) => m.meter(now, packet.size_bytes + self.header_bytes, pre),
         };
         if self.two_color && color == Color::Red {
             Color::Yellow
@@ -367,7 +388,23 @@ mod tests {
     fn build(yaml: &str) -> Result<Policer, Issue> {
         let (value, _) = crate::config::yaml::parse(yaml).unwrap();
         let spec: PoliceSpec = serde_json::from_value(value).unwrap();
-        Policer::build(&spec, "p", 1_000_000)
+        Policer::build(&spec, "p", 1_000_000, 0)
+    }
+
+    #[test]
+    fn the_meter_counts_the_link_header_unless_told_ip() {
+        // A 1500-byte bucket and a 1490-byte IP packet on Ethernet: as IOS counts it the packet
+        // is 1504 bytes and exceeds; counted as its IP bytes (ALTQ) it conforms.
+        let on_ethernet = |yaml: &str| {
+            let (value, _) = crate::config::yaml::parse(yaml).unwrap();
+            let spec: PoliceSpec = serde_json::from_value(value).unwrap();
+            Policer::build(&spec, "p", 1_000_000, 14).unwrap()
+        };
+        let big = packet(1, 1490, 0);
+        let mut ios = on_ethernet("{cir: 8kbps, bc: 1500B}");
+        assert_eq!(ios.color(SimTime::ZERO, &big), Color::Yellow);
+        let mut altq = on_ethernet("{cir: 8kbps, bc: 1500B, counts: ip}");
+        assert_eq!(altq.color(SimTime::ZERO, &big), Color::Green);
     }
 
     #[test]

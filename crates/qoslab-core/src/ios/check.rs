@@ -61,8 +61,13 @@ pub fn resolve(config: &IosConfig, name: &str, link_rate_bps: Option<u64>) -> Re
     let lfi: Option<LfiSpec> = settings.lfi.as_ref().map(|v| read(v, "lfi")).transpose().map_err(&located)?;
     let known_bps = settings.bandwidth_bps.or(link_rate_bps).or(settings.clock_rate_bps);
     let bandwidth_bps = known_bps.unwrap_or(UNKNOWN_BANDWIDTH_BPS);
-    let interface =
-        Interface { bandwidth_bps, admission: known_bps.is_some(), random_seed: 0, device_header_bytes: 0 };
+    let interface = Interface {
+        bandwidth_bps,
+        admission: known_bps.is_some(),
+        random_seed: 0,
+        device_header_bytes: 0,
+        ios_header_bytes: 0,
+    };
     let no_nodes = |_: &str| None;
     let held = match settings.hold_queue {
         Some(packets) => output
@@ -72,7 +77,7 @@ pub fn resolve(config: &IosConfig, name: &str, link_rate_bps: Option<u64>) -> Re
     };
     held.build("output", interface, &no_nodes).map_err(&located)?;
     if let Some(input) = &input {
-        Conditioner::build(input, "input", bandwidth_bps, &no_nodes).map_err(&located)?;
+        Conditioner::build(input, "input", bandwidth_bps, 0, &no_nodes).map_err(&located)?;
     }
     if let Some(lfi) = &lfi {
         Lfi::build(lfi, "lfi", bandwidth_bps).map_err(&located)?;

@@ -52,6 +52,21 @@ impl L2Framing {
             L2Framing::CiscoHdlc | L2Framing::Ppp | L2Framing::Unknown => 0,
         }
     }
+
+    /// The layer-2 framing IOS counts in its policers and shapers, bytes: the header, without
+    /// the flags, the FCS or (on Ethernet) the preamble, start delimiter and gap, which the
+    /// hardware adds (Cisco 10000 Series Router Quality of Service Configuration Guide,
+    /// OL-7433-09, ch. 6, "Data Included in the Policing Rate", Table 6-2 and its note). The
+    /// 14-byte Ethernet II header; on a serial line the 4 bytes of Cisco HDLC's address,
+    /// control and type or PPP's address, control and protocol (RFC 1662 §3.1); none where
+    /// the framing is not known.
+    pub fn ios_header_bytes(self) -> u32 {
+        match self {
+            L2Framing::Ethernet => 14,
+            L2Framing::CiscoHdlc | L2Framing::Ppp => 4,
+            L2Framing::Unknown => 0,
+        }
+    }
 }
 
 /// An Ethernet frame's bytes on the wire beyond the IP packet: 14 header, 4 FCS, 8 preamble

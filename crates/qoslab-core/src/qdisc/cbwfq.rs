@@ -157,6 +157,9 @@ pub struct Cbwfq {
     flow_hashes: FlowHashMemo,
     /// The policies nested in classes.
     children: Box<[ChildPolicy]>,
+    /// The layer-2 header IOS's policers count on the link, bytes (its class policers and
+    /// shapers count it themselves).
+    ios_header_bytes: u32,
 }
 
 /// What a priority class holds in its priority queue.
@@ -191,7 +194,13 @@ impl Cbwfq {
         let mut params = policy.clone();
         params.as_object_mut()?.remove("kind");
         let params: CbwfqParams = serde_json::from_value(params).ok()?;
-        let interface = Interface { bandwidth_bps, admission: false, random_seed: 0, device_header_bytes: 0 };
+        let interface = Interface {
+            bandwidth_bps,
+            admission: false,
+            random_seed: 0,
+            device_header_bytes: 0,
+            ios_header_bytes: 0,
+        };
         Cbwfq::build(&params, "output", interface, &|_| None).ok()
     }
 
@@ -282,10 +291,11 @@ impl Qdisc for Cbwfq {
         // Only a priority class's policer asks whether the interface is congested.
         let congested = matches!(self.kinds[class], ClassKind::Priority { .. })
             && (!ctx.ring_has_room || self.len_packets() > 0);
+        let metered_bytes = packet.size_bytes + self.ios_header_bytes;
         match &mut self.kinds[class] {
             ClassKind::Priority { level, policer, limit } => {
                 // The conditional policer: only under congestion (IOS LLQ).
-                if congested && policer.as_mut().is_some_and(|p| !p.conform(ctx.now, packet.size_bytes)) {
+                if congested && policer.as_mut().is_some_and(|p| !p.conform(ctx.now, metered_bytes)) {
                     return ctx.drop_arrival(slot, packet, DropReason::Policed);
                 }
                 let held = &mut self.priority_held[class];
@@ -583,8 +593,13 @@ mod tests {
     use crate::config::error::Issue;
     use crate::qdisc::testing::{harness, packet, Harness};
 
-    const MBPS: Interface =
-        Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1, device_header_bytes: 0 };
+    const MBPS: Interface = Interface {
+        bandwidth_bps: 1_000_000,
+        admission: true,
+        random_seed: 1,
+        device_header_bytes: 0,
+        ios_header_bytes: 0,
+    };
 
     fn build(yaml: &str) -> Result<Cbwfq, Issue> {
         let (value, _) = crate::config::yaml::parse(yaml).unwrap();

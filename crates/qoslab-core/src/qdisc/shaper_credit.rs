@@ -14,9 +14,11 @@
 //!
 //! IOS defaults (Cisco Press shaping chapters; `docs/reference/ios-defaults.md`): CIR up to
 //! 320 kbit/s → Bc = 8000 bits (1000 B); faster → Tc = 25 ms, Bc = CIR × 25 ms; Be = Bc.
-//! The HQF-era defaults are not documented, so these are parameters. Credit is counted in IP
-//! bytes and starts full (Bc + Be). A packet larger than Bc + Be can never earn its credit:
-//! the shapers refuse it (`overlimit`).
+//! The HQF-era defaults are not documented, so these are parameters. Credit starts full
+//! (Bc + Be) and a packet costs its IP bytes plus, for IOS's shapers, the layer-2 header IOS
+//! counts on the link ([`ShaperCredit::counting_header`]; Linux's `tbf` charges what the
+//! kernel charges instead, [`super::linux_charge`]). A packet larger than Bc + Be can never
+//! earn its credit: the shapers refuse it (`overlimit`).
 //!
 //! The shaper is asked two things: when a packet of a given size could leave
 //! ([`ShaperCredit::ready_at`], exact to the nanosecond, without spending anything) and, once
@@ -101,6 +103,8 @@ pub struct ShaperCredit {
     credit: Credit,
     rate_bps: u64,
     bucket_bytes: u64,
+    /// Bytes of layer-2 framing each packet costs beside its IP bytes.
+    header_bytes: u32,
 }
 
 impl ShaperCredit {
@@ -146,7 +150,13 @@ impl ShaperCredit {
                 })
             }
         };
-        Ok(ShaperCredit { credit, rate_bps, bucket_bytes })
+        Ok(ShaperCredit { credit, rate_bps, bucket_bytes, header_bytes: 0 })
+    }
+
+    /// The same credit, each packet costing `header_bytes` of layer-2 framing beside its IP
+    /// bytes (what IOS counts on the link, [`crate::net::l2::L2Framing::ios_header_bytes`]).
+    pub fn counting_header(self, header_bytes: u32) -> Self {
+        ShaperCredit { header_bytes, ..self }
     }
 
     /// The committed rate CIR, bit/s.
@@ -162,7 +172,7 @@ impl ShaperCredit {
     /// Whether a packet of `size_bytes` can ever leave: it is at most Bc + Be.
     #[inline]
     pub fn fits(&self, size_bytes: u32) -> bool {
-        size_bytes as u64 <= self.bucket_bytes
+        (size_bytes + self.header_bytes) as u64 <= self.bucket_bytes
     }
 
     /// The earliest instant, not before `now`, at which a packet of `size_bytes` has its
@@ -170,6 +180,7 @@ impl ShaperCredit {
     #[inline]
     pub fn ready_at(&mut self, now: SimTime, size_bytes: u32) -> SimTime {
         debug_assert!(self.fits(size_bytes), "oversized packets are refused before they wait for credit");
+        let size_bytes = size_bytes + self.header_bytes;
         match &mut self.credit {
             Credit::Continuous(bucket) => bucket.conforming_at(now, size_bytes).unwrap_or(SimTime::NEVER),
             Credit::Interval(c) => {
@@ -189,6 +200,7 @@ impl ShaperCredit {
     /// [`ready_at`](Self::ready_at) answered `now`.
     #[inline]
     pub fn take(&mut self, now: SimTime, size_bytes: u32) {
+        let size_bytes = size_bytes + self.header_bytes;
         match &mut self.credit {
             Credit::Continuous(bucket) => {
                 let conformed = bucket.conform(now, size_bytes);

@@ -98,7 +98,11 @@ impl QdiscKind for Tbf {
         node_address: &dyn Fn(&str) -> Option<u32>,
     ) -> Result<Self, Issue> {
         let shape = ShapeSpec { rate: params.rate, bc: params.bc, be: params.be, mode: params.mode };
-        let credit = ShaperCredit::build(&shape, at, interface.bandwidth_bps)?;
+        // IOS's shapers count the link's layer-2 header; Linux's tbf what the kernel charges.
+        let ios_header_bytes =
+            if params.mode == Some(ShapeMode::Continuous) { 0 } else { interface.ios_header_bytes };
+        let credit =
+            ShaperCredit::build(&shape, at, interface.bandwidth_bps)?.counting_header(ios_header_bytes);
         let waiting = match &params.child {
             // Linux's tbf counts its byte limit as the device holds the packets.
             None => Waiting::Fifo(PacketQueue::new(params.limit.unwrap_or(DEFAULT_LIMIT)).counting_header(
@@ -247,8 +251,13 @@ mod tests {
     use crate::qdisc::testing::{harness, packet, Harness};
     use crate::time::SimTime;
 
-    const LINK: Interface =
-        Interface { bandwidth_bps: 1_000_000, admission: true, random_seed: 1, device_header_bytes: 0 };
+    const LINK: Interface = Interface {
+        bandwidth_bps: 1_000_000,
+        admission: true,
+        random_seed: 1,
+        device_header_bytes: 0,
+        ios_header_bytes: 0,
+    };
     /// DSCP values used below.
     const EF: u8 = 46;
     const AF11: u8 = 10;

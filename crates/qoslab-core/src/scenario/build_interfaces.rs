@@ -65,6 +65,7 @@ pub(super) fn check_policies(spec: &ScenarioSpec, nodes: &Nodes) -> Result<(), I
             admission: false,
             random_seed: 0,
             device_header_bytes: 0,
+            ios_header_bytes: 0,
         };
         policy.build(&format!("policies.{name}"), nominal, &|name| nodes.address(name))?;
     }
@@ -257,6 +258,7 @@ fn build_port(
             admission: true,
             random_seed: random_seed(number),
             device_header_bytes: config.l2_framing.device_header_bytes(),
+            ios_header_bytes: config.l2_framing.ios_header_bytes(),
         };
         policy.build(at, interface, &node_address)
     };
@@ -292,7 +294,14 @@ fn build_port(
     let ingress = match &settings.input {
         // Percentage rates in the input policy are of this interface's QoS bandwidth.
         Some((input, input_at)) => Some(
-            Conditioner::build(input, input_at, config.qos_bandwidth_bps(), &node_address).map_err(place)?,
+            Conditioner::build(
+                input,
+                input_at,
+                config.qos_bandwidth_bps(),
+                config.l2_framing.ios_header_bytes(),
+                &node_address,
+            )
+            .map_err(place)?,
         ),
         None => None,
     };

@@ -28,6 +28,41 @@ fn long_run_rate_is_the_shaping_rate() {
     }
 }
 
+/// IOS's shapers and its LLQ policer count the link's layer-2 header with each packet (the
+/// Cisco 10000 guide's Table 6-2): on HDLC 4 bytes, on Ethernet 14. A 1 Mbit/s shaper passes
+/// 1 Mbit/s × L / (L + h) of IP packets of L bytes — 1000-byte packets: 996.0 kbit/s on
+/// HDLC, 986.2 on Ethernet, the full 1 Mbit/s where the framing is unknown; Linux's `tbf`
+/// (`continuous`) charges the kernel's 14-byte header on Ethernet only. An LLQ priority
+/// class policed at 64 kbit/s passes 64 × 100 / 104 = 61.5 kbit/s of 100-byte packets on HDLC.
+#[test]
+fn ios_counts_the_layer_two_header() {
+    let flood = "  - {name: flood, from: tx, to: rx, pattern: {kind: poisson, rate: 4Mbps, size: 1000B}}\n";
+    for (l2, policy, expected_bps) in [
+        ("hdlc", "{kind: tbf, rate: 1Mbps}", 1e6 * 1000.0 / 1004.0),
+        ("ethernet", "{kind: tbf, rate: 1Mbps}", 1e6 * 1000.0 / 1014.0),
+        ("none", "{kind: tbf, rate: 1Mbps}", 1e6),
+        ("hdlc", "{kind: tbf, rate: 1Mbps, mode: continuous, bc: 3000B, be: 0B}", 1e6),
+        ("ethernet", "{kind: tbf, rate: 1Mbps, mode: continuous, bc: 3000B, be: 0B}", 1e6 * 1000.0 / 1014.0),
+    ] {
+        let link = format!("rate: 10Mbps, l2: {l2}");
+        let results = run_yaml(&two_hosts("duration: 120s, warmup: 5s, seed: 2", &link, policy, flood), &[]);
+        let delivered = flow(&results, "flood").delivered_l3_bps;
+        assert!((delivered - expected_bps).abs() / expected_bps < 0.002, "{l2} {policy}: {delivered}");
+    }
+    let llq = "{kind: cbwfq, classes: [{name: voice, match: {dscp: EF}, priority: 64kbps}]}";
+    let flows =
+        "  - {name: voice, from: tx, to: rx, dscp: EF, pattern: {kind: cbr, rate_pps: 100, size: 100B}}
+  - {name: flood, from: tx, to: rx, pattern: {kind: flood, rate: 1Mbps, size: 1000B}}
+";
+    let results = run_yaml(
+        &two_hosts("duration: 120s, warmup: 5s, seed: 2", "rate: 256kbps, l2: hdlc", llq, flows),
+        &[],
+    );
+    let voice = flow(&results, "voice").delivered_l3_bps;
+    let policed = 64_000.0 * 100.0 / 104.0;
+    assert!((voice - policed).abs() / policed < 0.01, "{voice}");
+}
+
 /// The class row `class` of port `tx->rx`.
 fn class<'a>(results: &'a qoslab_core::Results, class: &str) -> &'a qoslab_core::results::ClassRecord {
     results

@@ -8,7 +8,7 @@ use crate::aqm::red_profile::CountCorrection;
 use crate::aqm::RedSpec;
 use crate::classify::dscp::{Dscp, Precedence};
 use crate::condition::marker::SetSpec;
-use crate::condition::policer::{PoliceAction, PoliceSpec};
+use crate::condition::policer::{PoliceAction, PoliceCounts, PoliceSpec};
 use crate::config::error::{join_path, Issue};
 use crate::ios::parse::range;
 use crate::qdisc::class_queue_limit::ClassQueueLimit;
@@ -161,6 +161,10 @@ pub(super) fn set_line(set: &SetSpec, at: &str) -> Result<String, Issue> {
 
 /// `police ...` on one line, as the QoS CR's `police` (two-rate with `pir`).
 pub(super) fn police_line(police: &PoliceSpec, at: &str) -> Result<String, Issue> {
+    if police.counts == Some(PoliceCounts::Ip) {
+        return Err(Issue::at(join_path(at, "counts"), "IOS's `police` counts the layer-2 header with each packet; a meter of the IP packet alone (`counts: ip`) has no IOS form")
+            .hint("remove `counts: ip` to export the policer as IOS runs it"));
+    }
     if police.color_aware.is_some() {
         return Err(Issue::at(join_path(at, "color_aware"), "colour-aware policing is not among the commands qoslab reads back (IOS writes it with `conform-color` class maps)")
             .hint("remove `color_aware` to export the policer colour-blind"));

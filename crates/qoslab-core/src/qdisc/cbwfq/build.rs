@@ -85,6 +85,7 @@ impl QdiscKind for Cbwfq {
             queue_class: classes.queue_class.into(),
             flow_hashes: FlowHashMemo::default(),
             children: children.into(),
+            ios_header_bytes: interface.ios_header_bytes,
         })
     }
 }
@@ -223,7 +224,12 @@ impl Policy<'_> {
                 None => None,
             };
             let policer = match spec.and_then(|c| c.police.as_ref()) {
-                Some(police) => Some(Policer::build(police, &join_path(&here, "police"), bw)?),
+                Some(police) => Some(Policer::build(
+                    police,
+                    &join_path(&here, "police"),
+                    bw,
+                    self.interface.ios_header_bytes,
+                )?),
                 None => None,
             };
             conditioning.push((marker, policer));
@@ -242,7 +248,8 @@ impl Policy<'_> {
                 shapers.push(None);
                 continue;
             };
-            let shaper = ShaperCredit::build(shape, &join_path(&self.class_at(i), "shape"), bw)?;
+            let shaper = ShaperCredit::build(shape, &join_path(&self.class_at(i), "shape"), bw)?
+                .counting_header(self.interface.ios_header_bytes);
             // Like the reservations, a check of the attachment: either rate may be a
             // percentage of the interface bandwidth.
             let guaranteed_bps =
