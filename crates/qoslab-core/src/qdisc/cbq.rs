@@ -344,13 +344,7 @@ mod tests {
     use super::*;
     use crate::qdisc::testing::{harness, packet};
 
-    const LINK: Interface = Interface {
-        bandwidth_bps: 10_000_000,
-        admission: true,
-        random_seed: 1,
-        device_header_bytes: 0,
-        ios_header_bytes: 0,
-    };
+    const LINK: Interface = Interface { bandwidth_bps: 10_000_000, ..crate::qdisc::testing::INTERFACE };
 
     fn cbq(yaml: &str) -> Result<Cbq, Issue> {
         let (value, _) = crate::config::yaml::parse(yaml).unwrap();

@@ -593,13 +593,7 @@ mod tests {
     use crate::config::error::Issue;
     use crate::qdisc::testing::{harness, packet, Harness};
 
-    const MBPS: Interface = Interface {
-        bandwidth_bps: 1_000_000,
-        admission: true,
-        random_seed: 1,
-        device_header_bytes: 0,
-        ios_header_bytes: 0,
-    };
+    const MBPS: Interface = crate::qdisc::testing::INTERFACE;
 
     fn build(yaml: &str) -> Result<Cbwfq, Issue> {
         let (value, _) = crate::config::yaml::parse(yaml).unwrap();

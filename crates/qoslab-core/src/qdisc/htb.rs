@@ -560,13 +560,7 @@ mod tests {
     use super::*;
     use crate::qdisc::testing::{harness, packet, Harness};
 
-    const IFACE: Interface = Interface {
-        bandwidth_bps: 1_000_000,
-        admission: true,
-        random_seed: 1,
-        device_header_bytes: 0,
-        ios_header_bytes: 0,
-    };
+    const IFACE: Interface = crate::qdisc::testing::INTERFACE;
 
     fn build(yaml: &str) -> Result<Htb, Issue> {
         let (value, _) = crate::config::yaml::parse(yaml).unwrap();

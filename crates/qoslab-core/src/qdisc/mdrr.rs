@@ -365,13 +365,7 @@ mod tests {
     use super::*;
     use crate::qdisc::testing::{harness, packet};
 
-    const LINK: Interface = Interface {
-        bandwidth_bps: 1_000_000,
-        admission: true,
-        random_seed: 1,
-        device_header_bytes: 0,
-        ios_header_bytes: 0,
-    };
+    const LINK: Interface = crate::qdisc::testing::INTERFACE;
 
     fn mdrr(yaml: &str) -> Mdrr {
         let (value, _) = crate::config::yaml::parse(yaml).unwrap();

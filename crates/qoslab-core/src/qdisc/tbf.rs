@@ -251,13 +251,7 @@ mod tests {
     use crate::qdisc::testing::{harness, packet, Harness};
     use crate::time::SimTime;
 
-    const LINK: Interface = Interface {
-        bandwidth_bps: 1_000_000,
-        admission: true,
-        random_seed: 1,
-        device_header_bytes: 0,
-        ios_header_bytes: 0,
-    };
+    const LINK: Interface = crate::qdisc::testing::INTERFACE;
     /// DSCP values used below.
     const EF: u8 = 46;
     const AF11: u8 = 10;
