@@ -543,3 +543,29 @@ def test_the_per_interval_summaries_are_written_only_when_asked(swept, tmp_path)
     assert stored.to_csv(index=False) == computed.to_csv(index=False)
     with pytest.raises(ValueError, match="series_summary 'xml': use one of parquet, csv"):
         qoslab.sweep(swept, series_summary="xml", **options)
+
+
+def test_show_prints_any_tables_measured_columns_and_refuses_others_before_running(
+    examples_dir, tmp_path, capsys
+):
+    lab = str(examples_dir / "congestion-lab.yaml")
+    out = tmp_path / "lab"
+    grid = ["--vary", "interfaces.r1.r2.output=fifo,llq", "--set", "run.duration=20s"]
+    show = ["--show", "loss_pct,contracts.in_contract_pct"]
+    assert main(["sweep", lab, *grid, "--reps", "2", *show, "-o", str(out), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "flows: mean ± half-width" in printed
+    assert "contracts: mean ± half-width" in printed
+    # Voice is the application with a budget; the rows without one are left out.
+    rows = [line.split() for line in printed.splitlines() if "end_to_end" in line]
+    assert {row[3] for row in rows} == {"voice"}
+    llq = [row for row in rows if row[0] == "llq" and row[1] == "256kbps"]
+    assert llq[0][-3:] == ["100.000", "±", "0.000"]
+    for shown, message in (
+        ("contracts.in_contrct_pct", "did you mean in_contract_pct"),
+        ("contract.x", "there is no results table `contract`"),
+        ("flows.flow", "`flow` is not a measured column of flows"),
+    ):
+        assert main(["sweep", lab, "--show", shown, "-o", str(tmp_path / "no")]) == 2
+        assert message in capsys.readouterr().err
+        assert not (tmp_path / "no").exists()

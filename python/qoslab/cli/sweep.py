@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from difflib import get_close_matches
 from pathlib import Path
 
 import pandas as pd
@@ -12,6 +13,7 @@ from rich import box
 from rich.table import Table
 
 import qoslab
+from qoslab._core import table_schemas
 from qoslab.analysis import wide
 from qoslab.cli.commands import summary
 from qoslab.cli.common import (
@@ -103,8 +105,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     command.add_argument(
         "--show",
         default=",".join(SHOWN_METRICS),
-        metavar="METRIC,...",
-        help=f"flow metrics to print (default: {','.join(SHOWN_METRICS)})",
+        metavar="COLUMN,...",
+        help="summary columns to print: a flow metric such as loss_pct, or TABLE.COLUMN of "
+        "another results table, e.g. contracts.in_contract_pct (default: "
+        f"{','.join(SHOWN_METRICS)})",
     )
     add_limit_options(command)
     command.set_defaults(main=main)
@@ -113,6 +117,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def main(args: argparse.Namespace) -> int:
     output = args.output
     try:
+        shown = shown_columns(args.show)
         vary = dict(parse_vary(text) for text in args.vary)
         check_executor_options(args)
         if output is None:
@@ -150,7 +155,6 @@ def main(args: argparse.Namespace) -> int:
         )
         return EXIT_INTERRUPTED
 
-    metrics = [metric.strip() for metric in args.show.split(",") if metric.strip()]
     index = sweep.index
     done = int((index["status"] == "done").sum())
     replications = sweep.manifest["plan"]["replications"]
@@ -161,8 +165,9 @@ def main(args: argparse.Namespace) -> int:
             f"{counted(replications, 'replication')} each)"
         )
     )
-    if "flows" in sweep.summary:
-        console.print(flow_summary_table(sweep.summary.flows, metrics))
+    for table, columns in shown.items():
+        if table in sweep.summary:
+            console.print(summary_table(getattr(sweep.summary, table), columns, table))
     for row in sweep.failures.to_dict("records"):
         where = ", ".join(f"{key}={row[key]}" for key in sweep.parameters)
         console.print(
@@ -172,10 +177,46 @@ def main(args: argparse.Namespace) -> int:
     return EXIT_RUN_FAILED if len(sweep.failures) else 0
 
 
-def flow_summary_table(summary: pd.DataFrame, metrics: list[str]) -> Table:
-    """Each flow's ``metrics`` per point as ``mean ± half-width`` of the 95 % interval."""
+def shown_columns(text: str) -> dict[str, list[str]]:
+    """The summary columns ``--show`` names, by results table: a bare name is a flows
+    column, ``TABLE.COLUMN`` another table's. Raises ``ValueError`` for a table or column
+    that is not one, or a column that is not measured (a key, a setting, a text)."""
+    schemas = table_schemas()
+    shown: dict[str, list[str]] = {}
+    for name in (part.strip() for part in text.split(",")):
+        if not name:
+            continue
+        table, _, column = name.rpartition(".") if "." in name else ("flows", "", name)
+        if table not in schemas or table == "run":
+            tables = ", ".join(t for t in schemas if t != "run")
+            raise ValueError(
+                f"--show {name}: there is no results table `{table}`; tables: {tables}"
+            )
+        measured = [
+            c["name"]
+            for c in schemas[table]
+            if c["key"] is None and not c["descriptive"] and c["type"] in ("int", "float")
+        ]
+        if column not in measured:
+            near = get_close_matches(column, measured, n=3)
+            hint = (
+                f"did you mean {', '.join(near)}?" if near else f"{table} has {', '.join(measured)}"
+            )
+            raise ValueError(
+                f"--show {name}: `{column}` is not a measured column of {table}; {hint}"
+            )
+        shown.setdefault(table, []).append(column)
+    return shown
+
+
+def summary_table(summary: pd.DataFrame, metrics: list[str], name: str) -> Table:
+    """The ``metrics`` of results table ``name`` per point and row as ``mean ± half-width``
+    of the 95 % interval; rows with none of them (an application without a budget) left
+    out."""
     shown = wide(summary[summary["metric"].isin(metrics)])
-    table = Table(box=box.SIMPLE_HEAD, title="mean ± half-width of the 95 % confidence interval")
+    shown = shown[(shown != "").any(axis=1)]
+    title = f"{name}: mean ± half-width of the 95 % confidence interval"
+    table = Table(box=box.SIMPLE_HEAD, title=title)
     for column in shown.index.names:
         table.add_column(str(column))
     for metric in shown.columns:
