@@ -18,6 +18,7 @@ import qoslab
 import qoslab.experiment.sweep as sweep_module
 from conftest import default_sigint, ended_pid, qoslab_command
 from qoslab.cli import main
+from qoslab.cli.sweep import short_headings
 from qoslab.experiment.plan import make_plan, parse_vary
 from qoslab.experiment.store import Store
 from qoslab.output import OutputError
@@ -556,6 +557,8 @@ def test_show_prints_any_tables_measured_columns_and_refuses_others_before_runni
     printed = capsys.readouterr().out
     assert "flows: mean ± half-width" in printed
     assert "contracts: mean ± half-width" in printed
+    # The varied keys head their columns by the tails that tell them apart, spelled out below.
+    assert "output = interfaces.r1.r2.output; rate = topology.links.1.rate" in printed
     # Voice is the application with a budget; the rows without one are left out.
     rows = [line.split() for line in printed.splitlines() if "end_to_end" in line]
     assert {row[3] for row in rows} == {"voice"}
@@ -569,3 +572,9 @@ def test_show_prints_any_tables_measured_columns_and_refuses_others_before_runni
         assert main(["sweep", lab, "--show", shown, "-o", str(tmp_path / "no")]) == 2
         assert message in capsys.readouterr().err
         assert not (tmp_path / "no").exists()
+
+
+def test_a_varied_keys_heading_is_the_shortest_tail_that_tells_it_apart():
+    keys = ["interfaces.r1.r2.output", "interfaces.r1.r3.output", "topology.links.1.rate", "flow"]
+    assert short_headings(keys) == ["r2.output", "r3.output", "rate", "flow"]
+    assert short_headings(["a.rate", "rate"]) == ["a.rate", "rate"]

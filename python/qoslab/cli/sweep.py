@@ -216,12 +216,34 @@ def summary_table(summary: pd.DataFrame, metrics: list[str], name: str) -> Table
     shown = wide(summary[summary["metric"].isin(metrics)])
     shown = shown[(shown != "").any(axis=1)]
     title = f"{name}: mean ± half-width of the 95 % confidence interval"
-    table = Table(box=box.SIMPLE_HEAD, title=title)
-    for column in shown.index.names:
-        table.add_column(str(column))
+    keys = [str(column) for column in shown.index.names]
+    headings = short_headings(keys)
+    spelled = [f"{h} = {k}" for h, k in zip(headings, keys, strict=True) if h != k]
+    caption = "; ".join(spelled) if spelled else None
+    table = Table(box=box.SIMPLE_HEAD, title=title, caption=caption)
+    for heading in headings:
+        table.add_column(heading, no_wrap=True)
     for metric in shown.columns:
         table.add_column(metric, justify="right")
     for keys, cells in zip(shown.index, shown.itertuples(index=False), strict=True):
         labels = keys if isinstance(keys, tuple) else (keys,)
         table.add_row(*(plain(str(label)) for label in labels), *(cell or "-" for cell in cells))
     return table
+
+
+def short_headings(keys: list[str]) -> list[str]:
+    """Each of ``keys`` as the shortest tail of its dotted parts that tells it from the
+    others (``interfaces.r1.r2.output`` beside ``topology.links.1.rate``: ``output`` and
+    ``rate``), so that two varied keys never show the same truncated heading."""
+    headings = []
+    for key in keys:
+        parts = key.split(".")
+        others = [other for other in keys if other != key]
+        for n in range(1, len(parts) + 1):
+            tail = ".".join(parts[-n:])
+            if not any(other == tail or other.endswith("." + tail) for other in others):
+                headings.append(tail)
+                break
+        else:
+            headings.append(key)
+    return headings
