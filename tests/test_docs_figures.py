@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import qoslab
-from conftest import plain, spaced, words
+from conftest import TIMES, plain, spaced, words
 
 ROOT = Path(__file__).resolve().parent.parent
 QDISC = ROOT / "docs" / "qdisc"
@@ -242,4 +242,27 @@ def test_mdrr_and_cbq_arithmetic():
         f"20 ms at 50 % of 10 Mbit/s, is 20 / {plain(packet_ms)} = {int(20 / packet_ms)} packets, "
         f"whatever their size, where `buffer: 20ms` is {spaced(int(buffer_bytes))} bytes, "
         f"{int(buffer_bytes // 200)} of its 200-byte voice packets" in cbq
+    )
+
+
+def test_the_layer_two_byte_counts_the_pages_give():
+    """The arithmetic of what IOS's shapers and policers count and of Ethernet on the wire,
+    as the pages print it; the runs that hold to it are checked by the core's tests
+    (`ios_counts_the_layer_two_header`, `remarking_at_the_trust_boundary_…`)."""
+    tbf = words(QDISC / "tbf.md")
+    hdlc, ethernet = 1e3 * 1000 / 1004, 1e3 * 1000 / 1014
+    assert f"passes {hdlc:.1f} kbit/s of 1000-byte IP packets on HDLC and {ethernet:.1f}" in tbf
+    cbwfq = words(QDISC / "cbwfq.md")
+    assert f"64 kbit/s passes {64 * 100 / 104:.1f} kbit/s of 100-byte packets" in cbwfq
+    conditioning = words(ROOT / "docs" / "conditioning.md")
+    assert f"512 {TIMES} 1000 / 1014 = {512 * 1000 / 1014:.1f} kbit/s" in conditioning
+    egress = words(ROOT / "docs" / "concepts" / "egress-port.md")
+    wire_kbps = (160 + 40 + 38) * 8 * 50 / 1e3
+    assert f"(160 + 40 + 38) B {TIMES} 8 {TIMES} 50 /s = {wire_kbps:.1f} kbit/s" in egress
+    readiness = words(ROOT / "docs" / "readiness.md")
+    g729_bps, g711_bps = (60 + 14) * 8 * 50, (200 + 14) * 8 * 50
+    g729_calls, g711_calls = 400_000 // g729_bps, 400_000 // g711_bps
+    assert (
+        f"the policer passes {g729_calls} G.729 calls ({g729_calls * g729_bps / 1e3:.1f} kbit/s) "
+        f"or {g711_calls} G.711 calls ({g711_calls * g711_bps / 1e3:.1f} kbit/s)" in readiness
     )

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import in_namespace
+from conftest import in_namespace, words
 from qoslab._core import ScenarioError, tc_from_yaml
 from qoslab.cli import main
 
@@ -242,6 +242,9 @@ def test_every_applied_example_reads_back_into_an_identical_run(namespace, tmp_p
         pd.testing.assert_frame_equal(own[example], read_back.flows, obj=f"{example} {interface}")
         compared.append(imported["kind"])
     assert len(compared) > 10, compared
+    kinds = Counter(compared)
+    documented = f"identical ({len(compared)} interfaces: {kinds['fifo']} fifo, {kinds['htb']} htb;"
+    assert documented in words(ROOT / "docs" / "linux.md"), documented
     print(
         f"read back identically: {len(compared)} interfaces "
         f"({', '.join(f'{k} {n}' for k, n in Counter(compared).items())}); set by a router's IOS "
