@@ -147,6 +147,7 @@ SLOW_FILES = {
     "test_examples.py",
     "test_hostile_input.py",
     "test_hostile_writes.py",
+    "test_interactive.py",
     "test_pages_in_a_browser.py",
     "test_readiness.py",
     "test_reproduce.py",

@@ -293,8 +293,11 @@ def test_notebooks_show_the_flows_and_the_key_plot(hostile_run, voice_vs_flood, 
     )
     page = Page(sweep._repr_html_())
     assert "sweep of 2 runs over interfaces.r1.r2.output" in page.all_text
-    assert page.count("table") == 1
-    assert page.count("tr") == 1 + 4
+    assert "declares no quality budgets" in page.all_text
+    # One table per flow, a row per point, folded away below the answer.
+    assert page.count("details") == 1
+    assert page.count("table") == 2
+    assert page.count("tr") == 2 * (1 + 2)
 
 
 def chromium(*arguments: str, profile: Path) -> subprocess.CompletedProcess[str]:

@@ -17,8 +17,8 @@ import pytest
 import qoslab
 import qoslab.experiment.sweep as sweep_module
 from conftest import default_sigint, ended_pid, qoslab_command
+from qoslab.analysis.labels import short_headings
 from qoslab.cli import main
-from qoslab.cli.sweep import short_headings
 from qoslab.experiment.plan import make_plan, parse_vary
 from qoslab.experiment.store import Store
 from qoslab.output import OutputError

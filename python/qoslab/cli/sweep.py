@@ -15,6 +15,8 @@ from rich.table import Table
 import qoslab
 from qoslab._core import table_schemas
 from qoslab.analysis import wide
+from qoslab.analysis.answer import Answer
+from qoslab.analysis.labels import short_headings, spelled_out
 from qoslab.cli.commands import summary
 from qoslab.cli.common import (
     EXIT_BAD_INPUT,
@@ -24,6 +26,7 @@ from qoslab.cli.common import (
     add_limit_options,
     add_override_options,
     check_executor_options,
+    percent,
     stdout_console,
 )
 from qoslab.cli.text import counted, plain, visible
@@ -110,6 +113,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "another results table, e.g. contracts.in_contract_pct (default: "
         f"{','.join(SHOWN_METRICS)})",
     )
+    command.add_argument(
+        "--target",
+        type=percent,
+        default=95.0,
+        metavar="P%",
+        help="share of intervals each budgeted application must be in contract (lower bound "
+        "of the 95 %% confidence interval) for a point to meet its budget (default: 95%%)",
+    )
     add_limit_options(command)
     command.set_defaults(main=main)
 
@@ -118,6 +129,8 @@ def main(args: argparse.Namespace) -> int:
     output = args.output
     try:
         shown = shown_columns(args.show)
+        if not 0 <= args.target <= 100:
+            raise ValueError(f"--target {args.target:g}%: give a share from 0 to 100 %")
         vary = dict(parse_vary(text) for text in args.vary)
         check_executor_options(args)
         if output is None:
@@ -165,6 +178,10 @@ def main(args: argparse.Namespace) -> int:
             f"{counted(replications, 'replication')} each)"
         )
     )
+    verdicts = sweep.answer(target_pct=args.target)
+    if verdicts.apps:
+        console.print(answer_table(verdicts))
+        console.print(plain(verdicts.sentence()))
     for table, columns in shown.items():
         if table in sweep.summary:
             console.print(summary_table(getattr(sweep.summary, table), columns, table))
@@ -218,8 +235,7 @@ def summary_table(summary: pd.DataFrame, metrics: list[str], name: str) -> Table
     title = f"{name}: mean ± half-width of the 95 % confidence interval"
     keys = [str(column) for column in shown.index.names]
     headings = short_headings(keys)
-    spelled = [f"{h} = {k}" for h, k in zip(headings, keys, strict=True) if h != k]
-    caption = "; ".join(spelled) if spelled else None
+    caption = spelled_out(keys) or None
     table = Table(box=box.SIMPLE_HEAD, title=title, caption=caption)
     for heading in headings:
         table.add_column(heading, no_wrap=True)
@@ -231,19 +247,34 @@ def summary_table(summary: pd.DataFrame, metrics: list[str], name: str) -> Table
     return table
 
 
-def short_headings(keys: list[str]) -> list[str]:
-    """Each of ``keys`` as the shortest tail of its dotted parts that tells it from the
-    others (``interfaces.r1.r2.output`` beside ``topology.links.1.rate``: ``output`` and
-    ``rate``), so that two varied keys never show the same truncated heading."""
-    headings = []
-    for key in keys:
-        parts = key.split(".")
-        others = [other for other in keys if other != key]
-        for n in range(1, len(parts) + 1):
-            tail = ".".join(parts[-n:])
-            if not any(other == tail or other.endswith("." + tail) for other in others):
-                headings.append(tail)
-                break
-        else:
-            headings.append(key)
-    return headings
+PASS = "✓"
+FAIL = "✗"
+
+
+def mark(verdict: dict) -> str:
+    """An application's mark at a point: in contract or not."""
+    return PASS if verdict["in_contract"] else FAIL
+
+
+def answer_table(answer: Answer) -> Table:
+    """Per point, each budgeted application's lower bound of its share in contract, marked
+    in or out of contract, and whether every application is."""
+    keys = answer.parameters
+    title = (
+        f"budgets: share of intervals in contract, lower {answer.confidence * 100:g} % bound, "
+        f"% (target {answer.target_pct:g} %)"
+    )
+    table = Table(box=box.SIMPLE_HEAD, title=title, caption=spelled_out(keys) or None)
+    for heading in short_headings(keys):
+        table.add_column(heading, no_wrap=True)
+    for app in answer.apps:
+        table.add_column(plain(app), justify="right")
+    table.add_column("every budget", justify="center")
+    for row in answer.rows():
+        cells = [
+            "-" if verdict is None else f"{mark(verdict)} {verdict['low_pct']:.1f}"
+            for verdict in row.verdicts
+        ]
+        every = "yes" if row.every else "no"
+        table.add_row(*(plain(value) for value in row.values), *cells, every)
+    return table

@@ -23,6 +23,7 @@ import pandas as pd
 
 from qoslab import display
 from qoslab.analysis import summarize, thesis_table
+from qoslab.analysis.answer import Answer, answer
 from qoslab.experiment.store import Store
 from qoslab.experiment.task import DONE
 from qoslab.results import TABLES, Results, with_dtypes
@@ -312,6 +313,15 @@ class Sweep:
             return summarize(self.runs[table], by=self.parameters, table=table)
 
         return Tables(load=load, known=TABLES)
+
+    def answer(self, target_pct: float = 95.0, confidence: float = 0.95) -> Answer:
+        """Per point and budgeted application, whether it is in contract (the lower
+        ``confidence`` bound of its share of intervals in contract at least ``target_pct``),
+        the points that keep every application in contract and the cheapest of them
+        (:mod:`qoslab.analysis.answer`)."""
+        contracts = self.runs.contracts if "contracts" in self.runs else None
+        points = self.index[self.parameters].drop_duplicates().reset_index(drop=True)
+        return answer(contracts, points, target_pct=target_pct, confidence=confidence)
 
     def results(
         self,

@@ -115,11 +115,9 @@ def point_label(columns: Sequence[str], values: Sequence[object]) -> str:
 
 
 def point_tick(columns: Sequence[str], values: Sequence[object]) -> str:
-    """A tick label for a point of the grid: the value alone for a one-parameter grid,
-    else one ``key=value`` per line."""
-    if len(columns) == 1:
-        return str(values[0])
-    return point_label(columns, values).replace(", ", "\n")
+    """A tick label for a point of the grid: its values, one per line, in the order of
+    ``columns`` (the axis' label names them)."""
+    return "\n".join(str(value) for value in values)
 
 
 def where(frame: pd.DataFrame, selection: Mapping[str, object] | None, kind: str) -> pd.DataFrame:

@@ -211,14 +211,20 @@ def words(name: str) -> str:
 
 
 def wrap(label: object) -> str:
-    """``label`` wrapped onto lines of at most :data:`WRAP_CHARS` characters."""
-    return textwrap.fill(str(label), WRAP_CHARS, break_long_words=False) or str(label)
+    """Each line of ``label`` wrapped onto lines of at most :data:`WRAP_CHARS` characters."""
+    lines = str(label).splitlines() or [""]
+    return "\n".join(
+        textwrap.fill(line, WRAP_CHARS, break_long_words=False) or line for line in lines
+    )
 
 
-def category_ticks(axis: Axes, positions: Sequence[float], labels: Sequence[object]) -> None:
-    """Put wrapped ``labels`` at ``positions`` on the x axis, turned when there are many."""
+def category_ticks(
+    axis: Axes, positions: Sequence[float], labels: Sequence[object], *, turn_after: int = 6
+) -> None:
+    """Put wrapped ``labels`` at ``positions`` on the x axis, turned when there are more
+    than ``turn_after``."""
     axis.set_xticks(list(positions), [wrap(label) for label in labels])
-    if len(labels) > 6:
+    if len(labels) > turn_after:
         axis.tick_params(axis="x", labelrotation=45)
         for text in axis.get_xticklabels():
             text.set_horizontalalignment("right")

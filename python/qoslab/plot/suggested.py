@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 from matplotlib.figure import Figure
 
 from qoslab.experiment.sweep import Sweep
@@ -33,13 +36,14 @@ MAX_SERIES_POINTS = 6
 """A sweep with more points than this gets no series plot: its panels would be too small."""
 
 
-def suggested(results_or_sweep: object) -> list[tuple[str, Figure]]:
-    """A titled figure of every kind whose tables have rows in ``results_or_sweep``: for a
-    sweep, bars of the flows' delay, loss and jitter, time in contract, budget consumption
-    and voice quality, and the series when the grid is small; for a run, the series, the
-    delay distribution, queues, budget consumption, loads and voice quality."""
+def suggested(results_or_sweep: object, *, limit: int | None = None) -> list[tuple[str, Figure]]:
+    """A titled figure of every kind whose tables have rows in ``results_or_sweep``, at most
+    ``limit`` of them (only those are drawn): for a sweep, time in contract and budget
+    consumption per application first, then bars of the flows' delay, loss and jitter,
+    voice quality, and the series when the grid is small; for a run, the series, the delay
+    distribution, queues, budget consumption, loads and voice quality."""
     source = check_source(results_or_sweep, "suggested")
-    figures: list[tuple[str, Figure]] = []
+    drawn: list[tuple[str, Callable[[], Figure]]] = []
     has = {
         name: _has_rows(source, name)
         for name in ("flows", "series", "contracts", "voice", "class_series")
@@ -47,27 +51,27 @@ def suggested(results_or_sweep: object) -> list[tuple[str, Figure]]:
     contracts = table(source, "contracts")
     budgets = contracts is not None and contracts["consumption_mean"].notna().any()
     if isinstance(source, Sweep):
-        if has["flows"]:
-            figures += [(name, bars(source, metric)) for metric, name in SWEEP_BARS]
         if budgets:
-            figures.append(("Time in contract per application", in_contract(source)))
-            figures.append(("Budget consumption per application", dq_scatter(source)))
+            drawn.append(("Time in contract per application", lambda: in_contract(source)))
+            drawn.append(("Budget consumption per application", lambda: dq_scatter(source)))
+        if has["flows"]:
+            drawn += [(name, partial(bars, source, metric)) for metric, name in SWEEP_BARS]
         if has["series"] and _grid_points(source) <= MAX_SERIES_POINTS:
-            figures.append(("Delivered rate per interval", series(source, "throughput")))
+            drawn.append(("Delivered rate per interval", lambda: series(source, "throughput")))
     else:
         if has["series"]:
-            figures += [(name, series(source, metric)) for metric, name in RUN_SERIES]
+            drawn += [(name, partial(series, source, metric)) for metric, name in RUN_SERIES]
         if has["flows"] and source.flows["delay_max_ms"].notna().any():
-            figures.append(("Delay distribution per flow", delay_cdf(source)))
+            drawn.append(("Delay distribution per flow", lambda: delay_cdf(source)))
         if has["class_series"]:
-            figures.append(("Queue length and drops", queue(source)))
+            drawn.append(("Queue length and drops", lambda: queue(source)))
         if budgets:
-            figures.append(("Budget consumption per application", dq_scatter(source)))
+            drawn.append(("Budget consumption per application", lambda: dq_scatter(source)))
         if has["contracts"]:
-            figures.append(("Loads per application", loads(source)))
+            drawn.append(("Loads per application", lambda: loads(source)))
     if has["voice"]:
-        figures.append(("Voice quality per call", voice(source)))
-    return figures
+        drawn.append(("Voice quality per call", lambda: voice(source)))
+    return [(name, draw()) for name, draw in drawn[:limit]]
 
 
 def _grid_points(sweep: Sweep) -> int:

@@ -17,6 +17,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from qoslab.analysis.labels import short_headings
 from qoslab.experiment.sweep import Sweep
 from qoslab.plot import grouping
 from qoslab.plot.source import check_source, palette, point_tick, points, rows, scenario
@@ -31,6 +32,8 @@ BANDS = (
     (50.0, 60.0, 2.58, 3.10, "poor", "#fc8d59"),
 )
 """G.109 Table 1: R range, MOS range (its lower limits), category, and the band's shade."""
+TURN_AFTER = 12
+"""A sweep's point labels are turned when there are more than this many."""
 FIX = "voice flows are those with a codec pattern, push-to-talk, or measure.voice.flows"
 
 
@@ -41,11 +44,17 @@ def voice(results_or_sweep: object) -> Figure:
     source = check_source(results_or_sweep, KIND)
     rows(source, "voice", KIND, FIX)
     colour = palette(source)
-    fig = figure(2, columns=2, height_in=4.2)
-    left, right = fig.subplots(1, 2)
+    if isinstance(source, Sweep):
+        # A sweep's points need the figure's width: the two panels one above the other.
+        fig = figure(2, columns=1)
+        left, right = fig.subplots(2, 1, sharex=True)
+    else:
+        fig = figure(2, columns=2, height_in=4.2)
+        left, right = fig.subplots(1, 2)
     numbers = count()
     for axis, metric, scale in ((left, "r", "R"), (right, "mos", "MOS")):
-        _bands(axis, metric, named=axis is left)
+        # The band names go beside the panel the legend is not beside.
+        _bands(axis, metric, named=axis is (right if isinstance(source, Sweep) else left))
         if isinstance(source, Sweep):
             _sweep_bars(axis, source, metric, colour, axis is left, numbers)
         else:
@@ -129,6 +138,6 @@ def _sweep_bars(
         if container.errorbar is not None:
             tag(container.errorbar.lines[2], "errorbar", number)
     labels = [point_tick(grid, values) if grid else "all runs" for values, _ in grid_points]
-    category_ticks(axis, range(len(grid_points)), labels)
-    if len(grid) == 1:
-        axis.set_xlabel(grid[0])
+    category_ticks(axis, range(len(grid_points)), labels, turn_after=TURN_AFTER)
+    if grid and not labelled:
+        axis.set_xlabel(" / ".join(short_headings(grid)))

@@ -30,9 +30,9 @@ def figures(results_or_sweep: Results | Sweep, *, limit: int | None = None) -> l
     """The suggested plots of a run or a sweep as inline SVG, at most ``limit`` of them."""
     from qoslab import plot
 
-    drawn = plot.suggested(results_or_sweep)
+    drawn = plot.suggested(results_or_sweep, limit=limit)
     shown = []
-    for number, (title, figure) in enumerate(drawn[:limit], start=1):
+    for number, (title, figure) in enumerate(drawn, start=1):
         svg = plot.to_svg(figure)
         shown.append(Figure(f"figure-{number}", title, Markup(svg[svg.index(SVG_START) :])))
     return shown

@@ -1,10 +1,13 @@
 """The short form of a report that a notebook shows for a :class:`qoslab.Results` or a
-:class:`qoslab.Sweep` (their ``_repr_html_``): a headline, the flows table (for a sweep, the
-mean ± half-width of each point) and the first suggested plot."""
+:class:`qoslab.Sweep` (their ``_repr_html_``): a headline, for a sweep the points that keep
+every budgeted application in contract (:meth:`qoslab.Sweep.answer`, at the default target),
+the flows table (for a sweep, folded: the mean ± half-width of each point, a table per flow)
+and the first suggested plot, the only one drawn."""
 
 from __future__ import annotations
 
 from qoslab.experiment.sweep import Sweep
+from qoslab.report.answer import view
 from qoslab.report.figures import figures
 from qoslab.report.render import environment
 from qoslab.report.tables import run_tables, sweep_tables
@@ -18,6 +21,7 @@ KEY_FIGURES = 1
 
 def repr_html(results_or_sweep: Results | Sweep) -> str:
     """The HTML a notebook shows for a run or a sweep."""
+    answer = None
     if isinstance(results_or_sweep, Sweep):
         manifest = results_or_sweep.manifest
         name = str(manifest.get("scenario_name", ""))
@@ -28,6 +32,7 @@ def repr_html(results_or_sweep: Results | Sweep) -> str:
             + (f", {failed} did not finish" if failed else "")
         )
         tables = sweep_tables(results_or_sweep)
+        answer = view(results_or_sweep.answer())
     else:
         run = results_or_sweep.run
         name = str(run.get("scenario", ""))
@@ -43,6 +48,7 @@ def repr_html(results_or_sweep: Results | Sweep) -> str:
         .render(
             name=name,
             headline=headline,
+            answer=answer,
             tables=flows,
             figures=figures(results_or_sweep, limit=KEY_FIGURES),
         )

@@ -13,6 +13,7 @@ from jinja2 import Environment
 
 from qoslab.experiment.sweep import Sweep
 from qoslab.report import provenance
+from qoslab.report.answer import view
 from qoslab.report.figures import figures
 from qoslab.report.pages import html_environment
 from qoslab.report.tables import run_tables, sweep_tables
@@ -26,12 +27,15 @@ def environment() -> Environment:
     return html_environment("qoslab.report", trim_blocks=True, lstrip_blocks=True)
 
 
-def render(results_or_sweep: Results | Sweep) -> str:
+def render(results_or_sweep: Results | Sweep, *, target_pct: float = 95.0) -> str:
     """The report of a run (:class:`qoslab.Results`) or a sweep (:class:`qoslab.Sweep`) as
     the text of one HTML file. The scenario and IOS configurations it shows are the texts
     the run recorded having read (for a sweep, its first finished run), never a file read
-    now."""
+    now. A sweep's page leads with the points that keep every budgeted application in
+    contract in ``target_pct`` % of intervals or more (:meth:`qoslab.Sweep.answer`)."""
+    answer = None
     if isinstance(results_or_sweep, Sweep):
+        answer = view(results_or_sweep.answer(target_pct=target_pct))
         about = provenance.of_sweep(results_or_sweep)
         tables = sweep_tables(results_or_sweep)
         notes = _sweep_notes(results_or_sweep)
@@ -52,6 +56,7 @@ def render(results_or_sweep: Results | Sweep) -> str:
         .render(
             kind=kind,
             about=about,
+            answer=answer,
             notes=notes,
             tables=tables,
             figures=figures(results_or_sweep),

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from qoslab.analysis import wide
+from qoslab.analysis.labels import short_headings, spelled_out
 from qoslab.experiment.sweep import Sweep
 from qoslab.results import Results
 
@@ -148,14 +149,28 @@ class Cell:
 
 
 @dataclass(frozen=True)
+class Part:
+    """The rows of one table of a section: for a sweep, those of one flow, port or
+    application (named by ``subtitle``) at every point."""
+
+    subtitle: str
+    rows: list[list[Cell]]
+
+
+@dataclass(frozen=True)
 class Table:
-    """One table of a report, ready to lay out."""
+    """One section's table, or tables of the same columns, ready to lay out."""
 
     anchor: str
     title: str
     headings: list[Heading]
-    rows: list[list[Cell]]
+    parts: list[Part]
     caption: str = ""
+
+    @property
+    def rows(self) -> list[list[Cell]]:
+        """Every row of every part."""
+        return [row for part in self.parts for row in part.rows]
 
 
 def run_tables(results: Results) -> list[Table]:
@@ -178,7 +193,7 @@ def run_tables(results: Results) -> list[Table]:
             [cell(column, record[column]) for column in columns]
             for record in frame[columns].to_dict("records")
         ]
-        tables.append(Table(name, TITLES[name], headings, rows, caption))
+        tables.append(Table(name, TITLES[name], headings, [Part("", rows)], caption))
     return tables
 
 
@@ -203,15 +218,40 @@ def sweep_tables(sweep: Sweep) -> list[Table]:
         laid_out = wide(summary, decimals=DECIMALS).reset_index()
         shown = [metric for metric in metrics if metric in laid_out.columns]
         groups = [column for column in laid_out.columns if column not in metrics]
-        headings = [heading(column, numeric=False) for column in groups]
+        # With a grid, one table per flow, port or application, a row per point: the
+        # identity columns name the table instead of repeating on every row.
+        parameters = [column for column in groups if column in sweep.parameters]
+        identity = [column for column in groups if column not in parameters] if parameters else []
+        columns = [column for column in groups if column not in identity]
+        headings = [_parameter_heading(column, sweep.parameters) for column in columns]
         headings += [heading(metric, numeric=True) for metric in shown]
-        rows = [
-            [Cell(_text(record[column]), numeric=False) for column in groups]
-            + [Cell(record[metric] or MISSING, numeric=True) for metric in shown]
-            for record in laid_out[groups + shown].to_dict("records")
-        ]
-        tables.append(Table(name, TITLES[name], headings, rows, caption))
+        parts = []
+        split = (
+            laid_out.groupby(identity, sort=False, dropna=False) if identity else [((), laid_out)]
+        )
+        for names, rows in split:
+            values = names if isinstance(names, tuple) else (names,)
+            parts.append(
+                Part(
+                    " · ".join(_text(value) for value in values),
+                    [
+                        [Cell(_text(record[column]), numeric=False) for column in columns]
+                        + [Cell(record[metric] or MISSING, numeric=True) for metric in shown]
+                        for record in rows[columns + shown].to_dict("records")
+                    ],
+                )
+            )
+        if parameters and spelled_out(parameters):
+            caption = f"{caption} {spelled_out(parameters)}."
+        tables.append(Table(name, TITLES[name], headings, parts, caption))
     return tables
+
+
+def _parameter_heading(column: str, parameters: list[str]) -> Heading:
+    """A naming column's heading: a varied key by its short name (``output``)."""
+    if column in parameters:
+        return Heading(short_headings(parameters)[parameters.index(column)], "", False)
+    return heading(column, numeric=False)
 
 
 def _busy(sent: pd.Series, dropped: pd.Series) -> pd.Series:
