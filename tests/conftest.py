@@ -148,6 +148,7 @@ SLOW_FILES = {
     "test_hostile_input.py",
     "test_hostile_writes.py",
     "test_interactive.py",
+    "test_serve.py",
     "test_pages_in_a_browser.py",
     "test_readiness.py",
     "test_reproduce.py",

@@ -10,14 +10,27 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from qoslab._core import MAX_SCENARIO_BYTES, parse_override
 from qoslab._core import ScenarioError as ScenarioError
 from qoslab.textfile import input_error, read_text
 
-Scenario = str | os.PathLike[str] | Mapping[str, object]
-"""A scenario: the path of a YAML file, or the scenario document as a dict."""
+
+@dataclass(frozen=True)
+class ScenarioText:
+    """A scenario's YAML text read as if it were the file ``origin``: the files it names
+    (IOS configurations, traces) are found from that file's folder, and its errors name
+    that file with the line and column in ``text`` — an editor's text not yet saved."""
+
+    text: str
+    origin: str
+
+
+Scenario = str | os.PathLike[str] | Mapping[str, object] | ScenarioText
+"""A scenario: the path of a YAML file, the scenario document as a dict, or its text read
+as a file (:class:`ScenarioText`)."""
 
 Assignments = Mapping[str, object] | Iterable[str] | None
 """Overrides: ``{"key.path": value}`` or ``["key.path=value", ...]``."""
@@ -70,6 +83,15 @@ def yaml_scalar(value: object) -> str:
 
 def scenario_text(scenario: Scenario) -> tuple[str, str]:
     """The scenario's text and the origin named in its error messages."""
+    if isinstance(scenario, ScenarioText):
+        if len(scenario.text.encode("utf-8")) > MAX_SCENARIO_BYTES:
+            raise input_error(
+                f"{scenario.origin}: the scenario's text is over {MAX_SCENARIO_BYTES:,} bytes, "
+                "more than any scenario needs. Shorten it",
+                "limit",
+                scenario.origin,
+            )
+        return scenario.text, scenario.origin
     if isinstance(scenario, Mapping):
         try:
             return json.dumps(scenario), "<dict>"

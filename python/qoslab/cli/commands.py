@@ -37,6 +37,11 @@ COMMANDS = (
         "readiness",
         "find how many calls each policy and link carry, or the cheapest link for N calls",
     ),
+    Command(
+        "serve",
+        "serve",
+        "edit a scenario or paste IOS configuration in a local web page and watch the results",
+    ),
     Command("validate", "validate", "check a scenario file without running it"),
     Command("schema", "schema", "print the JSON Schema of the scenario format"),
     Command(

@@ -33,10 +33,10 @@ def script_json(data: object) -> Markup:
     return Markup(text.translate(JSON_ESCAPES))
 
 
-def script_file(folder: str, name: str) -> Markup:
-    """The text of a script shipped with ``qoslab.report`` (``static/queue.js``,
+def script_file(folder: str, name: str, *, package: str = "qoslab.report") -> Markup:
+    """The text of a script shipped with ``package`` (``static/queue.js``,
     ``vendor/chart.umd.min.js``), to place inside a ``<script>`` element."""
-    text = resources.files("qoslab.report").joinpath(folder, name).read_text(encoding="utf-8")
+    text = resources.files(package).joinpath(folder, name).read_text(encoding="utf-8")
     if SCRIPT_END in text.lower():
         raise ValueError(f"{folder}/{name} holds {SCRIPT_END}, which would end its element")
     return Markup(text)
