@@ -174,7 +174,7 @@ def test_the_sweep_leads_with_its_answer_in_the_terminal_report_and_notebook(lab
     assert found.points["every_app"].tolist() == [False, False, True, True]
     assert found.cheapest == {OUTPUT: "llq", RATE: "128kbps"}
     # The terminal: the verdict table comes before the flows table, then the sentence.
-    assert out.index("budgets: share of intervals in contract") < out.index("flows: mean ±")
+    assert out.index("in contract: lower 95 % bound") < out.index("flows: mean ±")
     assert "The cheapest: output llq, rate 128kbps." in " ".join(out.split())
     lines = [line.split() for line in out.splitlines()]
     assert ["llq", "128kbps", "✓", "100.0", "yes"] in lines

@@ -66,17 +66,21 @@ def test_the_sweep_page_switches_points_offline(branch_sweep, tmp_path):
             By.CSS_SELECTOR, '#flows-table tr[data-flow="voice.1"] td[data-metric="delay_mean_ms"]'
         )
         assert cell.text == _expected(sweep, "fifo", "768kbps", "voice.1", "delay_mean_ms")
-        # The per-flow chart shows the same point's means, in the flows' order.
-        shown = browser.execute_script(
-            "const c = qoslabSweep.chart('chart-flows');"
-            "return [c.data.labels, c.data.datasets[0].data];"
-        )
-        summary = sweep.summary.flows.query(
-            f"`{OUTPUT}` == 'fifo' and `{RATE}` == '768kbps' and metric == 'loss_pct'"
-        )
-        means = dict(zip(summary["flow"].astype(str), summary["mean"], strict=True))
-        assert shown[0] == list(means)
-        assert shown[1] == pytest.approx(list(means.values()))
+        # The per-flow chart shows the same point's means, in the flows' order: the 99th
+        # percentile of delay first, then the metric chosen.
+        for metric in ("delay_p99_ms", "loss_pct"):
+            if metric != "delay_p99_ms":
+                Select(browser.find_element(By.ID, "select-metric")).select_by_value(metric)
+            shown = browser.execute_script(
+                "const c = qoslabSweep.chart('chart-flows');"
+                "return [c.data.labels, c.data.datasets[0].data];"
+            )
+            summary = sweep.summary.flows.query(
+                f"`{OUTPUT}` == 'fifo' and `{RATE}` == '768kbps' and metric == @metric"
+            )
+            means = dict(zip(summary["flow"].astype(str), summary["mean"], strict=True))
+            assert shown[0] == list(means)
+            assert shown[1] == pytest.approx(list(means.values()))
         # The verdict chart colours each application by its verdict at this point.
         verdicts = answer.verdicts.query(f"`{OUTPUT}` == 'fifo' and `{RATE}` == '768kbps'")
         bars = browser.execute_script(

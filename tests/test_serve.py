@@ -78,6 +78,13 @@ def _settled(browser, after: int, limit_s: float) -> None:
     WebDriverWait(browser, limit_s, poll_frequency=0.02).until(lambda b: _runs(b) > after)
 
 
+def _opened(browser, address: str) -> str:
+    """Open the page, wait for its first results, and return the scenario's text."""
+    browser.get(address)
+    _settled(browser, 0, START_LIMIT_S)
+    return browser.find_element(By.ID, "scenario-text").get_property("value")
+
+
 def _voice_cell(browser, column: str):
     return browser.find_element(
         By.CSS_SELECTOR, f'section.column[data-name="{column}"] tr[data-app="voice"] td.verdict'
@@ -122,9 +129,7 @@ def test_pasted_llq_keeps_voice_in_contract_and_a_lower_priority_shows_within_2_
 def test_errors_are_marked_at_their_line(server, tmp_path):
     address, _ = server
     with chromium(tmp_path / "profile") as browser:
-        browser.get(address)
-        _settled(browser, 0, START_LIMIT_S)
-        text = browser.find_element(By.ID, "scenario-text").get_property("value")
+        text = _opened(browser, address)
         lines = text.split("\n")
         number = next(i for i, line in enumerate(lines, start=1) if "rate: 128kbps" in line)
         before = _runs(browser)
@@ -149,9 +154,7 @@ def test_errors_are_marked_at_their_line(server, tmp_path):
 def test_names_carrying_markup_are_shown_as_text(server, tmp_path):
     address, _ = server
     with chromium(tmp_path / "profile") as browser:
-        browser.get(address)
-        _settled(browser, 0, START_LIMIT_S)
-        text = browser.find_element(By.ID, "scenario-text").get_property("value")
+        text = _opened(browser, address)
         hostile = text.replace("  - name: voice\n", f"  - name: 'voice{HOSTILE}'\n", 1)
         hostile = hostile.replace(
             "{app: voice,", f"{{app: 'voice{HOSTILE}', flows: ['voice{HOSTILE}'],", 1

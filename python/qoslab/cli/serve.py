@@ -5,6 +5,7 @@ edit."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import socket
 import sys
@@ -73,5 +74,8 @@ def main(args: argparse.Namespace) -> int:
         print(f"qoslab serve: {visible(args.scenario)} on http://{LOOPBACK}:{port}/ (Ctrl-C stops)")
         sys.stdout.flush()
         config = uvicorn.Config(app, log_level="warning", lifespan="off")
-        uvicorn.Server(config).run(sockets=[listener])
+        # Ctrl-C, or a termination, is the way a server is stopped.
+        with contextlib.suppress(KeyboardInterrupt):
+            uvicorn.Server(config).run(sockets=[listener])
+    print("qoslab serve: stopped")
     return 0

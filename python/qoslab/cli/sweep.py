@@ -181,7 +181,8 @@ def main(args: argparse.Namespace) -> int:
     verdicts = sweep.answer(target_pct=args.target)
     if verdicts.apps:
         console.print(answer_table(verdicts))
-        console.print(plain(verdicts.sentence()))
+        console.print(plain(verdicts.finding()))
+        console.print(plain(verdicts.rule()))
     for table, columns in shown.items():
         if table in sweep.summary:
             console.print(summary_table(getattr(sweep.summary, table), columns, table))
@@ -261,8 +262,8 @@ def answer_table(answer: Answer) -> Table:
     in or out of contract, and whether every application is."""
     keys = answer.parameters
     title = (
-        f"budgets: share of intervals in contract, lower {answer.confidence * 100:g} % bound, "
-        f"% (target {answer.target_pct:g} %)"
+        f"in contract: lower {answer.confidence * 100:g} % bound, % (target "
+        f"{answer.target_pct:g} %)"
     )
     table = Table(box=box.SIMPLE_HEAD, title=title, caption=spelled_out(keys) or None)
     for heading in short_headings(keys):

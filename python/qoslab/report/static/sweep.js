@@ -5,7 +5,11 @@
   "use strict";
 
   const data = JSON.parse(document.getElementById("qoslab-data").textContent);
-  const state = { values: [], metric: data.metrics.length ? data.metrics[0].name : "", along: 0 };
+  const DEFAULT_METRIC = "delay_p99_ms";
+  const state = { values: [], metric: "", along: 0 };
+  state.metric = data.metrics.some(function (metric) { return metric.name === DEFAULT_METRIC; })
+    ? DEFAULT_METRIC
+    : (data.metrics.length ? data.metrics[0].name : "");
   const charts = {};
 
   function element(tag, text, className) {
@@ -165,7 +169,7 @@
       data: { labels: key.values, datasets: datasets },
       options: Object.assign({}, common, {
         plugins: {
-          legend: { position: "right" },
+          legend: { position: "bottom", labels: { boxWidth: 14 } },
           title: { display: true, text: metricTitle(state.metric) + " along " + key.short + (fixed.length ? " (" + fixed.join(", ") + ")" : "") },
         },
         scales: {
