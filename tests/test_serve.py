@@ -114,6 +114,15 @@ def test_pasted_llq_keeps_voice_in_contract_and_a_lower_priority_shows_within_2_
         assert "out" in cell.get_attribute("class").split()
         assert float(cell.text) < 50
         assert elapsed < UPDATE_LIMIT_S
+        # The charts put the configurations side by side: the policed voice loses packets.
+        loss = browser.execute_script(
+            "const c = qoslabServe.chart('chart-loss');"
+            "return [c.data.labels, c.data.datasets.map(d => [d.label, d.data])];"
+        )
+        voice = loss[0].index("voice")
+        by_name = dict(loss[1])
+        assert list(by_name) == ["as written", "pasted IOS"]
+        assert by_name["pasted IOS"][voice] > 10
         # Ticking the scenario's own llq policy adds a column beside the others.
         before = _runs(browser)
         browser.find_element(By.CSS_SELECTOR, '#compare input[value="llq"]').click()

@@ -26,7 +26,7 @@ from starlette.requests import Request as HttpRequest
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from qoslab.report.embed import script_file, script_json
+from qoslab.report.embed import script_file, script_json, vendored
 from qoslab.report.pages import html_environment
 from qoslab.serve.workbench import AS_WRITTEN, Request, Workbench
 
@@ -67,6 +67,7 @@ def make_app(scenario: Path, port: int) -> Starlette:
             as_written=AS_WRITTEN,
             token=token,
             page_js=script_file("static", "serve.js", package="qoslab.serve"),
+            chart_js=vendored("chart.js"),
             settings=script_json({"token": token}),
         )
         return HTMLResponse(html, headers={"cache-control": "no-store"})
@@ -91,7 +92,14 @@ def make_app(scenario: Path, port: int) -> Starlette:
             {"editor": e.editor, "line": e.line, "column": e.column, "message": e.message}
             for e in outcome.errors
         ]
-        return JSONResponse({"html": html, "errors": errors, "elapsed_ms": outcome.elapsed_ms})
+        return JSONResponse(
+            {
+                "html": html,
+                "errors": errors,
+                "chart": outcome.chart(),
+                "elapsed_ms": outcome.elapsed_ms,
+            }
+        )
 
     return Starlette(routes=[Route("/", page), Route("/run", run, methods=["POST"])])
 

@@ -38,6 +38,9 @@ A scenario that needs more is refused with the entry responsible (``max_events``
 FLOW_COLUMNS = ("flow", "loss_pct", "delay_mean_ms", "delay_p99_ms")
 """The flows' columns each configuration shows."""
 
+CHARTED = ("delay_p99_ms", "loss_pct")
+"""The flows' metrics the page charts, configurations side by side."""
+
 IOS_LINE = re.compile(r"line (\d+), column (\d+)")
 INTERFACE_LINE = re.compile(r"^\s*int(?:erface)?\s+(\S+)", re.IGNORECASE | re.MULTILINE)
 
@@ -71,6 +74,8 @@ class Column:
     apps: list[AppVerdict] = field(default_factory=list)
     every: bool = False
     flows: Table | None = None
+    charted: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    """Per metric of :data:`CHARTED`, per flow: its value, for the page's charts."""
     error: str = ""
 
 
@@ -81,6 +86,21 @@ class Outcome:
     columns: list[Column] = field(default_factory=list)
     errors: list[Located] = field(default_factory=list)
     elapsed_ms: float = 0.0
+
+    def chart(self) -> dict:
+        """The charts' data: per metric, the flows and each configuration's values."""
+        shown = [column for column in self.columns if not column.error]
+        flows = list(dict.fromkeys(f for c in shown for f in c.charted.get(CHARTED[0], {})))
+        return {
+            "flows": flows,
+            "metrics": {
+                metric: [
+                    {"name": c.name, "values": [c.charted[metric].get(f) for f in flows]}
+                    for c in shown
+                ]
+                for metric in CHARTED
+            },
+        }
 
 
 @dataclass(frozen=True)
@@ -228,4 +248,11 @@ def _column(name: str, results: object, target_pct: float) -> Column:
         for app, verdict in zip(judged.apps, row.verdicts, strict=True)
         if verdict is not None
     ]
-    return Column(name, apps=apps, every=row.every, flows=table)
+    charted = {
+        metric: {
+            str(flow): None if pd.isna(value) else float(value)
+            for flow, value in zip(flows["flow"], flows[metric], strict=True)
+        }
+        for metric in CHARTED
+    }
+    return Column(name, apps=apps, every=row.every, flows=table, charted=charted)

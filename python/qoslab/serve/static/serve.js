@@ -44,6 +44,34 @@
     });
   }
 
+  const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"];
+  const charts = {};
+
+  // One chart per metric: the flows along the axis, a bar per configuration.
+  function drawCharts(chart) {
+    [["chart-delay", "delay_p99_ms", "delay p99 (ms)"], ["chart-loss", "loss_pct", "loss (%)"]].forEach(function (entry) {
+      const id = entry[0];
+      const series = chart.metrics[entry[1]] || [];
+      if (charts[id]) charts[id].destroy();
+      charts[id] = new Chart(byId(id), {
+        type: "bar",
+        data: {
+          labels: chart.flows,
+          datasets: series.map(function (configuration, i) {
+            return { label: configuration.name, data: configuration.values, backgroundColor: PALETTE[i % PALETTE.length] };
+          }),
+        },
+        options: {
+          animation: false,
+          responsive: true,
+          maintainAspectRatio: false,
+          plugins: { title: { display: true, text: entry[2] + " per flow" }, legend: { position: "bottom" } },
+          scales: { y: { beginAtZero: true, title: { display: true, text: entry[2] } } },
+        },
+      });
+    });
+  }
+
   function request() {
     const compare = Array.from(document.querySelectorAll("#compare input:checked")).map(function (box) { return box.value; });
     return {
@@ -70,6 +98,7 @@
       state.shown = number;
       state.runs += 1;
       byId("outcome").innerHTML = answer.html;
+      if (answer.chart) drawCharts(answer.chart);
       showErrors(answer.errors);
       byId("status").textContent = answer.errors.length ? "fix the errors marked on the left" : "up to date";
       byId("status").dataset.runs = String(state.runs);
@@ -88,6 +117,7 @@
     area.addEventListener("input", function () { numberLines(editor, {}); soon(); });
     area.addEventListener("scroll", function () { byId(editor + "-gutter").scrollTop = area.scrollTop; });
   });
+  window.qoslabServe = { chart: function (id) { return charts[id]; } };
   ["interface", "ios-interface", "target"].forEach(function (id) { byId(id).addEventListener("input", soon); });
   document.querySelectorAll("#compare input").forEach(function (box) { box.addEventListener("change", soon); });
   showErrors([]);
