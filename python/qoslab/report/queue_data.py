@@ -94,11 +94,16 @@ def queue_data(
         raise QueueDataError(f"the trace has no packet at {port} before {end_ns / NS_PER_S:g} s")
     packets = _packets(rows)
     packets["shown_class"] = _shown_classes(packets)
+    packets["wire_end"] = _wire_end(
+        packets["transmit"].to_numpy(dtype=float),
+        packets["size_bytes"].to_numpy(dtype=float),
+        int(row["rate_bps"]),
+    )
+    # A packet is at the port from its arrival until it leaves the queue, or until its
+    # frame's last bit when it was sent.
+    packets["gone"] = packets["wire_end"].fillna(packets["left"])
     window = _window(packets, start_ns, end_ns, max_packets)
-    kept = packets[
-        (packets["arrival"] <= window.end_ns)
-        & (packets["left"].isna() | (packets["left"] >= window.start_ns))
-    ]
+    kept = _present(packets, window.start_ns, window.end_ns)
     classes = _classes(results, port, kept)
     flows = [str(flow) for flow in dict.fromkeys(kept["flow"])]
     return {
@@ -108,11 +113,10 @@ def queue_data(
         "start_ns": window.start_ns,
         "end_ns": window.end_ns,
         "cut": window.cut,
-        "span_asked_s": span_s,
         "classes": classes,
         "flows": flows,
         "reasons": sorted({str(r) for r in kept["reason"].dropna()}),
-        "packets": _columns(kept, classes, flows, int(row["rate_bps"])),
+        "packets": _columns(kept, classes, flows),
     }
 
 
@@ -163,9 +167,7 @@ def _packets(rows: pd.DataFrame) -> pd.DataFrame:
 
 def _window(packets: pd.DataFrame, start_ns: int, end_ns: int, max_packets: int) -> Window:
     """The window, cut short when more than ``max_packets`` packets would be kept."""
-    present = packets[
-        (packets["arrival"] <= end_ns) & (packets["left"].isna() | (packets["left"] >= start_ns))
-    ]
+    present = _present(packets, start_ns, end_ns)
     if len(present) <= max_packets:
         return Window(start_ns, end_ns, False)
     # Those queued at the start are kept whatever the window; the arrivals after it fill
@@ -177,6 +179,13 @@ def _window(packets: pd.DataFrame, start_ns: int, end_ns: int, max_packets: int)
         return Window(start_ns, end_ns, False)
     last = int(arriving[min(room, len(arriving)) - 1])
     return Window(start_ns, max(last, start_ns + 1), True)
+
+
+def _present(packets: pd.DataFrame, start_ns: int, end_ns: int) -> pd.DataFrame:
+    """The packets at the port at some time from ``start_ns`` to ``end_ns``."""
+    return packets[
+        (packets["arrival"] <= end_ns) & (packets["gone"].isna() | (packets["gone"] >= start_ns))
+    ]
 
 
 def _shown_classes(packets: pd.DataFrame) -> pd.Series:
@@ -195,11 +204,9 @@ def _classes(results: Results, port: str, packets: pd.DataFrame) -> list[str]:
     return listed + [name for name in seen if name not in listed]
 
 
-def _columns(packets: pd.DataFrame, classes: list[str], flows: list[str], rate_bps: int) -> dict:
+def _columns(packets: pd.DataFrame, classes: list[str], flows: list[str]) -> dict:
     """The packets as columns of plain numbers (times in ns; null where an event did not
     happen), flows, classes and reasons as indices."""
-    transmit = packets["transmit"].to_numpy(dtype=float)
-    wire_end = _wire_end(transmit, packets["size_bytes"].to_numpy(dtype=float), rate_bps)
     reasons = sorted({str(r) for r in packets["reason"].dropna()})
     return {
         "id": [int(v) for v in packets["packet_id"]],
@@ -209,7 +216,7 @@ def _columns(packets: pd.DataFrame, classes: list[str], flows: list[str], rate_b
         "arrival": [int(v) for v in packets["arrival"]],
         "dequeue": _times(packets["dequeue"]),
         "transmit": _times(packets["transmit"]),
-        "wire_end": [None if np.isnan(v) else int(v) for v in wire_end],
+        "wire_end": _times(packets["wire_end"]),
         "drop": _times(packets["drop"]),
         "reason": [
             reasons.index(str(r)) if isinstance(r, str) else None for r in packets["reason"]

@@ -167,11 +167,6 @@ class Table:
     parts: list[Part]
     caption: str = ""
 
-    @property
-    def rows(self) -> list[list[Cell]]:
-        """Every row of every part."""
-        return [row for part in self.parts for row in part.rows]
-
 
 def run_tables(results: Results) -> list[Table]:
     """The run's tables that have rows, in the order of :data:`SHOWN_COLUMNS`."""

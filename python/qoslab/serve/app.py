@@ -65,7 +65,6 @@ def make_app(scenario: Path, port: int) -> Starlette:
             policies=bench.policies,
             interfaces=bench.interfaces,
             as_written=AS_WRITTEN,
-            token=token,
             page_js=script_file("static", "serve.js", package="qoslab.serve"),
             chart_js=vendored("chart.js"),
             settings=script_json({"token": token}),
@@ -75,10 +74,13 @@ def make_app(scenario: Path, port: int) -> Starlette:
     async def run(request: HttpRequest) -> Response:
         if not addressed_to_us(request):
             return PlainTextResponse("not this server's address", status_code=421)
-        if request.headers.get(TOKEN_HEADER) != token:
+        if not secrets.compare_digest(request.headers.get(TOKEN_HEADER, ""), token):
             return PlainTextResponse("a post must come from the page", status_code=403)
         if request.headers.get("content-type", "").split(";")[0] != "application/json":
             return PlainTextResponse("a post is JSON", status_code=415)
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+            return PlainTextResponse("too large", status_code=413)
         body = await request.body()
         if len(body) > MAX_BODY_BYTES:
             return PlainTextResponse("too large", status_code=413)
