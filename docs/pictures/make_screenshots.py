@@ -54,6 +54,24 @@ def browser(profile: Path, window: tuple[int, int] = WINDOW) -> webdriver.Chrome
     return webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
 
 
+SHOW = "document.getElementById('{}').scrollIntoView()"
+"""A script that scrolls an element of the page into view."""
+
+
+def photograph(page: Path, window: tuple[int, int], scripts: list[str], picture: str) -> None:
+    """Open ``page`` in a window of ``window`` pixels, run ``scripts`` in it and save what
+    the window shows as ``picture``."""
+    with tempfile.TemporaryDirectory() as profile:
+        chrome = browser(Path(profile), window=window)
+        try:
+            chrome.get(page.as_uri())
+            for script in scripts:
+                chrome.execute_script(script)
+            chrome.save_screenshot(str(HERE / picture))
+        finally:
+            chrome.quit()
+
+
 def sweep_pictures(scratch: Path) -> None:
     folder = scratch / "sweep"
     qoslab(
@@ -71,17 +89,13 @@ def sweep_pictures(scratch: Path) -> None:
     )
     qoslab("report", str(folder), "-o", str(scratch / "report.html"))
     qoslab("report", str(folder), "--interactive", "-o", str(scratch / "interactive.html"))
-    chrome = browser(scratch / "profile-sweep")
-    try:
-        chrome.get((scratch / "report.html").as_uri())
-        chrome.save_screenshot(str(HERE / "report-answer.png"))
-        chrome.set_window_size(1280, 1500)
-        chrome.get((scratch / "interactive.html").as_uri())
-        chrome.execute_script("qoslabSweep.select('rate', '768kbps')")
-        chrome.execute_script("document.getElementById('explore').scrollIntoView()")
-        chrome.save_screenshot(str(HERE / "interactive-sweep.png"))
-    finally:
-        chrome.quit()
+    photograph(scratch / "report.html", WINDOW, [], "report-answer.png")
+    photograph(
+        scratch / "interactive.html",
+        (1280, 1500),
+        ["qoslabSweep.select('rate', '768kbps')", SHOW.format("explore")],
+        "interactive-sweep.png",
+    )
 
 
 def queue_picture(scratch: Path) -> None:
@@ -101,14 +115,9 @@ def queue_picture(scratch: Path) -> None:
     )
     page = scratch / "queue.html"
     qoslab("report", str(folder), "--interactive", "--span", "10", "-o", str(page))
-    chrome = browser(scratch / "profile-queue", window=(1280, 820))
-    try:
-        chrome.get(page.as_uri())
-        chrome.execute_script("qoslabQueue.seek(6e9)")
-        chrome.execute_script("document.getElementById('queue').scrollIntoView()")
-        chrome.save_screenshot(str(HERE / "queue-animation.png"))
-    finally:
-        chrome.quit()
+    photograph(
+        page, (1280, 820), ["qoslabQueue.seek(6e9)", SHOW.format("queue")], "queue-animation.png"
+    )
 
 
 def serve_picture(scratch: Path) -> None:
