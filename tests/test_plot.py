@@ -406,3 +406,45 @@ def test_plot_command_refuses_an_unknown_kind_and_format(run_folder, tmp_path, c
     assert main(["plot", str(run_folder), "delay_cdf", "-o", str(tmp_path / "x.pdf")]) == 2
     assert ".svg or .png" in capsys.readouterr().err
     assert main(["plot", str(tmp_path), "delay_cdf", "-o", str(tmp_path / "x.svg")]) == 2
+
+
+def test_long_names_are_cut_so_the_panels_keep_their_room(voice_vs_flood):
+    """A flow and an application named with 120 characters: every suggested plot lays out
+    (matplotlib warns when a legend or a tick leaves the panels no room), and the names in
+    legends and on the axes end in an ellipsis at 40 characters."""
+    import warnings
+
+    import yaml
+
+    long_name = "voice-" + "x" * 114
+    scenario = yaml.safe_load(voice_vs_flood.read_text())
+    scenario["run"]["duration"] = "2s"
+    scenario["traffic"][0]["name"] = long_name
+    scenario["measure"] = {
+        "budgets": [
+            {"app": long_name, "flows": [long_name], "end_to_end": {"delay": "150ms", "loss": "1%"}}
+        ]
+    }
+    results = qoslab.run(scenario)
+    drawn = plot.suggested(results)
+    assert {title for title, _ in drawn} >= {
+        "Delay distribution per flow",
+        "Budget consumption per application",
+    }
+    for title, figure in drawn:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            plot.to_svg(figure)
+        texts = [
+            text.get_text()
+            for axis in figure.axes
+            for text in [
+                *axis.get_xticklabels(),
+                *axis.get_yticklabels(),
+                *(axis.get_legend().get_texts() if axis.get_legend() else []),
+            ]
+        ]
+        assert long_name not in texts, title
+        shown = [text for text in texts if text.startswith("voice-")]
+        assert shown, title
+        assert all(len(text.replace("\n", "")) <= 40 and text.endswith("…") for text in shown)

@@ -30,7 +30,7 @@ from qoslab.plot.source import (
     rows,
     scenario,
 )
-from qoslab.plot.style import figure, legend, panels, styled, tag, title
+from qoslab.plot.style import figure, legend, panels, shorten, styled, tag, title
 
 KIND = "dq_scatter"
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
@@ -83,7 +83,7 @@ def dq_scatter(
         _per_hop_marks(axis, frame, chosen, row, interval_ms)
     axis.axvline(1.0, color="#333333", linewidth=1, label="end-to-end budget")
     axis.set_xscale("log")
-    axis.set_yticks(range(len(apps)), apps)
+    axis.set_yticks(range(len(apps)), [shorten(app) for app in apps])
     axis.set_ylim(len(apps) - 0.5, -0.5)
     axis.set_xlabel("consumed share of the end-to-end budget (1 = all of it)")
     legend(fig, axis)

@@ -64,6 +64,9 @@ TITLE_CHARS = 80
 """Titles longer than this are wrapped."""
 LEGEND_ROWS = 14
 """A legend with more entries than this gets more columns."""
+NAME_CHARS = 40
+"""A name in a legend or on an axis longer than this is cut, ending in an ellipsis: a long
+name would leave the panels no room (the tables show it whole)."""
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -210,9 +213,16 @@ def words(name: str) -> str:
     return " ".join(WORDS.get(part, part) for part in name.split("_"))
 
 
+def shorten(label: object) -> str:
+    """``label`` cut to :data:`NAME_CHARS` characters, the last an ellipsis, when longer."""
+    text = str(label)
+    return text if len(text) <= NAME_CHARS else text[: NAME_CHARS - 1] + "…"
+
+
 def wrap(label: object) -> str:
-    """Each line of ``label`` wrapped onto lines of at most :data:`WRAP_CHARS` characters."""
-    lines = str(label).splitlines() or [""]
+    """Each line of ``label``, shortened, wrapped onto lines of at most :data:`WRAP_CHARS`
+    characters."""
+    lines = shorten(label).splitlines() or [""]
     return "\n".join(
         textwrap.fill(line, WRAP_CHARS, break_long_words=False) or line for line in lines
     )
@@ -261,7 +271,7 @@ def legend(fig: Figure, axis: Axes, **options: object) -> None:
     )
     top_right.legend(
         handles,
-        labels,
+        [shorten(label) for label in labels],
         loc="upper left",
         bbox_to_anchor=(1.02, 1.0),
         fontsize="small",
