@@ -73,7 +73,7 @@ def test_the_sweep_page_switches_points_offline(branch_sweep, tmp_path):
                 Select(browser.find_element(By.ID, "select-metric")).select_by_value(metric)
             shown = browser.execute_script(
                 "const c = qoslabSweep.chart('chart-flows');"
-                "return [c.data.labels, c.data.datasets[0].data];"
+                "return [c.data.labels, c.data.datasets[0].data, c.data.datasets[0].errors];"
             )
             summary = sweep.summary.flows.query(
                 f"`{OUTPUT}` == 'fifo' and `{RATE}` == '768kbps' and metric == @metric"
@@ -81,6 +81,8 @@ def test_the_sweep_page_switches_points_offline(branch_sweep, tmp_path):
             means = dict(zip(summary["flow"].astype(str), summary["mean"], strict=True))
             assert shown[0] == list(means)
             assert shown[1] == pytest.approx(list(means.values()))
+            # Each bar's error bar is the half-width of its 95 % interval.
+            assert shown[2] == pytest.approx(summary["ci_half_width"].tolist())
         # The verdict chart colours each application by its verdict at this point.
         verdicts = answer.verdicts.query(f"`{OUTPUT}` == 'fifo' and `{RATE}` == '768kbps'")
         bars = browser.execute_script(

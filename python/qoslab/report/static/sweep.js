@@ -118,25 +118,58 @@
     return charts[id];
   }
 
+  // Each dataset may carry `errors`, the half-width of the 95 % interval of each value: drawn
+  // as a bar from mean - half to mean + half with caps, over the bars or points.
+  const errorBars = {
+    id: "qoslabErrorBars",
+    afterDatasetsDraw: function (drawn) {
+      const context = drawn.ctx;
+      const scale = drawn.scales.y;
+      drawn.data.datasets.forEach(function (dataset, index) {
+        if (!dataset.errors || !drawn.isDatasetVisible(index)) return;
+        drawn.getDatasetMeta(index).data.forEach(function (element, i) {
+          const value = dataset.data[i];
+          const half = dataset.errors[i];
+          if (value === null || half === null || half === undefined) return;
+          const top = scale.getPixelForValue(value + half);
+          const bottom = scale.getPixelForValue(Math.max(value - half, scale.min));
+          context.save();
+          context.strokeStyle = "#333333";
+          context.lineWidth = 1;
+          context.beginPath();
+          context.moveTo(element.x, top);
+          context.lineTo(element.x, bottom);
+          context.moveTo(element.x - 4, top);
+          context.lineTo(element.x + 4, top);
+          context.moveTo(element.x - 4, bottom);
+          context.lineTo(element.x + 4, bottom);
+          context.stroke();
+          context.restore();
+        });
+      });
+    },
+  };
+
   const common = { animation: false, responsive: true, maintainAspectRatio: false };
 
   function drawFlows(point) {
-    const values = data.flows.map(function (flow) {
-      const estimate = point && point.flows[flow] && point.flows[flow][state.metric];
-      return estimate ? estimate[0] : null;
+    const estimates = data.flows.map(function (flow) {
+      return (point && point.flows[flow] && point.flows[flow][state.metric]) || null;
     });
     chart("chart-flows", {
       type: "bar",
+      plugins: [errorBars],
       data: {
         labels: data.flows,
         datasets: [{
           label: metricTitle(state.metric),
-          data: values,
+          data: estimates.map(function (estimate) { return estimate ? estimate[0] : null; }),
+          errors: estimates.map(function (estimate) { return estimate ? estimate[1] : null; }),
           backgroundColor: data.flows.map(function (flow) { return data.colours[flow]; }),
         }],
       },
       options: Object.assign({}, common, {
-        plugins: { legend: { display: false }, title: { display: true, text: metricTitle(state.metric) + " per flow, mean over the replications" } },
+        plugins: { legend: { display: false }, title: { display: true, text: metricTitle(state.metric) + " per flow, mean and 95 % interval" } },
         scales: { y: { beginAtZero: true, title: { display: true, text: metricTitle(state.metric) } } },
       }),
     });
@@ -146,16 +179,17 @@
     const key = data.keys[state.along];
     if (!key) return;
     const datasets = data.flows.map(function (flow) {
+      const estimates = key.values.map(function (value) {
+        const values = state.values.slice();
+        values[state.along] = value;
+        const index = pointIndex(values);
+        const flows = index < 0 ? null : data.points[index].flows[flow];
+        return (flows && flows[state.metric]) || null;
+      });
       return {
         label: flow,
-        data: key.values.map(function (value) {
-          const values = state.values.slice();
-          values[state.along] = value;
-          const index = pointIndex(values);
-          const estimate = index < 0 ? null : data.points[index].flows[flow];
-          const shown = estimate && estimate[state.metric];
-          return shown ? shown[0] : null;
-        }),
+        data: estimates.map(function (estimate) { return estimate ? estimate[0] : null; }),
+        errors: estimates.map(function (estimate) { return estimate ? estimate[1] : null; }),
         borderColor: data.colours[flow],
         backgroundColor: data.colours[flow],
         spanGaps: false,
@@ -166,6 +200,7 @@
       .filter(function (text) { return text !== null; });
     chart("chart-along", {
       type: "line",
+      plugins: [errorBars],
       data: { labels: key.values, datasets: datasets },
       options: Object.assign({}, common, {
         plugins: {
