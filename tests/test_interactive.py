@@ -237,3 +237,30 @@ def test_names_carrying_markup_are_shown_as_text(examples_dir, tmp_path):
         assert any(t.startswith(f"voice{HOSTILE} #") for t in titles)
         assert f"voice{HOSTILE}" in browser.find_element(By.CSS_SELECTOR, "p.legend").text
         assert browser.execute_script("return document.documentElement.dataset.ran") is None
+
+
+def test_a_sweep_that_varies_nothing_has_one_point_and_no_line_along_a_key(examples_dir, tmp_path):
+    folder = tmp_path / "replications"
+    qoslab.sweep(
+        examples_dir / "congestion-lab.yaml",
+        reps=2,
+        set={"run.duration": "10s"},
+        out=folder,
+        progress=False,
+        use_section=False,
+    )
+    page = tmp_path / "one.html"
+    assert main(["report", str(folder), "--interactive", "-o", str(page)]) == 0
+    with chromium(tmp_path / "profile") as browser:
+        browser.get(page.as_uri())
+        assert (
+            browser.find_elements(By.CSS_SELECTOR, "#selectors select[id^=select-]")[
+                0
+            ].get_attribute("id")
+            == "select-metric"
+        )
+        status = browser.find_element(By.ID, "point-status").text
+        assert status == "the scenario as written: not every budget met"
+        hidden = "return document.getElementById('chart-along').parentElement.hidden"
+        assert browser.execute_script(hidden) is True
+        assert browser.get_log("browser") == []

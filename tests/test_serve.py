@@ -149,6 +149,15 @@ def test_errors_are_marked_at_their_line(server, tmp_path):
         error = browser.find_element(By.CSS_SELECTOR, "#scenario-errors li").text
         assert error.startswith(f"line {number}, column ")
         assert "unknown key `rat`. Did you mean `rate`?" in error
+        # Clicking the error selects its place in the editor.
+        browser.find_element(By.CSS_SELECTOR, "#scenario-errors li").click()
+        selected = browser.execute_script(
+            "const a = document.activeElement;"
+            "return [a.id, a.value.slice(0, a.selectionStart).split('\\n').length,"
+            " a.value.slice(a.selectionStart, a.selectionEnd)];"
+        )
+        assert selected[:2] == ["scenario-text", number]
+        assert selected[2].startswith("rat: 128kbps")
         # A misspelt IOS command is marked at its line in the configuration.
         _set_text(browser, "scenario-text", text)
         before = _runs(browser)

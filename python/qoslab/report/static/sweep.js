@@ -40,6 +40,7 @@
   }
 
   function pointLabel(values) {
+    if (!data.keys.length) return "the scenario as written";
     return data.keys.map(function (key, i) { return key.short + " " + values[i]; }).join(", ");
   }
 
@@ -177,7 +178,11 @@
 
   function drawAlong() {
     const key = data.keys[state.along];
-    if (!key) return;
+    if (!key) {
+      // Nothing varies: no line to draw along a key.
+      document.getElementById("chart-along").parentElement.hidden = true;
+      return;
+    }
     const datasets = data.flows.map(function (flow) {
       const estimates = key.values.map(function (value) {
         const values = state.values.slice();

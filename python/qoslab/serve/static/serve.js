@@ -28,6 +28,18 @@
     gutter.scrollTop = byId(editor + "-text").scrollTop;
   }
 
+  // Select line `line` of an editor from column `column` to its end, and scroll it into view.
+  function goTo(editor, line, column) {
+    const area = byId(editor + "-text");
+    const lines = area.value.split("\n");
+    const before = lines.slice(0, line - 1).reduce(function (sum, text) { return sum + text.length + 1; }, 0);
+    const start = before + Math.max(0, Math.min((column || 1) - 1, (lines[line - 1] || "").length));
+    area.focus();
+    area.setSelectionRange(start, before + (lines[line - 1] || "").length);
+    const height = parseFloat(window.getComputedStyle(area).lineHeight) || 19;
+    area.scrollTop = Math.max(0, (line - 1) * height - area.clientHeight / 3);
+  }
+
   function showErrors(errors) {
     ["scenario", "ios"].forEach(function (editor) {
       const list = byId(editor + "-errors");
@@ -37,6 +49,14 @@
         const item = document.createElement("li");
         item.textContent = (error.line ? "line " + error.line + (error.column ? ", column " + error.column : "") + ": " : "") + error.message;
         item.dataset.line = String(error.line);
+        if (error.line) {
+          item.tabIndex = 0;
+          item.title = "show this line in the editor";
+          item.addEventListener("click", function () { goTo(editor, error.line, error.column); });
+          item.addEventListener("keydown", function (event) {
+            if (event.key === "Enter") goTo(editor, error.line, error.column);
+          });
+        }
         list.appendChild(item);
         if (error.line) marks[error.line] = error.message;
       });
