@@ -448,3 +448,48 @@ def test_long_names_are_cut_so_the_panels_keep_their_room(voice_vs_flood):
         shown = [text for text in texts if text.startswith("voice-")]
         assert shown, title
         assert all(len(text.replace("\n", "")) <= 40 and text.endswith("…") for text in shown)
+
+
+def test_heatmap_writes_each_flows_mean_at_each_point(adhoc_sweep, tmp_path):
+    fig = plot.heatmap(adhoc_sweep, "delay_mean_ms")
+    assert_drawn(fig, tmp_path / "heatmap.png")
+    assert series_counts(fig) == {"heatmap": 1}
+    summary = adhoc_sweep.summary.flows.query("metric == 'delay_mean_ms'")
+    flows = list(dict.fromkeys(summary["flow"].astype(str)))
+    (axis, _) = fig.axes  # the cells and the colour bar
+    assert [label.get_text() for label in axis.get_yticklabels()] == flows
+    assert [label.get_text() for label in axis.get_xticklabels()] == ["fifo", "strict"]
+    written = [text.get_text() for text in axis.texts]
+    assert len(written) == len(flows) * 2
+    for (flow, output), mean in zip(
+        zip(summary["flow"].astype(str), summary["interfaces.edge.core.output"], strict=True),
+        summary["mean"],
+        strict=True,
+    ):
+        cell = flows.index(flow) * 2 + ["fifo", "strict"].index(str(output))
+        assert written[cell] == f"{mean:.3g}"
+    # The delays span more than two decades: the colour scale is logarithmic.
+    assert type(axis.collections[0].norm).__name__ == "LogNorm"
+
+
+def test_a_sweep_of_many_flows_suggests_heatmaps_and_bars_never_reach_below_zero(
+    adhoc_sweep, congestion_sweep
+):
+    assert adhoc_sweep.summary.flows["flow"].nunique() > 8
+    kinds = {
+        title: series_counts(figure)
+        for title, figure in plot.suggested(adhoc_sweep)
+        if title.endswith("per flow")
+    }
+    assert kinds
+    assert all(counts == {"heatmap": 1} for counts in kinds.values())
+    few = dict(plot.suggested(congestion_sweep))
+    assert "bar" in series_counts(few["Mean delay per flow"])
+    # An interval wider than its mean is cut at zero.
+    fig = plot.bars(adhoc_sweep, "delay_mean_ms")
+    for axis in fig.axes:
+        if axis.get_ylabel():
+            assert axis.get_ylim()[0] == 0
+        for line in axis.get_lines():
+            drawn = np.asarray(line.get_ydata(), dtype=float)
+            assert (drawn[np.isfinite(drawn)] >= 0).all()

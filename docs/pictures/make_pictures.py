@@ -45,6 +45,7 @@ def main() -> None:
     )
     pictures = {
         "bars": plot.bars(congestion_sweep, "delay_mean_ms"),
+        "heatmap": plot.heatmap(adhoc_sweep, "delay_p99_ms"),
         "series": plot.series(congestion, "delay"),
         "series-sweep": plot.series(
             congestion_sweep, "throughput", select={"topology.links.1.rate": "128kbps"}

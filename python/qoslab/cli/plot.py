@@ -37,7 +37,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help=summary("plot"),
         description="Draw one plot of the results folder of qoslab run or qoslab sweep. "
         "KIND is one of: bars (a metric's mean per point of a sweep, with 95 % confidence "
-        "intervals), series (per-interval values of each flow), delay_cdf (delay "
+        "intervals), heatmap (a metric's mean per point of a sweep and flow, as coloured "
+        "cells), series (per-interval values of each flow), delay_cdf (delay "
         "distribution per flow), queue (backlog and drops per class over time), dq_scatter "
         "(ΔQ budget consumption per application), loads (offered, transported and "
         "in-contract load), in_contract (time in contract across a sweep's parameter), "
@@ -57,11 +58,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     command.add_argument(
         "--metric",
-        help="the column to draw (bars: a column of --table; series: a column of the series "
-        "table or delay, jitter, loss, throughput; in_contract: in_contract_pct (default), "
-        "in_delay_contract_pct, in_loss_contract_pct or in_jitter_contract_pct)",
+        help="the column to draw (bars, heatmap: a column of --table; series: a column of "
+        "the series table or delay, jitter, loss, throughput; in_contract: in_contract_pct "
+        "(default), in_delay_contract_pct, in_loss_contract_pct or in_jitter_contract_pct)",
     )
-    command.add_argument("--table", help="bars: the table the metric is in (default flows)")
+    command.add_argument(
+        "--table", help="bars, heatmap: the table the metric is in (default flows)"
+    )
     command.add_argument(
         "--by", metavar="KEY.PATH", help="bars, in_contract: the parameter along the x axis"
     )

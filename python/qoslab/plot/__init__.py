@@ -22,6 +22,7 @@ from qoslab.plot.bars import bars
 from qoslab.plot.delay_cdf import delay_cdf
 from qoslab.plot.dq_scatter import dq_scatter
 from qoslab.plot.errors import PlotError
+from qoslab.plot.heatmap import heatmap
 from qoslab.plot.in_contract import in_contract
 from qoslab.plot.loads import loads
 from qoslab.plot.queue import queue
@@ -33,6 +34,7 @@ from qoslab.plot.voice import voice
 
 KINDS: dict[str, Callable[..., Figure]] = {
     "bars": bars,
+    "heatmap": heatmap,
     "series": series,
     "delay_cdf": delay_cdf,
     "queue": queue,
@@ -50,6 +52,7 @@ __all__ = [
     "bars",
     "delay_cdf",
     "dq_scatter",
+    "heatmap",
     "in_contract",
     "loads",
     "queue",

@@ -3,8 +3,8 @@
 One bar per point along a parameter (a scheme, a variant, a link rate) and per series — a
 flow, an application, a class — from ``sweep.summary``: the height is the mean over the
 replications and the error bar the half-width of the two-sided 95 % Student t interval
-(docs/analysis.md). Points that differ in the other parameters are drawn in separate
-panels.
+(docs/analysis.md), cut at zero below a non-negative mean. Points that differ in the
+other parameters are drawn in separate panels.
 """
 
 from __future__ import annotations
@@ -86,11 +86,13 @@ def bars(
                 else np.zeros(len(part))
             )
             x += (i - (len(labels) - 1) / 2) * width
+            means = part["mean"].to_numpy(dtype=float) * factor
+            halves = part["ci_half_width"].to_numpy(dtype=float) * factor
             container = axis.bar(
                 x,
-                part["mean"].to_numpy(dtype=float) * factor,
+                means,
                 width,
-                yerr=part["ci_half_width"].to_numpy(dtype=float) * factor,
+                yerr=_error_bars(means, halves),
                 color=colour[series],
                 label=series if facet == 0 else None,
                 error_kw={"ecolor": "#333333", "capsize": 3, "elinewidth": 1},
@@ -99,6 +101,8 @@ def bars(
             tag(container.patches, "bar", number)
             if container.errorbar is not None:
                 tag(container.errorbar.lines[2], "errorbar", number)
+        if (frame["mean"].dropna() >= 0).all():
+            axis.set_ylim(bottom=0)
         category_ticks(axis, range(len(categories)), categories)
         axis.set_xlabel(grouping.axis_name(by))
         if first_column(axis):
@@ -108,3 +112,11 @@ def bars(
     legend(fig, axes[0])
     title(fig, scenario(source), f"{quantity(metric)} (mean over replications, 95 % CI)")
     return fig
+
+
+def _error_bars(means: np.ndarray, halves: np.ndarray) -> np.ndarray:
+    """The error bars below and above each mean: the interval's half-width, cut at zero
+    below a non-negative mean — a delay, a loss or a rate is never negative, however wide
+    the interval of a few replications."""
+    below = np.where(means >= 0, np.minimum(halves, np.maximum(means, 0)), halves)
+    return np.vstack([below, halves])

@@ -12,6 +12,7 @@ from qoslab.experiment.task import DONE
 from qoslab.plot.bars import bars
 from qoslab.plot.delay_cdf import delay_cdf
 from qoslab.plot.dq_scatter import dq_scatter
+from qoslab.plot.heatmap import heatmap
 from qoslab.plot.in_contract import in_contract
 from qoslab.plot.loads import loads
 from qoslab.plot.queue import queue
@@ -32,6 +33,8 @@ RUN_SERIES = (
     ("loss", "Loss per interval"),
     ("jitter", "Jitter per interval"),
 )
+MAX_BAR_SERIES = 8
+"""A sweep with more flows than this gets heat maps of its flows' metrics instead of bars."""
 MAX_SERIES_POINTS = 6
 """A sweep with more points than this gets no series plot: its panels would be too small."""
 
@@ -55,7 +58,10 @@ def suggested(results_or_sweep: object, *, limit: int | None = None) -> list[tup
             drawn.append(("Time in contract per application", lambda: in_contract(source)))
             drawn.append(("Budget consumption per application", lambda: dq_scatter(source)))
         if has["flows"]:
-            drawn += [(name, partial(bars, source, metric)) for metric, name in SWEEP_BARS]
+            # Past a few flows grouped bars are slivers: a heat map keeps each value legible.
+            many = _series_count(source) > MAX_BAR_SERIES
+            draw = heatmap if many else bars
+            drawn += [(name, partial(draw, source, metric)) for metric, name in SWEEP_BARS]
         if has["series"] and _grid_points(source) <= MAX_SERIES_POINTS:
             drawn.append(("Delivered rate per interval", lambda: series(source, "throughput")))
     else:
@@ -72,6 +78,11 @@ def suggested(results_or_sweep: object, *, limit: int | None = None) -> list[tup
     if has["voice"]:
         drawn.append(("Voice quality per call", lambda: voice(source)))
     return [(name, draw()) for name, draw in drawn[:limit]]
+
+
+def _series_count(sweep: Sweep) -> int:
+    """The number of flows of the sweep's summary."""
+    return int(sweep.summary.flows["flow"].nunique())
 
 
 def _grid_points(sweep: Sweep) -> int:
