@@ -49,7 +49,6 @@ def sweep_data(sweep: Sweep, answer: Answer) -> dict:
         for row in answer.rows()
     ]
     return {
-        "name": str(sweep.manifest.get("scenario_name", "")),
         "keys": [
             {"key": key, "short": short, "values": _values(answer.points[key])}
             for key, short in zip(keys, short_headings(keys), strict=True)
