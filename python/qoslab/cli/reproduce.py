@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import shlex
 import sys
 import textwrap
@@ -88,6 +87,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def main(args: argparse.Namespace) -> int:
     # Loaded here, not with the module: they bring matplotlib and pandas, which the
     # command's help does not need.
+    from qoslab.experiment.release import release
     from qoslab.reproduce import (
         Setting,
         StudyError,
@@ -174,10 +174,10 @@ def main(args: argparse.Namespace) -> int:
             status = EXIT_RUN_FAILED
         console.print(plain(f"written: {result.written.markdown}, {result.written.html}"))
         # The study's runs and tables go before the next study runs: with --all, five
-        # studies' would otherwise be held at once. (A sweep and its cached tables refer
-        # to each other, so they go at a collection, not when the last name goes.)
+        # studies' would otherwise be held at once, and their freed memory is given back,
+        # so that the next study's peak does not sit on top of this one's.
         del result
-        gc.collect()
+        release()
     if index:
         # One study reproduced into a folder that holds the index (docs/studies): its line
         # is brought up to date, the others' read from their verdicts there.

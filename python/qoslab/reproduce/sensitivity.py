@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from qoslab.experiment.release import release
 from qoslab.output import folder_name
 from qoslab.reproduce.judged import Judged, judge_all
 from qoslab.reproduce.measure import Measurements
@@ -78,6 +79,9 @@ def outcomes_at_ends(
             out[assumption.name, end] = {
                 j.row.id: j.outcome for j in judge_all(Measurements(study, sweeps))
             }
+            # This end's runs go, and their memory with them, before the next end runs.
+            del sweeps
+            release()
     return out
 
 
