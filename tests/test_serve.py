@@ -224,3 +224,18 @@ def test_a_port_in_use_or_a_missing_scenario_is_refused(examples_dir, tmp_path, 
         assert f"port {port} on 127.0.0.1 is in use: choose another" in capsys.readouterr().err
     assert main(["serve", str(tmp_path / "none.yaml"), "--port", "0"]) == 2
     assert "none.yaml" in capsys.readouterr().err
+
+
+def test_a_scenario_that_does_not_parse_opens_with_its_error_placed(tmp_path):
+    from qoslab.serve.workbench import Request, Workbench
+
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("name: x\ntopology:\n  nodes: [a\n")
+    bench = Workbench(broken)
+    assert bench.interfaces == []
+    assert bench.policies == []
+    outcome = bench.evaluate(Request(scenario=bench.text))
+    (error,) = outcome.errors
+    assert error.editor == "scenario"
+    assert error.line >= 3
+    assert outcome.columns[0].error == error.message

@@ -119,12 +119,16 @@ class Request:
 
 class Workbench:
     """A scenario file opened for editing: its text, the interfaces its policies can be
-    put on and its named policies."""
+    put on and its named policies, as the file holds them when it is opened."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.text = scenario_text(path)[0]
-        document = yaml.safe_load(self.text)
+        try:
+            document = yaml.safe_load(self.text)
+        except yaml.YAMLError:
+            # Opened all the same: the page shows the error at its line, to be mended there.
+            document = None
         document = document if isinstance(document, dict) else {}
         self.policies = [str(name) for name in document.get("policies") or {}]
         self.interfaces = _interfaces(document)
