@@ -46,10 +46,12 @@ otherwise blur what one step does."""
 
 def test_the_memory_of_dropped_tables_is_given_back():
     done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True)
-    before, held, kept, after = json.loads(done.stdout)
+    before, held, _, after = json.loads(done.stdout)
     assert held - before > 250
-    # The pool keeps most of what was freed until asked; asked, it returns most of it.
-    assert kept - after > (held - before) / 2
+    # Most of what the tables took is returned: by the pool when asked, or sooner when its
+    # own delay to return freed pages ran out first (mimalloc purges after a few
+    # milliseconds of further activity, so how much `kept` still holds varies).
+    assert after - before < (held - before) / 2
 
 
 class Holder:

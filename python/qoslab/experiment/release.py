@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import gc
 
 
@@ -25,9 +24,7 @@ def release() -> None:
 
     gc.collect()
     pa.default_memory_pool().release_unused()
-    library = ctypes.util.find_library("c")
-    if library is None:
-        return
     with contextlib.suppress(OSError, AttributeError):
-        # glibc only; other C libraries have no malloc_trim, and nothing is lost without it.
-        ctypes.CDLL(library).malloc_trim(0)
+        # The C library the process runs on: glibc has malloc_trim; others have not, and
+        # nothing is lost without it.
+        ctypes.CDLL(None).malloc_trim(0)
