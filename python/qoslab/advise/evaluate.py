@@ -24,6 +24,7 @@ import pandas as pd
 from qoslab.advise.error import AdviceError
 from qoslab.advise.problem import Problem
 from qoslab.advise.template import Candidate
+from qoslab.analysis.answer import ROW_KEYS, share_bounds
 from qoslab.analysis.summary import summarize
 from qoslab.experiment.engine import sweep
 from qoslab.experiment.sweep import Sweep
@@ -178,18 +179,17 @@ def contract_bounds(
     """Per application, from ``contracts`` rows of several replications (``replication``
     column): the lower confidence bound of its in-contract share and its mean, each the
     worst over points and interval lengths, and its largest mean budget consumption."""
-    stats = summarize(
-        frame,
-        keys=["point", "app", "interval_ms"],
-        metrics=["in_contract_pct", "consumption_mean"],
-        confidence=confidence,
+    shares = share_bounds(frame, [], confidence).set_index("app")
+    used = (
+        summarize(frame, keys=ROW_KEYS, metrics=["consumption_mean"], confidence=confidence)
+        .groupby("app")["mean"]
+        .max()
     )
-    share = stats[stats["metric"] == "in_contract_pct"]
-    low = share["ci_low"].where(share["n"] > 1, share["mean"])
-    low_pct = low.groupby(share["app"]).min().dropna()
-    mean_pct = share.groupby("app")["mean"].min().dropna()
-    used = stats[stats["metric"] == "consumption_mean"].groupby("app")["mean"].max().dropna()
-    return _by_app(low_pct), _by_app(mean_pct), _by_app(used)
+    return (
+        _by_app(shares["low_pct"].dropna()),
+        _by_app(shares["mean_pct"].dropna()),
+        _by_app(used.dropna()),
+    )
 
 
 def _by_app(values: pd.Series) -> dict[str, float]:

@@ -200,15 +200,24 @@ def _verdicts(
     columns = [*parameters, "app", "n", "mean_pct", "low_pct", "in_contract"]
     if rows is None:
         return pd.DataFrame(columns=columns)
-    stats = summarize(rows, by=parameters, keys=ROW_KEYS, metrics=[SHARE], confidence=confidence)
+    verdicts = share_bounds(rows, parameters, confidence)
     # A share is never below 0 %, whatever the interval's arithmetic gives.
-    stats["low_pct"] = stats["ci_low"].where(stats["n"] > 1, stats["mean"]).clip(lower=0.0)
-    grouped = stats.groupby([*parameters, "app"], observed=True, sort=False)
-    verdicts = grouped.agg(
-        n=("n", "min"), mean_pct=("mean", "min"), low_pct=("low_pct", "min")
-    ).reset_index()
+    verdicts["low_pct"] = verdicts["low_pct"].clip(lower=0.0)
     verdicts["in_contract"] = verdicts["low_pct"] >= target_pct
     return verdicts[columns]
+
+
+def share_bounds(rows: pd.DataFrame, by: list[str], confidence: float) -> pd.DataFrame:
+    """Per configuration (``by``) and application, from ``contracts`` rows of several
+    replications: ``n`` (replications judged), ``mean_pct`` and ``low_pct`` — the worst over
+    observation points and interval lengths of the mean and of the lower ``confidence``
+    bound of its share of intervals in contract (the mean itself with one replication)."""
+    stats = summarize(rows, by=by, keys=ROW_KEYS, metrics=[SHARE], confidence=confidence)
+    stats["low_pct"] = stats["ci_low"].where(stats["n"] > 1, stats["mean"])
+    grouped = stats.groupby([*by, "app"], observed=True, sort=False)
+    return grouped.agg(
+        n=("n", "min"), mean_pct=("mean", "min"), low_pct=("low_pct", "min")
+    ).reset_index()
 
 
 def _points(points: pd.DataFrame, verdicts: pd.DataFrame, apps: list[str]) -> pd.DataFrame:

@@ -27,6 +27,7 @@ from qoslab.cli.common import (
 )
 from qoslab.cli.text import counted, plain, visible
 from qoslab.output import folder_name
+from qoslab.ratetext import format_rate
 from qoslab.results import SCHEMAS, check_destination, columns
 from qoslab.scenario import pairs, scenario_text
 
@@ -368,14 +369,6 @@ def port_lines(results: qoslab.Results) -> list[str]:
             )
         lines.append(line)
     return lines
-
-
-def format_rate(rate_bps: float) -> str:
-    """A bit rate in the largest unit that keeps it at least 1, e.g. ``128 kbit/s``."""
-    for unit, scale in (("Gbit/s", 1e9), ("Mbit/s", 1e6), ("kbit/s", 1e3)):
-        if rate_bps >= scale:
-            return f"{rate_bps / scale:.4g} {unit}"
-    return f"{rate_bps:.4g} bit/s"
 
 
 def _mean(values: list[float]) -> float:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from qoslab.experiment.sweep import Sweep
 from qoslab.plot.source import palette
+from qoslab.ratetext import format_rate
 from qoslab.report import provenance
 from qoslab.report.answer import view
 from qoslab.report.embed import script_file, script_json, vendored
@@ -103,7 +104,7 @@ def _run_page(
         .render(
             about=provenance.of_results(results),
             queue=queue,
-            rate=_rate_text(queue["rate_bps"]),
+            rate=format_rate(queue["rate_bps"]),
             window=window,
             queue_notes=notes,
             tables=tables,
@@ -111,10 +112,3 @@ def _run_page(
             page_js=script_file("static", "queue.js"),
         )
     )
-
-
-def _rate_text(rate_bps: int) -> str:
-    for factor, unit in ((1_000_000_000, "Gbit/s"), (1_000_000, "Mbit/s"), (1000, "kbit/s")):
-        if rate_bps >= factor:
-            return f"{rate_bps / factor:g} {unit}"
-    return f"{rate_bps} bit/s"
